@@ -1,0 +1,449 @@
+/* cmds.c: the command table and the handlers of the REPL's commands. */
+#include "cmds.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SOURCE_DEPTH_MAX 16
+
+int (*step_hook)(app *a, const char *line);
+
+static int usage(app *a, const command *c)
+{
+	return app_error(a, "usage: %s%s%s", c->name, c->args[0] ? " " : "", c->args);
+}
+
+static int cmd_help(app *a, int argc, char **argv, const char *rest)
+{
+	int n;
+	const command *t = command_table(&n);
+	if (argc == 2) {
+		const command *c = command_find(argv[1]);
+		if (!c) {
+			const char *names[64];
+			for (int i = 0; i < n && i < 64; i++)
+				names[i] = t[i].name;
+			const char *near = nearest_name(argv[1], names, n < 64 ? n : 64);
+			if (near)
+				return app_error(a, "no command '%s' (did you mean '%s'?)", argv[1], near);
+			return app_error(a, "no command '%s' (type 'help' for the list)", argv[1]);
+		}
+		app_note(a, "%s%s%s\n  %s", c->name, c->args[0] ? " " : "", c->args, c->help);
+		return 0;
+	}
+	table tb;
+	const char *head[] = { "command", "what it does" };
+	table_init(&tb, 2, head, "ll");
+	for (int i = 0; i < n; i++) {
+		int r = table_row(&tb);
+		table_set(&tb, r, 0, "%s%s%s", t[i].name, t[i].args[0] ? " " : "", t[i].args);
+		table_set(&tb, r, 1, "%s", t[i].help);
+	}
+	table_print(&tb, stdout, FMT_TABLE, a->color, 2);
+	table_free(&tb);
+	app_note(a, "Separate commands with ';'. 'help CMD' for one command.");
+	return 0;
+}
+
+static int cmd_ls(app *a, int argc, char **argv, const char *rest)
+{
+	app_ls(a);
+	return 0;
+}
+
+static int cmd_use(app *a, int argc, char **argv, const char *rest)
+{
+	return app_use(a, argv[1]);
+}
+
+static int cmd_show(app *a, int argc, char **argv, const char *rest)
+{
+	app_show(a);
+	return 0;
+}
+
+/* `set N=4096 PAD=0`, `set N = 2*TILE_SIZE`: NAME=EXPR pairs; an
+ * expression runs to the next `NAME=`. */
+static int cmd_set(app *a, int argc, char **argv, const char *rest)
+{
+	const char *p = rest;
+	int any = 0;
+	while (*p) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		const char *n0 = p;
+		while (is_ident_char((unsigned char)*p))
+			p++;
+		const char *n1 = p;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (n1 == n0 || !is_ident_start((unsigned char)*n0) || *p != '=')
+			return app_error(a, "set: expected NAME=VALUE, got '%s'", n0);
+		p++;
+		const char *e0 = p;
+		/* find the next NAME= that starts a new assignment */
+		const char *q = p, *e1 = NULL;
+		while (*q && !e1) {
+			if (isspace((unsigned char)q[0])) {
+				const char *r = q;
+				while (isspace((unsigned char)*r))
+					r++;
+				const char *id = r;
+				while (is_ident_char((unsigned char)*r))
+					r++;
+				const char *after = r;
+				while (isspace((unsigned char)*r))
+					r++;
+				if (after > id && is_ident_start((unsigned char)*id) && *r == '=' && r[1] != '=') {
+					e1 = q;
+					break;
+				}
+			}
+			q++;
+		}
+		if (!e1)
+			e1 = p + strlen(p);
+		char *name = xstrndup(n0, (size_t)(n1 - n0));
+		char *expr = xstrndup(e0, (size_t)(e1 - e0));
+		/* trim */
+		char *s = expr;
+		while (isspace((unsigned char)*s))
+			s++;
+		size_t l = strlen(s);
+		while (l && isspace((unsigned char)s[l - 1]))
+			s[--l] = 0;
+		int r = *s ? app_set(a, name, s) : app_error(a, "set: no value for '%s'", name);
+		free(name);
+		free(expr);
+		if (r != 0)
+			return -1;
+		any = 1;
+		p = e1;
+	}
+	if (!any)
+		return app_error(a, "usage: set NAME=VALUE [NAME=VALUE...]");
+	return 0;
+}
+
+static int cmd_unset(app *a, int argc, char **argv, const char *rest)
+{
+	int rc = 0;
+	for (int i = 1; i < argc; i++)
+		if (app_unset(a, argv[i]) != 0)
+			rc = -1;
+	return rc;
+}
+
+static int cmd_run(app *a, int argc, char **argv, const char *rest)
+{
+	free(a->last_run);
+	a->last_run = xasprintf("run %s", rest);
+	return app_run(a, argv + 1, argc - 1);
+}
+
+static int parse_count(app *a, const command *c, const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < lo || v > hi) {
+		app_error(a, "%s: '%s' is not a whole number from %ld to %ld", c->name, s, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int cmd_reps(app *a, int argc, char **argv, const char *rest)
+{
+	if (argc == 1) {
+		app_note(a, "reps %d (at least this many timed launches)", a->topt.min_reps);
+		return 0;
+	}
+	long v;
+	if (parse_count(a, command_find("reps"), argv[1], 1, RES_MAX_SAMPLES, &v) != 0)
+		return -1;
+	a->topt.min_reps = (int)v;
+	return 0;
+}
+
+static int cmd_warmup(app *a, int argc, char **argv, const char *rest)
+{
+	if (argc == 1) {
+		app_note(a, "warmup %d", a->topt.warmup);
+		return 0;
+	}
+	long v;
+	if (parse_count(a, command_find("warmup"), argv[1], 0, 1000, &v) != 0)
+		return -1;
+	a->topt.warmup = (int)v;
+	return 0;
+}
+
+static int on_off(app *a, const char *cmd, int argc, char **argv, int *flag)
+{
+	if (argc == 1) {
+		app_note(a, "%s %s", cmd, *flag ? "on" : "off");
+		return 0;
+	}
+	if (strcmp(argv[1], "on") == 0)
+		*flag = 1;
+	else if (strcmp(argv[1], "off") == 0)
+		*flag = 0;
+	else
+		return app_error(a, "%s: expected 'on' or 'off', got '%s'", cmd, argv[1]);
+	return 0;
+}
+
+static int cmd_flush(app *a, int argc, char **argv, const char *rest)
+{
+	return on_off(a, "flush", argc, argv, &a->topt.flush);
+}
+
+static int cmd_check(app *a, int argc, char **argv, const char *rest)
+{
+	return on_off(a, "check", argc, argv, &a->topt.do_check);
+}
+
+static int cmd_timeout(app *a, int argc, char **argv, const char *rest)
+{
+	if (argc == 1) {
+		app_note(a, "timeout %g s", a->timeout_s);
+		return 0;
+	}
+	char *end;
+	double v = strtod(argv[1], &end);
+	if (end == argv[1] || *end || !(v > 0) || v > 86400)
+		return app_error(a, "timeout: '%s' is not a number of seconds (0 to 86400)", argv[1]);
+	a->timeout_s = v;
+	return 0;
+}
+
+static int cmd_format(app *a, int argc, char **argv, const char *rest)
+{
+	if (argc == 1) {
+		app_note(a, "format %s", format_name(a->format));
+		return 0;
+	}
+	if (format_parse(argv[1], &a->format) != 0)
+		return app_error(a, "format: expected table, csv, json or markdown, got '%s'", argv[1]);
+	return 0;
+}
+
+static int cmd_say(app *a, int argc, char **argv, const char *rest)
+{
+	if (a->color)
+		printf("\033[1;36m%s\033[0m\n", rest);
+	else
+		printf("%s\n", rest);
+	fflush(stdout);
+	return 0;
+}
+
+static int cmd_source(app *a, int argc, char **argv, const char *rest)
+{
+	int r = source_file(a, argv[1]);
+	return r == 0 ? 0 : -1;
+}
+
+static int cmd_quit(app *a, int argc, char **argv, const char *rest)
+{
+	a->quit = 1;
+	return 0;
+}
+
+static const command commands[] = {
+	{ "help", cmd_help, "[COMMAND]", "list the commands, or explain one", 0, 1, 0, COMPL_COMMAND, NULL },
+	{ "ls", cmd_ls, "", "list the kernel files in kernels_src/", 0, 0, 0, COMPL_NONE, NULL },
+	{ "use", cmd_use, "FILE", "load a kernel file (kernels_src/FILE.cu)", 1, 1, 0, COMPL_FILE, NULL },
+	{ "show", cmd_show, "", "show the loaded file: defines, params, buffers, kernels, options", 0, 0, 0, COMPL_NONE, NULL },
+	{ "set", cmd_set, "NAME=VALUE...", "set a define (recompiles) or a param (no recompile)", 1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL },
+	{ "unset", cmd_unset, "NAME...", "return names to the file's default", 1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL },
+	{ "run", cmd_run, "[KERNEL...|all]", "compile, launch, check and time kernels (default: all)", 0, -1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
+	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL },
+	{ "warmup", cmd_warmup, "[N]", "untimed launches before timing (default 2)", 0, 1, 0, COMPL_NONE, NULL },
+	{ "flush", cmd_flush, "[on|off]", "write an L2-sized buffer before each timed launch (cold cache)", 0, 1, 0, COMPL_WORDS, "on off" },
+	{ "check", cmd_check, "[on|off]", "compare outputs with the reference on each run", 0, 1, 0, COMPL_WORDS, "on off" },
+	{ "timeout", cmd_timeout, "[SECONDS]", "stop a kernel that makes no progress for this long (default 10)", 0, 1, 0, COMPL_NONE, NULL },
+	{ "format", cmd_format, "[table|csv|json|markdown]", "how results are printed", 0, 1, 0, COMPL_WORDS, "table csv json markdown" },
+	{ "say", cmd_say, "TEXT", "print narration", 0, -1, 0, COMPL_NONE, NULL },
+	{ "source", cmd_source, "FILE", "run the commands of a session file", 1, 1, 0, COMPL_NONE, NULL },
+	{ "quit", cmd_quit, "", "leave cuplay", 0, 0, 0, COMPL_NONE, NULL },
+};
+
+const command *command_table(int *n)
+{
+	*n = (int)ARRAY_LEN(commands);
+	return commands;
+}
+
+const command *command_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	if (strcmp(name, "exit") == 0)
+		return command_find("quit");
+	return NULL;
+}
+
+int command_run(app *a, int argc, char **argv, const char *rest)
+{
+	const command *c = command_find(argv[0]);
+	if (!c) {
+		const char *names[ARRAY_LEN(commands)];
+		for (size_t i = 0; i < ARRAY_LEN(commands); i++)
+			names[i] = commands[i].name;
+		const char *near = nearest_name(argv[0], names, (int)ARRAY_LEN(commands));
+		if (near)
+			return app_error(a, "unknown command '%s' (did you mean '%s'?)", argv[0], near);
+		return app_error(a, "unknown command '%s' (type 'help')", argv[0]);
+	}
+	int nargs = argc - 1;
+	if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args))
+		return usage(a, c);
+	if ((c->flags & CMD_NEEDS_FILE) && !a->sp)
+		return app_error(a, "%s: no kernel file loaded: 'use FILE' first (see 'ls')", c->name);
+	if ((c->flags & CMD_INTERACTIVE) && !a->interactive)
+		return app_error(a, "%s: only at an interactive prompt", c->name);
+	return c->fn(a, argc, argv, rest);
+}
+
+/* Splits one command into words; quotes group. rest: after the first word. */
+static int split_words(const char *s, char ***argvp, const char **rest)
+{
+	char **argv = NULL;
+	int argc = 0, cap = 0;
+	const char *p = s;
+	*rest = "";
+	while (*p) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		if (argc == 1)
+			*rest = p;
+		sbuf w = {0};
+		while (*p && !isspace((unsigned char)*p)) {
+			if (*p == '"' || *p == '\'') {
+				char q = *p++;
+				while (*p && *p != q)
+					sb_putc(&w, *p++);
+				if (*p)
+					p++;
+			} else {
+				sb_putc(&w, *p++);
+			}
+		}
+		if (argc + 2 > cap) {
+			cap = cap ? cap * 2 : 8;
+			argv = xrealloc(argv, (size_t)cap * sizeof *argv);
+		}
+		argv[argc++] = sb_steal(&w);
+	}
+	if (argv)
+		argv[argc] = NULL;
+	*argvp = argv;
+	return argc;
+}
+
+int command_line(app *a, const char *line)
+{
+	int failed = 0;
+	const char *p = line;
+	while (*p && !a->quit) {
+		/* one command: up to a `;` outside quotes */
+		const char *e = p;
+		char q = 0;
+		for (; *e && (q || *e != ';'); e++) {
+			if (q && *e == q)
+				q = 0;
+			else if (!q && (*e == '"' || *e == '\''))
+				q = *e;
+		}
+		char *cmd = xstrndup(p, (size_t)(e - p));
+		const char *s = cmd;
+		while (isspace((unsigned char)*s))
+			s++;
+		size_t l = strlen(s);
+		while (l && isspace((unsigned char)s[l - 1]))
+			((char *)s)[--l] = 0;
+		if (*s && *s != '#') {
+			int go = 1;
+			if (step_hook)
+				go = step_hook(a, s);
+			if (!go) {
+				a->quit = 1;
+				free(cmd);
+				break;
+			}
+			char **argv;
+			const char *rest;
+			int argc = split_words(s, &argv, &rest);
+			if (argc > 0 && command_run(a, argc, argv, rest) != 0)
+				failed++;
+			for (int i = 0; i < argc; i++)
+				free(argv[i]);
+			free(argv);
+		}
+		free(cmd);
+		if (*s == '#')
+			break; /* a comment runs to the end of the line */
+		p = *e ? e + 1 : e;
+		if (failed && a->bail)
+			break;
+	}
+	return failed;
+}
+
+int source_file(app *a, const char *path)
+{
+	if (a->source_depth >= SOURCE_DEPTH_MAX)
+		return app_error(a, "source '%s': nested %d deep, too deep (a file sourcing itself?)",
+		                 path, SOURCE_DEPTH_MAX), 1;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		app_error(a, "cannot open session '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	int failed = source_stream(a, f, path);
+	fclose(f);
+	return failed;
+}
+
+int source_stream(app *a, FILE *f, const char *path)
+{
+	const char *saved_file = a->in_file;
+	int saved_line = a->in_line;
+	a->source_depth++;
+	a->in_file = path;
+	a->in_line = 0;
+	int failed = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while (!a->quit && (n = getline(&line, &cap, f)) >= 0) {
+		a->in_line++;
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = 0;
+		failed += command_line(a, line);
+		if (g_interrupt) {
+			app_error(a, "interrupted: replay of '%s' stopped", path);
+			failed++;
+			break;
+		}
+		if (failed && a->bail)
+			break;
+	}
+	free(line);
+	a->source_depth--;
+	a->in_file = saved_file;
+	a->in_line = saved_line;
+	return failed;
+}

@@ -1,0 +1,48 @@
+/* cmds.h: the one command table. It drives dispatch, `help`, the usage line
+ * printed on bad arguments, and completion. */
+#ifndef CUPLAY_CMDS_H
+#define CUPLAY_CMDS_H
+
+#include <stdio.h>
+#include "app.h"
+
+enum {
+	CMD_NEEDS_FILE = 1 << 0,  /* a kernel file must be loaded */
+	CMD_INTERACTIVE = 1 << 1, /* only at an interactive prompt */
+};
+
+/* What completion offers for a command's arguments. */
+typedef enum { COMPL_NONE, COMPL_FILE, COMPL_KERNEL, COMPL_NAME, COMPL_COMMAND, COMPL_WORDS } compl_kind;
+
+typedef struct command {
+	const char *name;
+	int (*fn)(app *a, int argc, char **argv, const char *rest);
+	const char *args;     /* synopsis of the arguments, "" for none */
+	const char *help;     /* one line */
+	int min_args, max_args; /* -1: no upper bound */
+	unsigned flags;
+	compl_kind compl;
+	const char *words;    /* COMPL_WORDS: space-separated choices */
+} command;
+
+const command *command_table(int *n);
+const command *command_find(const char *name);
+
+/* Runs one command line (no `;`): argv[0] is the command. 0 or -1. */
+int command_run(app *a, int argc, char **argv, const char *rest);
+
+/* Splits a line into commands on `;` and each into words (quotes group;
+ * `#` at the start of a command begins a comment). Runs them in order.
+ * Returns the number of commands that failed. */
+int command_line(app *a, const char *line);
+
+/* The source command's worker, shared with main: replays a file of lines.
+ * Returns the number of failed commands, or -1 when the file cannot be read. */
+int source_file(app *a, const char *path);
+/* The same for an open stream named `name` in messages. */
+int source_stream(app *a, FILE *f, const char *name);
+
+/* Optional hook: wait before a command in --step mode. 1 = go on, 0 = stop. */
+extern int (*step_hook)(app *a, const char *line);
+
+#endif

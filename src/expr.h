@@ -1,0 +1,42 @@
+/* expr.h: the integer expression language of //@ lines and `set`.
+ *
+ *   64-bit integers, + - * / % ( ), unary -, cdiv(a,b), min(a,b), max(a,b),
+ *   and names looked up in a symbol table (defines, params, device facts).
+ *   A float literal or float-valued name is allowed only as the whole
+ *   expression (e.g. `//@ param alpha = 2.5`); in arithmetic it is an error.
+ */
+#ifndef CUPLAY_EXPR_H
+#define CUPLAY_EXPR_H
+
+#include <stdint.h>
+
+typedef struct value {
+	int is_float;
+	int64_t i;
+	double f;
+} value;
+
+typedef struct sym {
+	char *name;
+	value v;
+	int hidden; /* device facts: resolvable, but not listed in "known:" */
+} sym;
+
+typedef struct symtab {
+	sym *v;
+	int n, cap;
+} symtab;
+
+void symtab_set(symtab *t, const char *name, value v, int hidden);
+const sym *symtab_get(const symtab *t, const char *name, int len);
+void symtab_free(symtab *t);
+
+/* Evaluates s. On error returns -1, sets *col to the 1-based column in s
+ * where the problem is and *err to the message without location, e.g.
+ * "unknown param 'TILE' in expression (known: N, TILE_SIZE, PAD)". */
+int expr_eval(const char *s, const symtab *t, value *out, int *col, char **err);
+
+/* Formats v the way it is passed to NVRTC and shown to users. */
+void value_format(value v, char *buf, int n);
+
+#endif

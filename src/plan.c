@@ -1,0 +1,347 @@
+/* plan.c: from a parsed kernel file and the current values to a launch the
+ * worker can run: buffers sized, parameters bound by name, geometry and
+ * checks resolved, device limits checked. */
+#include "plan.h"
+#include "ref.h"
+#include "report.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void device_facts(const devinfo *dev, symtab *t)
+{
+	symtab_set(t, "SM_COUNT", (value){ 0, dev->sm_count, 0 }, 1);
+	symtab_set(t, "WARP_SIZE", (value){ 0, dev->warp_size, 0 }, 1);
+	symtab_set(t, "L2_BYTES", (value){ 0, dev->l2_bytes, 0 }, 1);
+}
+
+/* Evaluates e and prefixes errors with its location. */
+static int eval_at(const spec *s, const spec_expr *e, const symtab *t, value *v, char **err)
+{
+	int col = 0;
+	char *msg = NULL;
+	if (expr_eval(e->text, t, v, &col, &msg) == 0)
+		return 0;
+	fail(err, "%s:%d:%d: %s", s->path, e->line, e->col + (col > 0 ? col - 1 : 0), msg);
+	free(msg);
+	return -1;
+}
+
+static int eval_int(const spec *s, const spec_expr *e, const symtab *t, const char *what,
+                    int64_t lo, int64_t *out, char **err)
+{
+	value v;
+	if (eval_at(s, e, t, &v, err) != 0)
+		return -1;
+	if (v.is_float)
+		return fail(err, "%s:%d:%d: %s must be an integer, not %g", s->path, e->line, e->col, what, v.f);
+	if (v.i < lo)
+		return fail(err, "%s:%d:%d: %s is %" PRId64 ", must be at least %" PRId64,
+		            s->path, e->line, e->col, what, v.i, lo);
+	*out = v.i;
+	return 0;
+}
+
+int plan_values(const spec *s, const symtab *overrides, const devinfo *dev, symtab *out, char **err)
+{
+	memset(out, 0, sizeof *out);
+	device_facts(dev, out);
+	for (int i = 0; i < s->nvars; i++) {
+		const spec_var *v = &s->vars[i];
+		const sym *o = overrides ? symtab_get(overrides, v->name, (int)strlen(v->name)) : NULL;
+		value val;
+		if (o) {
+			val = o->v;
+		} else if (eval_at(s, &v->value, out, &val, err) != 0) {
+			symtab_free(out);
+			return -1;
+		}
+		symtab_set(out, v->name, val, 0);
+	}
+	return 0;
+}
+
+char **plan_defines(const spec *s, const symtab *values, int *n)
+{
+	char **d = xcalloc((size_t)s->nvars + 1, sizeof *d);
+	int k = 0;
+	for (int i = 0; i < s->nvars; i++) {
+		if (!s->vars[i].is_define)
+			continue;
+		const sym *v = symtab_get(values, s->vars[i].name, (int)strlen(s->vars[i].name));
+		char buf[64] = "";
+		if (v)
+			value_format(v->v, buf, sizeof buf);
+		d[k++] = xasprintf("%s=%s", s->vars[i].name, buf);
+	}
+	*n = k;
+	return d;
+}
+
+static const char *kind_word(arg_kind k)
+{
+	switch (k) {
+	case ARG_F32: case ARG_F64: return "floating-point";
+	default: return "integer";
+	}
+}
+
+/* Binds kernel k's parameters by name: pointers to buffers, scalars to params. */
+static int bind_args(const spec *s, int k, const symtab *t, plan_launch *l, char **err)
+{
+	const spec_kernel *sk = &s->kernels[k];
+	if (sk->nparams > PLAN_MAX_ARGS)
+		return fail(err, "%s:%d: kernel '%s' has %d parameters; at most %d are supported",
+		            s->path, sk->line, sk->name, sk->nparams, PLAN_MAX_ARGS);
+	l->nargs = sk->nparams;
+	for (int i = 0; i < sk->nparams; i++) {
+		const kparam *p = &sk->params[i];
+		plan_arg *a = &l->args[i];
+		memset(a, 0, sizeof *a);
+		a->kind = p->kind;
+		if (p->kind == ARG_PTR) {
+			int b = spec_buffer_find(s, p->name);
+			if (b < 0) {
+				sbuf known = {0};
+				for (int j = 0; j < s->nbufs; j++)
+					sb_printf(&known, "%s%s", j ? ", " : "", s->bufs[j].name);
+				fail(err, "%s:%d:%d: kernel '%s' parameter '%s' has no buffer: declare "
+				     "'//@ buffer %s TYPE[COUNT]' (buffers: %s)", s->path, p->line, p->col,
+				     sk->name, p->name, p->name, known.len ? known.s : "none");
+				sb_free(&known);
+				return -1;
+			}
+			if (p->elem_known && p->elem != s->bufs[b].type)
+				return fail(err, "%s:%d:%d: kernel '%s' parameter '%s' is %s but buffer '%s' holds %s",
+				            s->path, p->line, p->col, sk->name, p->name, p->type,
+				            s->bufs[b].name, dtype_name(s->bufs[b].type));
+			a->buf = b;
+			continue;
+		}
+		if (p->kind == ARG_NONE)
+			return fail(err, "%s:%d:%d: kernel '%s' parameter '%s' has type '%s', which cannot be "
+			            "bound (use int, unsigned, long, size_t, float, double or a pointer)",
+			            s->path, p->line, p->col, sk->name, p->name, p->type);
+		const spec_var *v = spec_var_find(s, p->name);
+		if (!v || v->is_define) {
+			const char *why = v ? "is a define (a -D macro), not a param" : "has no '//@ param'";
+			return fail(err, "%s:%d:%d: kernel '%s' parameter '%s' %s: declare '//@ param %s = VALUE'",
+			            s->path, p->line, p->col, sk->name, p->name, why, p->name);
+		}
+		const sym *val = symtab_get(t, p->name, (int)strlen(p->name));
+		if (!val)
+			return fail(err, "%s:%d:%d: param '%s' has no value", s->path, v->line, v->col, p->name);
+		switch (p->kind) {
+		case ARG_F32: case ARG_F64:
+			a->f = val->v.is_float ? val->v.f : (double)val->v.i;
+			break;
+		default:
+			if (val->v.is_float)
+				return fail(err, "%s:%d:%d: param '%s' is %g, but kernel '%s' takes it as %s '%s'",
+				            s->path, v->line, v->col, p->name, val->v.f, sk->name,
+				            kind_word(p->kind), p->type);
+			a->i = val->v.i;
+			if ((p->kind == ARG_I32 && (a->i < INT32_MIN || a->i > INT32_MAX)) ||
+			    (p->kind == ARG_U32 && (a->i < 0 || a->i > (int64_t)UINT32_MAX)) ||
+			    (p->kind == ARG_U64 && a->i < 0))
+				return fail(err, "%s:%d:%d: param '%s' = %" PRId64 " does not fit kernel '%s' "
+				            "parameter type '%s'", s->path, v->line, v->col, p->name, a->i,
+				            sk->name, p->type);
+		}
+	}
+	return 0;
+}
+
+static int eval_dims(const spec *s, const spec_expr *e, int n, const symtab *t, const char *what,
+                     const char *kname, uint32_t out[3], char **err)
+{
+	out[0] = out[1] = out[2] = 1;
+	for (int i = 0; i < n; i++) {
+		int64_t v;
+		char *w = xasprintf("%s %c of kernel '%s'", what, "xyz"[i], kname);
+		int r = eval_int(s, &e[i], t, w, 1, &v, err);
+		free(w);
+		if (r != 0)
+			return -1;
+		if (v > UINT32_MAX)
+			return fail(err, "%s:%d:%d: %s %c of kernel '%s' is %" PRId64 ", over 2^32-1",
+			            s->path, e[i].line, e[i].col, what, "xyz"[i], kname, v);
+		out[i] = (uint32_t)v;
+	}
+	return 0;
+}
+
+static int build_launch(const spec *s, int k, const symtab *t, const spec_launch *eff,
+                        plan_launch *l, char **err)
+{
+	const spec_kernel *sk = &s->kernels[k];
+	memset(l, 0, sizeof *l);
+	if (strlen(sk->name) >= PLAN_NAME)
+		return fail(err, "%s:%d: kernel name '%s' is too long", s->path, sk->line, sk->name);
+	strcpy(l->name, sk->name);
+	if (eff->ngrid == 0)
+		return fail(err, "%s: kernel '%s' has no grid: add '//@ grid EXPR' or '//@ kernel %s grid EXPR'",
+		            s->path, sk->name, sk->name);
+	if (eff->nblock == 0)
+		return fail(err, "%s: kernel '%s' has no block: add '//@ block EXPR' or '//@ kernel %s block EXPR'",
+		            s->path, sk->name, sk->name);
+	if (eval_dims(s, eff->grid, eff->ngrid, t, "grid", sk->name, l->grid, err) ||
+	    eval_dims(s, eff->block, eff->nblock, t, "block", sk->name, l->block, err))
+		return -1;
+	if (eff->smem.text) {
+		int64_t v;
+		if (eval_int(s, &eff->smem, t, "smem", 0, &v, err) != 0)
+			return -1;
+		if (v > INT32_MAX)
+			return fail(err, "%s:%d:%d: smem is %" PRId64 " bytes", s->path, eff->smem.line, eff->smem.col, v);
+		l->smem = (uint32_t)v;
+	}
+	return bind_args(s, k, t, l, err);
+}
+
+static int build_check(const spec *s, const spec_check *c, const symtab *t, plan_check *pc, char **err)
+{
+	memset(pc, 0, sizeof *pc);
+	pc->line = c->line;
+	pc->out = spec_buffer_find(s, c->out);
+	if (pc->out < 0)
+		return fail(err, "%s:%d:%d: check names unknown buffer '%s'", s->path, c->line, c->col, c->out);
+	dtype ot = s->bufs[pc->out].type;
+	if (c->is_kernel) {
+		pc->kind = CHECK_KERNEL;
+		int k = spec_kernel_find(s, c->ref);
+		if (k < 0)
+			return fail(err, "%s:%d:%d: unknown kernel '%s' in check", s->path, c->line, c->col, c->ref);
+		spec_launch eff;
+		spec_effective(s, k, &eff);
+		if (build_launch(s, k, t, &eff, &pc->other, err) != 0)
+			return -1;
+		pc->tol = c->tol > 0 ? c->tol : (ot == DT_FLOAT ? 1e-5 : ot == DT_DOUBLE ? 1e-12 : 0);
+		snprintf(pc->ref, sizeof pc->ref, "%s", c->ref);
+		return 0;
+	}
+	const ref_fn *f = ref_find(c->ref);
+	if (!f)
+		return fail(err, "%s:%d:%d: unknown reference '%s'", s->path, c->line, c->col, c->ref);
+	pc->kind = CHECK_REF;
+	snprintf(pc->ref, sizeof pc->ref, "%s", c->ref);
+	pc->nargs = c->nargs;
+	for (int i = 0; i < c->nargs; i++) {
+		const spec_expr *e = &c->args[i];
+		plan_arg *a = &pc->args[i];
+		int b = spec_buffer_find(s, e->text);
+		if (b >= 0) {
+			a->kind = ARG_PTR;
+			a->buf = b;
+			continue;
+		}
+		value v;
+		if (eval_at(s, e, t, &v, err) != 0)
+			return -1;
+		a->kind = v.is_float ? ARG_F64 : ARG_I64;
+		a->i = v.is_float ? (int64_t)v.f : v.i;
+		a->f = v.is_float ? v.f : (double)v.i;
+	}
+	pc->tol = c->tol > 0 ? c->tol : ref_default_tol(f, ot);
+	return 0;
+}
+
+int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
+               const timing_opts *topt, plan *p, char **err)
+{
+	(void)dev;
+	memset(p, 0, sizeof *p);
+	if (s->nbufs > PLAN_MAX_BUFS)
+		return fail(err, "%s: %d buffers declared; at most %d are supported", s->path, s->nbufs, PLAN_MAX_BUFS);
+	p->nbufs = s->nbufs;
+	for (int i = 0; i < s->nbufs; i++) {
+		const spec_buffer *b = &s->bufs[i];
+		plan_buf *pb = &p->bufs[i];
+		if (strlen(b->name) >= sizeof pb->name)
+			return fail(err, "%s:%d: buffer name '%s' is too long", s->path, b->line, b->name);
+		strcpy(pb->name, b->name);
+		pb->type = b->type;
+		int64_t n;
+		char *what = xasprintf("size of buffer '%s'", b->name);
+		int r = eval_int(s, &b->count, t, what, 1, &n, err);
+		free(what);
+		if (r != 0)
+			return -1;
+		if ((uint64_t)n > UINT64_MAX / 8)
+			return fail(err, "%s:%d: buffer '%s' is too large", s->path, b->line, b->name);
+		pb->count = (uint64_t)n;
+		pb->init = b->init;
+		pb->value = b->init_value;
+		pb->output = b->output;
+		pb->managed = b->managed;
+	}
+	spec_launch eff;
+	spec_effective(s, k, &eff);
+	if (build_launch(s, k, t, &eff, &p->launch, err) != 0)
+		return -1;
+	if (eff.bytes.text) {
+		int64_t v;
+		if (eval_int(s, &eff.bytes, t, "bytes", 0, &v, err) != 0)
+			return -1;
+		p->bytes = (double)v;
+	}
+	if (eff.flops.text) {
+		int64_t v;
+		if (eval_int(s, &eff.flops, t, "flops", 0, &v, err) != 0)
+			return -1;
+		p->flops = (double)v;
+	}
+	int nc = eff.nchecks < 0 ? 0 : eff.nchecks;
+	for (int i = 0; i < nc; i++) {
+		if (eff.checks[i].none)
+			continue;
+		if (build_check(s, &eff.checks[i], t, &p->checks[p->nchecks], err) != 0)
+			return -1;
+		if (p->checks[p->nchecks].kind == CHECK_KERNEL && strcmp(eff.checks[i].ref, s->kernels[k].name) == 0)
+			continue; /* a kernel is not checked against itself */
+		p->nchecks++;
+	}
+	if (topt)
+		p->t = *topt;
+	p->seed = 0x5eed0c0ffee ^ 42;
+	return 0;
+}
+
+static int validate_launch(const plan_launch *l, const devinfo *d, int static_smem, char **err)
+{
+	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+	for (int i = 0; i < 3; i++)
+		if (l->block[i] > (uint32_t)d->max_block[i])
+			return fail(err, "kernel '%s': block %c dimension %u is over the device limit of %d",
+			            l->name, "xyz"[i], l->block[i], d->max_block[i]);
+	if (threads > (uint64_t)d->max_threads_per_block)
+		return fail(err, "kernel '%s': block of %ux%ux%u = %" PRIu64 " threads is over the limit of %d threads per block",
+		            l->name, l->block[0], l->block[1], l->block[2], threads, d->max_threads_per_block);
+	for (int i = 0; i < 3; i++)
+		if ((int64_t)l->grid[i] > d->max_grid[i])
+			return fail(err, "kernel '%s': grid %c dimension %u is over the device limit of %" PRId64,
+			            l->name, "xyz"[i], l->grid[i], d->max_grid[i]);
+	uint64_t smem = (uint64_t)l->smem + (uint64_t)(static_smem > 0 ? static_smem : 0);
+	if (smem > (uint64_t)d->max_smem_optin) {
+		char a[32], b[32];
+		fmt_bytes((double)smem, a, sizeof a);
+		fmt_bytes((double)d->max_smem_optin, b, sizeof b);
+		return fail(err, "kernel '%s': shared memory of %s (%d static + %u dynamic) is over the limit of %s per block",
+		            l->name, a, static_smem, l->smem, b);
+	}
+	return 0;
+}
+
+int plan_validate(const plan *p, const devinfo *d, int static_smem, char **err)
+{
+	if (validate_launch(&p->launch, d, static_smem, err) != 0)
+		return -1;
+	for (int i = 0; i < p->nchecks; i++)
+		if (p->checks[i].kind == CHECK_KERNEL && validate_launch(&p->checks[i].other, d, 0, err) != 0)
+			return -1;
+	return 0;
+}

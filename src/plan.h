@@ -1,0 +1,153 @@
+/* plan.h: one launch, fully resolved, as the worker receives it; the device
+ * facts the worker reports; the result it sends back.
+ *
+ * These structs cross the pipe to the worker byte for byte (the worker is
+ * this same binary), so they hold fixed-size arrays and no pointers. */
+#ifndef CUPLAY_PLAN_H
+#define CUPLAY_PLAN_H
+
+#include <stdint.h>
+#include "types.h"
+#include "spec.h"
+#include "expr.h"
+
+#define PLAN_MAX_BUFS 16
+#define PLAN_MAX_ARGS 32
+#define PLAN_MAX_CHECKS SPEC_MAX_CHECKS
+#define PLAN_NAME 128
+#define PLAN_LOWERED 512
+#define RES_MAX_SAMPLES 2048
+
+typedef struct devinfo {
+	int ordinal, count;           /* this device, devices present */
+	char name[128];
+	int cc_major, cc_minor;
+	int sm_count, warp_size;
+	int64_t l2_bytes;
+	int max_threads_per_block;
+	int max_block[3];
+	int64_t max_grid[3];
+	int max_smem_block;           /* without opt-in (48 KiB) */
+	int max_smem_optin;           /* with cuFuncSetAttribute */
+	int max_smem_sm;
+	int regs_per_block, regs_per_sm;
+	int max_threads_sm, max_blocks_sm;
+	uint64_t total_mem, free_mem;
+	int driver_version;           /* e.g. 13000 */
+	int clock_khz, mem_clock_khz, bus_width_bits;
+} devinfo;
+
+/* Facts of a GPU architecture without a device (compile-only mode). */
+void devinfo_for_arch(int sm, devinfo *d);
+
+typedef struct plan_buf {
+	char name[64];
+	dtype type;
+	uint64_t count;
+	init_kind init;
+	double value;  /* for INIT_VALUE */
+	int output;
+	int managed;
+} plan_buf;
+
+typedef struct plan_arg {
+	arg_kind kind;
+	int buf;      /* ARG_PTR: index in plan.bufs */
+	int64_t i;    /* integer kinds */
+	double f;     /* float kinds */
+} plan_arg;
+
+typedef struct plan_launch {
+	char name[PLAN_NAME];
+	char lowered[PLAN_LOWERED]; /* mangled name in the cubin */
+	uint32_t grid[3], block[3];
+	uint32_t smem;                /* dynamic shared memory bytes */
+	int nargs;
+	plan_arg args[PLAN_MAX_ARGS];
+} plan_launch;
+
+typedef enum check_kind { CHECK_REF = 1, CHECK_KERNEL = 2 } check_kind;
+
+typedef struct plan_check {
+	check_kind kind;
+	int out;                     /* buffer index */
+	char ref[64];                /* CHECK_REF: reference function */
+	int nargs;
+	plan_arg args[SPEC_MAX_CHECK_ARGS]; /* CHECK_REF: buffers or scalars */
+	plan_launch other;           /* CHECK_KERNEL: the variant to compare to */
+	double tol;                  /* resolved, never 0 */
+	int line;                    /* the //@ check line, for messages */
+} plan_check;
+
+typedef struct timing_opts {
+	int warmup;          /* launches before timing */
+	int min_reps;        /* at least this many timed samples (>= 1) */
+	int max_reps;        /* never more (<= RES_MAX_SAMPLES) */
+	double noise_target; /* stop once relative noise is below, e.g. 0.005 */
+	double min_time_s;   /* ... and at least this much kernel time sampled */
+	double max_time_s;   /* stop at this much total kernel time regardless */
+	int flush;           /* write an L2-sized scratch buffer before each launch */
+	int do_check, do_time;
+} timing_opts;
+
+typedef struct plan {
+	int nbufs;
+	plan_buf bufs[PLAN_MAX_BUFS];
+	plan_launch launch;
+	int nchecks;
+	plan_check checks[PLAN_MAX_CHECKS];
+	timing_opts t;
+	uint64_t seed;
+	double bytes, flops;      /* per launch, 0 if not declared */
+	uint64_t cubin_len;       /* cubin bytes follow the struct on the wire */
+} plan;
+
+typedef enum res_status {
+	RES_OK = 0,
+	RES_ERROR = 1,        /* the run failed; error says why; worker still usable */
+	RES_FATAL = 2,        /* the context is broken (sticky error): worker must go */
+	RES_INTERRUPTED = 3   /* Ctrl-C: partial samples may be present */
+} res_status;
+
+typedef struct check_result {
+	char buf[64];
+	int ok;
+	double rel_err, tol;
+	int64_t bad_index;  /* -1: none */
+	double got, want;
+	uint64_t nonfinite;
+} check_result;
+
+typedef struct result {
+	res_status status;
+	char error[512];      /* one line, for RES_ERROR / RES_FATAL */
+	int nchecks;
+	check_result checks[PLAN_MAX_CHECKS];
+	int nsamples;
+	double samples_ms[RES_MAX_SAMPLES];
+	double roof_gbps;     /* the device-to-device copy, measured once per worker */
+	double launch_ms;     /* host time of the whole request */
+} result;
+
+/* Front end: from a parsed file, values of defines and params, and the device,
+ * to a plan for kernel k. Errors carry "path:line:col: ". */
+int plan_build(const spec *s, int k, const symtab *values, const devinfo *dev,
+               const timing_opts *t, plan *out, char **err);
+
+/* Why the launch cannot run on dev, or NULL. Checks threads per block, block
+ * and grid dimensions and shared memory (static + dynamic). */
+int plan_validate(const plan *p, const devinfo *dev, int static_smem, char **err);
+
+#endif
+
+#ifndef CUPLAY_PLAN_VALUES
+#define CUPLAY_PLAN_VALUES
+/* The values of every define and param of s, in file order: the user's
+ * setting where there is one (overrides), else the default expression,
+ * evaluated with the device facts (SM_COUNT, WARP_SIZE, L2_BYTES) and the
+ * names before it. Errors carry "path:line:col: ". */
+int plan_values(const spec *s, const symtab *overrides, const devinfo *dev, symtab *out, char **err);
+
+/* "NAME=VALUE" for every define of s (caller frees each and the array). */
+char **plan_defines(const spec *s, const symtab *values, int *n);
+#endif

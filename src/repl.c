@@ -1,0 +1,255 @@
+/* repl.c: the prompt. With readline: editing, history kept across runs,
+ * completion of commands, kernel files, kernel names and value names.
+ * Without: plain line reads. */
+#include "repl.h"
+#include "cmds.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef HAVE_READLINE
+#include <readline/history.h>
+#include <readline/readline.h>
+
+static app *g_app;
+
+static char *history_path(void)
+{
+	const char *st = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	if (st && *st) {
+		char *dir = xasprintf("%s/cuplay", st);
+		mkdir_p(dir, 0755);
+		free(dir);
+		return xasprintf("%s/cuplay/history", st);
+	}
+	if (home && *home)
+		return xasprintf("%s/.cuplay_history", home);
+	return NULL;
+}
+
+/* Candidates for the word being completed, given the command before it. */
+static char **candidates(const char *cmd, int *n)
+{
+	app *a = g_app;
+	char **v = NULL;
+	*n = 0;
+	int cap = 0;
+#define ADD(s) do { if (*n + 2 > cap) { cap = cap ? cap * 2 : 32; v = xrealloc(v, (size_t)cap * sizeof *v); } v[(*n)++] = xstrdup(s); } while (0)
+	int nc;
+	const command *t = command_table(&nc);
+	if (!cmd) {
+		for (int i = 0; i < nc; i++)
+			ADD(t[i].name);
+	} else {
+		const command *c = command_find(cmd);
+		compl_kind k = c ? c->compl : COMPL_NONE;
+		if (k == COMPL_COMMAND) {
+			for (int i = 0; i < nc; i++)
+				ADD(t[i].name);
+		} else if (k == COMPL_FILE) {
+			int nf;
+			char **files = app_kernel_files(&nf);
+			for (int i = 0; i < nf; i++) {
+				ADD(files[i]);
+				free(files[i]);
+			}
+			free(files);
+		} else if (k == COMPL_KERNEL && a->sp) {
+			for (int i = 0; i < a->sp->nkernels; i++)
+				ADD(a->sp->kernels[i].name);
+			ADD("all");
+		} else if (k == COMPL_NAME && a->sp) {
+			for (int i = 0; i < a->sp->nvars; i++)
+				ADD(a->sp->vars[i].name);
+		} else if (k == COMPL_WORDS && c->words) {
+			char *w = xstrdup(c->words);
+			for (char *s = strtok(w, " "); s; s = strtok(NULL, " "))
+				ADD(s);
+			free(w);
+		}
+	}
+	if (v)
+		v[*n] = NULL;
+#undef ADD
+	return v;
+}
+
+static char **g_cands;
+static int g_ncands, g_next;
+
+static char *generator(const char *text, int state)
+{
+	if (!state)
+		g_next = 0;
+	size_t l = strlen(text);
+	while (g_next < g_ncands) {
+		const char *c = g_cands[g_next++];
+		if (strncmp(c, text, l) == 0)
+			return xstrdup(c);
+	}
+	return NULL;
+}
+
+static char **complete(const char *text, int start, int end)
+{
+	(void)end;
+	rl_attempted_completion_over = 1;
+	for (int i = 0; i < g_ncands; i++)
+		free(g_cands[i]);
+	free(g_cands);
+	g_cands = NULL;
+	g_ncands = 0;
+	/* the command is the first word after the last `;` before start */
+	const char *line = rl_line_buffer;
+	int s0 = start;
+	while (s0 > 0 && line[s0 - 1] != ';')
+		s0--;
+	while (line[s0] == ' ')
+		s0++;
+	char *cmd = NULL;
+	if (s0 < start) {
+		int e = s0;
+		while (e < start && line[e] != ' ')
+			e++;
+		cmd = xstrndup(line + s0, (size_t)(e - s0));
+	}
+	g_cands = candidates(cmd, &g_ncands);
+	if (cmd && command_find(cmd) && command_find(cmd)->compl == COMPL_NAME)
+		rl_completion_append_character = '=';
+	else
+		rl_completion_append_character = ' ';
+	free(cmd);
+	return rl_completion_matches(text, generator);
+}
+
+static char *read_line(app *a, const char *prompt)
+{
+	(void)a;
+	return readline(prompt);
+}
+
+static void repl_begin(app *a)
+{
+	g_app = a;
+	rl_readline_name = "cuplay";
+	rl_attempted_completion_function = complete;
+	char *h = history_path();
+	if (h) {
+		read_history(h);
+		free(h);
+	}
+}
+
+static void repl_remember(const char *line)
+{
+	add_history(line);
+	char *h = history_path();
+	if (h) {
+		/* append line by line, so a crash loses nothing */
+		if (append_history(1, h) != 0)
+			write_history(h);
+		history_truncate_file(h, 2000);
+		free(h);
+	}
+}
+
+static void repl_end(void)
+{
+	for (int i = 0; i < g_ncands; i++)
+		free(g_cands[i]);
+	free(g_cands);
+	g_cands = NULL;
+	g_ncands = 0;
+}
+
+#else /* plain line reads */
+
+static char *read_line(app *a, const char *prompt)
+{
+	(void)a;
+	fputs(prompt, stdout);
+	fflush(stdout);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	errno = 0;
+	while ((n = getline(&line, &cap, stdin)) < 0 && errno == EINTR && !feof(stdin)) {
+		/* Ctrl-C at the prompt: a fresh prompt */
+		clearerr(stdin);
+		g_interrupt = 0;
+		fputs("\n", stdout);
+		fputs(prompt, stdout);
+		fflush(stdout);
+		errno = 0;
+	}
+	if (n < 0) {
+		free(line);
+		return NULL;
+	}
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = 0;
+	return line;
+}
+
+static void repl_begin(app *a) { (void)a; }
+static void repl_remember(const char *line) { (void)line; }
+static void repl_end(void) {}
+
+#endif
+
+int repl_loop(app *a)
+{
+	repl_begin(a);
+	int errors = 0;
+	while (!a->quit) {
+		char prompt[128];
+		const char *base = a->path ? strrchr(a->path, '/') : NULL;
+		base = base ? base + 1 : a->path;
+		if (base)
+			snprintf(prompt, sizeof prompt, "cuplay %.*s> ", (int)(strcspn(base, ".")), base);
+		else
+			snprintf(prompt, sizeof prompt, "cuplay> ");
+		g_interrupt = 0;
+		char *line = read_line(a, prompt);
+		if (!line) {
+			fputs("\n", stdout);
+			break;
+		}
+		const char *s = line;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s)
+			repl_remember(line);
+		errors += command_line(a, line);
+		free(line);
+	}
+	repl_end();
+	return errors;
+}
+
+int repl_step(app *a, const char *line)
+{
+	/* the prompt goes to the terminal even when stdout is a file */
+	FILE *tty = fopen("/dev/tty", "r+");
+	FILE *in = tty ? tty : stdin;
+	FILE *out = tty ? tty : stdout;
+	fprintf(out, "%s%s> %s%s  [Enter: run, q: stop] ", a->color ? "\033[1m" : "",
+	        a->in_file ? a->in_file : "", line, a->color ? "\033[0m" : "");
+	fflush(out);
+	int c, go = 1;
+	int first = 1;
+	while ((c = fgetc(in)) != EOF && c != '\n') {
+		if (first && (c == 'q' || c == 'Q'))
+			go = 0;
+		first = 0;
+	}
+	if (c == EOF)
+		go = 0;
+	if (tty)
+		fclose(tty);
+	return go;
+}

@@ -1,0 +1,903 @@
+/* run.c: use a kernel file, set values, and the run itself: compile (cache),
+ * plan, launch in the worker, check, time, report. */
+#include "app.h"
+#include "ref.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+volatile sig_atomic_t g_interrupt;
+
+#define KERNELS_DIR "kernels_src"
+
+void app_init(app *a, const char *exe)
+{
+	memset(a, 0, sizeof *a);
+	a->exe = exe;
+	a->gpu = -1;
+	a->format = FMT_TABLE;
+	a->timeout_s = 10;
+	a->topt = (timing_opts){
+		.warmup = 2, .min_reps = 10, .max_reps = RES_MAX_SAMPLES,
+		.noise_target = 0.005, .min_time_s = 0.02, .max_time_s = 0.5,
+		.flush = 1, .do_check = 1, .do_time = 1,
+	};
+	ccache_init(&a->cache, NULL);
+	a->worker.exe = exe;
+}
+
+static void record_free(run_record *r)
+{
+	free(r->kernel);
+	free(r->file);
+	free(r->values);
+	free(r->samples);
+}
+
+void app_free(app *a)
+{
+	if (a->worker.pid)
+		wc_stop(&a->worker);
+	if (a->sp) {
+		spec_free(a->sp);
+		free(a->sp);
+	}
+	free(a->path);
+	symtab_free(&a->settings);
+	ccache_free(&a->cache);
+	for (int i = 0; i < a->nruns; i++)
+		record_free(&a->runs[i]);
+	free(a->runs);
+	free(a->last_run);
+}
+
+/* "path:12:" at the start of a message means it names its own location. */
+static int has_location(const char *m)
+{
+	const char *c = strchr(m, ':');
+	if (!c || c == m || memchr(m, ' ', (size_t)(c - m)))
+		return 0;
+	return c[1] >= '0' && c[1] <= '9';
+}
+
+int app_error_msg(app *a, const char *msg)
+{
+	fflush(stdout);
+	if (a->in_file)
+		fprintf(stderr, "%s:%d: %s\n", a->in_file, a->in_line, msg);
+	else if (has_location(msg))
+		fprintf(stderr, "%s\n", msg);
+	else
+		fprintf(stderr, "error: %s\n", msg);
+	fflush(stderr);
+	a->nerrors++;
+	return -1;
+}
+
+int app_error(app *a, const char *fmt, ...)
+{
+	sbuf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&b, fmt, ap);
+	va_end(ap);
+	app_error_msg(a, b.s ? b.s : "");
+	sb_free(&b);
+	return -1;
+}
+
+void app_note(app *a, const char *fmt, ...)
+{
+	(void)a;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/* ---- kernel files ---- */
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static const char *kernels_dir(void)
+{
+	struct stat st;
+	if (stat(KERNELS_DIR, &st) == 0 && S_ISDIR(st.st_mode))
+		return KERNELS_DIR;
+	return CUPLAY_SHAREDIR "/" KERNELS_DIR;
+}
+
+char **app_kernel_files(int *n)
+{
+	*n = 0;
+	DIR *d = opendir(kernels_dir());
+	if (!d)
+		return xcalloc(1, sizeof(char *));
+	char **v = NULL;
+	int cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l < 4 || strcmp(e->d_name + l - 3, ".cu") != 0)
+			continue;
+		if (*n + 1 >= cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xrealloc(v, (size_t)cap * sizeof *v);
+		}
+		v[(*n)++] = xstrndup(e->d_name, l - 3);
+	}
+	closedir(d);
+	if (!v)
+		v = xcalloc(1, sizeof *v);
+	qsort(v, (size_t)*n, sizeof *v, cmp_str);
+	v[*n] = NULL;
+	return v;
+}
+
+static void free_list(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* NAME, NAME.cu, kernels_src/NAME[.cu], or a path. */
+static char *resolve_file(const char *name)
+{
+	struct stat st;
+	const char *dir = kernels_dir();
+	char *c[4] = {
+		xstrdup(name),
+		xasprintf("%s.cu", name),
+		xasprintf("%s/%s", dir, name),
+		xasprintf("%s/%s.cu", dir, name),
+	};
+	char *found = NULL;
+	/* a bare name looks in kernels_src first */
+	int order[4] = { 2, 3, 0, 1 };
+	if (strchr(name, '/'))
+		order[0] = 0, order[1] = 1, order[2] = 2, order[3] = 3;
+	for (int i = 0; i < 4 && !found; i++)
+		if (stat(c[order[i]], &st) == 0 && S_ISREG(st.st_mode))
+			found = xstrdup(c[order[i]]);
+	for (int i = 0; i < 4; i++)
+		free(c[i]);
+	return found;
+}
+
+static int load_spec(app *a, const char *path, spec **out)
+{
+	char *src = NULL;
+	if (read_file(path, &src, NULL) != 0)
+		return app_error(a, "cannot read '%s': %s", path, strerror(errno));
+	spec *s = xcalloc(1, sizeof *s);
+	char *err = NULL;
+	int r = spec_parse(path, src, s, &err);
+	free(src);
+	if (r != 0) {
+		app_error_msg(a, err ? err : "parse error");
+		free(err);
+		free(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+int app_use(app *a, const char *name)
+{
+	char *path = resolve_file(name);
+	if (!path) {
+		int n;
+		char **files = app_kernel_files(&n);
+		const char *near = nearest_name(name, (const char *const *)files, n);
+		sbuf known = {0};
+		for (int i = 0; i < n; i++)
+			sb_printf(&known, "%s%s", i ? ", " : "", files[i]);
+		if (near)
+			app_error(a, "cannot find kernel file '%s' (did you mean '%s'?)", name, near);
+		else
+			app_error(a, "cannot find kernel file '%s' (in %s: %s)", name, kernels_dir(),
+			          known.len ? known.s : "none");
+		sb_free(&known);
+		free_list(files, n);
+		return -1;
+	}
+	spec *s = NULL;
+	if (load_spec(a, path, &s) != 0) {
+		free(path);
+		return -1;
+	}
+	if (a->sp) {
+		spec_free(a->sp);
+		free(a->sp);
+	}
+	free(a->path);
+	a->sp = s;
+	a->path = path;
+	int launchable = 0;
+	for (int i = 0; i < s->nkernels; i++)
+		launchable += !s->kernels[i].is_template && !s->kernels[i].skip;
+	sbuf b = {0};
+	sb_printf(&b, "%s: %d kernel%s", path, launchable, launchable == 1 ? "" : "s");
+	for (int i = 0, k = 0; i < s->nkernels; i++)
+		if (!s->kernels[i].is_template && !s->kernels[i].skip)
+			sb_printf(&b, "%s%s", k++ ? ", " : " (", s->kernels[i].name);
+	if (launchable)
+		sb_putc(&b, ')');
+	app_note(a, "%s", b.s);
+	sb_free(&b);
+	return 0;
+}
+
+int app_reload(app *a)
+{
+	if (!a->path)
+		return app_error(a, "no kernel file: 'use FILE' first (see 'ls')");
+	char *src = NULL;
+	if (read_file(a->path, &src, NULL) != 0)
+		return app_error(a, "cannot read '%s': %s", a->path, strerror(errno));
+	int same = a->sp && strcmp(src, a->sp->src) == 0;
+	free(src);
+	if (same)
+		return 0;
+	spec *s = NULL;
+	if (load_spec(a, a->path, &s) != 0)
+		return -1;
+	if (a->sp) {
+		spec_free(a->sp);
+		free(a->sp);
+	}
+	a->sp = s;
+	return 0;
+}
+
+/* ---- values ---- */
+
+static void known_names(const spec *s, sbuf *b)
+{
+	for (int i = 0; i < s->nvars; i++)
+		sb_printf(b, "%s%s", i ? ", " : "", s->vars[i].name);
+}
+
+int app_set(app *a, const char *name, const char *text)
+{
+	if (!a->sp)
+		return app_error(a, "no kernel file: 'use FILE' first, then 'set %s=%s'", name, text);
+	const spec_var *v = spec_var_find(a->sp, name);
+	if (!v) {
+		const char **names = xcalloc((size_t)a->sp->nvars + 1, sizeof *names);
+		for (int i = 0; i < a->sp->nvars; i++)
+			names[i] = a->sp->vars[i].name;
+		const char *near = nearest_name(name, names, a->sp->nvars);
+		sbuf known = {0};
+		known_names(a->sp, &known);
+		if (near)
+			app_error(a, "unknown name '%s' in %s (did you mean '%s'?)", name, a->path, near);
+		else
+			app_error(a, "unknown name '%s' in %s (known: %s)", name, a->path,
+			          known.len ? known.s : "none");
+		sb_free(&known);
+		free(names);
+		return -1;
+	}
+	/* evaluate against the current values, so `set N=2*TILE_SIZE` works */
+	devinfo dev;
+	if (a->gpu == 1)
+		dev = a->worker.dev;
+	else
+		devinfo_for_arch(a->arch_sm ? a->arch_sm : 90, &dev);
+	symtab vals;
+	char *err = NULL;
+	if (plan_values(a->sp, &a->settings, &dev, &vals, &err) != 0) {
+		/* a broken default must not block setting another value */
+		free(err);
+		err = NULL;
+		memset(&vals, 0, sizeof vals);
+	}
+	value val;
+	int col = 0;
+	if (expr_eval(text, &vals, &val, &col, &err) != 0) {
+		app_error(a, "set %s: %s (at column %d of '%s')", name, err, col, text);
+		free(err);
+		symtab_free(&vals);
+		return -1;
+	}
+	symtab_free(&vals);
+	if (val.is_float && v->is_define) {
+		/* defines may be floats too: they become -D text */
+	}
+	symtab_set(&a->settings, name, val, 0);
+	return 0;
+}
+
+int app_unset(app *a, const char *name)
+{
+	symtab *t = &a->settings;
+	for (int i = 0; i < t->n; i++)
+		if (strcmp(t->v[i].name, name) == 0) {
+			free(t->v[i].name);
+			memmove(&t->v[i], &t->v[i + 1], (size_t)(t->n - i - 1) * sizeof t->v[0]);
+			t->n--;
+			return 0;
+		}
+	if (a->sp && spec_var_find(a->sp, name))
+		return 0; /* already at its default */
+	return app_error(a, "'%s' is not set", name);
+}
+
+/* "N=8192 TILE_SIZE=32 PAD=1": every define and param, file order. */
+static char *values_line(const spec *s, const symtab *vals)
+{
+	sbuf b = {0};
+	for (int i = 0; i < s->nvars; i++) {
+		const sym *v = symtab_get(vals, s->vars[i].name, (int)strlen(s->vars[i].name));
+		char buf[64] = "?";
+		if (v)
+			value_format(v->v, buf, sizeof buf);
+		sb_printf(&b, "%s%s=%s", i ? " " : "", s->vars[i].name, buf);
+	}
+	return sb_steal(&b);
+}
+
+static void current_dev(app *a, devinfo *dev)
+{
+	if (a->gpu == 1)
+		*dev = a->worker.dev;
+	else
+		devinfo_for_arch(a->arch_sm ? a->arch_sm : 90, dev);
+}
+
+void app_show(app *a)
+{
+	if (!a->sp) {
+		app_note(a, "no kernel file: 'use FILE' (see 'ls')");
+		return;
+	}
+	const spec *s = a->sp;
+	devinfo dev;
+	current_dev(a, &dev);
+	symtab vals;
+	char *err = NULL;
+	int ok = plan_values(s, &a->settings, &dev, &vals, &err) == 0;
+	app_note(a, "%s%s%s", s->path, s->summary ? ": " : "", s->summary ? s->summary : "");
+	table t;
+	const char *head[] = { "name", "kind", "value", "default" };
+	table_init(&t, 4, head, "llrl");
+	for (int i = 0; i < s->nvars; i++) {
+		const spec_var *v = &s->vars[i];
+		int r = table_row(&t);
+		table_set(&t, r, 0, "%s", v->name);
+		table_set(&t, r, 1, "%s", v->is_define ? "define" : "param");
+		char buf[64] = "?";
+		const sym *x = ok ? symtab_get(&vals, v->name, (int)strlen(v->name)) : NULL;
+		if (x)
+			value_format(x->v, buf, sizeof buf);
+		int set = symtab_get(&a->settings, v->name, (int)strlen(v->name)) != NULL;
+		table_set(&t, r, 2, "%s%s", buf, set ? " (set)" : "");
+		table_set(&t, r, 3, "%s", v->value.text ? v->value.text : "");
+	}
+	if (s->nvars)
+		table_print(&t, stdout, FMT_TABLE, a->color, 2);
+	table_free(&t);
+	for (int i = 0; i < s->nbufs; i++) {
+		const spec_buffer *b = &s->bufs[i];
+		app_note(a, "  buffer %s %s[%s] %s%s%s", b->name, dtype_name(b->type), b->count.text,
+		         init_name(b->init), b->output ? " output" : "", b->managed ? " managed" : "");
+	}
+	sbuf k = {0};
+	for (int i = 0; i < s->nkernels; i++)
+		sb_printf(&k, "%s%s%s", i ? ", " : "", s->kernels[i].name,
+		          s->kernels[i].is_template ? " (template)" : s->kernels[i].skip ? " (skip)" : "");
+	app_note(a, "  kernels: %s", k.len ? k.s : "none");
+	sb_free(&k);
+	app_note(a, "  reps %d, warmup %d, flush %s, timeout %g s, format %s, %s",
+	         a->topt.min_reps, a->topt.warmup, a->topt.flush ? "on" : "off", a->timeout_s,
+	         format_name(a->format),
+	         a->gpu == 1 ? a->worker.dev.name : a->no_gpu ? "compile-only (--no-gpu)" : "GPU not started yet");
+	if (!ok) {
+		app_error_msg(a, err);
+		free(err);
+	}
+	symtab_free(&vals);
+}
+
+void app_ls(app *a)
+{
+	int n;
+	char **files = app_kernel_files(&n);
+	if (n == 0)
+		app_note(a, "no kernel files in %s", kernels_dir());
+	table t;
+	const char *head[] = { "file", "kernels", "summary" };
+	table_init(&t, 3, head, "lrl");
+	for (int i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s.cu", kernels_dir(), files[i]);
+		char *src = NULL;
+		spec s;
+		char *err = NULL;
+		int r = table_row(&t);
+		table_set(&t, r, 0, "%s%s", files[i], a->path && strcmp(a->path, path) == 0 ? " *" : "");
+		if (read_file(path, &src, NULL) == 0 && spec_parse(path, src, &s, &err) == 0) {
+			table_set(&t, r, 1, "%d", s.nkernels);
+			table_set(&t, r, 2, "%s", s.summary ? s.summary : "");
+			spec_free(&s);
+		} else {
+			table_set(&t, r, 2, "(does not parse: 'use %s' says why)", files[i]);
+			free(err);
+		}
+		free(src);
+		free(path);
+	}
+	table_print(&t, stdout, FMT_TABLE, a->color, 0);
+	table_free(&t);
+	free_list(files, n);
+}
+
+/* ---- the GPU ---- */
+
+int app_gpu(app *a)
+{
+	if (a->no_gpu) {
+		if (!a->notice_said)
+			app_note(a, "compile-only mode (--no-gpu)");
+		a->notice_said = 1;
+		a->gpu = 0;
+		return 0;
+	}
+	if (a->gpu == 0)
+		return 0;
+	if (a->worker.pid) {
+		a->gpu = 1;
+		return 1;
+	}
+	char *err = NULL;
+	a->worker.device = a->device;
+	if (wc_start(&a->worker, &err) == 0) {
+		a->gpu = 1;
+		return 1;
+	}
+	if (a->gpu == 1) {
+		/* it ran before: a restart failed; say so, stay in GPU mode */
+		app_error(a, "cannot restart the GPU worker: %s", err ? err : "unknown error");
+		free(err);
+		return -1;
+	}
+	a->gpu = 0;
+	if (!a->notice_said)
+		app_note(a, "%s: compile-only mode", err ? err : "no GPU");
+	a->notice_said = 1;
+	free(err);
+	return 0;
+}
+
+/* ---- the run ---- */
+
+static const char *masked(app *a, const char *s)
+{
+	return a->mask_times ? "<t>" : s;
+}
+
+static void progress(void *ctx, int n, double last_ms)
+{
+	app *a = ctx;
+	if (!a->interactive)
+		return;
+	char t[32];
+	fmt_time_ms(last_ms, t, sizeof t);
+	fprintf(stderr, "\r  timing: %d samples, last %s   ", n, t);
+	fflush(stderr);
+}
+
+static void add_record(app *a, const char *kernel, const char *values, const result *res,
+                       const plan *p, const stats *st)
+{
+	if (a->nruns == a->capruns) {
+		a->capruns = a->capruns ? a->capruns * 2 : 16;
+		a->runs = xrealloc(a->runs, (size_t)a->capruns * sizeof *a->runs);
+	}
+	run_record *r = &a->runs[a->nruns++];
+	memset(r, 0, sizeof *r);
+	r->kernel = xstrdup(kernel);
+	r->file = xstrdup(a->path);
+	r->values = xstrdup(values);
+	r->checked = res->nchecks > 0;
+	r->check_ok = 1;
+	for (int i = 0; i < res->nchecks; i++) {
+		r->check_ok &= res->checks[i].ok;
+		if (res->checks[i].rel_err > r->check_err)
+			r->check_err = res->checks[i].rel_err;
+	}
+	r->timed = res->nsamples > 0;
+	if (st)
+		r->st = *st;
+	if (r->timed && st && st->median > 0) {
+		r->gbps = p->bytes / (st->median * 1e-3) / 1e9;
+		r->gflops = p->flops / (st->median * 1e-3) / 1e9;
+		r->roof_frac = res->roof_gbps > 0 ? r->gbps / res->roof_gbps : 0;
+		r->samples = xmalloc((size_t)res->nsamples * sizeof *r->samples);
+		memcpy(r->samples, res->samples_ms, (size_t)res->nsamples * sizeof *r->samples);
+		r->nsamples = res->nsamples;
+	}
+}
+
+enum { C_KERNEL, C_CHECK, C_MEDIAN, C_RANGE, C_NOISE, C_GBPS, C_ROOF, C_GFLOPS, C_N };
+/* csv / json / markdown: raw numbers, one column each */
+enum { R_KERNEL, R_VALUES, R_CHECK, R_ERR, R_MEDIAN, R_MIN, R_MAX, R_NOISE, R_SAMPLES,
+       R_GBPS, R_ROOF, R_GFLOPS, R_N };
+
+static void result_table_init(app *a, table *t)
+{
+	if (a->format == FMT_TABLE) {
+		const char *head[] = { "kernel", "check", "median", "min .. max", "noise", "GB/s", "roof", "GFLOP/s" };
+		table_init(t, C_N, head, "llrrrrrr");
+	} else {
+		const char *head[] = { "kernel", "values", "check", "rel_err", "median_ms", "min_ms", "max_ms",
+		                       "noise", "samples", "gbps", "roof", "gflops" };
+		table_init(t, R_N, head, "lllrrrrrrrrr");
+	}
+}
+
+static void result_row_raw(app *a, table *t, const plan *p, const result *res, const stats *st,
+                           const char *values, const char *check, double worst)
+{
+	int r = table_row(t);
+	table_set(t, r, R_KERNEL, "%s", p->launch.name);
+	table_set(t, r, R_VALUES, "%s", values);
+	table_set(t, r, R_CHECK, "%s", check);
+	if (res->nchecks)
+		table_set(t, r, R_ERR, "%.3g", worst);
+	if (res->nsamples <= 0)
+		return;
+	double gbps = p->bytes / (st->median * 1e-3) / 1e9;
+#define NUM(col, fmt, v) do { if (a->mask_times) table_set(t, r, col, "<t>"); else table_set(t, r, col, fmt, v); } while (0)
+	NUM(R_MEDIAN, "%.6g", st->median);
+	NUM(R_MIN, "%.6g", st->min);
+	NUM(R_MAX, "%.6g", st->max);
+	NUM(R_NOISE, "%.4f", st->noise);
+	NUM(R_SAMPLES, "%d", st->n);
+	if (p->bytes > 0)
+		NUM(R_GBPS, "%.1f", gbps);
+	if (p->bytes > 0 && res->roof_gbps > 0)
+		NUM(R_ROOF, "%.3f", gbps / res->roof_gbps);
+	if (p->flops > 0)
+		NUM(R_GFLOPS, "%.1f", p->flops / (st->median * 1e-3) / 1e9);
+#undef NUM
+}
+
+static void result_row(app *a, table *t, const plan *p, const result *res, const stats *st,
+                       const char *values)
+{
+	const char *check = a->topt.do_check ? "no check" : "off";
+	double worst = 0;
+	int ok = 1;
+	for (int i = 0; i < res->nchecks; i++) {
+		ok &= res->checks[i].ok;
+		if (res->checks[i].rel_err > worst)
+			worst = res->checks[i].rel_err;
+	}
+	if (res->nchecks)
+		check = ok ? "ok" : "FAIL";
+	if (a->format != FMT_TABLE) {
+		result_row_raw(a, t, p, res, st, values, check, worst);
+		return;
+	}
+	int r = table_row(t);
+	table_set(t, r, C_KERNEL, "%s", p->launch.name);
+	table_set(t, r, C_CHECK, "%s", check);
+	if (res->nchecks)
+		table_style(t, r, C_CHECK, ok ? "32" : "1;31");
+	if (res->nsamples > 0) {
+		char m[32], lo[32], hi[32];
+		fmt_time_ms(st->median, m, sizeof m);
+		fmt_time_ms(st->min, lo, sizeof lo);
+		fmt_time_ms(st->max, hi, sizeof hi);
+		table_set(t, r, C_MEDIAN, "%s", masked(a, m));
+		table_style(t, r, C_MEDIAN, "1");
+		if (a->mask_times)
+			table_set(t, r, C_RANGE, "<t>");
+		else
+			table_set(t, r, C_RANGE, "%s .. %s", lo, hi);
+		char nz[32];
+		snprintf(nz, sizeof nz, "%.1f%%", st->noise * 100);
+		table_set(t, r, C_NOISE, "%s", masked(a, nz));
+		if (p->bytes > 0) {
+			double gbps = p->bytes / (st->median * 1e-3) / 1e9;
+			char g[32];
+			snprintf(g, sizeof g, "%.0f", gbps);
+			table_set(t, r, C_GBPS, "%s", masked(a, g));
+			if (res->roof_gbps > 0) {
+				snprintf(g, sizeof g, "%.0f%%", 100 * gbps / res->roof_gbps);
+				table_set(t, r, C_ROOF, "%s", masked(a, g));
+			}
+		}
+		if (p->flops > 0) {
+			char g[32];
+			snprintf(g, sizeof g, "%.0f", p->flops / (st->median * 1e-3) / 1e9);
+			table_set(t, r, C_GFLOPS, "%s", masked(a, g));
+		}
+	} else if (res->status == RES_INTERRUPTED) {
+		table_set(t, r, C_MEDIAN, "interrupted");
+	}
+}
+
+/* Prints what failed in the checks, one line each. */
+static void check_failures(app *a, const plan *p, const result *res)
+{
+	for (int i = 0; i < res->nchecks; i++) {
+		const check_result *c = &res->checks[i];
+		if (c->ok)
+			continue;
+		const plan_check *pc = &p->checks[i];
+		const char *against = pc->kind == CHECK_KERNEL ? "kernel" : "reference";
+		if (c->nonfinite && c->bad_index >= 0)
+			app_error(a, "%s: '%s' differs from %s '%s': %" PRIu64 " non-finite values, first at index %" PRId64
+			          " (got %g, want %g)%s", p->launch.name, c->buf, against, pc->ref,
+			          c->nonfinite, c->bad_index, c->got, c->want,
+			          isnan(c->got) ? ": never written?" : "");
+		else if (c->bad_index >= 0)
+			app_error(a, "%s: '%s' differs from %s '%s': relative error %.2e over tolerance %.0e, "
+			          "first bad index %" PRId64 " (got %g, want %g)", p->launch.name, c->buf, against,
+			          pc->ref, c->rel_err, c->tol, c->bad_index, c->got, c->want);
+		else
+			app_error(a, "%s: '%s' differs from %s '%s': relative error %.2e over tolerance %.0e",
+			          p->launch.name, c->buf, against, pc->ref, c->rel_err, c->tol);
+	}
+}
+
+/* Kernel names: as given, or every launchable one. Validates the names. */
+static int pick_kernels(app *a, char **names, int n, int **out, int *nout)
+{
+	const spec *s = a->sp;
+	int *idx = xcalloc((size_t)s->nkernels + (size_t)n + 1, sizeof *idx);
+	int k = 0;
+	int all = n == 0 || (n == 1 && strcmp(names[0], "all") == 0);
+	if (all) {
+		for (int i = 0; i < s->nkernels; i++)
+			if (!s->kernels[i].is_template && !s->kernels[i].skip)
+				idx[k++] = i;
+	} else {
+		for (int i = 0; i < n; i++) {
+			int j = spec_kernel_find(s, names[i]);
+			if (j < 0) {
+				const char **cands = xcalloc((size_t)s->nkernels + 1, sizeof *cands);
+				sbuf known = {0};
+				for (int m = 0; m < s->nkernels; m++) {
+					cands[m] = s->kernels[m].name;
+					sb_printf(&known, "%s%s", m ? ", " : "", s->kernels[m].name);
+				}
+				const char *near = nearest_name(names[i], cands, s->nkernels);
+				if (near)
+					app_error(a, "unknown kernel '%s' in %s (did you mean '%s'?)", names[i], s->path, near);
+				else
+					app_error(a, "unknown kernel '%s' in %s (kernels: %s)", names[i], s->path,
+					          known.len ? known.s : "none");
+				sb_free(&known);
+				free(cands);
+				free(idx);
+				return -1;
+			}
+			if (s->kernels[j].is_template) {
+				free(idx);
+				return app_error(a, "kernel '%s' is a template: it cannot be launched without template arguments",
+				                 names[i]);
+			}
+			idx[k++] = j;
+		}
+	}
+	if (k == 0) {
+		free(idx);
+		return app_error(a, "%s has no kernel to run", s->path);
+	}
+	*out = idx;
+	*nout = k;
+	return 0;
+}
+
+static void print_buffers(app *a, const plan *p)
+{
+	sbuf b = {0};
+	double total = 0;
+	for (int i = 0; i < p->nbufs; i++) {
+		const plan_buf *pb = &p->bufs[i];
+		double bytes = (double)pb->count * (double)dtype_size(pb->type);
+		total += bytes;
+		char sz[32];
+		fmt_bytes(bytes, sz, sizeof sz);
+		sb_printf(&b, "%s%s %s[%" PRIu64 "] %s%s%s (%s)", i ? ", " : "", pb->name,
+		          dtype_name(pb->type), pb->count, init_name(pb->init),
+		          pb->output ? " output" : "", pb->managed ? " managed" : "", sz);
+	}
+	char tot[32];
+	fmt_bytes(total, tot, sizeof tot);
+	app_note(a, "buffers: %s; %s in all", b.len ? b.s : "none", tot);
+	sb_free(&b);
+}
+
+static void dims(char *buf, size_t n, const uint32_t d[3])
+{
+	if (d[2] > 1)
+		snprintf(buf, n, "%ux%ux%u", d[0], d[1], d[2]);
+	else if (d[1] > 1)
+		snprintf(buf, n, "%ux%u", d[0], d[1]);
+	else
+		snprintf(buf, n, "%u", d[0]);
+}
+
+int app_run(app *a, char **names, int nnames)
+{
+	if (app_reload(a) != 0)
+		return -1;
+	const spec *s = a->sp;
+	int *ks = NULL, nk = 0;
+	if (pick_kernels(a, names, nnames, &ks, &nk) != 0)
+		return -1;
+	int gpu = app_gpu(a);
+	if (gpu < 0) {
+		free(ks);
+		return -1;
+	}
+	devinfo dev;
+	current_dev(a, &dev);
+	int sm = a->arch_sm ? a->arch_sm : gpu ? dev.cc_major * 10 + dev.cc_minor : 90;
+
+	symtab vals;
+	char *err = NULL;
+	if (plan_values(s, &a->settings, &dev, &vals, &err) != 0) {
+		app_error_msg(a, err);
+		free(err);
+		free(ks);
+		return -1;
+	}
+	int ndefs;
+	char **defs = plan_defines(s, &vals, &ndefs);
+	char *vline = values_line(s, &vals);
+	cc_source from;
+	double ms = 0;
+	char *warn = NULL;
+	const cunit *u = ccache_compile(&a->cache, s, (const char *const *)defs, ndefs, sm, &from, &ms, &warn, &err);
+	free_list(defs, ndefs);
+	if (warn) {
+		app_note(a, "warning: %s", warn);
+		free(warn);
+	}
+	if (!u) {
+		app_error_msg(a, err ? err : "compilation failed");
+		free(err);
+		free(vline);
+		free(ks);
+		symtab_free(&vals);
+		return -1;
+	}
+	const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
+	char msbuf[32];
+	snprintf(msbuf, sizeof msbuf, "%.0f ms", ms);
+	if (from == CC_COMPILED)
+		app_note(a, "%s  %s  (compiled in %s, sm_%d)", base, vline, masked(a, msbuf), sm);
+	else
+		app_note(a, "%s  %s  (cached, sm_%d)", base, vline, sm);
+	if (u->warnings)
+		app_note(a, "%s", u->warnings);
+
+	int rc = 0;
+	table t;
+	if (!gpu) {
+		const char *head[] = { "kernel", "regs", "smem", "stack", "spills", "grid", "block", "dyn smem" };
+		table_init(&t, 8, head, "lrrrrlll");
+	} else {
+		result_table_init(a, &t);
+	}
+	plan *p = xcalloc(1, sizeof *p);
+	result *res = xcalloc(1, sizeof *res);
+	int printed_bufs = 0;
+	for (int i = 0; i < nk && !g_interrupt; i++) {
+		const spec_kernel *sk = &s->kernels[ks[i]];
+		int ci = cunit_find(u, sk->name);
+		if (plan_build(s, ks[i], &vals, &dev, &a->topt, p, &err) != 0 || ci < 0) {
+			app_error_msg(a, err ? err : "kernel missing from the compiled unit");
+			free(err);
+			err = NULL;
+			rc = -1;
+			continue;
+		}
+		snprintf(p->launch.lowered, sizeof p->launch.lowered, "%s", u->lowered[ci]);
+		for (int c = 0; c < p->nchecks; c++)
+			if (p->checks[c].kind == CHECK_KERNEL) {
+				int oc = cunit_find(u, p->checks[c].other.name);
+				if (oc >= 0)
+					snprintf(p->checks[c].other.lowered, sizeof p->checks[c].other.lowered, "%s", u->lowered[oc]);
+			}
+		p->cubin_len = u->cubin_len;
+		if (plan_validate(p, &dev, u->res[ci].smem, &err) != 0) {
+			app_error_msg(a, err);
+			free(err);
+			err = NULL;
+			rc = -1;
+			continue;
+		}
+		if (!gpu) {
+			if (!printed_bufs)
+				print_buffers(a, p);
+			printed_bufs = 1;
+			const kres *kr = &u->res[ci];
+			int r = table_row(&t);
+			char g[64], b[64], sz[32];
+			dims(g, sizeof g, p->launch.grid);
+			dims(b, sizeof b, p->launch.block);
+			table_set(&t, r, 0, "%s", sk->name);
+			if (kr->known) {
+				table_set(&t, r, 1, "%d", kr->regs);
+				fmt_bytes(kr->smem, sz, sizeof sz);
+				table_set(&t, r, 2, "%s", sz);
+				table_set(&t, r, 3, "%d B", kr->stack);
+				table_set(&t, r, 4, "%d B", kr->spill_st + kr->spill_ld);
+			}
+			table_set(&t, r, 5, "%s", g);
+			table_set(&t, r, 6, "%s", b);
+			fmt_bytes(p->launch.smem, sz, sizeof sz);
+			table_set(&t, r, 7, "%s", p->launch.smem ? sz : "");
+			continue;
+		}
+		memset(res, 0, sizeof *res);
+		int wr = wc_run(&a->worker, p, u->cubin, u->cubin_len, a->timeout_s, (volatile int *)&g_interrupt,
+		                progress, a, res, &err);
+		if (a->interactive)
+			fprintf(stderr, "\r\033[K");
+		if (wr != 0) {
+			app_error(a, "%s: %s", sk->name, err ? err : "the worker failed");
+			free(err);
+			err = NULL;
+			rc = -1;
+			continue;
+		}
+		if (res->status == RES_ERROR || res->status == RES_FATAL) {
+			if (res->status == RES_FATAL)
+				app_error(a, "%s: %s: worker restarted, settings kept", sk->name, res->error);
+			else
+				app_error(a, "%s: %s", sk->name, res->error);
+			rc = -1;
+			continue;
+		}
+		stats st;
+		memset(&st, 0, sizeof st);
+		if (res->nsamples > 0)
+			stats_compute(res->samples_ms, res->nsamples, &st);
+		result_row(a, &t, p, res, &st, vline);
+		check_failures(a, p, res);
+		for (int c = 0; c < res->nchecks; c++)
+			if (!res->checks[c].ok)
+				rc = -1;
+		add_record(a, sk->name, vline, res, p, &st);
+		if (res->status == RES_INTERRUPTED)
+			break;
+	}
+	if (t.nrows > 0)
+		table_print(&t, stdout, a->format, a->color, 0);
+	if (!gpu && t.nrows > 0)
+		app_note(a, "not launched (no GPU)");
+	if (g_interrupt) {
+		app_note(a, "interrupted");
+		rc = -1;
+	}
+	table_free(&t);
+	free(p);
+	free(res);
+	free(vline);
+	free(ks);
+	symtab_free(&vals);
+	fflush(stdout);
+	return rc;
+}

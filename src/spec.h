@@ -1,0 +1,125 @@
+/* spec.h: a kernel file: its //@ header and the __global__ functions in it.
+ *
+ * Parsing only: expressions are kept as text with their location and are
+ * evaluated later (plan.c), when the values of defines and params are known.
+ *
+ *   //@ define NAME = EXPR          compile time, passed as -DNAME=VALUE
+ *   //@ param  NAME = EXPR          run time, bound to kernel parameters NAME
+ *   //@ buffer NAME TYPE[EXPR] INIT [output] [managed]
+ *            TYPE: float double int unsigned long
+ *            INIT: random zero one iota value(X) poison
+ *   //@ grid  EXPR[, EXPR[, EXPR]]
+ *   //@ block EXPR[, EXPR[, EXPR]]
+ *   //@ smem  EXPR                  dynamic shared memory, bytes
+ *   //@ bytes EXPR                  minimum traffic, for GB/s
+ *   //@ flops EXPR                  for GFLOP/s
+ *   //@ check OUT = REF(ARG, ...) [tol X]   built-in CPU reference
+ *   //@ check OUT = KERNEL [tol X]          another variant of this file
+ *   //@ check none
+ *   //@ link cudadevrt                      relocatable device code + devrt
+ *   //@ kernel NAME LINE                    per-kernel override of grid,
+ *                                           block, smem, bytes, flops, check;
+ *                                           or `//@ kernel NAME skip`
+ * A `//` inside a //@ line starts a comment.
+ */
+#ifndef CUPLAY_SPEC_H
+#define CUPLAY_SPEC_H
+
+#include "types.h"
+
+#define SPEC_MAX_DIMS 3
+#define SPEC_MAX_CHECKS 8
+#define SPEC_MAX_CHECK_ARGS 8
+
+/* An expression as written, with the position of its first character.
+ * text == NULL means "not given". */
+typedef struct spec_expr {
+	char *text;
+	int line, col;
+} spec_expr;
+
+typedef struct spec_var {
+	char *name;
+	int is_define; /* define (-D) or param (kernel argument) */
+	spec_expr value;
+	int line, col; /* of the name */
+} spec_var;
+
+typedef struct spec_buffer {
+	char *name;
+	dtype type;
+	spec_expr count;
+	init_kind init;
+	double init_value; /* for INIT_VALUE */
+	int output;
+	int managed;
+	int line, col;
+} spec_buffer;
+
+typedef struct spec_check {
+	int none;          /* `check none` */
+	char *out;         /* output buffer name */
+	char *ref;         /* reference function, or a kernel of this file */
+	int is_kernel;     /* resolved by spec_parse once kernels are known */
+	int nargs;
+	spec_expr args[SPEC_MAX_CHECK_ARGS]; /* buffer names or expressions */
+	double tol;        /* 0: the default for the type and reference */
+	int line, col;
+} spec_check;
+
+/* What a launch needs; the file's lines and each kernel's overrides. */
+typedef struct spec_launch {
+	int ngrid, nblock; /* 0: not given */
+	spec_expr grid[SPEC_MAX_DIMS], block[SPEC_MAX_DIMS];
+	spec_expr smem, bytes, flops;
+	int nchecks; /* -1: not given (inherit); 0 after `check none` */
+	spec_check checks[SPEC_MAX_CHECKS];
+} spec_launch;
+
+typedef struct kparam {
+	char *type;  /* as written, normalised spaces, without the name */
+	char *name;
+	arg_kind kind; /* ARG_PTR for pointers, ARG_NONE when unsupported */
+	dtype elem;    /* for pointers to a known element type */
+	int elem_known;
+	int line, col;
+} kparam;
+
+typedef struct spec_kernel {
+	char *name;
+	int line, col;
+	int nparams;
+	kparam *params;
+	int is_template; /* cannot be launched without template arguments */
+	int skip;        /* `//@ kernel NAME skip` */
+	spec_launch over;
+} spec_kernel;
+
+typedef struct spec {
+	char *path;    /* as given, e.g. kernels_src/transpose.cu */
+	char *src;     /* whole file */
+	char *summary; /* text of the first comment line, for `ls` */
+	int nvars, nbufs, nkernels, nincludes, nlinks;
+	spec_var *vars;
+	spec_buffer *bufs;
+	spec_kernel *kernels;
+	char **includes; /* "..." includes as written */
+	char **links;    /* `//@ link` names */
+	spec_launch base;
+} spec;
+
+/* Parses src (owned by the caller; copied). Every error message starts with
+ * "path:line:col: ". Semantic checks done here: duplicate names, a define
+ * sharing a kernel parameter's name, unknown kernel in `//@ kernel`, unknown
+ * reference in `check`, missing grid/block for some kernel. */
+int spec_parse(const char *path, const char *src, spec *out, char **err);
+void spec_free(spec *s);
+
+const spec_var *spec_var_find(const spec *s, const char *name);
+int spec_buffer_find(const spec *s, const char *name); /* index or -1 */
+int spec_kernel_find(const spec *s, const char *name); /* index or -1 */
+
+/* The effective launch lines of kernel k: its overrides over the base. */
+void spec_effective(const spec *s, int k, spec_launch *out);
+
+#endif

@@ -1,0 +1,296 @@
+/* util.c: strings, files, clocks. */
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fputs("cuplay: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+	if (!p) {
+		fputs("cuplay: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("cuplay: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	sbuf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return sb_steal(&b);
+}
+
+int fail(char **err, const char *fmt, ...)
+{
+	if (err) {
+		sbuf b = {0};
+		va_list ap;
+		va_start(ap, fmt);
+		sb_vprintf(&b, fmt, ap);
+		va_end(ap);
+		free(*err);
+		*err = sb_steal(&b);
+	}
+	return -1;
+}
+
+static void sb_grow(sbuf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	b->s = xrealloc(b->s, cap);
+	b->cap = cap;
+}
+
+void sb_add(sbuf *b, const char *s, size_t n)
+{
+	sb_grow(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+void sb_puts(sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+void sb_putc(sbuf *b, char c)
+{
+	sb_add(b, &c, 1);
+}
+
+void sb_vprintf(sbuf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	sb_grow(b, (size_t)n);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void sb_printf(sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+char *sb_steal(sbuf *b)
+{
+	char *s = b->s ? b->s : xstrdup("");
+	b->s = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+
+void sb_free(sbuf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+int read_file(const char *path, char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	sbuf b = {0};
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		sb_add(&b, buf, n);
+	int bad = ferror(f);
+	int saved = errno;
+	fclose(f);
+	if (bad) {
+		sb_free(&b);
+		errno = saved ? saved : EIO;
+		return -1;
+	}
+	if (len)
+		*len = b.len;
+	*out = sb_steal(&b);
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	const char *p = data;
+	size_t left = len;
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto bad;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fsync(fd) != 0 && errno != EINVAL)
+		goto bad;
+	if (close(fd) != 0) {
+		fd = -1;
+		goto bad;
+	}
+	if (rename(tmp, path) != 0) {
+		fd = -1;
+		goto bad;
+	}
+	free(tmp);
+	return 0;
+bad:;
+	int saved = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	errno = saved;
+	return -1;
+}
+
+int mkdir_p(const char *path, int mode)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	int r = mkdir(p, (mode_t)mode);
+	free(p);
+	if (r != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return 1000;
+	int d[65][65];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			int c = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			int v = d[i - 1][j - 1] + c;
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+const char *nearest_name(const char *s, const char *const *cands, int n)
+{
+	const char *best = NULL;
+	int bestd = 1000;
+	size_t ls = strlen(s);
+	for (int i = 0; i < n; i++) {
+		if (!cands[i])
+			continue;
+		int d = edit_distance(s, cands[i]);
+		/* a prefix counts as close: `transpose_t` -> transpose_tiled */
+		if (ls >= 3 && strncmp(cands[i], s, ls) == 0)
+			d = d < 1 ? d : 1;
+		if (d < bestd) {
+			bestd = d;
+			best = cands[i];
+		}
+	}
+	size_t limit = ls <= 4 ? 1 : ls <= 8 ? 2 : 3;
+	return bestd <= (int)limit ? best : NULL;
+}
+
+int str_ieq(const char *a, const char *b)
+{
+	return strcasecmp(a, b) == 0;
+}
+
+int is_ident_start(int c)
+{
+	return c == '_' || isalpha(c);
+}
+
+int is_ident_char(int c)
+{
+	return c == '_' || isalnum(c);
+}

@@ -1,0 +1,84 @@
+/* worker.h: the GPU worker, a child process that owns the CUDA context.
+ *
+ * The front end starts it lazily (this same binary, `--worker RFD WFD DEVICE`),
+ * sends it plans and reads back results over two pipes. A sticky CUDA error,
+ * a crash or a kernel that makes no progress for `timeout` seconds costs only
+ * the worker: the front end kills it, reports one line and starts a fresh
+ * one on the next run. */
+#ifndef CUPLAY_WORKER_H
+#define CUPLAY_WORKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "plan.h"
+
+/* The wire: framed messages, a 12-byte header {u32 type, u64 payload length}
+ * in host byte order (both ends are this binary), then the payload. */
+enum wire_msg {
+	MSG_HELLO = 1,    /* worker -> front: devinfo, once, after the context exists */
+	MSG_ERROR = 2,    /* worker -> front: one line of text; the worker then exits */
+	MSG_RUN = 3,      /* front -> worker: plan, then plan.cubin_len bytes of cubin */
+	MSG_STOP = 4,     /* front -> worker: end sampling early (RES_INTERRUPTED) */
+	MSG_QUIT = 5,     /* front -> worker: leave */
+	MSG_PROGRESS = 6, /* worker -> front: wire_progress */
+	MSG_RESULT = 7    /* worker -> front: result */
+};
+
+#define WIRE_MAX_PAYLOAD ((uint64_t)1 << 30)
+
+/* What the worker is doing: the front end's no-progress timeout applies to
+ * GPU work; host work (loading, filling buffers, CPU references) gets a
+ * longer limit. */
+enum { WIRE_PHASE_GPU = 0, WIRE_PHASE_HOST = 1 };
+
+typedef struct wire_progress {
+	int32_t nsamples; /* timed samples so far (0 before timing) */
+	int32_t phase;    /* WIRE_PHASE_* of the work that follows */
+	double last_ms;   /* the last sample, or 0 */
+} wire_progress;
+
+/* Writes one message: header, then a[0..alen) and b[0..blen). Retries on
+ * EINTR and short writes. 0, or -1 with errno (EPIPE: the other end left;
+ * SIGPIPE must be ignored). */
+int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen);
+/* Reads one message. 0: *payload (malloc'ed, NUL-terminated, caller frees;
+ * NULL when empty) and *len are set; 1: end of file before a header; -1: a
+ * read error or a bad frame (errno; EPROTO for a bad frame). */
+int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len);
+
+/* Child side: serves requests until the pipe closes. Returns the exit code. */
+int worker_main(int rfd, int wfd, int device);
+
+typedef struct wclient {
+	pid_t pid;    /* 0: not running */
+	int rfd, wfd;
+	int device;
+	devinfo dev;
+	const char *exe; /* path of this binary, for exec */
+} wclient;
+
+/* Progress callback, called as samples arrive (may be NULL). */
+typedef void (*wc_progress)(void *ctx, int nsamples, double last_ms);
+
+/* Starts the worker if not running: pipe, fork, execv(exe, {exe, "--worker",
+ * RFD, WFD, DEVICE}) and waits up to 30 s for its HELLO (sets w->dev).
+ * exe NULL or without a '/' means /proc/self/exe. -1 with *err ("no CUDA
+ * driver found (...)", "no CUDA device", "cuInit failed: ...") when it
+ * cannot. Ignores SIGPIPE for the whole process. */
+int wc_start(wclient *w, char **err);
+
+/* Sends the plan and cubin; waits for the result. A request that reports no
+ * progress for timeout_s seconds kills the worker (-1, "... timed out ...").
+ * A worker that dies, or answers RES_FATAL, is reaped; the next call starts a
+ * new one. Returns 0 when a result record was received (res->status says
+ * how the run went), -1 with *err otherwise. *interrupt is polled: when it
+ * becomes non-zero, the worker is told to stop sampling. */
+int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
+           double timeout_s, volatile int *interrupt, wc_progress cb, void *ctx,
+           result *res, char **err);
+
+/* Asks the worker to leave, then reaps it. */
+void wc_stop(wclient *w);
+
+#endif

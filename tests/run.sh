@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tests/run.sh: every test, from `make test`. Prints one line a failure and
+# a closing "total: N passed, N failed, N skipped" line.
+#   UNIT_BIN   unit test programs (from the Makefile)
+#   CUPLAY     the binary under test (default ./cuplay)
+#   UPDATE=1   rewrite golden files from the current output
+#   SKIP_GPU=1 skip the GPU tests even where a GPU exists
+set -u
+cd "$(dirname "$0")/.."
+CUPLAY=${CUPLAY:-./cuplay}
+pass=0 fail=0 skip=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NO_COLOR=1
+
+ok()   { pass=$((pass + 1)); }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# 1. unit tests: each program prints "suite: N passed, N failed"
+for t in ${UNIT_BIN:-}; do
+	out=$("$t" 2>&1); st=$?
+	line=$(printf '%s\n' "$out" | tail -n 1)
+	if [ $st -eq 0 ]; then ok; echo "unit $line"; else bad "unit $(basename "$t")"; printf '%s\n' "$out" | sed 's/^/    /'; fi
+done
+
+# 2. every kernel file compiles with NVRTC and plans a launch (compile-only)
+for f in kernels_src/*.cu; do
+	[ -e "$f" ] || continue
+	if XDG_CACHE_HOME="$tmp/cache-compile" "$CUPLAY" --no-gpu -c "use $f; run" >"$tmp/out" 2>&1; then
+		ok
+	else
+		bad "compile $f"; sed 's/^/    /' "$tmp/out"
+	fi
+done
+echo "compile: $(ls kernels_src/*.cu 2>/dev/null | wc -l) kernel files"
+
+# 3. golden tests: tests/golden/NAME.session replayed with --no-gpu
+#    --mask-times (or NAME.args: the arguments), output and exit status
+#    compared with NAME.out
+for s in tests/golden/*.session tests/golden/*.args; do
+	[ -e "$s" ] || continue
+	name=${s%.*}
+	case "$s" in
+	*.session) [ -e "$name.args" ] && continue
+	           set -- --no-gpu --mask-times "$s" ;;
+	*.args)    eval "set -- $(cat "$s")" ;;
+	esac
+	rm -rf "$tmp/home"; mkdir -p "$tmp/home"
+	HOME="$tmp/home" XDG_CACHE_HOME="$tmp/home/cache" XDG_STATE_HOME="$tmp/home/state" \
+		"$CUPLAY" "$@" </dev/null >"$tmp/actual" 2>&1
+	echo "exit $?" >>"$tmp/actual"
+	if [ "${UPDATE:-}" = 1 ]; then cp "$tmp/actual" "$name.out"; fi
+	if diff -u "$name.out" "$tmp/actual" >"$tmp/diff" 2>&1; then
+		ok
+	else
+		bad "golden $name"; sed 's/^/    /' "$tmp/diff" | head -40
+	fi
+done
+
+# 4. GPU tests
+if [ "${SKIP_GPU:-}" = 1 ]; then
+	echo "gpu: skipped: SKIP_GPU=1"; skip=$((skip + 1))
+else
+	CUPLAY="$CUPLAY" bash tests/gpu.sh >"$tmp/gpu" 2>&1
+	cat "$tmp/gpu"
+	p=$(sed -n 's/^gpu: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' "$tmp/gpu" | tail -n 1)
+	f=$(sed -n 's/^gpu: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' "$tmp/gpu" | tail -n 1)
+	if grep -q '^gpu: skipped' "$tmp/gpu"; then skip=$((skip + 1))
+	elif [ -n "$p" ]; then pass=$((pass + p)); fail=$((fail + f))
+	else bad "gpu tests did not finish"; fi
+fi
+
+echo "total: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
