@@ -12,7 +12,7 @@ WARN      := -Wall -Wextra -Wshadow -Wno-unused-parameter
 BASEFLAGS := -std=c17 -D_GNU_SOURCE -O2 -g $(WARN) -MMD -MP \
              -DCUPLAY_VERSION='"$(VERSION)"' -DCUDA_HOME_DEFAULT='"$(CUDA_HOME)"' \
              -DCUPLAY_SHAREDIR='"$(SHAREDIR)"'
-LIBS      := -ldl -lm
+LIBS      := -pthread -ldl -lm
 
 # GNU readline when its headers exist; plain line reads otherwise.
 ifeq ($(origin HAVE_READLINE), undefined)

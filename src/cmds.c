@@ -1,5 +1,6 @@
 /* cmds.c: the command table and the handlers of the REPL's commands. */
 #include "cmds.h"
+#include "expect.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -252,6 +253,11 @@ static int cmd_source(app *a, int argc, char **argv, const char *rest)
 	return r == 0 ? 0 : -1;
 }
 
+static int cmd_expect(app *a, int argc, char **argv, const char *rest)
+{
+	return expect_run(a, argc, argv);
+}
+
 static int cmd_quit(app *a, int argc, char **argv, const char *rest)
 {
 	a->quit = 1;
@@ -272,6 +278,8 @@ static const command commands[] = {
 	{ "check", cmd_check, "[on|off]", "compare outputs with the reference on each run", 0, 1, 0, COMPL_WORDS, "on off" },
 	{ "timeout", cmd_timeout, "[SECONDS]", "stop a kernel that makes no progress for this long (default 10)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "format", cmd_format, "[table|csv|json|markdown]", "how results are printed", 0, 1, 0, COMPL_WORDS, "table csv json markdown" },
+	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster B [by X] | KERNEL gbps|roof|time OP X",
+	  "check a result of an earlier run; a failure makes the exit status 1", 2, -1, 0, COMPL_KERNEL, NULL },
 	{ "say", cmd_say, "TEXT", "print narration", 0, -1, 0, COMPL_NONE, NULL },
 	{ "source", cmd_source, "FILE", "run the commands of a session file", 1, 1, 0, COMPL_NONE, NULL },
 	{ "quit", cmd_quit, "", "leave cuplay", 0, 0, 0, COMPL_NONE, NULL },
@@ -392,8 +400,9 @@ int command_line(app *a, const char *line)
 				free(argv[i]);
 			free(argv);
 		}
+		int comment = *s == '#';
 		free(cmd);
-		if (*s == '#')
+		if (comment)
 			break; /* a comment runs to the end of the line */
 		p = *e ? e + 1 : e;
 		if (failed && a->bail)

@@ -14,7 +14,9 @@
 #include "plan.h"
 
 /* The wire: framed messages, a 12-byte header {u32 type, u64 payload length}
- * in host byte order (both ends are this binary), then the payload. */
+ * in host byte order (both ends are this binary), then the payload. The
+ * worker answers every RUN with PROGRESS messages and then exactly one
+ * RESULT; after a RES_FATAL result it exits. */
 enum wire_msg {
 	MSG_HELLO = 1,    /* worker -> front: devinfo, once, after the context exists */
 	MSG_ERROR = 2,    /* worker -> front: one line of text; the worker then exits */
@@ -39,8 +41,9 @@ typedef struct wire_progress {
 } wire_progress;
 
 /* Writes one message: header, then a[0..alen) and b[0..blen). Retries on
- * EINTR and short writes. 0, or -1 with errno (EPIPE: the other end left;
- * SIGPIPE must be ignored). */
+ * EINTR and short writes. 0, or -1 with errno (EPIPE: the other end left).
+ * On a socket (as wc_start makes) no SIGPIPE is raised; on a pipe SIGPIPE
+ * must be ignored. */
 int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen);
 /* Reads one message. 0: *payload (malloc'ed, NUL-terminated, caller frees;
  * NULL when empty) and *len are set; 1: end of file before a header; -1: a
@@ -61,19 +64,26 @@ typedef struct wclient {
 /* Progress callback, called as samples arrive (may be NULL). */
 typedef void (*wc_progress)(void *ctx, int nsamples, double last_ms);
 
-/* Starts the worker if not running: pipe, fork, execv(exe, {exe, "--worker",
- * RFD, WFD, DEVICE}) and waits up to 30 s for its HELLO (sets w->dev).
- * exe NULL or without a '/' means /proc/self/exe. -1 with *err ("no CUDA
- * driver found (...)", "no CUDA device", "cuInit failed: ...") when it
- * cannot. Ignores SIGPIPE for the whole process. */
+/* Starts the worker if not running: two socket pairs used as pipes, fork,
+ * execv(exe, {exe, "--worker", RFD, WFD, DEVICE}), then waits up to 30 s for
+ * its HELLO (sets w->dev). exe NULL or without a '/' means /proc/self/exe.
+ * -1 with *err ("no CUDA driver found (...)", "no CUDA device", "cuInit
+ * failed: ...") when it cannot. Leaves the front end's signals alone. */
 int wc_start(wclient *w, char **err);
 
-/* Sends the plan and cubin; waits for the result. A request that reports no
- * progress for timeout_s seconds kills the worker (-1, "... timed out ...").
- * A worker that dies, or answers RES_FATAL, is reaped; the next call starts a
- * new one. Returns 0 when a result record was received (res->status says
- * how the run went), -1 with *err otherwise. *interrupt is polled: when it
- * becomes non-zero, the worker is told to stop sampling. */
+/* Sends the plan and cubin (p->cubin_len is set from cubin_len); waits for
+ * the result, starting the worker first if it is not running (or died while
+ * idle). GPU work that reports no progress for timeout_s seconds (0: no
+ * limit) kills the worker: -1, "kernel 'K' made no progress for 10 s: worker
+ * stopped (settings kept; the next run starts a new one)"; host work
+ * (buffers, CPU references) gets max(timeout_s, 600 s). A worker that dies
+ * is reaped: -1, "the GPU worker was killed by SIGSEGV (...) while running
+ * 'K' (settings kept; ...)". Returns 0 when a result record was received:
+ * res->status says how the run went; after RES_FATAL (res->error is the
+ * one-line cause) the worker has been reaped and the next call starts a new
+ * one. *interrupt (may be NULL) is polled: when it becomes non-zero the
+ * worker gets STOP and SIGINT and answers RES_INTERRUPTED with the samples
+ * so far (host work that does not answer within 2 s is killed: -1). */
 int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
            double timeout_s, volatile int *interrupt, wc_progress cb, void *ctx,
            result *res, char **err);

@@ -1,0 +1,199 @@
+/* expect.c: assertions on the results of earlier runs. */
+#include "expect.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Does "A=1 B=2 C=3" contain the pair "B=2"? */
+static int has_pair(const char *values, const char *pair, size_t n)
+{
+	for (const char *p = values; *p;) {
+		const char *e = strchr(p, ' ');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == n && strncmp(p, pair, n) == 0)
+			return 1;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return 0;
+}
+
+const run_record *expect_find(const app *a, const char *label)
+{
+	const char *br = strchr(label, '[');
+	size_t kl = br ? (size_t)(br - label) : strlen(label);
+	for (int i = a->nruns - 1; i >= 0; i--) {
+		const run_record *r = &a->runs[i];
+		if (strlen(r->kernel) != kl || strncmp(r->kernel, label, kl) != 0)
+			continue;
+		int match = 1;
+		if (br) {
+			const char *p = br + 1;
+			while (*p && *p != ']' && match) {
+				while (*p == ' ' || *p == ',')
+					p++;
+				const char *e = p;
+				while (*e && *e != ',' && *e != ' ' && *e != ']')
+					e++;
+				if (e > p && !has_pair(r->values, p, (size_t)(e - p)))
+					match = 0;
+				p = e;
+			}
+		}
+		if (match)
+			return r;
+	}
+	return NULL;
+}
+
+static int valid_label(const char *s)
+{
+	const char *br = strchr(s, '[');
+	if (!br)
+		return 1;
+	size_t l = strlen(s);
+	return l > 0 && s[l - 1] == ']' && strchr(br + 1, '[') == NULL;
+}
+
+static int parse_num(const char *s, double *v)
+{
+	char *end;
+	*v = strtod(s, &end);
+	if (end != s && *end == 'x' && end[1] == 0) /* "1.5x" */
+		return 0;
+	return end == s || *end ? -1 : 0;
+}
+
+static const char *fig(const app *a, char *buf, size_t n, const char *fmt, double v)
+{
+	if (a->mask_times)
+		snprintf(buf, n, "<t>");
+	else
+		snprintf(buf, n, fmt, v);
+	return buf;
+}
+
+static int held(app *a, const char *fmt, const char *what)
+{
+	(void)fmt;
+	app_note(a, "expect: %s: ok", what);
+	return 0;
+}
+
+static int failed(app *a, const char *what)
+{
+	return app_error(a, "expectation failed: %s", what);
+}
+
+static int need(app *a, const char *label, const run_record **r)
+{
+	*r = expect_find(a, label);
+	if (*r)
+		return 0;
+	char *m = xasprintf("no run of '%s' yet (run it first)", label);
+	failed(a, m);
+	free(m);
+	return -1;
+}
+
+static int cmp_op(const char *op, double x, double y, int *ok)
+{
+	if (strcmp(op, ">") == 0) *ok = x > y;
+	else if (strcmp(op, ">=") == 0) *ok = x >= y;
+	else if (strcmp(op, "<") == 0) *ok = x < y;
+	else if (strcmp(op, "<=") == 0) *ok = x <= y;
+	else return -1;
+	return 0;
+}
+
+int expect_run(app *a, int argc, char **argv)
+{
+	static const char use[] = "usage: expect KERNEL[SEL] correct | expect A faster|slower B [by X] | "
+	                          "expect KERNEL gbps|roof|time|gflops OP NUMBER";
+	if (argc < 3)
+		return app_error(a, "%s", use);
+	for (int i = 1; i < argc; i++)
+		if (!valid_label(argv[i]))
+			return app_error(a, "expect: malformed selector '%s' (write kernel[NAME=VALUE,...])", argv[i]);
+	const char *what = argv[2];
+	int ratio = strcmp(what, "faster") == 0 || strcmp(what, "slower") == 0;
+	int metric = strcmp(what, "gbps") == 0 || strcmp(what, "roof") == 0 ||
+	             strcmp(what, "time") == 0 || strcmp(what, "gflops") == 0;
+	if (!(strcmp(what, "correct") == 0 && argc == 3) &&
+	    !(ratio && (argc == 4 || (argc == 6 && strcmp(argv[4], "by") == 0))) &&
+	    !(metric && argc == 5))
+		return app_error(a, "%s", use);
+	double x = 0;
+	if ((ratio && argc == 6 && (parse_num(argv[5], &x) != 0 || !(x > 0))) ||
+	    (metric && parse_num(argv[4], &x) != 0))
+		return app_error(a, "expect: '%s' is not a number", argv[argc - 1]);
+
+	if (a->gpu != 1 && !(strcmp(what, "correct") == 0 && expect_find(a, argv[1]))) {
+		sbuf b = {0};
+		for (int i = 1; i < argc; i++)
+			sb_printf(&b, " %s", argv[i]);
+		app_note(a, "expect%s: skipped (no GPU)", b.s);
+		sb_free(&b);
+		return 0;
+	}
+	char buf[512], f1[32], f2[32];
+	const run_record *r, *r2;
+	if (need(a, argv[1], &r) != 0)
+		return -1;
+	if (strcmp(what, "correct") == 0) {
+		if (!r->checked) {
+			snprintf(buf, sizeof buf, "%s was not checked (no //@ check, or 'check off')", argv[1]);
+			return failed(a, buf);
+		}
+		if (!r->check_ok) {
+			snprintf(buf, sizeof buf, "%s is not correct (relative error %.2e)", argv[1], r->check_err);
+			return failed(a, buf);
+		}
+		snprintf(buf, sizeof buf, "%s correct", argv[1]);
+		return held(a, NULL, buf);
+	}
+	if (!r->timed) {
+		snprintf(buf, sizeof buf, "%s was not timed", argv[1]);
+		return failed(a, buf);
+	}
+	if (ratio) {
+		if (need(a, argv[3], &r2) != 0)
+			return -1;
+		if (!r2->timed) {
+			snprintf(buf, sizeof buf, "%s was not timed", argv[3]);
+			return failed(a, buf);
+		}
+		int faster = strcmp(what, "faster") == 0;
+		/* A faster B by X: median(B) / median(A) >= X */
+		double want = argc == 6 ? x : 1.0;
+		double sp = faster ? r2->st.median / r->st.median : r->st.median / r2->st.median;
+		const char *fast = faster ? argv[1] : argv[3], *slow = faster ? argv[3] : argv[1];
+		if (sp >= want && sp > 1.0) {
+			snprintf(buf, sizeof buf, "%s is %sx faster than %s (expected at least %gx)", fast,
+			         fig(a, f1, sizeof f1, "%.2f", sp), slow, want);
+			return held(a, NULL, buf);
+		}
+		if (sp >= 1.0)
+			snprintf(buf, sizeof buf, "%s is %sx slower than %s, expected at least %gx", slow,
+			         fig(a, f1, sizeof f1, "%.2f", sp), fast, want);
+		else
+			snprintf(buf, sizeof buf, "%s is %sx slower than %s, expected it %gx faster", fast,
+			         fig(a, f1, sizeof f1, "%.2f", 1.0 / sp), slow, want);
+		return failed(a, buf);
+	}
+	double v = strcmp(what, "gbps") == 0 ? r->gbps : strcmp(what, "roof") == 0 ? r->roof_frac :
+	           strcmp(what, "gflops") == 0 ? r->gflops : r->st.median;
+	int ok;
+	if (cmp_op(argv[3], v, x, &ok) != 0)
+		return app_error(a, "expect: '%s' is not one of < <= > >=", argv[3]);
+	if ((strcmp(what, "gbps") == 0 || strcmp(what, "roof") == 0) && v <= 0) {
+		snprintf(buf, sizeof buf, "%s has no %s (no //@ bytes line, or no roof measured)", argv[1], what);
+		return failed(a, buf);
+	}
+	snprintf(buf, sizeof buf, "%s %s is %s, expected %s %g", argv[1], what,
+	         fig(a, f2, sizeof f2, "%.3g", v), argv[3], x);
+	return ok ? held(a, NULL, buf) : failed(a, buf);
+}

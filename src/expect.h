@@ -1,0 +1,23 @@
+/* expect.h: assertions on earlier results, which turn a session into a
+ * checked lab.
+ *
+ *   expect KERNEL[SEL] correct
+ *   expect A[SEL] faster|slower B[SEL] [by X]    ratio of medians
+ *   expect KERNEL[SEL] gbps|roof|time|gflops OP X    OP: < <= > >=
+ *
+ * SEL picks the latest run whose values include each NAME=VALUE given, e.g.
+ * transpose_tiled[PAD=0] or transpose_tiled[PAD=1,N=8192]; without SEL, the
+ * latest run of the kernel. `time` is the median in ms; `roof` a fraction
+ * of the measured copy roof. */
+#ifndef CUPLAY_EXPECT_H
+#define CUPLAY_EXPECT_H
+
+#include "app.h"
+
+/* argv[0] is "expect". 0 held (or skipped without a GPU), -1 failed (printed). */
+int expect_run(app *a, int argc, char **argv);
+
+/* The latest record matching "kernel[NAME=VALUE,...]", or NULL. */
+const run_record *expect_find(const app *a, const char *label);
+
+#endif

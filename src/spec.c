@@ -1,0 +1,1413 @@
+/* spec.c: a kernel file: its //@ header and the __global__ functions in it.
+ *
+ * spec_parse works in three steps:
+ *   1. discover(): a copy of the C++ source with comments, literals and
+ *      preprocessor lines blanked out is cut into tokens, and every
+ *      `__global__` function definition becomes a spec_kernel.
+ *   2. each //@ line is parsed in order, into the spec or, for
+ *      `//@ kernel NAME ...`, into that kernel's overrides.
+ *   3. what needs the whole file is checked last: the buffers that checks
+ *      name, and a grid and a block for every kernel that can be launched.
+ *
+ * Expressions are not evaluated here; they are kept as text with the line
+ * and column of their first character (plan.c evaluates them). */
+#include "spec.h"
+#include "ref.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Appends item to arr[0..n), growing it by one. */
+#define PUSH(arr, n, item) do { \
+	(arr) = xrealloc((arr), ((size_t)(n) + 1) * sizeof *(arr)); \
+	(arr)[(n)++] = (item); \
+} while (0)
+
+static const char *const directive_names[] = {
+	"define", "param", "buffer", "grid", "block", "smem", "bytes", "flops", "check", "link", "kernel",
+};
+static const char *const override_names[] = {
+	"grid", "block", "smem", "bytes", "flops", "check", "skip",
+};
+static const char *const dtype_names[] = { "float", "double", "int", "unsigned", "long" };
+static const char *const link_names[] = { "cudadevrt" };
+
+static int is_blank(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static int word_is(const char *w, int n, const char *s)
+{
+	return (int)strlen(s) == n && strncmp(w, s, (size_t)n) == 0;
+}
+
+/* ---- errors ---------------------------------------------------------- */
+
+static int verrat(const spec *s, char **err, int line, int col, const char *fmt, va_list ap)
+{
+	sbuf b = {0};
+	sb_printf(&b, "%s:%d:%d: ", s->path, line, col);
+	sb_vprintf(&b, fmt, ap);
+	if (err) {
+		free(*err);
+		*err = sb_steal(&b);
+	} else {
+		sb_free(&b);
+	}
+	return -1;
+}
+
+static int errat(const spec *s, char **err, int line, int col, const char *fmt, ...) PRINTF_LIKE(5, 6);
+
+static int errat(const spec *s, char **err, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verrat(s, err, line, col, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Reports msg (which it frees) followed by the candidates for name:
+ *   MSG (LABEL: a, b, c); did you mean 'b'?      or      MSG (NONE) */
+static int err_choices(const spec *s, char **err, int line, int col, char *msg,
+                       const char *name, int len, const char *const *cands, int n,
+                       const char *label, const char *none)
+{
+	sbuf b = {0};
+	sb_puts(&b, msg);
+	free(msg);
+	if (n == 0) {
+		sb_printf(&b, " (%s)", none);
+	} else {
+		sb_printf(&b, " (%s: ", label);
+		for (int i = 0; i < n; i++)
+			sb_printf(&b, "%s%s", i ? ", " : "", cands[i]);
+		sb_putc(&b, ')');
+		char *key = xstrndup(name, (size_t)len);
+		const char *near = nearest_name(key, cands, n);
+		free(key);
+		if (near)
+			sb_printf(&b, "; did you mean '%s'?", near);
+	}
+	errat(s, err, line, col, "%s", b.s);
+	sb_free(&b);
+	return -1;
+}
+
+/* Names of the kernels or buffers of s, for err_choices (caller frees the array). */
+static const char **kernel_names(const spec *s)
+{
+	const char **v = xmalloc(((size_t)s->nkernels + 1) * sizeof *v);
+	for (int i = 0; i < s->nkernels; i++)
+		v[i] = s->kernels[i].name;
+	return v;
+}
+
+static const char **buffer_names(const spec *s)
+{
+	const char **v = xmalloc(((size_t)s->nbufs + 1) * sizeof *v);
+	for (int i = 0; i < s->nbufs; i++)
+		v[i] = s->bufs[i].name;
+	return v;
+}
+
+/* ---- memory ---------------------------------------------------------- */
+
+static void launch_init(spec_launch *l)
+{
+	memset(l, 0, sizeof *l);
+	l->nchecks = -1;
+}
+
+static void check_free(spec_check *c)
+{
+	free(c->out);
+	free(c->ref);
+	for (int i = 0; i < SPEC_MAX_CHECK_ARGS; i++)
+		free(c->args[i].text);
+	memset(c, 0, sizeof *c);
+}
+
+/* Frees every slot, used or not: unused slots are zeroed. */
+static void launch_free(spec_launch *l)
+{
+	for (int i = 0; i < SPEC_MAX_DIMS; i++) {
+		free(l->grid[i].text);
+		free(l->block[i].text);
+	}
+	free(l->smem.text);
+	free(l->bytes.text);
+	free(l->flops.text);
+	for (int i = 0; i < SPEC_MAX_CHECKS; i++)
+		check_free(&l->checks[i]);
+	launch_init(l);
+}
+
+void spec_free(spec *s)
+{
+	for (int i = 0; i < s->nvars; i++) {
+		free(s->vars[i].name);
+		free(s->vars[i].value.text);
+	}
+	for (int i = 0; i < s->nbufs; i++) {
+		free(s->bufs[i].name);
+		free(s->bufs[i].count.text);
+	}
+	for (int i = 0; i < s->nkernels; i++) {
+		spec_kernel *k = &s->kernels[i];
+		free(k->name);
+		for (int j = 0; j < k->nparams; j++) {
+			free(k->params[j].type);
+			free(k->params[j].name);
+		}
+		free(k->params);
+		launch_free(&k->over);
+	}
+	for (int i = 0; i < s->nincludes; i++)
+		free(s->includes[i]);
+	for (int i = 0; i < s->nlinks; i++)
+		free(s->links[i]);
+	launch_free(&s->base);
+	free(s->vars);
+	free(s->bufs);
+	free(s->kernels);
+	free(s->includes);
+	free(s->links);
+	free(s->path);
+	free(s->src);
+	free(s->summary);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- lookups --------------------------------------------------------- */
+
+const spec_var *spec_var_find(const spec *s, const char *name)
+{
+	for (int i = 0; i < s->nvars; i++)
+		if (strcmp(s->vars[i].name, name) == 0)
+			return &s->vars[i];
+	return NULL;
+}
+
+int spec_buffer_find(const spec *s, const char *name)
+{
+	for (int i = 0; i < s->nbufs; i++)
+		if (strcmp(s->bufs[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int spec_kernel_find(const spec *s, const char *name)
+{
+	for (int i = 0; i < s->nkernels; i++)
+		if (strcmp(s->kernels[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+void spec_effective(const spec *s, int k, spec_launch *out)
+{
+	const spec_launch *o = &s->kernels[k].over;
+	*out = s->base;
+	if (o->ngrid > 0) {
+		out->ngrid = o->ngrid;
+		memcpy(out->grid, o->grid, sizeof out->grid);
+	}
+	if (o->nblock > 0) {
+		out->nblock = o->nblock;
+		memcpy(out->block, o->block, sizeof out->block);
+	}
+	if (o->smem.text)
+		out->smem = o->smem;
+	if (o->bytes.text)
+		out->bytes = o->bytes;
+	if (o->flops.text)
+		out->flops = o->flops;
+	if (o->nchecks >= 0) {
+		out->nchecks = o->nchecks;
+		memcpy(out->checks, o->checks, sizeof out->checks);
+	}
+}
+
+/* ---- kernel discovery: blanking --------------------------------------- */
+
+/* 1 when the newline at src[j] is escaped by a backslash (a line splice). */
+static int spliced(const char *src, size_t j)
+{
+	if (j >= 1 && src[j - 1] == '\\')
+		return 1;
+	return j >= 2 && src[j - 1] == '\r' && src[j - 2] == '\\';
+}
+
+/* 1 when the quote at src[i] is a C++14 digit separator, as in 1'000'000. */
+static int digit_separator(const char *src, size_t i)
+{
+	size_t k = i;
+	while (k > 0 && (is_ident_char((unsigned char)src[k - 1]) || src[k - 1] == '\''))
+		k--;
+	return k < i && isdigit((unsigned char)src[k]);
+}
+
+/* 1 when the quote at src[i] opens a raw string: R"x(...)x", u8R"(...)"... */
+static int raw_string_start(const char *src, size_t i)
+{
+	if (i == 0 || src[i - 1] != 'R')
+		return 0;
+	size_t k = i - 1;
+	if (k >= 2 && src[k - 2] == 'u' && src[k - 1] == '8')
+		k -= 2;
+	else if (k >= 1 && (src[k - 1] == 'u' || src[k - 1] == 'U' || src[k - 1] == 'L'))
+		k -= 1;
+	return k == 0 || !is_ident_char((unsigned char)src[k - 1]);
+}
+
+/* End of the raw string whose quote is at src[i], or 0 when it is malformed. */
+static size_t skip_raw_string(const char *src, size_t i)
+{
+	size_t d = i + 1, dn = 0;
+	while (src[d + dn] && src[d + dn] != '(' && dn <= 16) {
+		if (isspace((unsigned char)src[d + dn]) || src[d + dn] == ')' || src[d + dn] == '\\')
+			return 0;
+		dn++;
+	}
+	if (src[d + dn] != '(')
+		return 0;
+	for (size_t j = d + dn + 1; src[j]; j++)
+		if (src[j] == ')' && strncmp(src + j + 1, src + d, dn) == 0 && src[j + 1 + dn] == '"')
+			return j + dn + 2;
+	return strlen(src);
+}
+
+/* End of the quoted literal that starts at src[i] (quote q); an unterminated
+ * one ends at the end of its line. */
+static size_t skip_quoted(const char *src, size_t i, char q)
+{
+	size_t j = i + 1;
+	while (src[j] && src[j] != q && src[j] != '\n') {
+		if (src[j] == '\\' && src[j + 1])
+			j++;
+		j++;
+	}
+	return src[j] == q ? j + 1 : j;
+}
+
+/* End of the comment, string or character literal that starts at src[i],
+ * or i when none starts there. A // comment ends before its newline. */
+static size_t skip_literal_or_comment(const char *src, size_t i)
+{
+	const char *p = src + i;
+	if (p[0] == '/' && p[1] == '/') {
+		size_t j = i + 2;
+		while (src[j] && !(src[j] == '\n' && !spliced(src, j)))
+			j++;
+		return j;
+	}
+	if (p[0] == '/' && p[1] == '*') {
+		const char *e = strstr(p + 2, "*/");
+		return e ? (size_t)(e - src) + 2 : strlen(src);
+	}
+	if (p[0] == '"') {
+		size_t e = raw_string_start(src, i) ? skip_raw_string(src, i) : 0;
+		return e ? e : skip_quoted(src, i, '"');
+	}
+	if (p[0] == '\'' && !digit_separator(src, i))
+		return skip_quoted(src, i, '\'');
+	return i;
+}
+
+/* Records `#include "name"` when the directive at p is one. */
+static void add_include(spec *s, const char *p)
+{
+	p++;
+	while (is_blank(*p))
+		p++;
+	if (strncmp(p, "include", 7) != 0)
+		return;
+	p += 7;
+	while (is_blank(*p))
+		p++;
+	if (*p != '"')
+		return;
+	const char *e = ++p;
+	while (*e && *e != '"' && *e != '\n')
+		e++;
+	if (*e != '"' || e == p)
+		return;
+	for (int i = 0; i < s->nincludes; i++)
+		if (word_is(p, (int)(e - p), s->includes[i]))
+			return;
+	PUSH(s->includes, s->nincludes, xstrndup(p, (size_t)(e - p)));
+}
+
+/* End of the preprocessor directive whose '#' is at src[i]: the newline
+ * that is not spliced and not inside a comment or literal. */
+static size_t skip_directive(spec *s, const char *src, size_t i)
+{
+	add_include(s, src + i);
+	size_t j = i;
+	while (src[j] && !(src[j] == '\n' && !spliced(src, j))) {
+		size_t e = skip_literal_or_comment(src, j);
+		j = e > j ? e : j + 1;
+	}
+	return j;
+}
+
+static void blank_range(char *b, size_t from, size_t to)
+{
+	for (; from < to; from++)
+		if (b[from] != '\n')
+			b[from] = ' ';
+}
+
+/* A copy of s->src with comments, string and character literals and
+ * preprocessor lines replaced by spaces. Newlines are kept, so offsets,
+ * lines and columns match the source. Collects includes on the way. */
+static char *blank_source(spec *s)
+{
+	const char *src = s->src;
+	char *b = xstrdup(src);
+	int bol = 1; /* only blanks so far on this line */
+	for (size_t i = 0; src[i];) {
+		if (src[i] == '\n' || is_blank(src[i])) {
+			bol = bol || src[i] == '\n';
+			i++;
+			continue;
+		}
+		size_t e = bol && src[i] == '#' ? skip_directive(s, src, i) : skip_literal_or_comment(src, i);
+		bol = 0;
+		if (e > i) {
+			blank_range(b, i, e);
+			i = e;
+		} else {
+			i++;
+		}
+	}
+	return b;
+}
+
+/* ---- kernel discovery: tokens ----------------------------------------- */
+
+typedef struct tok {
+	const char *p; /* in the blanked copy */
+	int len, line, col;
+} tok;
+
+typedef struct toks {
+	tok *v;
+	int n, cap;
+} toks;
+
+/* Names and numbers as one token each, `::` as one, anything else one character. */
+static void tokenize(const char *b, toks *t)
+{
+	int line = 1;
+	const char *bol = b;
+	for (const char *p = b; *p;) {
+		if (*p == '\n') {
+			line++;
+			bol = ++p;
+			continue;
+		}
+		if (isspace((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		int len = 1;
+		if (is_ident_char((unsigned char)*p))
+			while (is_ident_char((unsigned char)p[len]))
+				len++;
+		else if (p[0] == ':' && p[1] == ':')
+			len = 2;
+		if (t->n == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 256;
+			t->v = xrealloc(t->v, (size_t)t->cap * sizeof *t->v);
+		}
+		t->v[t->n++] = (tok){ p, len, line, (int)(p - bol) + 1 };
+		p += len;
+	}
+}
+
+static int tok_is(const tok *t, const char *s)
+{
+	return word_is(t->p, t->len, s);
+}
+
+static int tok_ident(const tok *t)
+{
+	return is_ident_start((unsigned char)t->p[0]);
+}
+
+static int tok_opens(const tok *t)
+{
+	return t->len == 1 && strchr("([{<", t->p[0]);
+}
+
+static int tok_closes(const tok *t)
+{
+	return t->len == 1 && strchr(")]}>", t->p[0]);
+}
+
+/* Index of the ')' that closes the '(' at t[i], or -1. */
+static int match_paren(const toks *t, int i)
+{
+	int depth = 0;
+	for (; i < t->n; i++) {
+		if (tok_is(&t->v[i], "("))
+			depth++;
+		else if (tok_is(&t->v[i], ")") && --depth == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* Index of the '>' that closes the template parameter list at t[i] ('<'),
+ * or -1. Angle brackets inside parentheses are comparisons. */
+static int match_angle(const toks *t, int i)
+{
+	int angle = 0, paren = 0;
+	for (; i < t->n; i++) {
+		const tok *x = &t->v[i];
+		if (tok_is(x, "("))
+			paren++;
+		else if (tok_is(x, ")"))
+			paren--;
+		else if (paren == 0 && tok_is(x, "<"))
+			angle++;
+		else if (paren == 0 && tok_is(x, ">") && --angle == 0)
+			return i;
+		else if (tok_is(x, ";") || tok_is(x, "{"))
+			return -1;
+	}
+	return -1;
+}
+
+/* ---- kernel discovery: parameters ------------------------------------- */
+
+/* The kind of a scalar type given as words, qualifiers removed. */
+static arg_kind scalar_kind(const tok *const *w, int n)
+{
+	static const struct { const char *name; arg_kind kind; } named[] = {
+		{ "float", ARG_F32 }, { "double", ARG_F64 },
+		{ "int32_t", ARG_I32 }, { "uint32_t", ARG_U32 },
+		{ "int64_t", ARG_I64 }, { "uint64_t", ARG_U64 },
+		{ "size_t", ARG_U64 }, { "ptrdiff_t", ARG_I64 },
+		{ "intptr_t", ARG_I64 }, { "uintptr_t", ARG_U64 },
+	};
+	if (n == 1)
+		for (size_t i = 0; i < ARRAY_LEN(named); i++)
+			if (tok_is(w[0], named[i].name))
+				return named[i].kind;
+	/* builtin integers, words in any order: unsigned long int, long long... */
+	int nu = 0, ns = 0, nl = 0, ni = 0;
+	for (int i = 0; i < n; i++) {
+		if (tok_is(w[i], "unsigned"))
+			nu++;
+		else if (tok_is(w[i], "signed"))
+			ns++;
+		else if (tok_is(w[i], "long"))
+			nl++;
+		else if (tok_is(w[i], "int"))
+			ni++;
+		else
+			return ARG_NONE; /* char, short, bool, float4, T, structs... */
+	}
+	if (n == 0 || (nu && ns) || nu > 1 || ns > 1 || nl > 2 || ni > 1)
+		return ARG_NONE;
+	if (nl)
+		return nu ? ARG_U64 : ARG_I64;
+	return nu ? ARG_U32 : ARG_I32;
+}
+
+static int is_qualifier(const tok *t)
+{
+	static const char *const q[] = {
+		"const", "volatile", "__restrict__", "__restrict", "restrict", "__grid_constant__", "std", "::",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(q); i++)
+		if (tok_is(t, q[i]))
+			return 1;
+	return 0;
+}
+
+/* Kind of the type t[a, e), plus the element type of a pointer to a known
+ * scalar. is_array: the parameter was written NAME[]. */
+static void classify(kparam *p, const toks *t, int a, int e, int is_array)
+{
+	const tok *words[16];
+	int nw = 0, stars = 0, ref = 0;
+	for (int i = a; i < e; i++) {
+		const tok *x = &t->v[i];
+		if (tok_is(x, "*"))
+			stars++;
+		else if (tok_is(x, "&"))
+			ref = 1;
+		else if (!is_qualifier(x) && stars == 0 && nw < (int)ARRAY_LEN(words))
+			words[nw++] = x; /* words after the first '*' are qualifiers of the pointer */
+	}
+	stars += is_array;
+	arg_kind k = scalar_kind(words, nw);
+	p->kind = ref ? ARG_NONE : stars ? ARG_PTR : k;
+	if (p->kind != ARG_PTR || stars != 1)
+		return;
+	static const struct { arg_kind k; dtype t; } elems[] = {
+		{ ARG_F32, DT_FLOAT }, { ARG_F64, DT_DOUBLE }, { ARG_I32, DT_INT },
+		{ ARG_U32, DT_UNSIGNED }, { ARG_I64, DT_LONG },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(elems); i++)
+		if (elems[i].k == k) {
+			p->elem = elems[i].t;
+			p->elem_known = 1;
+		}
+}
+
+/* The tokens t[a, e) as type text: one space between words, none around
+ * `*`, `&`, `::` and template brackets: "const float* __restrict__". */
+static char *type_text(const toks *t, int a, int e, int is_array)
+{
+	static const char *const no_space_before[] = { "*", "&", "::", ",", "<", ">", ")", "[", "]" };
+	static const char *const no_space_after[] = { "::", "<", "(", "[" };
+	sbuf b = {0};
+	for (int i = a; i < e; i++) {
+		int space = i > a;
+		for (size_t j = 0; j < ARRAY_LEN(no_space_before); j++)
+			space &= !tok_is(&t->v[i], no_space_before[j]);
+		for (size_t j = 0; i > a && j < ARRAY_LEN(no_space_after); j++)
+			space &= !tok_is(&t->v[i - 1], no_space_after[j]);
+		if (space)
+			sb_putc(&b, ' ');
+		sb_add(&b, t->v[i].p, (size_t)t->v[i].len);
+	}
+	if (is_array)
+		sb_putc(&b, '*');
+	return sb_steal(&b);
+}
+
+/* One parameter, the tokens t[a, e): TYPE NAME, TYPE NAME[], TYPE NAME = default. */
+static void add_param(spec_kernel *k, const toks *t, int a, int e)
+{
+	for (int i = a, depth = 0; i < e; i++) {
+		if (tok_opens(&t->v[i]))
+			depth++;
+		else if (tok_closes(&t->v[i]))
+			depth--;
+		else if (depth == 0 && tok_is(&t->v[i], "="))
+			e = i; /* a default argument */
+	}
+	if (a == e || (e - a == 1 && k->nparams == 0 && tok_is(&t->v[a], "void")))
+		return;
+	int is_array = 0, name = e - 1;
+	while (name > a && tok_is(&t->v[name], "]")) { /* NAME[] or NAME[N][M] */
+		is_array = 1;
+		while (name > a && !tok_is(&t->v[name], "["))
+			name--;
+		name--;
+	}
+	kparam p = {0};
+	if (name > a && tok_ident(&t->v[name])) {
+		p.name = xstrndup(t->v[name].p, (size_t)t->v[name].len);
+	} else { /* unnamed: cannot be bound */
+		name = e;
+		is_array = 0;
+		p.name = xstrdup("");
+	}
+	const tok *at = &t->v[name < e ? name : a];
+	p.line = at->line;
+	p.col = at->col;
+	p.type = type_text(t, a, name, is_array);
+	classify(&p, t, a, name, is_array);
+	PUSH(k->params, k->nparams, p);
+}
+
+/* The kernel whose name is t[name], its parameter list ending at t[close]. */
+static void add_kernel(spec *s, const toks *t, int name, int close, int is_template)
+{
+	spec_kernel k = {0};
+	k.name = xstrndup(t->v[name].p, (size_t)t->v[name].len);
+	if (spec_kernel_find(s, k.name) >= 0) {
+		/* the same name again: #if/#else variants or overloads; the first wins */
+		free(k.name);
+		return;
+	}
+	k.line = t->v[name].line;
+	k.col = t->v[name].col;
+	k.is_template = is_template;
+	launch_init(&k.over);
+	int a = name + 2, depth = 0;
+	for (int i = a; i <= close; i++) {
+		if (i == close || (depth == 0 && tok_is(&t->v[i], ","))) {
+			add_param(&k, t, a, i);
+			a = i + 1;
+		} else if (tok_opens(&t->v[i])) {
+			depth++;
+		} else if (tok_closes(&t->v[i])) {
+			depth--;
+		}
+	}
+	PUSH(s->kernels, s->nkernels, k);
+}
+
+/* The declaration that follows the `__global__` at t[g]:
+ *   [attributes] void [__launch_bounds__(...)] NAME ( PARAMS ) [...] { body
+ * Adds a kernel when it is a definition (a prototype ends in ';').
+ * Returns the index to go on from. */
+static int global_decl(spec *s, const toks *t, int g, int is_template)
+{
+	for (int j = g + 1; j < t->n; j++) {
+		const tok *x = &t->v[j];
+		if (tok_is(x, ";") || tok_is(x, "{") || tok_is(x, "}"))
+			return j;
+		if (!tok_ident(x) || j + 1 >= t->n || !tok_is(&t->v[j + 1], "("))
+			continue;
+		int close = match_paren(t, j + 1);
+		if (close < 0)
+			return t->n;
+		if (x->len > 2 && strncmp(x->p, "__", 2) == 0) {
+			j = close; /* __launch_bounds__(...), __attribute__((...)) */
+			continue;
+		}
+		int k = close + 1;
+		while (k < t->n && !tok_is(&t->v[k], "{") && !tok_is(&t->v[k], ";"))
+			k++;
+		if (k < t->n && tok_is(&t->v[k], "{"))
+			add_kernel(s, t, j, close, is_template);
+		return k;
+	}
+	return t->n;
+}
+
+/* Finds the __global__ functions of s->src and its "..." includes. */
+static void discover(spec *s)
+{
+	char *b = blank_source(s);
+	toks t = {0};
+	tokenize(b, &t);
+	int in_template = 0; /* a template<...> head awaits its declaration */
+	for (int i = 0; i < t.n;) {
+		const tok *x = &t.v[i];
+		if (tok_is(x, "template") && i + 1 < t.n && tok_is(&t.v[i + 1], "<")) {
+			int e = match_angle(&t, i + 1);
+			in_template = e >= 0;
+			i = e >= 0 ? e + 1 : i + 1;
+			continue;
+		}
+		if (tok_is(x, ";") || tok_is(x, "{") || tok_is(x, "}"))
+			in_template = 0;
+		if (tok_is(x, "__global__")) {
+			i = global_decl(s, &t, i, in_template);
+			continue;
+		}
+		i++;
+	}
+	free(t.v);
+	free(b);
+}
+
+/* Text of the first `//` comment line (not a //@ line), for `ls`. */
+static char *find_summary(const char *src)
+{
+	for (const char *bol = src; *bol;) {
+		const char *p = bol, *eol = strchr(bol, '\n');
+		if (!eol)
+			eol = bol + strlen(bol);
+		while (p < eol && is_blank(*p))
+			p++;
+		if (eol - p >= 2 && p[0] == '/' && p[1] == '/' && !(eol - p >= 3 && p[2] == '@')) {
+			while (p < eol && *p == '/')
+				p++;
+			const char *e = eol;
+			while (p < e && isspace((unsigned char)*p))
+				p++;
+			while (e > p && isspace((unsigned char)e[-1]))
+				e--;
+			if (e > p)
+				return xstrndup(p, (size_t)(e - p));
+		}
+		bol = *eol ? eol + 1 : eol;
+	}
+	return NULL;
+}
+
+/* ---- //@ lines: the cursor -------------------------------------------- */
+
+typedef struct cur {
+	spec *s;
+	char **err;
+	const char *bol; /* column 1 of the line */
+	const char *p;   /* next character */
+	const char *end; /* end of the directive: before a // comment and trailing blanks */
+	int line;
+} cur;
+
+static int col_of(const cur *c, const char *p)
+{
+	return (int)(p - c->bol) + 1;
+}
+
+static int cerr(cur *c, const char *at, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+static int cerr(cur *c, const char *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verrat(c->s, c->err, c->line, col_of(c, at), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int cerr_choices(cur *c, const char *at, char *msg, const char *name, int len,
+                        const char *const *cands, int n, const char *label, const char *none)
+{
+	return err_choices(c->s, c->err, c->line, col_of(c, at), msg, name, len, cands, n, label, none);
+}
+
+static void skip_blank(cur *c)
+{
+	while (c->p < c->end && is_blank(*c->p))
+		c->p++;
+}
+
+static int at_end(cur *c)
+{
+	skip_blank(c);
+	return c->p == c->end;
+}
+
+/* 1 when the next non-blank character is ch (then skipped). */
+static int accept(cur *c, char ch)
+{
+	skip_blank(c);
+	if (c->p == c->end || *c->p != ch)
+		return 0;
+	c->p++;
+	return 1;
+}
+
+/* Reads a name after blanks into *w; returns its length, 0 when there is none. */
+static int read_word(cur *c, const char **w)
+{
+	skip_blank(c);
+	*w = c->p;
+	int n = 0;
+	if (c->p < c->end && is_ident_start((unsigned char)*c->p))
+		while (c->p + n < c->end && is_ident_char((unsigned char)c->p[n]))
+			n++;
+	c->p += n;
+	return n;
+}
+
+/* Length of the token at p, for messages: a name or one character. */
+static int token_len(const cur *c, const char *p)
+{
+	int n = 0;
+	while (p + n < c->end && is_ident_char((unsigned char)p[n]))
+		n++;
+	return n ? n : 1;
+}
+
+/* Nothing may follow `what` on the line. */
+static int expect_end(cur *c, const char *what)
+{
+	if (at_end(c))
+		return 0;
+	return cerr(c, c->p, "unexpected '%.*s' after %s", token_len(c, c->p), c->p, what);
+}
+
+/* Reads a number (strtod syntax, finite) at the cursor; -1 when there is none. */
+static int read_number(cur *c, double *v)
+{
+	skip_blank(c);
+	const char *a = c->p, *q = a;
+	while (q < c->end && !is_blank(*q) && *q != ')' && *q != ',')
+		q++;
+	char buf[64], *e;
+	if (q == a || q - a >= (int)sizeof buf)
+		return -1;
+	memcpy(buf, a, (size_t)(q - a));
+	buf[q - a] = 0;
+	*v = strtod(buf, &e);
+	if (*e || !isfinite(*v))
+		return -1;
+	c->p = q;
+	return 0;
+}
+
+/* The text [a, e), trimmed, as an expression located in this line. */
+static spec_expr make_expr(const cur *c, const char *a, const char *e)
+{
+	while (a < e && is_blank(*a))
+		a++;
+	while (e > a && is_blank(e[-1]))
+		e--;
+	return (spec_expr){ xstrndup(a, (size_t)(e - a)), c->line, col_of(c, a) };
+}
+
+/* The rest of the line as one expression, for `what`. */
+static int rest_expr(cur *c, const char *what, spec_expr *e)
+{
+	if (at_end(c))
+		return cerr(c, c->p, "expected an expression after %s", what);
+	*e = make_expr(c, c->p, c->end);
+	c->p = c->end;
+	return 0;
+}
+
+/* Splits [c->p, stop) at commas outside parentheses into out[0..max).
+ * what names the list in messages ("dimensions in 'grid'"). */
+static int split_list(cur *c, const char *stop, spec_expr *out, int max, int *n, const char *what)
+{
+	const char *a = c->p;
+	int depth = 0;
+	*n = 0;
+	for (const char *q = c->p;; q++) {
+		if (q < stop && *q == '(') {
+			depth++;
+		} else if (q < stop && *q == ')') {
+			depth -= depth > 0;
+		} else if (q == stop || (*q == ',' && depth == 0)) {
+			const char *x = a;
+			while (x < q && is_blank(*x))
+				x++;
+			if (x == q)
+				return cerr(c, x, "expected an expression %s ','", q == stop ? "after" : "before");
+			if (*n == max)
+				return cerr(c, x, "too many %s (at most %d)", what, max);
+			out[(*n)++] = make_expr(c, a, q);
+			if (q == stop)
+				break;
+			a = q + 1;
+		}
+	}
+	c->p = stop;
+	return 0;
+}
+
+/* ---- //@ define, param, buffer, link ---------------------------------- */
+
+/* A define, param or buffer name must be new. */
+static int check_new_name(cur *c, const char *w, int n)
+{
+	const spec *s = c->s;
+	for (int i = 0; i < s->nvars; i++)
+		if (word_is(w, n, s->vars[i].name))
+			return cerr(c, w, "duplicate name '%.*s' (already a %s at line %d)", n, w,
+			            s->vars[i].is_define ? "define" : "param", s->vars[i].line);
+	for (int i = 0; i < s->nbufs; i++)
+		if (word_is(w, n, s->bufs[i].name))
+			return cerr(c, w, "duplicate name '%.*s' (already a buffer at line %d)", n, w,
+			            s->bufs[i].line);
+	return 0;
+}
+
+/* -DNAME would rewrite every NAME in the source, kernel parameters included. */
+static int check_define_clash(cur *c, const char *w, int n)
+{
+	const spec *s = c->s;
+	for (int i = 0; i < s->nkernels; i++) {
+		const spec_kernel *k = &s->kernels[i];
+		if (word_is(w, n, k->name))
+			return cerr(c, w, "define '%.*s' is also the name of a kernel (a define becomes "
+			            "a -D macro and would rewrite it)", n, w);
+		for (int j = 0; j < k->nparams; j++)
+			if (word_is(w, n, k->params[j].name))
+				return cerr(c, w, "define '%.*s' is also a parameter of kernel '%s': declare it "
+				            "with '//@ param' (a define becomes a -D macro and would rewrite "
+				            "the parameter)", n, w, k->name);
+	}
+	return 0;
+}
+
+/* define NAME = EXPR, param NAME = EXPR */
+static int dir_var(cur *c, const char *dir)
+{
+	spec_var v = { .is_define = strcmp(dir, "define") == 0 };
+	const char *w;
+	int n = read_word(c, &w);
+	if (n == 0)
+		return cerr(c, c->p, "expected a name after '%s'", dir);
+	if (check_new_name(c, w, n) != 0 || (v.is_define && check_define_clash(c, w, n) != 0))
+		return -1;
+	if (!accept(c, '='))
+		return cerr(c, c->p, "expected '=' after %s name '%.*s'", dir, n, w);
+	if (rest_expr(c, "'='", &v.value) != 0)
+		return -1;
+	v.name = xstrndup(w, (size_t)n);
+	v.line = c->line;
+	v.col = col_of(c, w);
+	PUSH(c->s->vars, c->s->nvars, v);
+	return 0;
+}
+
+/* value(X): the cursor is after `value`. */
+static int parse_init_value(cur *c, double *v)
+{
+	if (!accept(c, '('))
+		return cerr(c, c->p, "expected '(' after 'value'");
+	skip_blank(c);
+	const char *at = c->p;
+	if (read_number(c, v) != 0)
+		return cerr(c, at, "expected a number inside 'value(...)'");
+	if (!accept(c, ')'))
+		return cerr(c, c->p, "expected ')' after 'value(%.*s'", (int)(c->p - at), at);
+	return 0;
+}
+
+/* After TYPE[EXPR]: an init (random zero one iota value(X) poison) and the
+ * flags output and managed, in any order. */
+static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
+{
+	static const char *const words[] = {
+		"random", "zero", "one", "iota", "value", "poison", "output", "managed",
+	};
+	static const init_kind inits[] = {
+		INIT_RANDOM, INIT_ZERO, INIT_ONE, INIT_IOTA, INIT_VALUE, INIT_POISON,
+	};
+	const char *init_at = NULL;
+	int init_len = 0;
+	while (!at_end(c)) {
+		const char *w;
+		int n = read_word(c, &w);
+		if (n == 0)
+			return cerr(c, w, "unexpected '%.*s' in buffer '%.*s' (expected random, zero, one, iota, "
+			            "value(X), poison, output or managed)", token_len(c, w), w, nlen, name);
+		int i = 0;
+		while (i < (int)ARRAY_LEN(words) && !word_is(w, n, words[i]))
+			i++;
+		if (i == (int)ARRAY_LEN(words))
+			return cerr_choices(c, w, xasprintf("unknown word '%.*s' in buffer '%.*s'", n, w, nlen, name),
+			                    w, n, words, (int)ARRAY_LEN(words), "expected", "");
+		if (i >= (int)ARRAY_LEN(inits)) {
+			int *flag = i == 6 ? &b->output : &b->managed;
+			if (*flag)
+				return cerr(c, w, "duplicate '%s' in buffer '%.*s'", words[i], nlen, name);
+			*flag = 1;
+			continue;
+		}
+		if (init_at)
+			return cerr(c, w, "buffer '%.*s' has two inits, '%.*s' and '%.*s'", nlen, name,
+			            init_len, init_at, n, w);
+		init_at = w;
+		init_len = n;
+		b->init = inits[i];
+		if (b->init == INIT_VALUE && parse_init_value(c, &b->init_value) != 0)
+			return -1;
+	}
+	if (!init_at) /* an output nobody initialises is poisoned, so unwritten parts show */
+		b->init = b->output ? INIT_POISON : INIT_RANDOM;
+	return 0;
+}
+
+/* buffer NAME TYPE[EXPR] [INIT] [output] [managed] */
+static int dir_buffer(cur *c, const char *dir)
+{
+	spec_buffer b = { .line = c->line };
+	const char *w, *tw;
+	int n = read_word(c, &w);
+	if (n == 0)
+		return cerr(c, c->p, "expected a name after '%s'", dir);
+	if (check_new_name(c, w, n) != 0)
+		return -1;
+	b.col = col_of(c, w);
+	int tn = read_word(c, &tw);
+	if (tn == 0)
+		return cerr(c, c->p, "expected a type after buffer name '%.*s' (float, double, int, "
+		            "unsigned, long)", n, w);
+	if (dtype_parse(tw, tn, &b.type) != 0)
+		return cerr_choices(c, tw, xasprintf("unknown buffer type '%.*s'", tn, tw), tw, tn,
+		                    dtype_names, (int)ARRAY_LEN(dtype_names), "known", "");
+	if (!accept(c, '['))
+		return cerr(c, c->p, "expected '[' after buffer type '%.*s'", tn, tw);
+	const char *open = c->p - 1, *close = NULL;
+	for (const char *q = c->p; q < c->end && !close; q++)
+		if (*q == ']')
+			close = q;
+	if (!close)
+		return cerr(c, c->end, "expected ']' after the size of buffer '%.*s'", n, w);
+	b.count = make_expr(c, open + 1, close);
+	if (b.count.text[0] == 0) {
+		free(b.count.text);
+		return cerr(c, close, "expected the size of buffer '%.*s' inside '[]'", n, w);
+	}
+	c->p = close + 1;
+	if (buffer_words(c, &b, w, n) != 0) {
+		free(b.count.text);
+		return -1;
+	}
+	b.name = xstrndup(w, (size_t)n);
+	PUSH(c->s->bufs, c->s->nbufs, b);
+	return 0;
+}
+
+/* link NAME... */
+static int dir_link(cur *c, const char *dir)
+{
+	const char *w;
+	int n = read_word(c, &w);
+	if (n == 0)
+		return cerr(c, c->p, "expected a library name after '%s' (known: cudadevrt)", dir);
+	for (; n > 0; n = read_word(c, &w)) {
+		int known = 0;
+		for (size_t i = 0; i < ARRAY_LEN(link_names); i++)
+			known |= word_is(w, n, link_names[i]);
+		if (!known)
+			return cerr_choices(c, w, xasprintf("unknown link library '%.*s'", n, w), w, n,
+			                    link_names, (int)ARRAY_LEN(link_names), "known", "");
+		int dup = 0;
+		for (int i = 0; i < c->s->nlinks; i++)
+			dup |= word_is(w, n, c->s->links[i]);
+		if (!dup)
+			PUSH(c->s->links, c->s->nlinks, xstrndup(w, (size_t)n));
+	}
+	return expect_end(c, "'link'");
+}
+
+/* ---- //@ grid, block, smem, bytes, flops, check ------------------------ */
+
+/* Where a launch line goes: the file's lines (k == NULL) or a kernel's overrides. */
+typedef struct scope {
+	spec_launch *l;
+	const spec_kernel *k;
+} scope;
+
+static int duplicate(cur *c, const char *at, const char *dir, const scope *sc, int first)
+{
+	if (sc->k)
+		return cerr(c, at, "duplicate '%s' override for kernel '%s' (first at line %d)",
+		            dir, sc->k->name, first);
+	return cerr(c, at, "duplicate '%s' line (first at line %d)", dir, first);
+}
+
+/* The arguments of REF(...): the cursor is at the '('. */
+static int check_args(cur *c, spec_check *ch)
+{
+	const char *close = NULL;
+	int depth = 0;
+	for (const char *q = c->p; q < c->end && !close; q++) {
+		if (*q == '(')
+			depth++;
+		else if (*q == ')' && --depth == 0)
+			close = q;
+	}
+	if (!close)
+		return cerr(c, c->end, "expected ')' after the arguments of '%s'", ch->ref);
+	c->p++;
+	skip_blank(c);
+	if (c->p == close) {
+		c->p = close + 1;
+		return 0;
+	}
+	char *what = xasprintf("arguments to '%s'", ch->ref);
+	int r = split_list(c, close, ch->args, SPEC_MAX_CHECK_ARGS, &ch->nargs, what);
+	free(what);
+	c->p = close + 1;
+	return r;
+}
+
+/* Resolves ch->ref: a reference when called with arguments, else a kernel. */
+static int check_target(cur *c, spec_check *ch, const char *at, int call)
+{
+	int len = (int)strlen(ch->ref);
+	if (call) {
+		const ref_fn *f = ref_find(ch->ref);
+		if (!f) {
+			int n = 0;
+			const ref_fn *t = ref_table(&n);
+			const char **names = xmalloc(((size_t)n + 1) * sizeof *names);
+			for (int i = 0; i < n; i++)
+				names[i] = t[i].name;
+			int r = cerr_choices(c, at, xasprintf("unknown reference '%s'", ch->ref), ch->ref, len,
+			                     names, n, "known", "no references");
+			free(names);
+			return r;
+		}
+		if (ch->nargs != f->nargs)
+			return cerr(c, at, "'%s' takes %d argument%s, not %d: %s", f->name, f->nargs,
+			            f->nargs == 1 ? "" : "s", ch->nargs, f->synopsis);
+		return 0;
+	}
+	if (spec_kernel_find(c->s, ch->ref) >= 0) {
+		ch->is_kernel = 1;
+		return 0;
+	}
+	const ref_fn *f = ref_find(ch->ref);
+	if (f)
+		return cerr(c, at, "reference '%s' needs its arguments: %s", f->name, f->synopsis);
+	const char **names = kernel_names(c->s);
+	int r = cerr_choices(c, at, xasprintf("unknown kernel '%s' in check", ch->ref), ch->ref, len,
+	                     names, c->s->nkernels, "kernels", "no __global__ functions in the file");
+	free(names);
+	return r;
+}
+
+/* OUT = REF(ARG, ...) [tol X], OUT = KERNEL [tol X]: the cursor is after OUT. */
+static int check_body(cur *c, spec_check *ch, const char *out, int outlen)
+{
+	if (!accept(c, '='))
+		return cerr(c, c->p, "expected '=' after check output '%.*s'", outlen, out);
+	const char *r;
+	int rn = read_word(c, &r);
+	if (rn == 0)
+		return cerr(c, c->p, "expected a reference or a kernel name after '='");
+	ch->ref = xstrndup(r, (size_t)rn);
+	skip_blank(c);
+	int call = c->p < c->end && *c->p == '(';
+	if ((call && check_args(c, ch) != 0) || check_target(c, ch, r, call) != 0)
+		return -1;
+	const char *tw;
+	int tn = read_word(c, &tw);
+	if (tn > 0 && !word_is(tw, tn, "tol"))
+		return cerr(c, tw, "unexpected '%.*s' after check (expected 'tol X' or the end of the line)",
+		            tn, tw);
+	if (tn > 0) {
+		skip_blank(c);
+		const char *at = c->p;
+		if (read_number(c, &ch->tol) != 0 || ch->tol <= 0)
+			return cerr(c, at, "expected a positive number after 'tol'");
+	}
+	return expect_end(c, "check");
+}
+
+/* check none | check OUT = ... */
+static int dir_check(cur *c, const char *at, const scope *sc)
+{
+	spec_launch *l = sc->l;
+	const char *w;
+	int n = read_word(c, &w);
+	if (n == 0)
+		return cerr(c, c->p, "expected an output buffer or 'none' after 'check'");
+	if (word_is(w, n, "none") && at_end(c)) {
+		if (l->nchecks > 0)
+			return cerr(c, w, "'check none' conflicts with the check at line %d", l->checks[0].line);
+		l->nchecks = 0;
+		l->checks[0].none = 1;
+		l->checks[0].line = c->line;
+		l->checks[0].col = col_of(c, w);
+		return 0;
+	}
+	if (l->nchecks == 0)
+		return cerr(c, at, "check conflicts with 'check none' at line %d", l->checks[0].line);
+	if (l->nchecks == SPEC_MAX_CHECKS)
+		return cerr(c, at, "too many checks (at most %d)", SPEC_MAX_CHECKS);
+	spec_check ch = { .line = c->line, .col = col_of(c, w) };
+	if (check_body(c, &ch, w, n) != 0) {
+		check_free(&ch);
+		return -1;
+	}
+	ch.out = xstrndup(w, (size_t)n);
+	l->checks[l->nchecks < 0 ? 0 : l->nchecks] = ch;
+	l->nchecks = l->nchecks < 0 ? 1 : l->nchecks + 1;
+	return 0;
+}
+
+/* grid/block EXPR[, EXPR[, EXPR]], smem/bytes/flops EXPR, check ...
+ * Returns 1 when dir is none of these. */
+static int launch_line(cur *c, const char *dir, const char *at, const scope *sc)
+{
+	spec_launch *l = sc->l;
+	char *what = xasprintf("'%s'", dir);
+	int r;
+	if (strcmp(dir, "grid") == 0 || strcmp(dir, "block") == 0) {
+		int *n = dir[0] == 'g' ? &l->ngrid : &l->nblock;
+		spec_expr *dims = dir[0] == 'g' ? l->grid : l->block;
+		char *list = xasprintf("dimensions in '%s'", dir);
+		r = *n > 0 ? duplicate(c, at, dir, sc, dims[0].line)
+		  : at_end(c) ? cerr(c, c->p, "expected an expression after %s", what)
+		  : split_list(c, c->end, dims, SPEC_MAX_DIMS, n, list);
+		free(list);
+	} else if (strcmp(dir, "smem") == 0 || strcmp(dir, "bytes") == 0 || strcmp(dir, "flops") == 0) {
+		spec_expr *e = dir[0] == 's' ? &l->smem : dir[0] == 'b' ? &l->bytes : &l->flops;
+		r = e->text ? duplicate(c, at, dir, sc, e->line) : rest_expr(c, what, e);
+	} else if (strcmp(dir, "check") == 0) {
+		r = dir_check(c, at, sc);
+	} else {
+		r = 1;
+	}
+	free(what);
+	return r;
+}
+
+/* kernel NAME skip | kernel NAME grid|block|smem|bytes|flops|check ... */
+static int dir_kernel(cur *c, const char *dir)
+{
+	const char *w, *d;
+	int n = read_word(c, &w);
+	if (n == 0)
+		return cerr(c, c->p, "expected a kernel name after '%s'", dir);
+	char *name = xstrndup(w, (size_t)n);
+	int ki = spec_kernel_find(c->s, name);
+	free(name);
+	if (ki < 0) {
+		const char **names = kernel_names(c->s);
+		int r = cerr_choices(c, w, xasprintf("unknown kernel '%.*s'", n, w), w, n, names,
+		                     c->s->nkernels, "kernels", "no __global__ functions in the file");
+		free(names);
+		return r;
+	}
+	spec_kernel *k = &c->s->kernels[ki];
+	int dn = read_word(c, &d);
+	if (dn == 0)
+		return cerr(c, c->p, "expected an override after kernel name '%s' (grid, block, smem, "
+		            "bytes, flops, check or skip)", k->name);
+	if (word_is(d, dn, "skip")) {
+		k->skip = 1;
+		return expect_end(c, "'skip'");
+	}
+	char *sub = xstrndup(d, (size_t)dn);
+	scope sc = { &k->over, k };
+	int r = launch_line(c, sub, d, &sc);
+	free(sub);
+	if (r <= 0)
+		return r;
+	return cerr_choices(c, d, xasprintf("unknown override '%.*s' for kernel '%s'", dn, d, k->name),
+	                    d, dn, override_names, (int)ARRAY_LEN(override_names), "known", "");
+}
+
+/* One //@ line: bol is its first character, p just after "//@". */
+static int header_line(spec *s, int line, const char *bol, const char *p, const char *eol, char **err)
+{
+	cur c = { s, err, bol, p, eol, line };
+	for (const char *q = p; q + 1 < eol; q++)
+		if (q[0] == '/' && q[1] == '/') {
+			c.end = q;
+			break;
+		}
+	while (c.end > c.p && is_blank(c.end[-1]))
+		c.end--;
+	const char *w;
+	int n = read_word(&c, &w);
+	if (n == 0 && at_end(&c))
+		return 0; /* a bare //@ */
+	const char *const *names = directive_names;
+	int nnames = (int)ARRAY_LEN(directive_names);
+	if (n == 0)
+		return cerr_choices(&c, c.p, xstrdup("expected a directive after '//@'"), "", 0, names,
+		                    nnames, "known", "");
+	char *dir = xstrndup(w, (size_t)n);
+	scope base = { &s->base, NULL };
+	int r;
+	if (strcmp(dir, "define") == 0 || strcmp(dir, "param") == 0)
+		r = dir_var(&c, dir);
+	else if (strcmp(dir, "buffer") == 0)
+		r = dir_buffer(&c, dir);
+	else if (strcmp(dir, "link") == 0)
+		r = dir_link(&c, dir);
+	else if (strcmp(dir, "kernel") == 0)
+		r = dir_kernel(&c, dir);
+	else if ((r = launch_line(&c, dir, w, &base)) > 0)
+		r = cerr_choices(&c, w, xasprintf("unknown directive '%s'", dir), w, n, names, nnames,
+		                 "known", "");
+	free(dir);
+	return r;
+}
+
+static int parse_header(spec *s, char **err)
+{
+	int line = 0;
+	for (const char *bol = s->src; *bol;) {
+		const char *eol = strchr(bol, '\n'), *p = bol;
+		if (!eol)
+			eol = bol + strlen(bol);
+		line++;
+		while (p < eol && is_blank(*p))
+			p++;
+		if (eol - p >= 3 && strncmp(p, "//@", 3) == 0 && header_line(s, line, bol, p + 3, eol, err) != 0)
+			return -1;
+		bol = *eol ? eol + 1 : eol;
+	}
+	return 0;
+}
+
+/* ---- checks that need the whole file ----------------------------------- */
+
+static int is_name(const char *s)
+{
+	if (!is_ident_start((unsigned char)*s))
+		return 0;
+	while (is_ident_char((unsigned char)*s))
+		s++;
+	return *s == 0;
+}
+
+static int unknown_buffer(const spec *s, char **err, int line, int col, char *msg, const char *name)
+{
+	const char **names = buffer_names(s);
+	int r = err_choices(s, err, line, col, msg, name, (int)strlen(name), names, s->nbufs,
+	                    "buffers", "no buffers declared");
+	free(names);
+	return r;
+}
+
+/* The buffers a check names exist; a reference gets buffers where it takes
+ * buffers and expressions where it takes numbers. k: the kernel overridden. */
+static int validate_checks(const spec *s, const spec_launch *l, const spec_kernel *k, char **err)
+{
+	for (int i = 0; i < l->nchecks; i++) {
+		const spec_check *ch = &l->checks[i];
+		if (spec_buffer_find(s, ch->out) < 0)
+			return unknown_buffer(s, err, ch->line, ch->col,
+			                      xasprintf("unknown buffer '%s' in check", ch->out), ch->out);
+		if (ch->is_kernel) {
+			if (k && strcmp(ch->ref, k->name) == 0)
+				return errat(s, err, ch->line, ch->col, "kernel '%s' cannot be checked against itself",
+				             k->name);
+			continue;
+		}
+		const ref_fn *f = ref_find(ch->ref);
+		for (int j = 0; f && j < ch->nargs; j++) {
+			const spec_expr *a = &ch->args[j];
+			int is_buf = spec_buffer_find(s, a->text) >= 0;
+			if (f->argkinds[j] == 'b' && !is_buf && !is_name(a->text))
+				return errat(s, err, a->line, a->col, "expected a buffer for argument %d of %s, "
+				             "found '%s'", j + 1, f->synopsis, a->text);
+			if (f->argkinds[j] == 'b' && !is_buf)
+				return unknown_buffer(s, err, a->line, a->col, xasprintf("unknown buffer '%s' for "
+				                      "argument %d of %s", a->text, j + 1, f->synopsis), a->text);
+			if (f->argkinds[j] != 'b' && is_buf)
+				return errat(s, err, a->line, a->col, "argument %d of %s is a number, but '%s' is "
+				             "a buffer", j + 1, f->synopsis, a->text);
+		}
+	}
+	return 0;
+}
+
+static int validate(const spec *s, char **err)
+{
+	if (validate_checks(s, &s->base, NULL, err) != 0)
+		return -1;
+	for (int i = 0; i < s->nkernels; i++)
+		if (validate_checks(s, &s->kernels[i].over, &s->kernels[i], err) != 0)
+			return -1;
+	for (int i = 0; i < s->nkernels; i++) {
+		const spec_kernel *k = &s->kernels[i];
+		spec_launch eff;
+		if (k->skip || k->is_template)
+			continue;
+		spec_effective(s, i, &eff);
+		const char *missing = eff.ngrid == 0 ? "grid" : eff.nblock == 0 ? "block" : NULL;
+		if (missing)
+			return errat(s, err, k->line, k->col, "kernel '%s' has no %s: add '//@ %s EXPR' or "
+			             "'//@ kernel %s %s EXPR'", k->name, missing, missing, k->name, missing);
+	}
+	return 0;
+}
+
+int spec_parse(const char *path, const char *src, spec *out, char **err)
+{
+	memset(out, 0, sizeof *out);
+	out->path = xstrdup(path);
+	out->src = xstrdup(src);
+	out->summary = find_summary(src);
+	launch_init(&out->base);
+	discover(out);
+	if (parse_header(out, err) != 0 || validate(out, err) != 0) {
+		spec_free(out);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,1613 @@
+/* worker.c: the GPU worker, a child process that owns the CUDA context, and
+ * its client in the front end.
+ *
+ * Wire: framed messages over two pipes (worker.h). The worker answers every
+ * RUN with exactly one RESULT, sending PROGRESS messages before; a sticky
+ * CUDA error makes it answer RES_FATAL and exit. The client kills a worker
+ * that makes no progress, reaps one that dies, and starts a new one on the
+ * next run. */
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "cudrv.h"
+#include "ref.h"
+#include "stats.h"
+#include "util.h"
+
+#define KiB ((uint64_t)1024)
+#define MiB (KiB * 1024)
+#define GiB (MiB * 1024)
+
+/* ------------------------------------------------------------------ wire */
+
+/* send() with MSG_NOSIGNAL on the worker's sockets (a gone reader gives
+ * EPIPE, never SIGPIPE); write() on anything else, e.g. a pipe. */
+static ssize_t write_some(int fd, const void *p, size_t n)
+{
+	ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+	if (w < 0 && errno == ENOTSOCK)
+		w = write(fd, p, n);
+	return w;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+	while (n > 0) {
+		ssize_t w = write_some(fd, s, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (w == 0) {
+			errno = EIO;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Bytes read before end of file (n when complete), or -1. */
+static ssize_t read_full(int fd, void *p, size_t n)
+{
+	char *s = p;
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, s + got, n - got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+#define WIRE_HDR 12
+
+int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
+{
+	uint64_t len = (uint64_t)alen + (uint64_t)blen;
+	if (len > WIRE_MAX_PAYLOAD) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	unsigned char hdr[WIRE_HDR];
+	memcpy(hdr, &type, 4);
+	memcpy(hdr + 4, &len, 8);
+	if (WIRE_HDR + len <= 4096) {
+		/* One write: atomic on a pipe, so a dying writer never leaves half
+		 * a small message. */
+		unsigned char buf[4096];
+		memcpy(buf, hdr, WIRE_HDR);
+		if (alen)
+			memcpy(buf + WIRE_HDR, a, alen);
+		if (blen)
+			memcpy(buf + WIRE_HDR + alen, b, blen);
+		return write_all(fd, buf, WIRE_HDR + (size_t)len);
+	}
+	if (write_all(fd, hdr, WIRE_HDR) != 0)
+		return -1;
+	if (alen && write_all(fd, a, alen) != 0)
+		return -1;
+	if (blen && write_all(fd, b, blen) != 0)
+		return -1;
+	return 0;
+}
+
+int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len)
+{
+	unsigned char hdr[WIRE_HDR];
+	*payload = NULL;
+	*len = 0;
+	ssize_t r = read_full(fd, hdr, WIRE_HDR);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return 1;
+	if (r < WIRE_HDR) {
+		errno = EPROTO;
+		return -1;
+	}
+	uint64_t n;
+	memcpy(type, hdr, 4);
+	memcpy(&n, hdr + 4, 8);
+	if (n > WIRE_MAX_PAYLOAD) {
+		errno = EPROTO;
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	char *p = malloc((size_t)n + 1);
+	if (!p) {
+		errno = ENOMEM;
+		return -1;
+	}
+	r = read_full(fd, p, (size_t)n);
+	if (r < 0 || (uint64_t)r != n) {
+		int e = r < 0 ? errno : EPROTO;
+		free(p);
+		errno = e;
+		return -1;
+	}
+	p[n] = 0;
+	*payload = p;
+	*len = n;
+	return 0;
+}
+
+/* --------------------------------------------------- compile-only facts */
+
+static const struct arch_facts {
+	int sm, sms;
+	int64_t l2;
+	int smem_optin, smem_sm, threads_sm, blocks_sm;
+} arch_table[] = {
+	/* sm   SMs  L2         opt-in  per SM  thr/SM blk/SM   like */
+	{ 70,  80,   6 * MiB,  98304,  98304,  2048,  32 },  /* V100 */
+	{ 75,  40,   4 * MiB,  65536,  65536,  1024,  16 },  /* T4 */
+	{ 80, 108,  40 * MiB, 166912, 167936,  2048,  32 },  /* A100 */
+	{ 86,  72,   6 * MiB, 101376, 102400,  1536,  16 },  /* A10 */
+	{ 89, 142,  96 * MiB, 101376, 102400,  1536,  24 },  /* L40S */
+	{ 90, 132,  50 * MiB, 232448, 233472,  2048,  32 },  /* H100 SXM */
+	{ 100, 148, 126 * MiB, 232448, 233472, 2048,  32 },  /* B200 */
+	{ 120, 170,  96 * MiB, 101376, 102400, 1536,  32 },  /* RTX 5090 */
+};
+
+void devinfo_for_arch(int sm, devinfo *d)
+{
+	const struct arch_facts *f = &arch_table[0];
+	for (size_t i = 0; i < ARRAY_LEN(arch_table); i++)
+		if (arch_table[i].sm <= sm)
+			f = &arch_table[i];
+	memset(d, 0, sizeof *d);
+	d->ordinal = 0;
+	d->count = 0;
+	snprintf(d->name, sizeof d->name, "sm_%d (no GPU)", sm);
+	d->cc_major = sm / 10;
+	d->cc_minor = sm % 10;
+	d->sm_count = f->sms;
+	d->warp_size = 32;
+	d->l2_bytes = f->l2;
+	d->max_threads_per_block = 1024;
+	d->max_block[0] = 1024;
+	d->max_block[1] = 1024;
+	d->max_block[2] = 64;
+	d->max_grid[0] = 2147483647;
+	d->max_grid[1] = 65535;
+	d->max_grid[2] = 65535;
+	d->max_smem_block = 48 * 1024;
+	d->max_smem_optin = f->smem_optin;
+	d->max_smem_sm = f->smem_sm;
+	d->regs_per_block = 65536;
+	d->regs_per_sm = 65536;
+	d->max_threads_sm = f->threads_sm;
+	d->max_blocks_sm = f->blocks_sm;
+}
+
+/* ----------------------------------------------------------- worker side */
+
+static volatile sig_atomic_t w_interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	w_interrupted = 1;
+}
+
+typedef struct wstate {
+	int rfd, wfd;
+	int ordinal;
+	CUdevice dev;
+	CUcontext ctx;
+	int have_ctx;
+	devinfo info;
+	CUevent ev0, ev1;
+	CUdeviceptr flush;     /* L2 flush scratch, allocated on first need */
+	size_t flush_bytes;
+	int roof_done;
+	double roof_gbps;
+	int stop, quit;        /* STOP / QUIT (or the front end gone) seen */
+} wstate;
+
+enum { RESTORE_NONE, RESTORE_D8, RESTORE_D32, RESTORE_COPY };
+
+typedef struct wbuf {
+	CUdeviceptr d;         /* what the kernel sees */
+	CUdeviceptr pristine;  /* initial contents, for RESTORE_COPY */
+	void *host;            /* initial contents (never overwritten) */
+	size_t bytes;
+	int restore;           /* RESTORE_*: how an output is reset between launches */
+	unsigned int rval;
+} wbuf;
+
+typedef union argval {
+	CUdeviceptr p;
+	int32_t i32;
+	uint32_t u32;
+	int64_t i64;
+	uint64_t u64;
+	float f32;
+	double f64;
+} argval;
+
+/* Kernel arguments; params[i] points into v[i], so never copy one. */
+typedef struct kargs {
+	argval v[PLAN_MAX_ARGS];
+	void *params[PLAN_MAX_ARGS + 1];
+} kargs;
+
+typedef struct wrun {
+	wstate *ws;
+	const plan *p;
+	result *res;
+	CUmodule mod;
+	int have_mod;
+	CUfunction fn;
+	CUfunction other[PLAN_MAX_CHECKS];
+	wbuf b[PLAN_MAX_BUFS];
+	kargs ka;
+} wrun;
+
+static const char *fmt_bytes(uint64_t n, char *buf, size_t len)
+{
+	if (n >= GiB)
+		snprintf(buf, len, "%.1f GiB", (double)n / (double)GiB);
+	else if (n >= MiB)
+		snprintf(buf, len, "%.1f MiB", (double)n / (double)MiB);
+	else if (n >= KiB)
+		snprintf(buf, len, "%.1f KiB", (double)n / (double)KiB);
+	else
+		snprintf(buf, len, "%" PRIu64 " bytes", n);
+	return buf;
+}
+
+/* Records the run's error (a FATAL one replaces an earlier plain one);
+ * returns -1. */
+static int rfail(wrun *r, int fatal, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static int rfail(wrun *r, int fatal, const char *fmt, ...)
+{
+	result *res = r->res;
+	int have = res->status == RES_ERROR || res->status == RES_FATAL;
+	if (!have || (fatal && res->status != RES_FATAL)) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(res->error, sizeof res->error, fmt, ap);
+		va_end(ap);
+		res->status = fatal ? RES_FATAL : RES_ERROR;
+	}
+	return -1;
+}
+
+/* A CUDA call's status: "CALL failed: CUDA_ERROR_X (text)". */
+static int ck(wrun *r, CUresult e, const char *call)
+{
+	if (e == CUDA_SUCCESS)
+		return 0;
+	return rfail(r, cu_is_sticky(e), "%s failed: %s", call, cu_errstr(e));
+}
+
+/* The status of waiting for a kernel: "kernel 'NAME' failed: ...". */
+static int ck_kernel(wrun *r, CUresult e, const char *name)
+{
+	if (e == CUDA_SUCCESS)
+		return 0;
+	return rfail(r, cu_is_sticky(e), "kernel '%s' failed: %s", name, cu_errstr(e));
+}
+
+static void *hmalloc(wrun *r, size_t n, const char *what)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		char b[32];
+		rfail(r, 0, "cannot allocate %s of host memory for %s", fmt_bytes(n, b, sizeof b), what);
+	}
+	return p;
+}
+
+static void send_progress(wstate *ws, int n, int phase, double ms)
+{
+	wire_progress pg;
+	memset(&pg, 0, sizeof pg);
+	pg.nsamples = n;
+	pg.phase = phase;
+	pg.last_ms = ms;
+	if (wire_send(ws->wfd, MSG_PROGRESS, &pg, sizeof pg, NULL, 0) != 0)
+		ws->stop = ws->quit = 1; /* the front end is gone */
+}
+
+/* Reads any STOP / QUIT waiting on the pipe, without blocking. */
+static void poll_requests(wstate *ws)
+{
+	for (;;) {
+		struct pollfd pf = { ws->rfd, POLLIN, 0 };
+		int n = poll(&pf, 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || !(pf.revents & (POLLIN | POLLHUP | POLLERR)))
+			return;
+		uint32_t type = 0;
+		void *payload = NULL;
+		uint64_t len = 0;
+		int rr = wire_recv(ws->rfd, &type, &payload, &len);
+		free(payload);
+		if (rr != 0) {
+			ws->stop = ws->quit = 1;
+			return;
+		}
+		if (type == MSG_STOP)
+			ws->stop = 1;
+		else if (type == MSG_QUIT)
+			ws->stop = ws->quit = 1;
+		/* anything else during a run is dropped */
+	}
+}
+
+static int stop_now(wstate *ws)
+{
+	poll_requests(ws);
+	return w_interrupted || ws->stop;
+}
+
+static int dalloc(wrun *r, CUdeviceptr *d, size_t bytes, int managed, const char *what)
+{
+	CUresult e = managed ? cu.MemAllocManaged(d, bytes ? bytes : 1, CU_MEM_ATTACH_GLOBAL)
+	                     : cu.MemAlloc(d, bytes ? bytes : 1);
+	if (e == CUDA_SUCCESS)
+		return 0;
+	*d = 0;
+	char b[32];
+	return rfail(r, cu_is_sticky(e), "%s failed for %s (%s): %s",
+	             managed ? "cuMemAllocManaged" : "cuMemAlloc", what,
+	             fmt_bytes(bytes, b, sizeof b), cu_errstr(e));
+}
+
+/* The device-to-device copy roof, once per worker: 2 warm-ups, the median
+ * of 5 timed copies, bytes read + written. A failure that is not sticky
+ * leaves the roof at 0 and the run goes on. */
+static void measure_roof(wrun *r)
+{
+	wstate *ws = r->ws;
+	if (ws->roof_done)
+		return;
+	size_t fr = 0, tot = 0;
+	CUresult e = cu.MemGetInfo(&fr, &tot);
+	if (e != CUDA_SUCCESS) {
+		if (cu_is_sticky(e))
+			ck(r, e, "cuMemGetInfo");
+		return;
+	}
+	size_t bytes = (size_t)(256 * MiB);
+	while (bytes > 16 * MiB && 2 * (uint64_t)bytes + 256 * MiB > fr)
+		bytes /= 2;
+	if (2 * (uint64_t)bytes + 64 * MiB > fr)
+		return; /* not now: try again on the next run */
+	ws->roof_done = 1;
+	CUdeviceptr a = 0, b = 0;
+	const char *call = "cuMemAlloc";
+	float ms[5];
+	int nms = 0;
+	if ((e = cu.MemAlloc(&a, bytes)) != CUDA_SUCCESS)
+		goto out;
+	if ((e = cu.MemAlloc(&b, bytes)) != CUDA_SUCCESS)
+		goto out;
+	call = "cuMemsetD8";
+	if ((e = cu.MemsetD8(a, 1, bytes)) != CUDA_SUCCESS)
+		goto out;
+	for (int i = 0; i < 7; i++) {
+		int timed = i >= 2;
+		call = "cuEventRecord";
+		if (timed && (e = cu.EventRecord(ws->ev0, NULL)) != CUDA_SUCCESS)
+			goto out;
+		call = "cuMemcpyDtoDAsync";
+		if ((e = cu.MemcpyDtoDAsync(b, a, bytes, NULL)) != CUDA_SUCCESS)
+			goto out;
+		if (!timed)
+			continue;
+		call = "cuEventRecord";
+		if ((e = cu.EventRecord(ws->ev1, NULL)) != CUDA_SUCCESS)
+			goto out;
+		call = "cuEventSynchronize";
+		if ((e = cu.EventSynchronize(ws->ev1)) != CUDA_SUCCESS)
+			goto out;
+		call = "cuEventElapsedTime";
+		if ((e = cu.EventElapsedTime(&ms[nms], ws->ev0, ws->ev1)) != CUDA_SUCCESS)
+			goto out;
+		nms++;
+	}
+	/* median of 5 */
+	for (int i = 1; i < nms; i++)
+		for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+			float t = ms[j];
+			ms[j] = ms[j - 1];
+			ms[j - 1] = t;
+		}
+	if (nms > 0 && ms[nms / 2] > 0)
+		ws->roof_gbps = 2.0 * (double)bytes / ((double)ms[nms / 2] * 1e-3) / 1e9;
+	e = CUDA_SUCCESS;
+out:
+	if (e != CUDA_SUCCESS && cu_is_sticky(e))
+		rfail(r, 1, "measuring the copy roof: %s failed: %s", call, cu_errstr(e));
+	if (a)
+		cu.MemFree(a);
+	if (b)
+		cu.MemFree(b);
+}
+
+static int ensure_flush(wrun *r)
+{
+	wstate *ws = r->ws;
+	if (ws->flush)
+		return 0;
+	uint64_t want = 2 * (uint64_t)(ws->info.l2_bytes > 0 ? ws->info.l2_bytes : 0);
+	if (want < 8 * MiB)
+		want = 8 * MiB;
+	if (dalloc(r, &ws->flush, (size_t)want, 0, "the L2 flush buffer") != 0)
+		return -1;
+	ws->flush_bytes = (size_t)want;
+	return 0;
+}
+
+static int check_launch(wrun *r, const plan_launch *l)
+{
+	const plan *p = r->p;
+	if (l->nargs < 0 || l->nargs > PLAN_MAX_ARGS)
+		return rfail(r, 0, "kernel '%s' has %d arguments; at most %d are supported",
+		             l->name, l->nargs, PLAN_MAX_ARGS);
+	for (int i = 0; i < l->nargs; i++) {
+		const plan_arg *a = &l->args[i];
+		if (a->kind <= ARG_NONE || a->kind > ARG_F64)
+			return rfail(r, 0, "kernel '%s' parameter %d has a type that cannot be passed",
+			             l->name, i + 1);
+		if (a->kind == ARG_PTR && (a->buf < 0 || a->buf >= p->nbufs))
+			return rfail(r, 0, "kernel '%s' parameter %d names no buffer", l->name, i + 1);
+	}
+	for (int i = 0; i < 3; i++)
+		if (l->grid[i] == 0 || l->block[i] == 0)
+			return rfail(r, 0, "kernel '%s' has an empty launch: grid %ux%ux%u, block %ux%ux%u",
+			             l->name, l->grid[0], l->grid[1], l->grid[2],
+			             l->block[0], l->block[1], l->block[2]);
+	return 0;
+}
+
+static int validate_plan(wrun *r)
+{
+	const plan *p = r->p;
+	if (p->nbufs < 0 || p->nbufs > PLAN_MAX_BUFS)
+		return rfail(r, 0, "%d buffers; at most %d are supported", p->nbufs, PLAN_MAX_BUFS);
+	for (int i = 0; i < p->nbufs; i++) {
+		const plan_buf *b = &p->bufs[i];
+		size_t es = dtype_size(b->type);
+		if (es == 0)
+			return rfail(r, 0, "buffer '%s' has an unknown element type", b->name);
+		if (b->count > ((uint64_t)1 << 47) || b->count > (uint64_t)(SIZE_MAX / 8))
+			return rfail(r, 0, "buffer '%s' is too large (%" PRIu64 " elements)", b->name, b->count);
+	}
+	if (check_launch(r, &p->launch) != 0)
+		return -1;
+	if (p->nchecks < 0 || p->nchecks > PLAN_MAX_CHECKS)
+		return rfail(r, 0, "%d checks; at most %d are supported", p->nchecks, PLAN_MAX_CHECKS);
+	for (int i = 0; i < p->nchecks; i++) {
+		const plan_check *c = &p->checks[i];
+		if (c->out < 0 || c->out >= p->nbufs)
+			return rfail(r, 0, "check %d names no output buffer", i + 1);
+		if (c->kind == CHECK_KERNEL) {
+			if (check_launch(r, &c->other) != 0)
+				return -1;
+		} else if (c->kind == CHECK_REF) {
+			if (c->nargs < 0 || c->nargs > SPEC_MAX_CHECK_ARGS)
+				return rfail(r, 0, "check of '%s' has %d arguments", p->bufs[c->out].name, c->nargs);
+			for (int j = 0; j < c->nargs; j++)
+				if (c->args[j].kind == ARG_PTR && (c->args[j].buf < 0 || c->args[j].buf >= p->nbufs))
+					return rfail(r, 0, "check of '%s': argument %d names no buffer",
+					             p->bufs[c->out].name, j + 1);
+		} else {
+			return rfail(r, 0, "check %d has an unknown kind", i + 1);
+		}
+	}
+	return 0;
+}
+
+/* The function of a launch in the module, with its dynamic shared memory
+ * allowed. */
+static int get_function(wrun *r, const plan_launch *l, CUfunction *fn)
+{
+	const char *symbol = l->lowered[0] ? l->lowered : l->name;
+	CUresult e = cu.ModuleGetFunction(fn, r->mod, symbol);
+	if (e == CUDA_ERROR_NOT_FOUND)
+		return rfail(r, 0, "kernel '%s' is not in the compiled module (looked for '%s')", l->name, symbol);
+	if (ck(r, e, "cuModuleGetFunction") != 0)
+		return -1;
+	if (l->smem == 0)
+		return 0;
+	int static_smem = 0;
+	if (cu.FuncGetAttribute &&
+	    cu.FuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, *fn) != CUDA_SUCCESS)
+		static_smem = 0;
+	if ((uint64_t)l->smem + (uint64_t)(static_smem > 0 ? static_smem : 0) <= 48 * KiB)
+		return 0;
+	e = cu.FuncSetAttribute(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l->smem);
+	if (e != CUDA_SUCCESS)
+		return rfail(r, cu_is_sticky(e), "kernel '%s' asks for %u bytes of dynamic shared memory "
+		             "(%d static): cuFuncSetAttribute failed: %s", l->name, l->smem, static_smem,
+		             cu_errstr(e));
+	return 0;
+}
+
+static void build_args(kargs *ka, const plan_launch *l, const CUdeviceptr *ptrs)
+{
+	memset(ka, 0, sizeof *ka);
+	for (int i = 0; i < l->nargs; i++) {
+		const plan_arg *a = &l->args[i];
+		argval *v = &ka->v[i];
+		switch (a->kind) {
+		case ARG_PTR: v->p = ptrs[a->buf]; break;
+		case ARG_I32: v->i32 = (int32_t)a->i; break;
+		case ARG_U32: v->u32 = (uint32_t)a->i; break;
+		case ARG_I64: v->i64 = a->i; break;
+		case ARG_U64: v->u64 = (uint64_t)a->i; break;
+		case ARG_F32: v->f32 = (float)a->f; break;
+		case ARG_F64: v->f64 = a->f; break;
+		default: break;
+		}
+		ka->params[i] = v;
+	}
+	ka->params[l->nargs] = NULL;
+}
+
+static int launch(wrun *r, CUfunction fn, const plan_launch *l, kargs *ka)
+{
+	return ck(r, cu.LaunchKernel(fn, l->grid[0], l->grid[1], l->grid[2],
+	                             l->block[0], l->block[1], l->block[2],
+	                             l->smem, NULL, ka->params, NULL), "cuLaunchKernel");
+}
+
+/* How an output is reset between launches: a memset when its initial
+ * contents are one repeated byte or 32-bit word, else a copy. */
+static void choose_restore(wbuf *w, const plan_buf *pb)
+{
+	size_t es = dtype_size(pb->type);
+	w->restore = RESTORE_NONE;
+	if (!pb->output || w->bytes == 0)
+		return;
+	if (pb->init == INIT_RANDOM || pb->init == INIT_IOTA) {
+		w->restore = RESTORE_COPY;
+		return;
+	}
+	const unsigned char *e = w->host;
+	int same = 1;
+	for (size_t i = 1; i < es; i++)
+		if (e[i] != e[0])
+			same = 0;
+	if (same) {
+		w->restore = RESTORE_D8;
+		w->rval = e[0];
+	} else if (es == 4) {
+		uint32_t v;
+		memcpy(&v, e, 4);
+		w->restore = RESTORE_D32;
+		w->rval = v;
+	} else if (es == 8 && memcmp(e, e + 4, 4) == 0) {
+		uint32_t v;
+		memcpy(&v, e, 4);
+		w->restore = RESTORE_D32;
+		w->rval = v;
+	} else {
+		w->restore = RESTORE_COPY;
+	}
+}
+
+/* Resets every output to its initial contents, queued on the stream. */
+static int restore_outputs(wrun *r)
+{
+	for (int i = 0; i < r->p->nbufs; i++) {
+		wbuf *w = &r->b[i];
+		CUresult e = CUDA_SUCCESS;
+		const char *call = "";
+		switch (w->restore) {
+		case RESTORE_D8:
+			e = cu.MemsetD8Async(w->d, (unsigned char)w->rval, w->bytes, NULL);
+			call = "cuMemsetD8Async";
+			break;
+		case RESTORE_D32:
+			e = cu.MemsetD32Async(w->d, w->rval, w->bytes / 4, NULL);
+			call = "cuMemsetD32Async";
+			break;
+		case RESTORE_COPY:
+			e = cu.MemcpyDtoDAsync(w->d, w->pristine, w->bytes, NULL);
+			call = "cuMemcpyDtoDAsync";
+			break;
+		default:
+			break;
+		}
+		if (ck(r, e, call) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Re-uploads every output's initial contents (after a check kernel ran). */
+static int reupload_outputs(wrun *r)
+{
+	for (int i = 0; i < r->p->nbufs; i++)
+		if (r->p->bufs[i].output && r->b[i].bytes &&
+		    ck(r, cu.MemcpyHtoD(r->b[i].d, r->b[i].host, r->b[i].bytes), "cuMemcpyHtoD") != 0)
+			return -1;
+	return 0;
+}
+
+/* Whether an output may need a device copy of its initial contents to be
+ * reset (choose_restore decides exactly once the data exists). */
+static int may_need_copy(const plan_buf *pb)
+{
+	if (!pb->output)
+		return 0;
+	if (pb->init == INIT_ZERO || pb->init == INIT_POISON)
+		return 0;
+	if ((pb->init == INIT_ONE || pb->init == INIT_VALUE) && dtype_size(pb->type) <= 4)
+		return 0;
+	return 1;
+}
+
+static int setup_buffers(wrun *r)
+{
+	const plan *p = r->p;
+	/* Device memory first: a too-large buffer is a device problem. */
+	uint64_t need = 0, scratch = 0;
+	for (int i = 0; i < p->nbufs; i++) {
+		const plan_buf *pb = &p->bufs[i];
+		uint64_t bytes = pb->count * dtype_size(pb->type);
+		need += bytes ? bytes : 1;
+		if (p->t.do_time && may_need_copy(pb))
+			need += bytes;
+		if (p->t.do_check)
+			for (int j = 0; j < p->nchecks; j++)
+				if (p->checks[j].kind == CHECK_KERNEL && p->checks[j].out == i && bytes > scratch)
+					scratch = bytes;
+	}
+	need += scratch;
+	size_t fr = 0, tot = 0;
+	if (ck(r, cu.MemGetInfo(&fr, &tot), "cuMemGetInfo") != 0)
+		return -1;
+	if (need > fr) {
+		char a[32], b[32];
+		return rfail(r, 0, "buffers need %s but only %s of device memory is free",
+		             fmt_bytes(need, a, sizeof a), fmt_bytes(fr, b, sizeof b));
+	}
+	for (int i = 0; i < p->nbufs; i++) {
+		const plan_buf *pb = &p->bufs[i];
+		wbuf *w = &r->b[i];
+		char what[128];
+		w->bytes = (size_t)(pb->count * dtype_size(pb->type));
+		snprintf(what, sizeof what, "buffer '%s'", pb->name);
+		w->host = hmalloc(r, w->bytes, what);
+		if (!w->host)
+			return -1;
+		buffer_fill(w->host, pb->type, pb->count, pb->init, pb->value, buffer_seed(p->seed, pb->name));
+		if (p->t.do_time)
+			choose_restore(w, pb);
+		if (dalloc(r, &w->d, w->bytes, pb->managed, what) != 0)
+			return -1;
+		if (w->bytes && ck(r, cu.MemcpyHtoD(w->d, w->host, w->bytes), "cuMemcpyHtoD") != 0)
+			return -1;
+		if (w->restore == RESTORE_COPY) {
+			snprintf(what, sizeof what, "the initial copy of buffer '%s'", pb->name);
+			if (dalloc(r, &w->pristine, w->bytes, 0, what) != 0 ||
+			    ck(r, cu.MemcpyHtoD(w->pristine, w->host, w->bytes), "cuMemcpyHtoD") != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Integer outputs wrap as the device's arithmetic does. */
+static double wrap_int(double v, dtype t)
+{
+	if (!isfinite(v) || v != floor(v) || fabs(v) >= 9.2e18)
+		return v;
+	uint64_t x = (uint64_t)(int64_t)v;
+	switch (t) {
+	case DT_INT: return (double)(int32_t)(uint32_t)x;
+	case DT_UNSIGNED: return (double)(uint32_t)x;
+	default: return v;
+	}
+}
+
+/* The wanted values of a CHECK_REF check: the reference on the initial
+ * contents of its buffers. n doubles into want. */
+static int ref_want(wrun *r, const plan_check *c, double *want, uint64_t n, int *scalar_out)
+{
+	const plan *p = r->p;
+	const char *oname = p->bufs[c->out].name;
+	const ref_fn *f = ref_find(c->ref);
+	if (!f)
+		return rfail(r, 0, "check of '%s': unknown reference '%s'", oname, c->ref);
+	*scalar_out = f->scalar_out;
+	if (c->nargs != f->nargs)
+		return rfail(r, 0, "check of '%s': %s takes %d argument%s, got %d", oname, f->synopsis,
+		             f->nargs, f->nargs == 1 ? "" : "s", c->nargs);
+	ref_arg ra[SPEC_MAX_CHECK_ARGS];
+	double *conv[SPEC_MAX_CHECK_ARGS] = {0};
+	char *e = NULL;
+	int ret = -1;
+	memset(ra, 0, sizeof ra);
+	for (int j = 0; j < c->nargs; j++) {
+		const plan_arg *a = &c->args[j];
+		int want_buf = f->argkinds[j] == 'b';
+		if (want_buf != (a->kind == ARG_PTR)) {
+			rfail(r, 0, "check of '%s': argument %d of %s must be %s", oname, j + 1, f->synopsis,
+			      want_buf ? "a buffer" : "a number, not a buffer");
+			goto out;
+		}
+		if (a->kind == ARG_PTR) {
+			const plan_buf *pb = &p->bufs[a->buf];
+			char what[96];
+			snprintf(what, sizeof what, "buffer '%s' as doubles", pb->name);
+			conv[j] = hmalloc(r, (size_t)pb->count * sizeof(double), what);
+			if (!conv[j])
+				goto out;
+			buffer_to_double(r->b[a->buf].host, pb->type, pb->count, conv[j]);
+			ra[j].is_buf = 1;
+			ra[j].data = conv[j];
+			ra[j].count = pb->count;
+			ra[j].name = pb->name;
+		} else if (a->kind == ARG_F32 || a->kind == ARG_F64) {
+			ra[j].f = a->f;
+			ra[j].i = isfinite(a->f) && fabs(a->f) < 9.2e18 ? (int64_t)a->f : 0;
+		} else {
+			ra[j].i = a->i;
+			ra[j].f = (double)a->i;
+		}
+	}
+	for (uint64_t k = 0; k < n; k++)
+		want[k] = NAN;
+	if (f->fn(ra, want, n, &e) != 0) {
+		rfail(r, 0, "check of '%s': %s", oname, e ? e : "reference failed");
+		goto out;
+	}
+	if (!dtype_is_float(p->bufs[c->out].type))
+		for (uint64_t k = 0; k < n; k++)
+			want[k] = wrap_int(want[k], p->bufs[c->out].type);
+	ret = 0;
+out:
+	free(e);
+	for (int j = 0; j < SPEC_MAX_CHECK_ARGS; j++)
+		free(conv[j]);
+	return ret;
+}
+
+/* Downloads n elements of a device buffer as doubles. */
+static double *download_double(wrun *r, CUdeviceptr d, const plan_buf *pb, size_t bytes)
+{
+	char what[96];
+	snprintf(what, sizeof what, "buffer '%s'", pb->name);
+	void *raw = hmalloc(r, bytes, what);
+	if (!raw)
+		return NULL;
+	if (bytes && ck(r, cu.MemcpyDtoH(raw, d, bytes), "cuMemcpyDtoH") != 0) {
+		free(raw);
+		return NULL;
+	}
+	snprintf(what, sizeof what, "buffer '%s' as doubles", pb->name);
+	double *out = hmalloc(r, (size_t)pb->count * sizeof(double), what);
+	if (out)
+		buffer_to_double(raw, pb->type, pb->count, out);
+	free(raw);
+	return out;
+}
+
+/* Check: other variants first (into scratch copies of their output), then
+ * the kernel once on fresh outputs, then every comparison. */
+static int check_pass(wrun *r)
+{
+	const plan *p = r->p;
+	wstate *ws = r->ws;
+	double *kwant[PLAN_MAX_CHECKS] = {0};
+	int ret = -1, ran_other = 0;
+	send_progress(ws, 0, WIRE_PHASE_GPU, 0);
+	for (int i = 0; i < p->nchecks; i++) {
+		const plan_check *c = &p->checks[i];
+		if (c->kind != CHECK_KERNEL)
+			continue;
+		const plan_buf *pb = &p->bufs[c->out];
+		wbuf *ob = &r->b[c->out];
+		CUdeviceptr scratch = 0;
+		char what[128];
+		snprintf(what, sizeof what, "the check copy of buffer '%s'", pb->name);
+		if (dalloc(r, &scratch, ob->bytes, 0, what) != 0)
+			goto out;
+		CUdeviceptr ptrs[PLAN_MAX_BUFS];
+		for (int j = 0; j < p->nbufs; j++)
+			ptrs[j] = r->b[j].d;
+		ptrs[c->out] = scratch;
+		kargs *ka = xmalloc(sizeof *ka);
+		build_args(ka, &c->other, ptrs);
+		int ok = (ob->bytes == 0 || ck(r, cu.MemcpyHtoD(scratch, ob->host, ob->bytes), "cuMemcpyHtoD") == 0) &&
+		         launch(r, r->other[i], &c->other, ka) == 0 &&
+		         ck_kernel(r, cu.CtxSynchronize(), c->other.name) == 0;
+		free(ka);
+		if (ok) {
+			kwant[i] = download_double(r, scratch, pb, ob->bytes);
+			ok = kwant[i] != NULL;
+		}
+		CUresult e = cu.MemFree(scratch);
+		if (ok && ck(r, e, "cuMemFree") != 0)
+			ok = 0;
+		if (!ok)
+			goto out;
+		ran_other = 1;
+	}
+	if (ran_other && reupload_outputs(r) != 0)
+		goto out;
+	if (launch(r, r->fn, &p->launch, &r->ka) != 0 ||
+	    ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
+		goto out;
+	send_progress(ws, 0, WIRE_PHASE_HOST, 0);
+	for (int i = 0; i < p->nchecks; i++) {
+		const plan_check *c = &p->checks[i];
+		const plan_buf *pb = &p->bufs[c->out];
+		uint64_t n = pb->count;
+		double *got = download_double(r, r->b[c->out].d, pb, r->b[c->out].bytes);
+		if (!got)
+			goto out;
+		double *want = kwant[i];
+		int scalar_out = 0;
+		if (c->kind == CHECK_REF) {
+			char what[96];
+			snprintf(what, sizeof what, "the reference of buffer '%s'", pb->name);
+			want = hmalloc(r, (size_t)n * sizeof(double), what);
+			if (!want || ref_want(r, c, want, n, &scalar_out) != 0) {
+				free(got);
+				free(want);
+				goto out;
+			}
+		}
+		cmp_result cr;
+		ref_compare(got, want, scalar_out && n > 1 ? 1 : n, c->tol, &cr);
+		check_result *cres = &r->res->checks[i];
+		memset(cres, 0, sizeof *cres);
+		snprintf(cres->buf, sizeof cres->buf, "%s", pb->name);
+		cres->ok = cr.ok;
+		cres->rel_err = cr.rel_err;
+		cres->tol = c->tol;
+		cres->bad_index = cr.bad_index;
+		cres->got = cr.got;
+		cres->want = cr.want;
+		cres->nonfinite = cr.nonfinite;
+		r->res->nchecks = i + 1;
+		free(got);
+		if (want != kwant[i])
+			free(want);
+	}
+	ret = 0;
+out:
+	for (int i = 0; i < PLAN_MAX_CHECKS; i++)
+		free(kwant[i]);
+	return ret;
+}
+
+/* Timing: warm-ups, then samples between two events until the stopping
+ * rule says enough, each on reset outputs and (with flush) a cold L2. */
+static int time_pass(wrun *r)
+{
+	const plan *p = r->p;
+	wstate *ws = r->ws;
+	result *res = r->res;
+	timing_opts t = p->t;
+	if (t.max_reps > RES_MAX_SAMPLES)
+		t.max_reps = RES_MAX_SAMPLES;
+	if (t.max_reps < 1)
+		t.max_reps = 1;
+	int warm = t.warmup < 0 ? 0 : t.warmup;
+	send_progress(ws, 0, WIRE_PHASE_GPU, 0);
+	for (int i = 0; i < warm; i++) {
+		if (stop_now(ws)) {
+			res->status = RES_INTERRUPTED;
+			return 0;
+		}
+		if (restore_outputs(r) != 0 || launch(r, r->fn, &p->launch, &r->ka) != 0 ||
+		    ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
+			return -1;
+		send_progress(ws, 0, WIRE_PHASE_GPU, 0);
+	}
+	int n = 0;
+	double total_s = 0;
+	while (n < t.max_reps && !stats_should_stop(res->samples_ms, n, total_s, &t)) {
+		if (restore_outputs(r) != 0)
+			return -1;
+		if (t.flush && ws->flush &&
+		    ck(r, cu.MemsetD8Async(ws->flush, (unsigned char)(n & 1), ws->flush_bytes, NULL),
+		       "cuMemsetD8Async") != 0)
+			return -1;
+		if (ck(r, cu.EventRecord(ws->ev0, NULL), "cuEventRecord") != 0 ||
+		    launch(r, r->fn, &p->launch, &r->ka) != 0 ||
+		    ck(r, cu.EventRecord(ws->ev1, NULL), "cuEventRecord") != 0 ||
+		    ck_kernel(r, cu.EventSynchronize(ws->ev1), p->launch.name) != 0)
+			return -1;
+		float ms = 0;
+		if (ck(r, cu.EventElapsedTime(&ms, ws->ev0, ws->ev1), "cuEventElapsedTime") != 0)
+			return -1;
+		res->samples_ms[n++] = ms;
+		res->nsamples = n;
+		total_s += ms * 1e-3;
+		send_progress(ws, n, WIRE_PHASE_GPU, ms);
+		if (stop_now(ws)) {
+			res->status = RES_INTERRUPTED;
+			break;
+		}
+	}
+	return 0;
+}
+
+static void run_cleanup(wrun *r)
+{
+	for (int i = 0; i < PLAN_MAX_BUFS; i++) {
+		wbuf *w = &r->b[i];
+		if (w->d)
+			cu.MemFree(w->d);
+		if (w->pristine)
+			cu.MemFree(w->pristine);
+		free(w->host);
+		memset(w, 0, sizeof *w);
+	}
+	if (r->have_mod)
+		cu.ModuleUnload(r->mod);
+	r->have_mod = 0;
+}
+
+static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
+{
+	uint64_t t0 = now_ns();
+	wrun *r = xcalloc(1, sizeof *r);
+	r->ws = ws;
+	r->p = p;
+	r->res = res;
+	res->status = RES_OK;
+	w_interrupted = 0;
+	ws->stop = 0;
+	send_progress(ws, 0, WIRE_PHASE_HOST, 0);
+	if (validate_plan(r) != 0)
+		goto done;
+	measure_roof(r);
+	if (res->status != RES_OK)
+		goto done;
+	if (p->t.do_time && p->t.flush && ensure_flush(r) != 0)
+		goto done;
+	if (ck(r, cu.ModuleLoadData(&r->mod, image), "cuModuleLoadData") != 0)
+		goto done;
+	r->have_mod = 1;
+	if (get_function(r, &p->launch, &r->fn) != 0)
+		goto done;
+	if (p->t.do_check)
+		for (int i = 0; i < p->nchecks; i++)
+			if (p->checks[i].kind == CHECK_KERNEL && get_function(r, &p->checks[i].other, &r->other[i]) != 0)
+				goto done;
+	if (setup_buffers(r) != 0)
+		goto done;
+	{
+		CUdeviceptr ptrs[PLAN_MAX_BUFS] = {0};
+		for (int i = 0; i < p->nbufs; i++)
+			ptrs[i] = r->b[i].d;
+		build_args(&r->ka, &p->launch, ptrs);
+	}
+	if (p->t.do_check && check_pass(r) != 0)
+		goto done;
+	if (p->t.do_time) {
+		if (stop_now(ws))
+			res->status = RES_INTERRUPTED;
+		else
+			time_pass(r);
+	}
+done:
+	run_cleanup(r);
+	free(r);
+	res->roof_gbps = ws->roof_gbps;
+	res->launch_ms = (double)(now_ns() - t0) / 1e6;
+}
+
+static int get_attr(wstate *ws, int attr, int dflt)
+{
+	int v = 0;
+	if (cu.DeviceGetAttribute(&v, attr, ws->dev) != CUDA_SUCCESS)
+		return dflt;
+	return v;
+}
+
+static int worker_init(wstate *ws, char **err)
+{
+	if (cu_load(err) != 0)
+		return -1;
+	CUresult e = cu.Init(0);
+	if (e == CUDA_ERROR_NO_DEVICE)
+		return fail(err, "no CUDA device");
+	if (e != CUDA_SUCCESS)
+		return fail(err, "cuInit failed: %s", cu_errstr(e));
+	int n = 0;
+	if ((e = cu.DeviceGetCount(&n)) != CUDA_SUCCESS)
+		return fail(err, "cuDeviceGetCount failed: %s", cu_errstr(e));
+	if (n <= 0)
+		return fail(err, "no CUDA device");
+	if (ws->ordinal < 0 || ws->ordinal >= n) {
+		if (n == 1)
+			return fail(err, "no CUDA device %d (only device 0 is present)", ws->ordinal);
+		return fail(err, "no CUDA device %d (devices 0 to %d are present)", ws->ordinal, n - 1);
+	}
+	if ((e = cu.DeviceGet(&ws->dev, ws->ordinal)) != CUDA_SUCCESS)
+		return fail(err, "cuDeviceGet failed: %s", cu_errstr(e));
+	devinfo *d = &ws->info;
+	memset(d, 0, sizeof *d);
+	d->ordinal = ws->ordinal;
+	d->count = n;
+	if ((e = cu.DeviceGetName(d->name, (int)sizeof d->name, ws->dev)) != CUDA_SUCCESS)
+		return fail(err, "cuDeviceGetName failed: %s", cu_errstr(e));
+	d->name[sizeof d->name - 1] = 0;
+	if ((e = cu.DeviceGetAttribute(&d->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ws->dev)) != CUDA_SUCCESS ||
+	    (e = cu.DeviceGetAttribute(&d->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ws->dev)) != CUDA_SUCCESS)
+		return fail(err, "cuDeviceGetAttribute failed: %s", cu_errstr(e));
+	d->sm_count = get_attr(ws, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0);
+	d->warp_size = get_attr(ws, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 32);
+	d->l2_bytes = get_attr(ws, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 0);
+	d->max_threads_per_block = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024);
+	d->max_block[0] = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 1024);
+	d->max_block[1] = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 1024);
+	d->max_block[2] = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 64);
+	d->max_grid[0] = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 2147483647);
+	d->max_grid[1] = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 65535);
+	d->max_grid[2] = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 65535);
+	d->max_smem_block = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 48 * 1024);
+	d->max_smem_optin = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, d->max_smem_block);
+	if (d->max_smem_optin < d->max_smem_block)
+		d->max_smem_optin = d->max_smem_block;
+	d->max_smem_sm = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, d->max_smem_optin);
+	d->regs_per_block = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, 65536);
+	d->regs_per_sm = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536);
+	d->max_threads_sm = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048);
+	d->max_blocks_sm = get_attr(ws, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32);
+	d->clock_khz = get_attr(ws, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 0);
+	d->mem_clock_khz = get_attr(ws, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 0);
+	d->bus_width_bits = get_attr(ws, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 0);
+	if (cu.DriverGetVersion(&d->driver_version) != CUDA_SUCCESS)
+		d->driver_version = 0;
+	if ((e = cu.DevicePrimaryCtxRetain(&ws->ctx, ws->dev)) != CUDA_SUCCESS)
+		return fail(err, "cuDevicePrimaryCtxRetain failed: %s", cu_errstr(e));
+	ws->have_ctx = 1;
+	if ((e = cu.CtxSetCurrent(ws->ctx)) != CUDA_SUCCESS)
+		return fail(err, "cuCtxSetCurrent failed: %s", cu_errstr(e));
+	size_t fr = 0, tot = 0;
+	if ((e = cu.MemGetInfo(&fr, &tot)) != CUDA_SUCCESS)
+		return fail(err, "cuMemGetInfo failed: %s", cu_errstr(e));
+	d->total_mem = tot;
+	d->free_mem = fr;
+	if ((e = cu.EventCreate(&ws->ev0, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
+		return fail(err, "cuEventCreate failed: %s", cu_errstr(e));
+	if ((e = cu.EventCreate(&ws->ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
+		return fail(err, "cuEventCreate failed: %s", cu_errstr(e));
+	return 0;
+}
+
+static void worker_fini(wstate *ws)
+{
+	if (!cu_loaded())
+		return;
+	if (ws->flush)
+		cu.MemFree(ws->flush);
+	if (ws->ev0)
+		cu.EventDestroy(ws->ev0);
+	if (ws->ev1)
+		cu.EventDestroy(ws->ev1);
+	if (ws->have_ctx)
+		cu.DevicePrimaryCtxRelease(ws->dev);
+	ws->flush = 0;
+	ws->ev0 = ws->ev1 = NULL;
+	ws->have_ctx = 0;
+}
+
+/* Makes the strings of a plan from the wire safe to print. */
+static void sanitize_launch(plan_launch *l)
+{
+	l->name[PLAN_NAME - 1] = 0;
+	l->lowered[PLAN_LOWERED - 1] = 0;
+}
+
+static void sanitize_plan(plan *p)
+{
+	for (int i = 0; i < PLAN_MAX_BUFS; i++)
+		p->bufs[i].name[sizeof p->bufs[i].name - 1] = 0;
+	sanitize_launch(&p->launch);
+	for (int i = 0; i < PLAN_MAX_CHECKS; i++) {
+		p->checks[i].ref[sizeof p->checks[i].ref - 1] = 0;
+		sanitize_launch(&p->checks[i].other);
+	}
+}
+
+int worker_main(int rfd, int wfd, int device)
+{
+	wstate ws;
+	memset(&ws, 0, sizeof ws);
+	ws.rfd = rfd;
+	ws.wfd = wfd;
+	ws.ordinal = device;
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sigset_t ss;
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGINT);
+	sigprocmask(SIG_UNBLOCK, &ss, NULL);
+
+	char *err = NULL;
+	if (worker_init(&ws, &err) != 0) {
+		const char *m = err ? err : "cannot start the GPU worker";
+		wire_send(wfd, MSG_ERROR, m, strlen(m), NULL, 0);
+		free(err);
+		worker_fini(&ws);
+		return 1;
+	}
+	if (wire_send(wfd, MSG_HELLO, &ws.info, sizeof ws.info, NULL, 0) != 0) {
+		worker_fini(&ws);
+		return 1;
+	}
+	int code = 0;
+	for (;;) {
+		uint32_t type = 0;
+		void *payload = NULL;
+		uint64_t len = 0;
+		int rr = wire_recv(rfd, &type, &payload, &len);
+		if (rr == 1)
+			break;
+		if (rr < 0) {
+			code = 1;
+			break;
+		}
+		if (type == MSG_QUIT) {
+			free(payload);
+			break;
+		}
+		if (type != MSG_RUN) { /* a late STOP, or noise */
+			free(payload);
+			continue;
+		}
+		result *res = xcalloc(1, sizeof *res);
+		if (len < sizeof(plan)) {
+			res->status = RES_ERROR;
+			snprintf(res->error, sizeof res->error, "bad request to the GPU worker (%" PRIu64 " bytes)", len);
+		} else {
+			plan *p = xmalloc(sizeof *p);
+			memcpy(p, payload, sizeof *p);
+			if (p->cubin_len != len - sizeof *p) {
+				res->status = RES_ERROR;
+				snprintf(res->error, sizeof res->error, "bad request to the GPU worker: "
+				         "%" PRIu64 " cubin bytes announced, %" PRIu64 " sent",
+				         p->cubin_len, (uint64_t)(len - sizeof *p));
+			} else {
+				/* Own copy: aligned for the ELF reader, NUL-terminated for PTX. */
+				char *image = xmalloc((size_t)p->cubin_len + 1);
+				memcpy(image, (char *)payload + sizeof *p, (size_t)p->cubin_len);
+				image[p->cubin_len] = 0;
+				free(payload);
+				payload = NULL;
+				sanitize_plan(p);
+				serve_run(&ws, p, image, res);
+				free(image);
+			}
+			free(p);
+		}
+		free(payload);
+		int fatal = res->status == RES_FATAL;
+		int sent = wire_send(wfd, MSG_RESULT, res, sizeof *res, NULL, 0);
+		free(res);
+		if (sent != 0) {
+			code = 1;
+			break;
+		}
+		if (fatal) {
+			code = 2;
+			break;
+		}
+		if (ws.quit)
+			break;
+	}
+	worker_fini(&ws);
+	return code;
+}
+
+/* ----------------------------------------------------------- client side */
+
+#define KEPT "(settings kept; the next run starts a new one)"
+
+static const char *sig_name(int s)
+{
+	switch (s) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGABRT: return "SIGABRT";
+	case SIGBUS: return "SIGBUS";
+	case SIGILL: return "SIGILL";
+	case SIGFPE: return "SIGFPE";
+	case SIGKILL: return "SIGKILL";
+	case SIGTERM: return "SIGTERM";
+	case SIGINT: return "SIGINT";
+	case SIGQUIT: return "SIGQUIT";
+	case SIGPIPE: return "SIGPIPE";
+	case SIGHUP: return "SIGHUP";
+	case SIGTRAP: return "SIGTRAP";
+	case SIGSYS: return "SIGSYS";
+	case SIGXCPU: return "SIGXCPU";
+	default: return NULL;
+	}
+}
+
+/* "was killed by SIGSEGV (segmentation fault)" or "exited with status 3". */
+static void describe_status(int have, int st, char *buf, size_t n)
+{
+	if (!have) {
+		snprintf(buf, n, "ended (exit status unknown)");
+	} else if (WIFEXITED(st)) {
+		snprintf(buf, n, "exited with status %d", WEXITSTATUS(st));
+	} else if (WIFSIGNALED(st)) {
+		int s = WTERMSIG(st);
+		const char *nm = sig_name(s);
+		const char *desc = strsignal(s);
+		char d[64] = "";
+		if (desc) {
+			snprintf(d, sizeof d, "%s", desc);
+			if (d[0] >= 'A' && d[0] <= 'Z')
+				d[0] = (char)(d[0] - 'A' + 'a');
+		}
+		if (nm)
+			snprintf(buf, n, "was killed by %s%s%s%s", nm, d[0] ? " (" : "", d, d[0] ? ")" : "");
+		else
+			snprintf(buf, n, "was killed by signal %d%s%s%s", s, d[0] ? " (" : "", d, d[0] ? ")" : "");
+	} else {
+		snprintf(buf, n, "was stopped");
+	}
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* Waits up to grace_ms for the worker to exit, then kills it; closes the
+ * pipes. Returns 1 with *status when the exit status is known. */
+static int reap(wclient *w, int grace_ms, int *status)
+{
+	int st = 0, got = 0;
+	if (w->wfd >= 0) {
+		close(w->wfd); /* EOF: an idle worker leaves by itself */
+		w->wfd = -1;
+	}
+	if (w->pid > 0) {
+		uint64_t end = now_ns() + (uint64_t)(grace_ms > 0 ? grace_ms : 0) * 1000000ull;
+		for (;;) {
+			pid_t r = waitpid(w->pid, &st, WNOHANG);
+			if (r == w->pid) {
+				got = 1;
+				break;
+			}
+			if (r < 0 && errno != EINTR)
+				break; /* ECHILD: reaped elsewhere */
+			if (now_ns() >= end) {
+				kill(w->pid, SIGKILL);
+				for (;;) {
+					r = waitpid(w->pid, &st, 0);
+					if (r == w->pid) {
+						got = 1;
+						break;
+					}
+					if (r < 0 && errno != EINTR)
+						break;
+				}
+				break;
+			}
+			sleep_ms(5);
+		}
+	}
+	if (w->rfd >= 0)
+		close(w->rfd);
+	w->rfd = -1;
+	w->pid = 0;
+	if (status)
+		*status = st;
+	return got;
+}
+
+/* Closes the descriptors lo..hi (inclusive) in a freshly forked child. */
+static void close_span(int lo, int hi)
+{
+	if (lo < 3)
+		lo = 3; /* never stdin, stdout, stderr */
+	if (lo > hi)
+		return;
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lo, (unsigned)hi, 0u) == 0)
+		return;
+#endif
+	long max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (long fd = lo; fd <= hi && fd < max; fd++)
+		close((int)fd);
+}
+
+/* In the child: keeps 0-2 and the worker's two ends, closes the rest (the
+ * front end's own files need not stay open in the worker). */
+static void close_other_fds(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+	close_span(3, lo - 1);
+	if (hi != lo)
+		close_span(lo + 1, hi - 1);
+	close_span(hi + 1, INT32_MAX);
+}
+
+int wc_start(wclient *w, char **err)
+{
+	if (w->pid > 0)
+		return 0;
+	/* One socket pair a direction, used like pipes: sockets take
+	 * MSG_NOSIGNAL, so a dead worker costs EPIPE, not the front end's
+	 * SIGPIPE. Close-on-exec: only the worker's own ends survive exec. */
+	int to[2] = { -1, -1 }, from[2] = { -1, -1 };
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, to) != 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, from) != 0) {
+		int e = errno;
+		for (int i = 0; i < 2; i++) {
+			if (to[i] >= 0)
+				close(to[i]);
+			if (from[i] >= 0)
+				close(from[i]);
+		}
+		return fail(err, "cannot start the GPU worker: socketpair: %s", strerror(e));
+	}
+	const char *exe = w->exe && strchr(w->exe, '/') ? w->exe : "/proc/self/exe";
+	char a_r[24], a_w[24], a_d[24];
+	snprintf(a_r, sizeof a_r, "%d", to[0]);
+	snprintf(a_w, sizeof a_w, "%d", from[1]);
+	snprintf(a_d, sizeof a_d, "%d", w->device);
+	char *argv[] = { (char *)exe, (char *)"--worker", a_r, a_w, a_d, NULL };
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(to[0]);
+		close(to[1]);
+		close(from[0]);
+		close(from[1]);
+		return fail(err, "cannot start the GPU worker: fork: %s", strerror(e));
+	}
+	if (pid == 0) {
+#ifdef __linux__
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+		close_other_fds(to[0], from[1]);
+		fcntl(to[0], F_SETFD, 0);
+		fcntl(from[1], F_SETFD, 0);
+		execv(exe, argv);
+		char msg[600];
+		snprintf(msg, sizeof msg, "cannot run the GPU worker '%s': %s", exe, strerror(errno));
+		wire_send(from[1], MSG_ERROR, msg, strlen(msg), NULL, 0);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	w->pid = pid;
+	w->rfd = from[0];
+	w->wfd = to[1];
+
+	uint64_t deadline = now_ns() + 30ull * 1000000000ull;
+	for (;;) {
+		uint64_t now = now_ns();
+		if (now >= deadline) {
+			reap(w, 0, NULL);
+			return fail(err, "the GPU worker did not start within 30 s");
+		}
+		int left = (int)((deadline - now) / 1000000ull) + 1;
+		struct pollfd pf = { w->rfd, POLLIN, 0 };
+		int n = poll(&pf, 1, left);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			reap(w, 0, NULL);
+			return fail(err, "cannot start the GPU worker: poll: %s", strerror(e));
+		}
+		if (n == 0)
+			continue;
+		uint32_t type = 0;
+		void *payload = NULL;
+		uint64_t len = 0;
+		int rr = wire_recv(w->rfd, &type, &payload, &len);
+		if (rr != 0) {
+			int st = 0, have = reap(w, 2000, &st);
+			char how[128];
+			describe_status(have, st, how, sizeof how);
+			return fail(err, "the GPU worker %s before it started", how);
+		}
+		if (type == MSG_HELLO && len == sizeof(devinfo)) {
+			memcpy(&w->dev, payload, sizeof(devinfo));
+			free(payload);
+			return 0;
+		}
+		if (type == MSG_ERROR) {
+			char *m = xstrdup(payload ? (const char *)payload : "the GPU worker failed to start");
+			free(payload);
+			reap(w, 2000, NULL);
+			fail(err, "%s", m);
+			free(m);
+			return -1;
+		}
+		free(payload);
+		reap(w, 0, NULL);
+		return fail(err, "the GPU worker sent an unexpected message (type %u) at start", type);
+	}
+}
+
+void wc_stop(wclient *w)
+{
+	if (w->pid <= 0)
+		return;
+	if (w->wfd >= 0)
+		wire_send(w->wfd, MSG_QUIT, NULL, 0, NULL, 0);
+	reap(w, 2000, NULL);
+}
+
+/* A worker that died during a run: reap it and say how it ended. */
+static int worker_died(wclient *w, const char *name, char **err)
+{
+	int st = 0, have = reap(w, 2000, &st);
+	char how[128];
+	describe_status(have, st, how, sizeof how);
+	return fail(err, "the GPU worker %s while running '%s' " KEPT, how, name);
+}
+
+int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
+           double timeout_s, volatile int *interrupt, wc_progress cb, void *ctx,
+           result *res, char **err)
+{
+	memset(res, 0, sizeof *res);
+	if (w->pid > 0) {
+		/* a worker that died while idle (OOM killer, kill -9) is replaced
+		 * quietly */
+		int st;
+		if (waitpid(w->pid, &st, WNOHANG) == w->pid) {
+			w->pid = 0;
+			reap(w, 0, NULL); /* closes the sockets */
+		}
+	}
+	if (w->pid <= 0 && wc_start(w, err) != 0)
+		return -1;
+	if ((uint64_t)cubin_len > WIRE_MAX_PAYLOAD - sizeof(plan))
+		return fail(err, "the compiled module of '%s' is too large (%zu bytes)", p->launch.name, cubin_len);
+	char name[PLAN_NAME];
+	snprintf(name, sizeof name, "%s", p->launch.name);
+	plan *pp = xmalloc(sizeof *pp);
+	memcpy(pp, p, sizeof *pp);
+	pp->cubin_len = cubin_len;
+	int sent = wire_send(w->wfd, MSG_RUN, pp, sizeof *pp, cubin, cubin_len);
+	free(pp);
+	if (sent != 0)
+		return worker_died(w, name, err);
+
+	const uint64_t host_limit_ns = 600ull * 1000000000ull;
+	uint64_t gpu_limit_ns = timeout_s > 0 ? (uint64_t)(timeout_s * 1e9) : 0;
+	uint64_t last = now_ns(), stop_at = 0;
+	int host_phase = 0, stopped = 0;
+	for (;;) {
+		uint64_t now = now_ns();
+		if (interrupt && *interrupt && !stopped) {
+			stopped = 1;
+			stop_at = now;
+			wire_send(w->wfd, MSG_STOP, NULL, 0, NULL, 0);
+			if (w->pid > 0)
+				kill(w->pid, SIGINT);
+		}
+		/* The deadline: no progress for the limit of the current phase;
+		 * host work cannot be interrupted, so after Ctrl-C it gets 2 s. */
+		uint64_t limit = gpu_limit_ns;
+		if (limit && host_phase && limit < host_limit_ns)
+			limit = host_limit_ns;
+		uint64_t deadline = limit ? last + limit : UINT64_MAX;
+		if (stopped && host_phase && stop_at + 2000000000ull < deadline)
+			deadline = stop_at + 2000000000ull;
+		if (now >= deadline) {
+			reap(w, 0, NULL);
+			if (stopped && host_phase)
+				return fail(err, "run of '%s' interrupted: worker stopped " KEPT, name);
+			if (host_phase)
+				return fail(err, "the GPU worker made no progress for %g s while preparing '%s': "
+				            "worker stopped " KEPT, (double)limit / 1e9, name);
+			return fail(err, "kernel '%s' made no progress for %g s: worker stopped " KEPT,
+			            name, timeout_s);
+		}
+		uint64_t wait_ns = deadline - now;
+		int wait_ms = wait_ns > 100000000ull ? 100 : (int)(wait_ns / 1000000ull) + 1;
+		struct pollfd pf = { w->rfd, POLLIN, 0 };
+		int n = poll(&pf, 1, wait_ms);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			reap(w, 0, NULL);
+			return fail(err, "waiting for the GPU worker: poll: %s", strerror(e));
+		}
+		if (n == 0)
+			continue;
+		uint32_t type = 0;
+		void *payload = NULL;
+		uint64_t len = 0;
+		int rr = wire_recv(w->rfd, &type, &payload, &len);
+		if (rr == 1)
+			return worker_died(w, name, err);
+		if (rr < 0) {
+			int e = errno;
+			reap(w, 0, NULL);
+			return fail(err, "reading from the GPU worker: %s: worker stopped " KEPT, strerror(e));
+		}
+		if (type == MSG_PROGRESS && len == sizeof(wire_progress)) {
+			wire_progress pg;
+			memcpy(&pg, payload, sizeof pg);
+			free(payload);
+			last = now_ns();
+			host_phase = pg.phase == WIRE_PHASE_HOST;
+			if (cb && pg.nsamples > 0)
+				cb(ctx, pg.nsamples, pg.last_ms);
+			continue;
+		}
+		if (type == MSG_RESULT && len == sizeof(result)) {
+			memcpy(res, payload, sizeof *res);
+			free(payload);
+			res->error[sizeof res->error - 1] = 0;
+			if (res->nsamples < 0)
+				res->nsamples = 0;
+			if (res->nsamples > RES_MAX_SAMPLES)
+				res->nsamples = RES_MAX_SAMPLES;
+			if (res->nchecks < 0)
+				res->nchecks = 0;
+			if (res->nchecks > PLAN_MAX_CHECKS)
+				res->nchecks = PLAN_MAX_CHECKS;
+			if (res->status == RES_FATAL)
+				reap(w, 5000, NULL); /* it exits by itself; the caller says so */
+			return 0;
+		}
+		if (type == MSG_ERROR) {
+			char *m = xstrdup(payload ? (const char *)payload : "unknown error");
+			free(payload);
+			reap(w, 0, NULL);
+			fail(err, "the GPU worker failed: %s " KEPT, m);
+			free(m);
+			return -1;
+		}
+		free(payload); /* unknown: ignore */
+	}
+}

@@ -1,0 +1,983 @@
+/* test_worker.c: the worker protocol and client, and (where a GPU answers)
+ * the worker end to end on hand-built plans and a PTX module.
+ *
+ * This program is its own worker: `test_worker --worker RFD WFD DEVICE`
+ * runs worker_main, and the client execs /proc/self/exe. */
+#include "test.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ref.h"
+#include "worker.h"
+
+/* ------------------------------------------------------------- framing */
+
+TEST(framing_roundtrip)
+{
+	int fd[2];
+	CHECK(pipe(fd) == 0);
+	const char a[] = "hello ", b[] = "world";
+	CHECK(wire_send(fd[1], 7, a, 6, b, 5) == 0);
+	CHECK(wire_send(fd[1], MSG_STOP, NULL, 0, NULL, 0) == 0);
+	wire_progress pg = { 12, WIRE_PHASE_GPU, 0.5 };
+	CHECK(wire_send(fd[1], MSG_PROGRESS, &pg, sizeof pg, NULL, 0) == 0);
+	close(fd[1]);
+
+	uint32_t type = 0;
+	void *p = NULL;
+	uint64_t len = 0;
+	CHECK(wire_recv(fd[0], &type, &p, &len) == 0);
+	CHECK(type == 7 && len == 11);
+	CHECK_STREQ((const char *)p, "hello world"); /* NUL-terminated */
+	free(p);
+	CHECK(wire_recv(fd[0], &type, &p, &len) == 0);
+	CHECK(type == MSG_STOP && len == 0 && p == NULL);
+	CHECK(wire_recv(fd[0], &type, &p, &len) == 0);
+	CHECK(type == MSG_PROGRESS && len == sizeof pg);
+	wire_progress got;
+	memcpy(&got, p, sizeof got);
+	CHECK(got.nsamples == 12 && got.phase == WIRE_PHASE_GPU && got.last_ms == 0.5);
+	free(p);
+	CHECK(wire_recv(fd[0], &type, &p, &len) == 1); /* EOF */
+	close(fd[0]);
+}
+
+/* A message larger than the pipe's buffer, written by another process. */
+TEST(framing_large)
+{
+	enum { N = 1 << 20 };
+	unsigned char *big = malloc(N);
+	for (int i = 0; i < N; i++)
+		big[i] = (unsigned char)(i * 7 + 3);
+	int fd[2];
+	CHECK(pipe(fd) == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		int r = wire_send(fd[1], MSG_RUN, big, 1000, big + 1000, N - 1000);
+		_exit(r == 0 ? 0 : 1);
+	}
+	close(fd[1]);
+	uint32_t type = 0;
+	void *p = NULL;
+	uint64_t len = 0;
+	CHECK(wire_recv(fd[0], &type, &p, &len) == 0);
+	CHECK(type == MSG_RUN && len == N);
+	CHECK(p && memcmp(p, big, N) == 0);
+	free(p);
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(fd[0]);
+	free(big);
+}
+
+/* The worker's channel is a socket: a gone reader is EPIPE, not a signal
+ * (SIGPIPE keeps its default action here: a signal would end the test). */
+TEST(framing_socket)
+{
+	signal(SIGPIPE, SIG_DFL);
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CHECK(wire_send(sv[0], MSG_QUIT, "q", 1, NULL, 0) == 0);
+	uint32_t type = 0;
+	void *p = NULL;
+	uint64_t len = 0;
+	CHECK(wire_recv(sv[1], &type, &p, &len) == 0 && type == MSG_QUIT && len == 1);
+	free(p);
+	close(sv[1]);
+	errno = 0;
+	CHECK(wire_send(sv[0], MSG_QUIT, NULL, 0, NULL, 0) == -1 && errno == EPIPE);
+	close(sv[0]);
+}
+
+TEST(framing_bad)
+{
+	int fd[2];
+	uint32_t type = 0;
+	void *p = NULL;
+	uint64_t len = 0;
+
+	/* a header cut short */
+	CHECK(pipe(fd) == 0);
+	CHECK(write(fd[1], "\x01\x00\x00", 3) == 3);
+	close(fd[1]);
+	errno = 0;
+	CHECK(wire_recv(fd[0], &type, &p, &len) == -1 && errno == EPROTO);
+	close(fd[0]);
+
+	/* a payload cut short */
+	CHECK(pipe(fd) == 0);
+	unsigned char hdr[12];
+	uint32_t t = MSG_RESULT;
+	uint64_t n = 100;
+	memcpy(hdr, &t, 4);
+	memcpy(hdr + 4, &n, 8);
+	CHECK(write(fd[1], hdr, 12) == 12);
+	CHECK(write(fd[1], "abc", 3) == 3);
+	close(fd[1]);
+	errno = 0;
+	CHECK(wire_recv(fd[0], &type, &p, &len) == -1 && errno == EPROTO && p == NULL);
+	close(fd[0]);
+
+	/* an absurd length */
+	CHECK(pipe(fd) == 0);
+	n = (uint64_t)1 << 40;
+	memcpy(hdr + 4, &n, 8);
+	CHECK(write(fd[1], hdr, 12) == 12);
+	close(fd[1]);
+	errno = 0;
+	CHECK(wire_recv(fd[0], &type, &p, &len) == -1 && errno == EPROTO);
+	close(fd[0]);
+
+	/* writing to a closed pipe: EPIPE, not SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
+	CHECK(pipe(fd) == 0);
+	close(fd[0]);
+	errno = 0;
+	CHECK(wire_send(fd[1], MSG_QUIT, NULL, 0, NULL, 0) == -1 && errno == EPIPE);
+	close(fd[1]);
+}
+
+/* ---------------------------------------------------- compile-only facts */
+
+TEST(arch_facts)
+{
+	devinfo d;
+	devinfo_for_arch(90, &d);
+	CHECK_STREQ(d.name, "sm_90 (no GPU)");
+	CHECK(d.count == 0 && d.cc_major == 9 && d.cc_minor == 0);
+	CHECK(d.sm_count == 132 && d.warp_size == 32);
+	CHECK(d.l2_bytes == 50LL * 1024 * 1024);
+	CHECK(d.max_threads_per_block == 1024);
+	CHECK(d.max_block[0] == 1024 && d.max_block[1] == 1024 && d.max_block[2] == 64);
+	CHECK(d.max_grid[0] == 2147483647LL && d.max_grid[1] == 65535 && d.max_grid[2] == 65535);
+	CHECK(d.max_smem_block == 48 * 1024 && d.max_smem_optin == 227 * 1024 && d.max_smem_sm == 228 * 1024);
+	CHECK(d.regs_per_sm == 65536 && d.regs_per_block == 65536);
+	CHECK(d.max_threads_sm == 2048 && d.max_blocks_sm == 32);
+
+	devinfo_for_arch(80, &d);
+	CHECK(d.sm_count == 108 && d.max_smem_optin == 163 * 1024 && d.cc_major == 8 && d.cc_minor == 0);
+	devinfo_for_arch(75, &d);
+	CHECK(d.max_threads_sm == 1024 && d.max_smem_optin == 64 * 1024);
+	devinfo_for_arch(87, &d); /* no row: the nearest older one (86) */
+	CHECK(d.cc_major == 8 && d.cc_minor == 7 && d.max_smem_optin == 99 * 1024 && d.max_threads_sm == 1536);
+	CHECK_STREQ(d.name, "sm_87 (no GPU)");
+	devinfo_for_arch(89, &d);
+	CHECK(d.max_blocks_sm == 24);
+	devinfo_for_arch(100, &d);
+	CHECK(d.cc_major == 10 && d.max_smem_optin == 227 * 1024);
+	devinfo_for_arch(120, &d);
+	CHECK(d.cc_major == 12 && d.max_smem_optin == 99 * 1024);
+	devinfo_for_arch(60, &d); /* older than any row: the oldest */
+	CHECK(d.sm_count > 0 && d.max_threads_per_block == 1024);
+}
+
+/* ------------------------------------------------------------ the client */
+
+static wclient client(const char *exe)
+{
+	wclient w;
+	memset(&w, 0, sizeof w);
+	w.rfd = w.wfd = -1;
+	w.exe = exe;
+	w.device = 0;
+	return w;
+}
+
+TEST(client_bad_exe)
+{
+	wclient w = client("/nonexistent/cuplay");
+	char *err = NULL;
+	CHECK(wc_start(&w, &err) == -1);
+	CHECK_STREQ(err, "cannot run the GPU worker '/nonexistent/cuplay': No such file or directory");
+	CHECK(w.pid == 0);
+	wc_stop(&w); /* not running: nothing to do */
+	CHECK(w.pid == 0);
+
+	/* a program that is not a worker */
+	if (access("/bin/true", X_OK) == 0) {
+		w = client("/bin/true");
+		CHECK(wc_start(&w, &err) == -1);
+		CHECK_STREQ(err, "the GPU worker exited with status 0 before it started");
+		CHECK(w.pid == 0);
+	}
+
+	/* wc_run starts the worker itself, and says why it cannot */
+	w = client("/nonexistent/cuplay");
+	plan *p = calloc(1, sizeof *p);
+	result *res = calloc(1, sizeof *res);
+	strcpy(p->launch.name, "k");
+	CHECK(wc_run(&w, p, "x", 1, 10, NULL, NULL, NULL, res, &err) == -1);
+	CHECK_STREQ(err, "cannot run the GPU worker '/nonexistent/cuplay': No such file or directory");
+	free(p);
+	free(res);
+	free(err);
+}
+
+/* ----------------------------------------------- end to end, with a GPU */
+
+static const char *ptx =
+	".version 7.0\n"
+	".target sm_80\n"
+	".address_size 64\n"
+	" // .globl add\n"
+	".extern .shared .align 16 .b8 s[];\n"
+	".visible .entry add(\n"
+	" .param .u64 add_param_0,\n"
+	" .param .u64 add_param_1,\n"
+	" .param .u64 add_param_2,\n"
+	" .param .u32 add_param_3\n"
+	")\n"
+	"{\n"
+	" .reg .pred %p<2>;\n"
+	" .reg .f32 %f<4>;\n"
+	" .reg .b32 %r<6>;\n"
+	" .reg .b64 %rd<11>;\n"
+	" ld.param.u64 %rd1, [add_param_0];\n"
+	" ld.param.u64 %rd2, [add_param_1];\n"
+	" ld.param.u64 %rd3, [add_param_2];\n"
+	" ld.param.u32 %r2, [add_param_3];\n"
+	" mov.u32 %r3, %ctaid.x;\n"
+	" mov.u32 %r4, %ntid.x;\n"
+	" mov.u32 %r5, %tid.x;\n"
+	" mad.lo.s32 %r1, %r3, %r4, %r5;\n"
+	" setp.ge.s32 %p1, %r1, %r2;\n"
+	" @%p1 bra $L__BB0_2;\n"
+	" cvta.to.global.u64 %rd4, %rd1;\n"
+	" mul.wide.s32 %rd5, %r1, 4;\n"
+	" add.s64 %rd6, %rd4, %rd5;\n"
+	" cvta.to.global.u64 %rd7, %rd2;\n"
+	" add.s64 %rd8, %rd7, %rd5;\n"
+	" ld.global.f32 %f1, [%rd8];\n"
+	" ld.global.f32 %f2, [%rd6];\n"
+	" add.f32 %f3, %f2, %f1;\n"
+	" cvta.to.global.u64 %rd9, %rd3;\n"
+	" add.s64 %rd10, %rd9, %rd5;\n"
+	" st.global.f32 [%rd10], %f3;\n"
+	"$L__BB0_2:\n"
+	" ret;\n"
+	"}\n"
+	" // .globl add_wrong\n"
+	".visible .entry add_wrong(\n"
+	" .param .u64 add_wrong_param_0,\n"
+	" .param .u64 add_wrong_param_1,\n"
+	" .param .u64 add_wrong_param_2,\n"
+	" .param .u32 add_wrong_param_3\n"
+	")\n"
+	"{\n"
+	" .reg .pred %p<3>;\n"
+	" .reg .f32 %f<6>;\n"
+	" .reg .b32 %r<6>;\n"
+	" .reg .b64 %rd<11>;\n"
+	" ld.param.u64 %rd1, [add_wrong_param_0];\n"
+	" ld.param.u64 %rd2, [add_wrong_param_1];\n"
+	" ld.param.u64 %rd3, [add_wrong_param_2];\n"
+	" ld.param.u32 %r2, [add_wrong_param_3];\n"
+	" mov.u32 %r3, %ctaid.x;\n"
+	" mov.u32 %r4, %ntid.x;\n"
+	" mov.u32 %r5, %tid.x;\n"
+	" mad.lo.s32 %r1, %r3, %r4, %r5;\n"
+	" setp.ge.s32 %p1, %r1, %r2;\n"
+	" @%p1 bra $L__BB1_2;\n"
+	" cvta.to.global.u64 %rd4, %rd1;\n"
+	" mul.wide.s32 %rd5, %r1, 4;\n"
+	" add.s64 %rd6, %rd4, %rd5;\n"
+	" cvta.to.global.u64 %rd7, %rd2;\n"
+	" add.s64 %rd8, %rd7, %rd5;\n"
+	" ld.global.f32 %f1, [%rd8];\n"
+	" ld.global.f32 %f2, [%rd6];\n"
+	" add.f32 %f3, %f2, %f1;\n"
+	" setp.eq.s32 %p2, %r1, 5;\n"
+	" selp.f32 %f4, 0f3F800000, 0f00000000, %p2;\n"
+	" add.f32 %f5, %f4, %f3;\n"
+	" cvta.to.global.u64 %rd9, %rd3;\n"
+	" add.s64 %rd10, %rd9, %rd5;\n"
+	" st.global.f32 [%rd10], %f5;\n"
+	"$L__BB1_2:\n"
+	" ret;\n"
+	"}\n"
+	" // .globl add_int\n"
+	".visible .entry add_int(\n"
+	" .param .u64 add_int_param_0,\n"
+	" .param .u64 add_int_param_1,\n"
+	" .param .u64 add_int_param_2,\n"
+	" .param .u32 add_int_param_3\n"
+	")\n"
+	"{\n"
+	" .reg .pred %p<2>;\n"
+	" .reg .b32 %r<9>;\n"
+	" .reg .b64 %rd<11>;\n"
+	" ld.param.u64 %rd1, [add_int_param_0];\n"
+	" ld.param.u64 %rd2, [add_int_param_1];\n"
+	" ld.param.u64 %rd3, [add_int_param_2];\n"
+	" ld.param.u32 %r2, [add_int_param_3];\n"
+	" mov.u32 %r3, %ctaid.x;\n"
+	" mov.u32 %r4, %ntid.x;\n"
+	" mov.u32 %r5, %tid.x;\n"
+	" mad.lo.s32 %r1, %r3, %r4, %r5;\n"
+	" setp.ge.s32 %p1, %r1, %r2;\n"
+	" @%p1 bra $L__BB2_2;\n"
+	" cvta.to.global.u64 %rd4, %rd1;\n"
+	" mul.wide.s32 %rd5, %r1, 4;\n"
+	" add.s64 %rd6, %rd4, %rd5;\n"
+	" cvta.to.global.u64 %rd7, %rd2;\n"
+	" add.s64 %rd8, %rd7, %rd5;\n"
+	" ld.global.u32 %r6, [%rd8];\n"
+	" ld.global.u32 %r7, [%rd6];\n"
+	" add.s32 %r8, %r6, %r7;\n"
+	" cvta.to.global.u64 %rd9, %rd3;\n"
+	" add.s64 %rd10, %rd9, %rd5;\n"
+	" st.global.u32 [%rd10], %r8;\n"
+	"$L__BB2_2:\n"
+	" ret;\n"
+	"}\n"
+	" // .globl saxpy\n"
+	".visible .entry saxpy(\n"
+	" .param .f32 saxpy_param_0,\n"
+	" .param .u64 saxpy_param_1,\n"
+	" .param .u64 saxpy_param_2,\n"
+	" .param .u64 saxpy_param_3\n"
+	")\n"
+	"{\n"
+	" .reg .pred %p<2>;\n"
+	" .reg .f32 %f<5>;\n"
+	" .reg .b32 %r<4>;\n"
+	" .reg .b64 %rd<12>;\n"
+	" ld.param.f32 %f1, [saxpy_param_0];\n"
+	" ld.param.u64 %rd2, [saxpy_param_1];\n"
+	" ld.param.u64 %rd3, [saxpy_param_2];\n"
+	" ld.param.u64 %rd4, [saxpy_param_3];\n"
+	" mov.u32 %r1, %ctaid.x;\n"
+	" mov.u32 %r2, %ntid.x;\n"
+	" mul.wide.u32 %rd5, %r1, %r2;\n"
+	" mov.u32 %r3, %tid.x;\n"
+	" cvt.u64.u32 %rd6, %r3;\n"
+	" add.s64 %rd1, %rd5, %rd6;\n"
+	" setp.ge.s64 %p1, %rd1, %rd4;\n"
+	" @%p1 bra $L__BB3_2;\n"
+	" cvta.to.global.u64 %rd7, %rd3;\n"
+	" cvta.to.global.u64 %rd8, %rd2;\n"
+	" shl.b64 %rd9, %rd1, 2;\n"
+	" add.s64 %rd10, %rd8, %rd9;\n"
+	" ld.global.f32 %f2, [%rd10];\n"
+	" add.s64 %rd11, %rd7, %rd9;\n"
+	" ld.global.f32 %f3, [%rd11];\n"
+	" fma.rn.f32 %f4, %f2, %f1, %f3;\n"
+	" st.global.f32 [%rd11], %f4;\n"
+	"$L__BB3_2:\n"
+	" ret;\n"
+	"}\n"
+	" // .globl sum_atomic\n"
+	".visible .entry sum_atomic(\n"
+	" .param .u64 sum_atomic_param_0,\n"
+	" .param .u64 sum_atomic_param_1,\n"
+	" .param .u32 sum_atomic_param_2\n"
+	")\n"
+	"{\n"
+	" .reg .pred %p<2>;\n"
+	" .reg .f32 %f<3>;\n"
+	" .reg .b32 %r<6>;\n"
+	" .reg .b64 %rd<7>;\n"
+	" ld.param.u64 %rd1, [sum_atomic_param_0];\n"
+	" ld.param.u64 %rd2, [sum_atomic_param_1];\n"
+	" ld.param.u32 %r2, [sum_atomic_param_2];\n"
+	" mov.u32 %r3, %ctaid.x;\n"
+	" mov.u32 %r4, %ntid.x;\n"
+	" mov.u32 %r5, %tid.x;\n"
+	" mad.lo.s32 %r1, %r3, %r4, %r5;\n"
+	" setp.ge.u32 %p1, %r1, %r2;\n"
+	" @%p1 bra $L__BB4_2;\n"
+	" cvta.to.global.u64 %rd3, %rd1;\n"
+	" mul.wide.u32 %rd4, %r1, 4;\n"
+	" add.s64 %rd5, %rd3, %rd4;\n"
+	" ld.global.f32 %f1, [%rd5];\n"
+	" cvta.to.global.u64 %rd6, %rd2;\n"
+	" atom.global.add.f32 %f2, [%rd6], %f1;\n"
+	"$L__BB4_2:\n"
+	" ret;\n"
+	"}\n"
+	" // .globl copy_smem\n"
+	".visible .entry copy_smem(\n"
+	" .param .u64 copy_smem_param_0,\n"
+	" .param .u64 copy_smem_param_1,\n"
+	" .param .u32 copy_smem_param_2\n"
+	")\n"
+	"{\n"
+	" .reg .pred %p<3>;\n"
+	" .reg .f32 %f<8>;\n"
+	" .reg .b32 %r<14>;\n"
+	" .reg .b64 %rd<9>;\n"
+	" ld.param.u64 %rd1, [copy_smem_param_0];\n"
+	" ld.param.u64 %rd2, [copy_smem_param_1];\n"
+	" ld.param.u32 %r5, [copy_smem_param_2];\n"
+	" mov.u32 %r6, %ntid.x;\n"
+	" mov.u32 %r7, %ctaid.x;\n"
+	" mov.u32 %r1, %tid.x;\n"
+	" mad.lo.s32 %r2, %r7, %r6, %r1;\n"
+	" setp.ge.s32 %p1, %r2, %r5;\n"
+	" mov.f32 %f7, 0f00000000;\n"
+	" @%p1 bra $L__BB5_2;\n"
+	" cvta.to.global.u64 %rd3, %rd1;\n"
+	" mul.wide.s32 %rd4, %r2, 4;\n"
+	" add.s64 %rd5, %rd3, %rd4;\n"
+	" ld.global.f32 %f7, [%rd5];\n"
+	"$L__BB5_2:\n"
+	" shl.b32 %r8, %r1, 2;\n"
+	" mov.u32 %r9, s;\n"
+	" add.s32 %r3, %r9, %r8;\n"
+	" st.shared.f32 [%r3], %f7;\n"
+	" mov.u32 %r10, 16383;\n"
+	" sub.s32 %r11, %r10, %r1;\n"
+	" shl.b32 %r12, %r11, 2;\n"
+	" add.s32 %r4, %r9, %r12;\n"
+	" mov.u32 %r13, 1065353216;\n"
+	" st.shared.u32 [%r4], %r13;\n"
+	" bar.sync 0;\n"
+	" @%p1 bra $L__BB5_4;\n"
+	" ld.shared.f32 %f4, [%r3];\n"
+	" ld.shared.f32 %f5, [%r4];\n"
+	" mul.f32 %f6, %f4, %f5;\n"
+	" cvta.to.global.u64 %rd6, %rd2;\n"
+	" mul.wide.s32 %rd7, %r2, 4;\n"
+	" add.s64 %rd8, %rd6, %rd7;\n"
+	" st.global.f32 [%rd8], %f6;\n"
+	"$L__BB5_4:\n"
+	" ret;\n"
+	"}\n"
+	" // .globl scale_d\n"
+	".visible .entry scale_d(\n"
+	" .param .u64 scale_d_param_0,\n"
+	" .param .u64 scale_d_param_1,\n"
+	" .param .f64 scale_d_param_2,\n"
+	" .param .u64 scale_d_param_3\n"
+	")\n"
+	"{\n"
+	" .reg .pred %p<2>;\n"
+	" .reg .b32 %r<4>;\n"
+	" .reg .f64 %fd<4>;\n"
+	" .reg .b64 %rd<12>;\n"
+	" ld.param.u64 %rd2, [scale_d_param_0];\n"
+	" ld.param.u64 %rd3, [scale_d_param_1];\n"
+	" ld.param.f64 %fd1, [scale_d_param_2];\n"
+	" ld.param.u64 %rd4, [scale_d_param_3];\n"
+	" mov.u32 %r1, %ctaid.x;\n"
+	" mov.u32 %r2, %ntid.x;\n"
+	" mul.wide.u32 %rd5, %r1, %r2;\n"
+	" mov.u32 %r3, %tid.x;\n"
+	" cvt.u64.u32 %rd6, %r3;\n"
+	" add.s64 %rd1, %rd5, %rd6;\n"
+	" setp.ge.u64 %p1, %rd1, %rd4;\n"
+	" @%p1 bra $L__BB6_2;\n"
+	" cvta.to.global.u64 %rd7, %rd2;\n"
+	" shl.b64 %rd8, %rd1, 3;\n"
+	" add.s64 %rd9, %rd7, %rd8;\n"
+	" ld.global.f64 %fd2, [%rd9];\n"
+	" mul.f64 %fd3, %fd2, %fd1;\n"
+	" cvta.to.global.u64 %rd10, %rd3;\n"
+	" add.s64 %rd11, %rd10, %rd8;\n"
+	" st.global.f64 [%rd11], %fd3;\n"
+	"$L__BB6_2:\n"
+	" ret;\n"
+	"}\n"
+	" // .globl crash\n"
+	".visible .entry crash(\n"
+	" .param .u64 crash_param_0\n"
+	")\n"
+	"{\n"
+	" .reg .b32 %r<3>;\n"
+	" .reg .b64 %rd<6>;\n"
+	" ld.param.u64 %rd1, [crash_param_0];\n"
+	" cvta.to.global.u64 %rd2, %rd1;\n"
+	" mov.u32 %r1, %tid.x;\n"
+	" mul.wide.u32 %rd3, %r1, 4;\n"
+	" add.s64 %rd4, %rd2, %rd3;\n"
+	" add.s64 %rd5, %rd4, 4398046511104;\n"
+	" mov.u32 %r2, 1065353216;\n"
+	" st.global.u32 [%rd5], %r2;\n"
+	" ret;\n"
+	"}\n"
+	" // .globl spin\n"
+	".visible .entry spin(\n"
+	" .param .u64 spin_param_0,\n"
+	" .param .u64 spin_param_1\n"
+	")\n"
+	"{\n"
+	" .reg .pred %p<2>;\n"
+	" .reg .b32 %r<3>;\n"
+	" .reg .b64 %rd<5>;\n"
+	" ld.param.u64 %rd3, [spin_param_0];\n"
+	" ld.param.u64 %rd4, [spin_param_1];\n"
+	" cvta.to.global.u64 %rd1, %rd4;\n"
+	" cvta.to.global.u64 %rd2, %rd3;\n"
+	"$L__BB8_1:\n"
+	" ld.volatile.global.u32 %r1, [%rd2];\n"
+	" setp.eq.s32 %p1, %r1, 0;\n"
+	" @%p1 bra $L__BB8_1;\n"
+	" mov.u32 %r2, 1065353216;\n"
+	" st.global.u32 [%rd1], %r2;\n"
+	" ret;\n"
+	"}\n";
+
+static plan *new_plan(const char *kernel)
+{
+	plan *p = calloc(1, sizeof *p);
+	snprintf(p->launch.name, sizeof p->launch.name, "%s", kernel);
+	snprintf(p->launch.lowered, sizeof p->launch.lowered, "%s", kernel);
+	p->seed = 1234;
+	p->t.warmup = 2;
+	p->t.min_reps = 10;
+	p->t.max_reps = 50;
+	p->t.noise_target = 0.5;
+	p->t.min_time_s = 0;
+	p->t.max_time_s = 0.5;
+	p->t.flush = 1;
+	p->t.do_check = 1;
+	p->t.do_time = 1;
+	return p;
+}
+
+static int add_buf(plan *p, const char *name, dtype t, uint64_t n, init_kind init, int output)
+{
+	plan_buf *b = &p->bufs[p->nbufs];
+	snprintf(b->name, sizeof b->name, "%s", name);
+	b->type = t;
+	b->count = n;
+	b->init = init;
+	b->output = output;
+	return p->nbufs++;
+}
+
+static void arg_ptr(plan_launch *l, int buf)
+{
+	l->args[l->nargs].kind = ARG_PTR;
+	l->args[l->nargs++].buf = buf;
+}
+
+static void arg_int(plan_launch *l, arg_kind k, int64_t v)
+{
+	l->args[l->nargs].kind = k;
+	l->args[l->nargs++].i = v;
+}
+
+static void arg_float(plan_launch *l, arg_kind k, double v)
+{
+	l->args[l->nargs].kind = k;
+	l->args[l->nargs++].f = v;
+}
+
+static void geometry(plan_launch *l, uint64_t n, uint32_t block)
+{
+	l->grid[0] = (uint32_t)((n + block - 1) / block);
+	l->grid[1] = l->grid[2] = 1;
+	l->block[0] = block;
+	l->block[1] = l->block[2] = 1;
+}
+
+static plan_check *check_ref(plan *p, int out, const char *ref, double tol)
+{
+	plan_check *c = &p->checks[p->nchecks++];
+	c->kind = CHECK_REF;
+	c->out = out;
+	snprintf(c->ref, sizeof c->ref, "%s", ref);
+	c->tol = tol;
+	return c;
+}
+
+static void cref_buf(plan_check *c, int buf)
+{
+	c->args[c->nargs].kind = ARG_PTR;
+	c->args[c->nargs++].buf = buf;
+}
+
+static void cref_num(plan_check *c, double v)
+{
+	c->args[c->nargs].kind = ARG_F64;
+	c->args[c->nargs].f = v;
+	c->args[c->nargs++].i = (int64_t)v;
+}
+
+static int progress_calls;
+static void on_progress(void *ctx, int n, double ms)
+{
+	(void)ctx;
+	if (n > 0 && ms > 0)
+		progress_calls++;
+}
+
+/* The add kernel on n floats: a, b random, c poison output. */
+static plan *add_plan(const char *kernel, uint64_t n)
+{
+	plan *p = new_plan(kernel);
+	int a = add_buf(p, "a", DT_FLOAT, n, INIT_RANDOM, 0);
+	int b = add_buf(p, "b", DT_FLOAT, n, INIT_RANDOM, 0);
+	int c = add_buf(p, "c", DT_FLOAT, n, INIT_POISON, 1);
+	arg_ptr(&p->launch, a);
+	arg_ptr(&p->launch, b);
+	arg_ptr(&p->launch, c);
+	arg_int(&p->launch, ARG_I32, (int64_t)n);
+	geometry(&p->launch, n, 256);
+	plan_check *ch = check_ref(p, c, "add", 1e-5);
+	cref_buf(ch, a);
+	cref_buf(ch, b);
+	return p;
+}
+
+static int run(wclient *w, const plan *p, double timeout, volatile int *intr, result *res, char **err)
+{
+	return wc_run(w, p, ptx, strlen(ptx), timeout, intr, on_progress, NULL, res, err);
+}
+
+/* Progress callbacks that act in the middle of sampling. */
+static volatile int late_intr;
+static void intr_at_3(void *ctx, int n, double ms)
+{
+	(void)ctx;
+	(void)ms;
+	if (n >= 3)
+		late_intr = 1;
+}
+
+static void term_at_3(void *ctx, int n, double ms)
+{
+	wclient *w = ctx;
+	(void)ms;
+	if (n == 3 && w->pid > 0)
+		kill(w->pid, SIGTERM);
+}
+
+static void gpu_tests(wclient *w)
+{
+	result *res = calloc(1, sizeof *res);
+	char *err = NULL;
+
+	/* add: checked, timed, progress reported, roof measured */
+	plan *p = add_plan("add", 1 << 20);
+	progress_calls = 0;
+	CHECK(run(w, p, 10, NULL, res, &err) == 0);
+	CHECK(res->status == RES_OK);
+	if (res->status != RES_OK)
+		fprintf(stderr, "  add: %s\n", res->error);
+	CHECK(res->nchecks == 1 && res->checks[0].ok && res->checks[0].rel_err < 1e-7);
+	CHECK_STREQ(res->checks[0].buf, "c");
+	CHECK(res->checks[0].bad_index == -1 && res->checks[0].nonfinite == 0);
+	CHECK(res->nsamples >= 10 && res->nsamples <= 50);
+	int pos = 1;
+	for (int i = 0; i < res->nsamples; i++)
+		pos &= res->samples_ms[i] > 0 && res->samples_ms[i] < 100;
+	CHECK(pos);
+	CHECK(progress_calls == res->nsamples);
+	CHECK(res->roof_gbps > 1);
+	CHECK(res->launch_ms > 0);
+	printf("  gpu: add 4 MiB median-ish %.4f ms, roof %.0f GB/s, request %.0f ms\n",
+	       res->samples_ms[res->nsamples / 2], res->roof_gbps, res->launch_ms);
+	free(p);
+
+	/* a wrong element is found */
+	p = add_plan("add_wrong", 1000);
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	CHECK(res->nchecks == 1 && !res->checks[0].ok && res->checks[0].bad_index == 5);
+	CHECK_NEAR(res->checks[0].got - res->checks[0].want, 1.0, 1e-6);
+	free(p);
+
+	/* check against another kernel of the module */
+	p = add_plan("add_wrong", 1000);
+	p->checks[0].kind = CHECK_KERNEL;
+	p->checks[0].nargs = 0;
+	p->checks[0].other = p->launch;
+	snprintf(p->checks[0].other.name, PLAN_NAME, "add");
+	snprintf(p->checks[0].other.lowered, PLAN_LOWERED, "add");
+	p->t.do_time = 0;
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	CHECK(res->nchecks == 1 && !res->checks[0].ok && res->checks[0].bad_index == 5);
+	CHECK(res->nsamples == 0);
+	free(p);
+
+	/* integers wrap like the device's: exact compare */
+	p = new_plan("add_int");
+	{
+		int a = add_buf(p, "a", DT_INT, 5000, INIT_RANDOM, 0);
+		int b = add_buf(p, "b", DT_INT, 5000, INIT_RANDOM, 0);
+		int c = add_buf(p, "c", DT_INT, 5000, INIT_POISON, 1);
+		arg_ptr(&p->launch, a);
+		arg_ptr(&p->launch, b);
+		arg_ptr(&p->launch, c);
+		arg_int(&p->launch, ARG_I32, 5000);
+		geometry(&p->launch, 5000, 128);
+		plan_check *ch = check_ref(p, c, "add", 0);
+		cref_buf(ch, a);
+		cref_buf(ch, b);
+	}
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	CHECK(res->nchecks == 1 && res->checks[0].ok);
+	free(p);
+
+	/* in-place saxpy: the reference sees y's initial contents, and y is
+	 * restored before every timed launch */
+	p = new_plan("saxpy");
+	{
+		int x = add_buf(p, "x", DT_FLOAT, 100000, INIT_RANDOM, 0);
+		int y = add_buf(p, "y", DT_FLOAT, 100000, INIT_RANDOM, 1);
+		arg_float(&p->launch, ARG_F32, 2.0);
+		arg_ptr(&p->launch, x);
+		arg_ptr(&p->launch, y);
+		arg_int(&p->launch, ARG_I64, 100000);
+		geometry(&p->launch, 100000, 256);
+		plan_check *ch = check_ref(p, y, "saxpy", 1e-5);
+		cref_num(ch, 2.0);
+		cref_buf(ch, x);
+		cref_buf(ch, y);
+	}
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	CHECK(res->nchecks == 1 && res->checks[0].ok);
+	CHECK(res->nsamples >= 10);
+	free(p);
+
+	/* a reduction: only out[0] is compared */
+	p = new_plan("sum_atomic");
+	{
+		int in = add_buf(p, "in", DT_FLOAT, 100000, INIT_ONE, 0);
+		int out = add_buf(p, "out", DT_FLOAT, 4, INIT_ZERO, 1);
+		arg_ptr(&p->launch, in);
+		arg_ptr(&p->launch, out);
+		arg_int(&p->launch, ARG_U32, 100000);
+		geometry(&p->launch, 100000, 256);
+		plan_check *ch = check_ref(p, out, "sum", 1e-4);
+		cref_buf(ch, in);
+	}
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	CHECK(res->nchecks == 1 && res->checks[0].ok && res->checks[0].rel_err == 0);
+	free(p);
+
+	/* 64 KiB of dynamic shared memory (over the 48 KiB default) */
+	p = new_plan("copy_smem");
+	{
+		int in = add_buf(p, "in", DT_FLOAT, 10000, INIT_IOTA, 0);
+		int out = add_buf(p, "out", DT_FLOAT, 10000, INIT_POISON, 1);
+		arg_ptr(&p->launch, in);
+		arg_ptr(&p->launch, out);
+		arg_int(&p->launch, ARG_I32, 10000);
+		geometry(&p->launch, 10000, 256);
+		p->launch.smem = 64 * 1024;
+		plan_check *ch = check_ref(p, out, "copy", 1e-5);
+		cref_buf(ch, in);
+	}
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	if (res->status != RES_OK)
+		fprintf(stderr, "  copy_smem: %s\n", res->error);
+	CHECK(res->nchecks == 1 && res->checks[0].ok);
+	free(p);
+
+	/* doubles, a double and an unsigned long argument */
+	p = new_plan("scale_d");
+	{
+		int a = add_buf(p, "a", DT_DOUBLE, 3000, INIT_RANDOM, 0);
+		int out = add_buf(p, "out", DT_DOUBLE, 3000, INIT_POISON, 1);
+		arg_ptr(&p->launch, a);
+		arg_ptr(&p->launch, out);
+		arg_float(&p->launch, ARG_F64, 3.0);
+		arg_int(&p->launch, ARG_U64, 3000);
+		geometry(&p->launch, 3000, 128);
+		plan_check *ch = check_ref(p, out, "scale", 1e-10);
+		cref_buf(ch, a);
+		cref_num(ch, 3.0);
+	}
+	p->t.flush = 0;
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	CHECK(res->nchecks == 1 && res->checks[0].ok && res->checks[0].rel_err == 0);
+	free(p);
+
+	/* errors that leave the worker usable */
+	pid_t pid = w->pid;
+	p = add_plan("nope", 100);
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_ERROR);
+	CHECK_STREQ(res->error, "kernel 'nope' is not in the compiled module (looked for 'nope')");
+	free(p);
+
+	p = add_plan("add", (uint64_t)1 << 36);
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_ERROR);
+	const char *want = "buffers need 768.0 GiB but only ";
+	CHECK(strncmp(res->error, want, strlen(want)) == 0);
+	CHECK(strstr(res->error, " of device memory is free") != NULL);
+	free(p);
+
+	p = add_plan("add", 4096);
+	p->launch.block[0] = 2048;
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_ERROR);
+	CHECK_STREQ(res->error, "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument)");
+	free(p);
+
+	p = add_plan("add", 100);
+	p->checks[0].nargs = 1;
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_ERROR);
+	CHECK_STREQ(res->error, "check of 'c': add(a, b) takes 2 arguments, got 1");
+	free(p);
+
+	p = add_plan("add", 100);
+	p->bufs[1].count = 99;
+	p->t.do_time = 0;
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_ERROR);
+	CHECK_STREQ(res->error, "check of 'c': add: 'b' has 99 elements but the output has 100");
+	free(p);
+	CHECK(w->pid == pid);
+
+	/* Ctrl-C: the run stops early, the worker stays */
+	volatile int intr = 1;
+	p = add_plan("add", 1 << 16);
+	CHECK(run(w, p, 10, &intr, res, &err) == 0);
+	CHECK(res->status == RES_INTERRUPTED);
+	CHECK(res->nsamples < 50);
+	free(p);
+	CHECK(w->pid == pid);
+
+	/* Ctrl-C in the middle of sampling: the samples so far come back */
+	p = add_plan("add", 1 << 16);
+	p->t.max_reps = 2048;
+	p->t.noise_target = 0; /* never quiet enough: runs until stopped */
+	p->t.max_time_s = 20;
+	late_intr = 0;
+	CHECK(wc_run(w, p, ptx, strlen(ptx), 10, &late_intr, intr_at_3, NULL, res, &err) == 0);
+	CHECK(res->status == RES_INTERRUPTED);
+	CHECK(res->nsamples >= 3 && res->nsamples < 2048);
+	CHECK(res->nchecks == 1 && res->checks[0].ok);
+	free(p);
+	CHECK(w->pid == pid);
+
+	/* timing only, a managed input */
+	p = add_plan("add", 1 << 16);
+	p->bufs[0].managed = 1;
+	p->t.do_check = 0;
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	CHECK(res->nchecks == 0 && res->nsamples >= 10);
+	free(p);
+
+	/* a worker that crashes: reaped, said how, started again next time */
+	p = add_plan("add", 1 << 16);
+	p->t.max_reps = 2048;
+	p->t.noise_target = 0;
+	p->t.max_time_s = 20;
+	CHECK(wc_run(w, p, ptx, strlen(ptx), 10, NULL, term_at_3, w, res, &err) == -1);
+	CHECK_STREQ(err, "the GPU worker was killed by SIGTERM (terminated) while running 'add' "
+	                 "(settings kept; the next run starts a new one)");
+	CHECK(w->pid == 0);
+	free(p);
+	p = add_plan("add", 1000);
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK && res->checks[0].ok);
+	free(p);
+	pid = w->pid;
+
+	/* an illegal address is sticky: RES_FATAL, the worker goes */
+	p = new_plan("crash");
+	{
+		int b = add_buf(p, "p", DT_FLOAT, 256, INIT_ZERO, 1);
+		arg_ptr(&p->launch, b);
+		geometry(&p->launch, 32, 32);
+	}
+	CHECK(run(w, p, 10, NULL, res, &err) == 0);
+	CHECK(res->status == RES_FATAL);
+	CHECK(strstr(res->error, "CUDA_ERROR_ILLEGAL_ADDRESS") != NULL);
+	CHECK(strncmp(res->error, "kernel 'crash' failed: CUDA_ERROR_ILLEGAL_ADDRESS", 49) == 0);
+	printf("  gpu: crash -> %s\n", res->error);
+	CHECK(w->pid == 0);
+	free(p);
+
+	/* the next run starts a new worker */
+	p = add_plan("add", 1000);
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK && res->checks[0].ok);
+	CHECK(w->pid > 0 && w->pid != pid);
+	free(p);
+
+	/* a kernel that never ends: killed after the timeout */
+	p = new_plan("spin");
+	{
+		int f = add_buf(p, "flag", DT_INT, 1, INIT_ZERO, 0);
+		int o = add_buf(p, "out", DT_FLOAT, 1, INIT_POISON, 1);
+		arg_ptr(&p->launch, f);
+		arg_ptr(&p->launch, o);
+		geometry(&p->launch, 1, 1);
+	}
+	CHECK(run(w, p, 2, NULL, res, &err) == -1);
+	CHECK_STREQ(err, "kernel 'spin' made no progress for 2 s: worker stopped "
+	                 "(settings kept; the next run starts a new one)");
+	CHECK(w->pid == 0);
+	free(p);
+
+	p = add_plan("add", 1000);
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK && res->checks[0].ok);
+
+	/* a worker killed while idle is replaced without a word */
+	pid = w->pid;
+	kill(pid, SIGKILL);
+	usleep(200 * 1000);
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK && res->checks[0].ok);
+	CHECK(w->pid > 0 && w->pid != pid);
+	free(p);
+
+	wc_stop(w);
+	CHECK(w->pid == 0);
+	free(res);
+	free(err);
+}
+
+TEST(client_worker)
+{
+	wclient w = client(NULL); /* NULL: /proc/self/exe, this program */
+	char *err = NULL;
+	int r = wc_start(&w, &err);
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		/* no driver: one clean line, no worker left */
+		CHECK(r == -1);
+		CHECK(err && strncmp(err, "no CUDA driver found (", 22) == 0);
+		CHECK(err && strchr(err, '\n') == NULL);
+		CHECK(w.pid == 0);
+		printf("  skipped: GPU tests (%s)\n", err ? err : "?");
+	} else if (r != 0) {
+		/* a driver without a usable device skips; a worker that cannot
+		 * even report why is a bug */
+		CHECK(w.pid == 0);
+		CHECK(err && strncmp(err, "the GPU worker", 14) != 0 && strncmp(err, "cannot ", 7) != 0);
+		printf("  skipped: GPU tests (%s)\n", err ? err : "?");
+	} else {
+		CHECK(w.pid > 0);
+		CHECK(w.dev.count >= 1 && w.dev.cc_major >= 5 && w.dev.sm_count > 0);
+		CHECK(w.dev.warp_size == 32 && w.dev.l2_bytes > 0 && w.dev.total_mem > 0);
+		CHECK(w.dev.max_smem_optin >= w.dev.max_smem_block && w.dev.driver_version > 0);
+		printf("  gpu: %s, sm_%d%d, %d SMs, driver %d\n", w.dev.name, w.dev.cc_major,
+		       w.dev.cc_minor, w.dev.sm_count, w.dev.driver_version);
+		CHECK(wc_start(&w, &err) == 0); /* already running: no-op */
+
+		wclient bad = client(NULL);
+		bad.device = 99;
+		CHECK(wc_start(&bad, &err) == -1);
+		CHECK(err && strncmp(err, "no CUDA device 99 (", 19) == 0);
+		CHECK(bad.pid == 0);
+
+		gpu_tests(&w);
+	}
+	if (h)
+		dlclose(h);
+	wc_stop(&w);
+	free(err);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && strcmp(argv[1], "--worker") == 0)
+		return worker_main(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	RUN(framing_roundtrip);
+	RUN(framing_large);
+	RUN(framing_socket);
+	RUN(framing_bad);
+	RUN(arch_facts);
+	RUN(client_bad_exe);
+	RUN(client_worker);
+	return test_report("worker");
+}
