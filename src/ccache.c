@@ -1,5 +1,6 @@
 /* ccache.c: the compile cache (memory, then disk, then NVRTC). */
 #include "ccache.h"
+#include "jitlink.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -412,6 +413,20 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 		free(names);
 		free_options(opts, nopts);
 		return NULL;
+	}
+	if (s->nlinks > 0) {
+		void *linked;
+		size_t llen;
+		if (jitlink(out.cubin, out.cubin_len, s->path, sm, (const char *const *)s->links, s->nlinks,
+		            &linked, &llen, err) != 0) {
+			nvrtc_out_free(&out);
+			free(names);
+			free_options(opts, nopts);
+			return NULL;
+		}
+		free(out.cubin);
+		out.cubin = linked;
+		out.cubin_len = llen;
 	}
 	u = xcalloc(1, sizeof *u);
 	memcpy(u->key, key, 32);

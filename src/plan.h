@@ -127,6 +127,9 @@ typedef struct result {
 	double samples_ms[RES_MAX_SAMPLES];
 	double roof_gbps;     /* the device-to-device copy, measured once per worker */
 	double launch_ms;     /* host time of the whole request */
+	double setup_ms;      /* module load, allocation, input init and upload */
+	double check_ms;      /* the checked launch, download, reference, compare */
+	double time_ms;       /* the timing loop (warm-up, flushes and samples) */
 } result;
 
 /* Front end: from a parsed file, values of defines and params, and the device,

@@ -739,6 +739,7 @@ static void dims(char *buf, size_t n, const uint32_t d[3])
 
 int app_run(app *a, char **names, int nnames)
 {
+	uint64_t t_start = now_ns();
 	if (app_reload(a) != 0)
 		return -1;
 	const spec *s = a->sp;
@@ -852,6 +853,7 @@ int app_run(app *a, char **names, int nnames)
 			continue;
 		}
 		memset(res, 0, sizeof *res);
+		uint64_t t_req = now_ns();
 		int wr = wc_run(&a->worker, p, u->cubin, u->cubin_len, a->timeout_s, (volatile int *)&g_interrupt,
 		                progress, a, res, &err);
 		if (a->interactive)
@@ -871,6 +873,12 @@ int app_run(app *a, char **names, int nnames)
 			rc = -1;
 			continue;
 		}
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: %s compile %.2f ms (%s), worker %.2f ms (setup %.2f, check %.2f, timing %.2f), "
+			        "round trip %.2f ms, samples %d\n", sk->name, ms,
+			        from == CC_COMPILED ? "compiled" : from == CC_MEMORY ? "memory" : "disk",
+			        res->launch_ms, res->setup_ms, res->check_ms, res->time_ms,
+			        (double)(now_ns() - t_req) / 1e6, res->nsamples);
 		stats st;
 		memset(&st, 0, sizeof st);
 		if (res->nsamples > 0)
@@ -899,5 +907,7 @@ int app_run(app *a, char **names, int nnames)
 	free(ks);
 	symtab_free(&vals);
 	fflush(stdout);
+	if (getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: run total %.2f ms\n", (double)(now_ns() - t_start) / 1e6);
 	return rc;
 }

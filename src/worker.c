@@ -1015,14 +1015,19 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 			ptrs[i] = r->b[i].d;
 		build_args(&r->ka, &p->launch, ptrs);
 	}
+	uint64_t t1 = now_ns();
+	res->setup_ms = (double)(t1 - t0) / 1e6;
 	if (p->t.do_check && check_pass(r) != 0)
 		goto done;
+	uint64_t t2 = now_ns();
+	res->check_ms = (double)(t2 - t1) / 1e6;
 	if (p->t.do_time) {
 		if (stop_now(ws))
 			res->status = RES_INTERRUPTED;
 		else
 			time_pass(r);
 	}
+	res->time_ms = (double)(now_ns() - t2) / 1e6;
 done:
 	run_cleanup(r);
 	free(r);
