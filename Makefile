@@ -93,8 +93,8 @@ demo: cuplay
 install: cuplay
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/kernels_src $(DESTDIR)$(SHAREDIR)/sessions
 	install -m 755 cuplay $(DESTDIR)$(BINDIR)/cuplay
-	install -m 644 kernels_src/*.cu $(DESTDIR)$(SHAREDIR)/kernels_src/
-	install -m 644 sessions/*.session $(DESTDIR)$(SHAREDIR)/sessions/
+	install -m 644 $(wildcard kernels_src/*.cu kernels_src/*.cuh) $(DESTDIR)$(SHAREDIR)/kernels_src/
+	$(if $(wildcard sessions/*.session),install -m 644 $(wildcard sessions/*.session) $(DESTDIR)$(SHAREDIR)/sessions/)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cuplay

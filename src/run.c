@@ -18,6 +18,8 @@ volatile sig_atomic_t g_interrupt;
 
 #define KERNELS_DIR "kernels_src"
 
+static char *g_installed_dir; /* <exe>/../share/cuplay/kernels_src */
+
 void app_init(app *a, const char *exe)
 {
 	memset(a, 0, sizeof *a);
@@ -32,6 +34,10 @@ void app_init(app *a, const char *exe)
 	};
 	ccache_init(&a->cache, NULL);
 	a->worker.exe = exe;
+	if (exe && strrchr(exe, '/') && !g_installed_dir) {
+		int n = (int)(strrchr(exe, '/') - exe);
+		g_installed_dir = xasprintf("%.*s/../share/cuplay/" KERNELS_DIR, n, exe);
+	}
 }
 
 static void record_free(run_record *r)
@@ -57,6 +63,8 @@ void app_free(app *a)
 		record_free(&a->runs[i]);
 	free(a->runs);
 	free(a->last_run);
+	free(g_installed_dir);
+	g_installed_dir = NULL;
 }
 
 /* "path:12:" at the start of a message means it names its own location. */
@@ -112,11 +120,20 @@ static int cmp_str(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-static const char *kernels_dir(void)
+static int is_dir(const char *p)
 {
 	struct stat st;
-	if (stat(KERNELS_DIR, &st) == 0 && S_ISDIR(st.st_mode))
+	return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* kernels_src in the current directory; else next to the installed binary;
+ * else where `make install` put it. */
+static const char *kernels_dir(void)
+{
+	if (is_dir(KERNELS_DIR))
 		return KERNELS_DIR;
+	if (is_dir(g_installed_dir))
+		return g_installed_dir;
 	return CUPLAY_SHAREDIR "/" KERNELS_DIR;
 }
 
@@ -419,8 +436,11 @@ void app_ls(app *a)
 {
 	int n;
 	char **files = app_kernel_files(&n);
-	if (n == 0)
+	if (n == 0) {
 		app_note(a, "no kernel files in %s", kernels_dir());
+		free_list(files, n);
+		return;
+	}
 	table t;
 	const char *head[] = { "file", "kernels", "summary" };
 	table_init(&t, 3, head, "lrl");
@@ -433,7 +453,11 @@ void app_ls(app *a)
 		table_set(&t, r, 0, "%s%s", files[i], a->path && strcmp(a->path, path) == 0 ? " *" : "");
 		if (read_file(path, &src, NULL) == 0 && spec_parse(path, src, &s, &err) == 0) {
 			table_set(&t, r, 1, "%d", s.nkernels);
-			table_set(&t, r, 2, "%s", s.summary ? s.summary : "");
+			const char *sum = s.summary ? s.summary : "";
+			size_t fl = strlen(files[i]);
+			if (strncmp(sum, files[i], fl) == 0 && strncmp(sum + fl, ".cu:", 4) == 0)
+				sum += fl + 4 + (sum[fl + 4] == ' ');
+			table_set(&t, r, 2, "%s", sum);
 			spec_free(&s);
 		} else {
 			table_set(&t, r, 2, "(does not parse: 'use %s' says why)", files[i]);
