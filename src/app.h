@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include "ccache.h"
+#include "chart.h"
 #include "expr.h"
 #include "plan.h"
 #include "report.h"
@@ -59,6 +60,13 @@ typedef struct app {
 	run_record *runs;
 	int nruns, capruns;
 	char *last_run;       /* the last `run` line, for edit/watch */
+	table last;           /* the last result table, for `save` */
+	int have_last;
+	chart last_chart;     /* the last comparison or sweep, for `plot` */
+	int have_chart;
+	int record_fd;        /* `record FILE`: -1 when off */
+	char *record_path;
+	const char *cmd_text; /* the command being run, as typed */
 	int quit;
 } app;
 
@@ -82,6 +90,39 @@ int app_set(app *a, const char *name, const char *expr);
 int app_unset(app *a, const char *name);
 void app_show(app *a);
 void app_ls(app *a);
+/* The steps of a run, for run, sweep and compare. run_prepare resolves the
+ * values (settings, then `extra`) and compiles; run_plan builds and checks
+ * the launch of kernel k; run_exec sends it to the worker. Each prints or
+ * returns its one-line error. */
+typedef struct runctx {
+	symtab vals;
+	char *vline;       /* "N=8192 PAD=1 ..." */
+	const cunit *u;
+	cc_source from;
+	double compile_ms;
+	devinfo dev;
+	int sm, gpu;
+} runctx;
+int run_prepare(app *a, const symtab *extra, int announce, runctx *c);
+void run_release(runctx *c);
+int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err);
+int run_exec(app *a, runctx *c, const plan *p, result *res, char **err);
+
+/* Keeps t (moved) as the last results for `save`; c likewise for `plot`. */
+void app_keep_table(app *a, table *t);
+void app_keep_chart(app *a, chart *c);
+/* compare.c */
+int app_sweep(app *a, int argc, char **argv);
+int app_compare(app *a, int argc, char **argv);
+int app_save(app *a, const char *path);
+int app_plot(app *a, const char *path);
+
+/* Shared by run.c and compare.c. */
+void add_record(app *a, const char *kernel, const char *values, const result *res,
+                const plan *p, const stats *st);
+int pick_kernels(app *a, char **names, int n, int **out, int *nout);
+void progress(void *ctx, int n, double last_ms);
+
 /* The list of kernel files in kernels_src (caller frees). */
 char **app_kernel_files(int *n);
 /* 1 when a GPU worker is running or can be started; says why not once. */

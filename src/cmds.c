@@ -1,6 +1,10 @@
 /* cmds.c: the command table and the handlers of the REPL's commands. */
 #include "cmds.h"
 #include "expect.h"
+#include "watch.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -258,6 +262,106 @@ static int cmd_expect(app *a, int argc, char **argv, const char *rest)
 	return expect_run(a, argc, argv);
 }
 
+static int cmd_pause(app *a, int argc, char **argv, const char *rest)
+{
+	if (!a->interactive && !a->step)
+		return 0; /* batch: no-op */
+	FILE *tty = fopen("/dev/tty", "r+");
+	FILE *in = tty ? tty : stdin, *out = tty ? tty : stdout;
+	fprintf(out, "%s(press Enter to go on)%s ", a->color ? "\033[2m" : "", a->color ? "\033[0m" : "");
+	fflush(out);
+	int c;
+	while ((c = fgetc(in)) != EOF && c != '\n')
+		;
+	if (tty)
+		fclose(tty);
+	return 0;
+}
+
+static int cmd_record(app *a, int argc, char **argv, const char *rest)
+{
+	if (argc == 1) {
+		app_note(a, "record %s", a->record_fd >= 0 ? a->record_path : "off");
+		return 0;
+	}
+	if (a->record_fd >= 0) {
+		close(a->record_fd);
+		a->record_fd = -1;
+		app_note(a, "recorded to %s", a->record_path);
+		free(a->record_path);
+		a->record_path = NULL;
+	}
+	if (strcmp(argv[1], "off") == 0)
+		return 0;
+	/* appended line by line: a crash loses nothing written so far */
+	int fd = open(argv[1], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return app_error(a, "record: cannot open '%s': %s", argv[1], strerror(errno));
+	a->record_fd = fd;
+	a->record_path = xstrdup(argv[1]);
+	if (a->sp) {
+		/* start from where we are: the file and the values set */
+		sbuf b = {0};
+		sb_printf(&b, "use %s\n", a->path);
+		for (int i = 0; i < a->settings.n; i++) {
+			char v[64];
+			value_format(a->settings.v[i].v, v, sizeof v);
+			sb_printf(&b, "set %s=%s\n", a->settings.v[i].name, v);
+		}
+		if (write(fd, b.s, b.len) != (ssize_t)b.len)
+			app_error(a, "record: cannot write '%s': %s", argv[1], strerror(errno));
+		sb_free(&b);
+	}
+	app_note(a, "recording to %s ('record off' stops)", argv[1]);
+	return 0;
+}
+
+static void record_line(app *a, const command *c)
+{
+	if (a->record_fd < 0 || !a->cmd_text || strcmp(c->name, "record") == 0 ||
+	    strcmp(c->name, "quit") == 0)
+		return;
+	char *line = xasprintf("%s\n", a->cmd_text);
+	ssize_t n = write(a->record_fd, line, strlen(line));
+	if (n != (ssize_t)strlen(line))
+		app_error(a, "record: cannot write '%s': %s", a->record_path, strerror(errno));
+	free(line);
+}
+
+static int cmd_edit(app *a, int argc, char **argv, const char *rest)
+{
+	return app_edit(a, argc > 1 ? argv[1] : NULL);
+}
+
+static int cmd_watch(app *a, int argc, char **argv, const char *rest)
+{
+	if (argc > 1 && strcmp(argv[1], "off") == 0)
+		return 0; /* not watching */
+	if (argc > 1 && strcmp(argv[1], "on") != 0)
+		return app_error(a, "watch: expected 'on' or 'off', got '%s'", argv[1]);
+	return app_watch(a);
+}
+
+static int cmd_sweep(app *a, int argc, char **argv, const char *rest)
+{
+	return app_sweep(a, argc, argv);
+}
+
+static int cmd_compare(app *a, int argc, char **argv, const char *rest)
+{
+	return app_compare(a, argc, argv);
+}
+
+static int cmd_save(app *a, int argc, char **argv, const char *rest)
+{
+	return app_save(a, argv[1]);
+}
+
+static int cmd_plot(app *a, int argc, char **argv, const char *rest)
+{
+	return app_plot(a, argv[1]);
+}
+
 static int cmd_quit(app *a, int argc, char **argv, const char *rest)
 {
 	a->quit = 1;
@@ -272,6 +376,10 @@ static const command commands[] = {
 	{ "set", cmd_set, "NAME=VALUE...", "set a define (recompiles) or a param (no recompile)", 1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL },
 	{ "unset", cmd_unset, "NAME...", "return names to the file's default", 1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL },
 	{ "run", cmd_run, "[KERNEL...|all]", "compile, launch, check and time kernels (default: all)", 0, -1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
+	{ "sweep", cmd_sweep, "NAME=v1,v2,... [NAME=...] [KERNEL...]", "run every combination of values; table, chart, best marked", 1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL },
+	{ "compare", cmd_compare, "KERNEL[NAME=V,...] KERNEL[...]...", "interleaved runs of variants: speedup over the first and a verdict", 2, -1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
+	{ "save", cmd_save, "FILE", "write the last results (.csv, .json, .md or the current format)", 1, 1, 0, COMPL_NONE, NULL },
+	{ "plot", cmd_plot, "FILE.svg", "write the last comparison or sweep as an SVG bar chart", 1, 1, 0, COMPL_NONE, NULL },
 	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "warmup", cmd_warmup, "[N]", "untimed launches before timing (default 2)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "flush", cmd_flush, "[on|off]", "write an L2-sized buffer before each timed launch (cold cache)", 0, 1, 0, COMPL_WORDS, "on off" },
@@ -280,6 +388,10 @@ static const command commands[] = {
 	{ "format", cmd_format, "[table|csv|json|markdown]", "how results are printed", 0, 1, 0, COMPL_WORDS, "table csv json markdown" },
 	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster B [by X] | KERNEL gbps|roof|time OP X",
 	  "check a result of an earlier run; a failure makes the exit status 1", 2, -1, 0, COMPL_KERNEL, NULL },
+	{ "pause", cmd_pause, "", "wait for Enter (interactive or --step; nothing in batch mode)", 0, 0, 0, COMPL_NONE, NULL },
+	{ "record", cmd_record, "[FILE|off]", "append every command from now on to a session file", 0, 1, 0, COMPL_NONE, NULL },
+	{ "edit", cmd_edit, "[FILE]", "open $VISUAL/$EDITOR on the kernel file, then run again", 0, 1, CMD_INTERACTIVE, COMPL_FILE, NULL },
+	{ "watch", cmd_watch, "[on|off]", "run again whenever the kernel file is saved", 0, 1, CMD_INTERACTIVE | CMD_NEEDS_FILE, COMPL_WORDS, "on off" },
 	{ "say", cmd_say, "TEXT", "print narration", 0, -1, 0, COMPL_NONE, NULL },
 	{ "source", cmd_source, "FILE", "run the commands of a session file", 1, 1, 0, COMPL_NONE, NULL },
 	{ "quit", cmd_quit, "", "leave cuplay", 0, 0, 0, COMPL_NONE, NULL },
@@ -320,6 +432,7 @@ int command_run(app *a, int argc, char **argv, const char *rest)
 		return app_error(a, "%s: no kernel file loaded: 'use FILE' first (see 'ls')", c->name);
 	if ((c->flags & CMD_INTERACTIVE) && !a->interactive)
 		return app_error(a, "%s: only at an interactive prompt", c->name);
+	record_line(a, c);
 	return c->fn(a, argc, argv, rest);
 }
 
@@ -394,8 +507,10 @@ int command_line(app *a, const char *line)
 			char **argv;
 			const char *rest;
 			int argc = split_words(s, &argv, &rest);
+			a->cmd_text = s;
 			if (argc > 0 && command_run(a, argc, argv, rest) != 0)
 				failed++;
+			a->cmd_text = NULL;
 			for (int i = 0; i < argc; i++)
 				free(argv[i]);
 			free(argv);

@@ -6,12 +6,114 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "util.h"
+
+/* ---- threads ----
+ * Host loops over large arrays run in chunks on several threads. A chunk's
+ * bounds depend only on the array's length, never on the thread count, and
+ * anything a chunk sums is combined in chunk order afterwards: the results
+ * are the same on any machine. */
+
+#define PAR_MAX_THREADS 64
+
+static int par_nthreads; /* ref_set_threads; 0: one a CPU */
+
+void ref_set_threads(int n)
+{
+	par_nthreads = n > 0 ? (n > PAR_MAX_THREADS ? PAR_MAX_THREADS : n) : 0;
+}
+
+int ref_threads(void)
+{
+	if (par_nthreads > 0)
+		return par_nthreads;
+	long n = 0;
+#ifdef CPU_COUNT
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		n = CPU_COUNT(&set);
+#endif
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	return n > PAR_MAX_THREADS ? PAR_MAX_THREADS : (int)n;
+}
+
+/* The chunk length for n elements: 64 Ki elements, doubled while that would
+ * make more than 16 Ki chunks. A function of n alone. */
+static uint64_t par_grain(uint64_t n)
+{
+	uint64_t c = (uint64_t)1 << 16;
+	while (n / c > ((uint64_t)1 << 14))
+		c <<= 1;
+	return c;
+}
+
+/* fn(ctx, ci, lo, hi): chunk ci is [lo, hi) = [ci * chunk, min(n, (ci + 1) * chunk)). */
+typedef void (*par_fn)(void *ctx, uint64_t ci, uint64_t lo, uint64_t hi);
+
+typedef struct par_job {
+	uint64_t n, chunk, nchunks;
+	par_fn fn;
+	void *ctx;
+	atomic_uint_fast64_t next;
+} par_job;
+
+static void par_loop(par_job *j)
+{
+	for (;;) {
+		uint64_t ci = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+		if (ci >= j->nchunks)
+			return;
+		uint64_t lo = ci * j->chunk;
+		uint64_t hi = j->n - lo > j->chunk ? lo + j->chunk : j->n;
+		j->fn(j->ctx, ci, lo, hi);
+	}
+}
+
+static void *par_thread(void *p)
+{
+	par_loop(p);
+	return NULL;
+}
+
+/* Runs every chunk of [0, n) once, on up to ref_threads() threads (this one
+ * included); returns when all are done. A thread that cannot start leaves
+ * its share to the others. */
+static void par_chunks(uint64_t n, uint64_t chunk, par_fn fn, void *ctx)
+{
+	if (n == 0)
+		return;
+	if (chunk == 0)
+		chunk = 1;
+	par_job j;
+	j.n = n;
+	j.chunk = chunk;
+	j.nchunks = n / chunk + (n % chunk != 0);
+	j.fn = fn;
+	j.ctx = ctx;
+	atomic_init(&j.next, 0);
+	uint64_t nt = (uint64_t)ref_threads();
+	if (nt > j.nchunks)
+		nt = j.nchunks;
+	pthread_t tid[PAR_MAX_THREADS];
+	int started[PAR_MAX_THREADS] = {0};
+	for (uint64_t t = 1; t < nt; t++)
+		started[t] = pthread_create(&tid[t], NULL, par_thread, &j) == 0;
+	par_loop(&j);
+	for (uint64_t t = 1; t < nt; t++)
+		if (started[t])
+			pthread_join(tid[t], NULL);
+}
 
 /* ---- argument checks ---- */
 
@@ -72,13 +174,67 @@ static int need_scalar(const char *fn, const ref_arg *a, const char *dflt, char 
 	return 0;
 }
 
-/* ---- elementwise ---- */
+/* ---- elementwise, in chunks on several threads ---- */
+
+enum { EW_COPY, EW_ADD, EW_SUB, EW_MUL, EW_SCALE, EW_SQUARE, EW_SAXPY };
+
+typedef struct ew_ctx {
+	int op;
+	const double *a, *b;
+	double alpha;
+	double *out;
+} ew_ctx;
+
+static void ew_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	const ew_ctx *e = p;
+	const double *a = e->a, *b = e->b;
+	double *out = e->out, alpha = e->alpha;
+	(void)ci;
+	switch (e->op) {
+	case EW_COPY:
+		memcpy(out + lo, a + lo, (hi - lo) * sizeof *out);
+		break;
+	case EW_ADD:
+		for (uint64_t i = lo; i < hi; i++)
+			out[i] = a[i] + b[i];
+		break;
+	case EW_SUB:
+		for (uint64_t i = lo; i < hi; i++)
+			out[i] = a[i] - b[i];
+		break;
+	case EW_MUL:
+		for (uint64_t i = lo; i < hi; i++)
+			out[i] = a[i] * b[i];
+		break;
+	case EW_SCALE:
+		for (uint64_t i = lo; i < hi; i++)
+			out[i] = alpha * a[i];
+		break;
+	case EW_SQUARE:
+		for (uint64_t i = lo; i < hi; i++)
+			out[i] = a[i] * a[i];
+		break;
+	case EW_SAXPY:
+		for (uint64_t i = lo; i < hi; i++)
+			out[i] = alpha * a[i] + b[i];
+		break;
+	default:
+		break;
+	}
+}
+
+static void ew_run(int op, const double *a, const double *b, double alpha, double *out, uint64_t n)
+{
+	ew_ctx e = { op, a, b, alpha, out };
+	par_chunks(n, par_grain(n), ew_chunk, &e);
+}
 
 static int r_copy(const ref_arg *a, double *out, uint64_t n, char **err)
 {
 	if (need_count("copy", &a[0], "in", n, NULL, err))
 		return -1;
-	memcpy(out, a[0].data, n * sizeof *out);
+	ew_run(EW_COPY, a[0].data, NULL, 0, out, n);
 	return 0;
 }
 
@@ -94,8 +250,7 @@ static int r_add(const ref_arg *a, double *out, uint64_t n, char **err)
 {
 	if (binary_sizes("add", a, n, err))
 		return -1;
-	for (uint64_t i = 0; i < n; i++)
-		out[i] = a[0].data[i] + a[1].data[i];
+	ew_run(EW_ADD, a[0].data, a[1].data, 0, out, n);
 	return 0;
 }
 
@@ -103,8 +258,7 @@ static int r_sub(const ref_arg *a, double *out, uint64_t n, char **err)
 {
 	if (binary_sizes("sub", a, n, err))
 		return -1;
-	for (uint64_t i = 0; i < n; i++)
-		out[i] = a[0].data[i] - a[1].data[i];
+	ew_run(EW_SUB, a[0].data, a[1].data, 0, out, n);
 	return 0;
 }
 
@@ -112,8 +266,7 @@ static int r_mul(const ref_arg *a, double *out, uint64_t n, char **err)
 {
 	if (binary_sizes("mul", a, n, err))
 		return -1;
-	for (uint64_t i = 0; i < n; i++)
-		out[i] = a[0].data[i] * a[1].data[i];
+	ew_run(EW_MUL, a[0].data, a[1].data, 0, out, n);
 	return 0;
 }
 
@@ -122,9 +275,7 @@ static int r_scale(const ref_arg *a, double *out, uint64_t n, char **err)
 	if (need_count("scale", &a[0], "a", n, NULL, err) ||
 	    need_scalar("scale", &a[1], "alpha", err))
 		return -1;
-	double alpha = a[1].f;
-	for (uint64_t i = 0; i < n; i++)
-		out[i] = alpha * a[0].data[i];
+	ew_run(EW_SCALE, a[0].data, NULL, a[1].f, out, n);
 	return 0;
 }
 
@@ -132,8 +283,7 @@ static int r_square(const ref_arg *a, double *out, uint64_t n, char **err)
 {
 	if (need_count("square", &a[0], "a", n, NULL, err))
 		return -1;
-	for (uint64_t i = 0; i < n; i++)
-		out[i] = a[0].data[i] * a[0].data[i];
+	ew_run(EW_SQUARE, a[0].data, NULL, 0, out, n);
 	return 0;
 }
 
@@ -143,13 +293,41 @@ static int r_saxpy(const ref_arg *a, double *out, uint64_t n, char **err)
 	    need_count("saxpy", &a[1], "x", n, NULL, err) ||
 	    need_count("saxpy", &a[2], "y", n, NULL, err))
 		return -1;
-	double alpha = a[0].f;
-	for (uint64_t i = 0; i < n; i++)
-		out[i] = alpha * a[1].data[i] + a[2].data[i];
+	ew_run(EW_SAXPY, a[1].data, a[2].data, a[0].f, out, n);
 	return 0;
 }
 
 /* ---- shape ---- */
+
+/* Blocked, so large matrices stay cache-friendly; the chunks of the longer
+ * side go to different threads (each writes its own part of out). */
+#define TR_BLOCK 64
+
+typedef struct tr_ctx {
+	const double *in;
+	double *out;
+	uint64_t rows, cols;
+	int split_cols; /* chunks are columns of in (else rows) */
+} tr_ctx;
+
+static void tr_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	const tr_ctx *t = p;
+	const double *in = t->in;
+	double *out = t->out;
+	uint64_t rows = t->rows, cols = t->cols;
+	uint64_t rlo = t->split_cols ? 0 : lo, rhi = t->split_cols ? rows : hi;
+	uint64_t clo = t->split_cols ? lo : 0, chi = t->split_cols ? hi : cols;
+	(void)ci;
+	for (uint64_t r0 = rlo; r0 < rhi; r0 += TR_BLOCK)
+		for (uint64_t c0 = clo; c0 < chi; c0 += TR_BLOCK) {
+			uint64_t r1 = rhi - r0 > TR_BLOCK ? r0 + TR_BLOCK : rhi;
+			uint64_t c1 = chi - c0 > TR_BLOCK ? c0 + TR_BLOCK : chi;
+			for (uint64_t r = r0; r < r1; r++)
+				for (uint64_t c = c0; c < c1; c++)
+					out[c * rows + r] = in[r * cols + c];
+		}
+}
 
 static int r_transpose(const ref_arg *a, double *out, uint64_t n, char **err)
 {
@@ -162,17 +340,12 @@ static int r_transpose(const ref_arg *a, double *out, uint64_t n, char **err)
 	if (need_count("transpose", &a[0], "in", rc, "rows * cols", err) ||
 	    need_out("transpose", n, rc, "rows * cols", err))
 		return -1;
-	const double *in = a[0].data;
-	/* Blocked, so large matrices stay cache-friendly. */
-	const uint64_t B = 64;
-	for (uint64_t r0 = 0; r0 < rows; r0 += B)
-		for (uint64_t c0 = 0; c0 < cols; c0 += B) {
-			uint64_t r1 = r0 + B < rows ? r0 + B : rows;
-			uint64_t c1 = c0 + B < cols ? c0 + B : cols;
-			for (uint64_t r = r0; r < r1; r++)
-				for (uint64_t c = c0; c < c1; c++)
-					out[c * rows + r] = in[r * cols + c];
-		}
+	tr_ctx t = { a[0].data, out, rows, cols, cols >= rows };
+	uint64_t side = t.split_cols ? cols : rows, other = t.split_cols ? rows : cols;
+	/* about 64 Ki elements a chunk, in whole blocks */
+	uint64_t lines = ((uint64_t)1 << 16) / other;
+	lines = (lines / TR_BLOCK + 1) * TR_BLOCK;
+	par_chunks(side, lines, tr_chunk, &t);
 	return 0;
 }
 
@@ -342,34 +515,168 @@ double ref_default_tol(const ref_fn *f, dtype out)
 
 /* ---- comparison ---- */
 
-void ref_compare(const double *got, const double *want, uint64_t n, double tol, cmp_result *r)
+/* Element i of an array of type t, as a double. */
+static double elem_d(const void *p, dtype t, uint64_t i)
+{
+	switch (t) {
+	case DT_FLOAT: return ((const float *)p)[i];
+	case DT_DOUBLE: return ((const double *)p)[i];
+	case DT_INT: return ((const int32_t *)p)[i];
+	case DT_UNSIGNED: return ((const uint32_t *)p)[i];
+	case DT_LONG: return (double)((const int64_t *)p)[i];
+	default: return 0;
+	}
+}
+
+/* Elements [lo, hi) of an array of type t as doubles into out. */
+static void to_double_range(const void *src, dtype t, uint64_t lo, uint64_t hi, double *out)
+{
+	uint64_t m = hi - lo;
+	switch (t) {
+	case DT_FLOAT: {
+		const float *s = (const float *)src + lo;
+		for (uint64_t i = 0; i < m; i++)
+			out[i] = s[i];
+		break;
+	}
+	case DT_DOUBLE:
+		memcpy(out, (const double *)src + lo, m * sizeof *out);
+		break;
+	case DT_INT: {
+		const int32_t *s = (const int32_t *)src + lo;
+		for (uint64_t i = 0; i < m; i++)
+			out[i] = s[i];
+		break;
+	}
+	case DT_UNSIGNED: {
+		const uint32_t *s = (const uint32_t *)src + lo;
+		for (uint64_t i = 0; i < m; i++)
+			out[i] = s[i];
+		break;
+	}
+	case DT_LONG: {
+		const int64_t *s = (const int64_t *)src + lo;
+		for (uint64_t i = 0; i < m; i++)
+			out[i] = (double)s[i];
+		break;
+	}
+	default:
+		memset(out, 0, m * sizeof *out);
+		break;
+	}
+}
+
+/* Whether got g is bad against want w, given the limit (the rule of
+ * ref_compare). */
+static int cmp_bad(double g, double w, double tol, double lim)
+{
+	if (!isfinite(w))
+		return !((isnan(w) && isnan(g)) || g == w);
+	if (!isfinite(g))
+		return 1;
+	return tol == 0 ? g != w : fabs(g - w) > lim;
+}
+
+/* What one chunk contributes. first_nf: the first index whose badness does
+ * not depend on the scale (a non-finite got or want that does not match),
+ * or -1; maxdiff: the largest |got - want| over the finite pairs, so the
+ * chunk holds a bad finite pair exactly when maxdiff > tol * scale (or > 0
+ * for tol 0). */
+typedef struct cmp_part {
+	double ss_want, ss_diff, maxdiff;
+	uint64_t nfin, nonfinite, nf_mismatch;
+	int64_t first_nf;
+} cmp_part;
+
+typedef struct cmp_ctx {
+	const void *got, *want;
+	dtype gt, wt;
+	cmp_part *parts;
+} cmp_ctx;
+
+#define CMP_BLOCK 1024
+
+static void cmp_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	const cmp_ctx *c = p;
+	cmp_part *pt = &c->parts[ci];
+	double gbuf[CMP_BLOCK], wbuf[CMP_BLOCK];
+	double ss_want = 0, ss_diff = 0, maxdiff = 0;
+	uint64_t nfin = 0, nonfinite = 0, nf_mismatch = 0;
+	int64_t first_nf = -1;
+	for (uint64_t b = lo; b < hi; b += CMP_BLOCK) {
+		uint64_t e = hi - b > CMP_BLOCK ? b + CMP_BLOCK : hi, m = e - b;
+		const double *g = gbuf, *w = wbuf;
+		if (c->gt == DT_DOUBLE)
+			g = (const double *)c->got + b;
+		else
+			to_double_range(c->got, c->gt, b, e, gbuf);
+		if (c->wt == DT_DOUBLE)
+			w = (const double *)c->want + b;
+		else
+			to_double_range(c->want, c->wt, b, e, wbuf);
+		for (uint64_t k = 0; k < m; k++) {
+			double gv = g[k], wv = w[k];
+			if (!isfinite(wv)) {
+				int same = (isnan(wv) && isnan(gv)) || gv == wv;
+				if (!same) {
+					nf_mismatch++;
+					if (!isfinite(gv))
+						nonfinite++;
+					if (first_nf < 0)
+						first_nf = (int64_t)(b + k);
+				}
+				continue;
+			}
+			if (!isfinite(gv)) {
+				nonfinite++;
+				if (first_nf < 0)
+					first_nf = (int64_t)(b + k);
+				continue;
+			}
+			ss_want += wv * wv;
+			double d = gv - wv;
+			ss_diff += d * d;
+			nfin++;
+			double ad = fabs(d);
+			if (ad > maxdiff)
+				maxdiff = ad;
+		}
+	}
+	pt->ss_want = ss_want;
+	pt->ss_diff = ss_diff;
+	pt->maxdiff = maxdiff;
+	pt->nfin = nfin;
+	pt->nonfinite = nonfinite;
+	pt->nf_mismatch = nf_mismatch;
+	pt->first_nf = first_nf;
+}
+
+void ref_compare_typed(const void *got, dtype gt, const void *want, dtype wt, uint64_t n,
+                       double tol, cmp_result *r)
 {
 	memset(r, 0, sizeof *r);
 	r->bad_index = -1;
 	if (!(tol > 0))
 		tol = 0;
-	/* Pass 1: the scale (RMS of the finite wanted values) and the error. */
+	if (n == 0) {
+		r->ok = 1;
+		return;
+	}
+	/* Pass 1, chunk by chunk: the scale (RMS of the finite wanted values),
+	 * the error, and where bad elements may be. */
+	uint64_t chunk = par_grain(n), nchunks = n / chunk + (n % chunk != 0);
+	cmp_part one, *parts = nchunks == 1 ? &one : xmalloc(nchunks * sizeof *parts);
+	cmp_ctx c = { got, want, gt, wt, parts };
+	par_chunks(n, chunk, cmp_chunk, &c);
 	double ss_want = 0, ss_diff = 0;
 	uint64_t nfin = 0, nf_mismatch = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		double g = got[i], w = want[i];
-		if (!isfinite(w)) {
-			int same = (isnan(w) && isnan(g)) || g == w;
-			if (!same) {
-				nf_mismatch++;
-				if (!isfinite(g))
-					r->nonfinite++;
-			}
-			continue;
-		}
-		if (!isfinite(g)) {
-			r->nonfinite++;
-			continue;
-		}
-		ss_want += w * w;
-		double d = g - w;
-		ss_diff += d * d;
-		nfin++;
+	for (uint64_t i = 0; i < nchunks; i++) {
+		ss_want += parts[i].ss_want;
+		ss_diff += parts[i].ss_diff;
+		nfin += parts[i].nfin;
+		nf_mismatch += parts[i].nf_mismatch;
+		r->nonfinite += parts[i].nonfinite;
 	}
 	double scale = nfin ? sqrt(ss_want / (double)nfin) : 0;
 	if (!(scale > 0) || !isfinite(scale))
@@ -377,28 +684,33 @@ void ref_compare(const double *got, const double *want, uint64_t n, double tol, 
 	r->rel_err = nfin ? sqrt(ss_diff / (double)nfin) / scale : 0;
 	if (!isfinite(r->rel_err))
 		r->rel_err = HUGE_VAL;
-	/* Pass 2: the first bad element. */
+	/* Pass 2: the first bad element, in the first chunk that has one. */
 	double lim = tol * scale;
-	for (uint64_t i = 0; i < n; i++) {
-		double g = got[i], w = want[i];
-		int bad;
-		if (!isfinite(w))
-			bad = !((isnan(w) && isnan(g)) || g == w);
-		else if (!isfinite(g))
-			bad = 1;
-		else
-			bad = tol == 0 ? g != w : fabs(g - w) > lim;
-		if (bad) {
-			r->bad_index = (int64_t)i;
-			r->got = g;
-			r->want = w;
-			break;
+	for (uint64_t i = 0; i < nchunks && r->bad_index < 0; i++) {
+		if (parts[i].first_nf < 0 && !(parts[i].maxdiff > lim))
+			continue;
+		uint64_t lo = i * chunk, hi = n - lo > chunk ? lo + chunk : n;
+		for (uint64_t k = lo; k < hi; k++) {
+			double g = elem_d(got, gt, k), w = elem_d(want, wt, k);
+			if (cmp_bad(g, w, tol, lim)) {
+				r->bad_index = (int64_t)k;
+				r->got = g;
+				r->want = w;
+				break;
+			}
 		}
 	}
+	if (parts != &one)
+		free(parts);
 	if (tol == 0)
 		r->ok = r->bad_index < 0;
 	else
 		r->ok = r->nonfinite == 0 && nf_mismatch == 0 && r->rel_err <= tol;
+}
+
+void ref_compare(const double *got, const double *want, uint64_t n, double tol, cmp_result *r)
+{
+	ref_compare_typed(got, DT_DOUBLE, want, DT_DOUBLE, n, tol, r);
 }
 
 /* ---- buffers ---- */

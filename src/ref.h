@@ -45,6 +45,20 @@ typedef struct cmp_result {
 	int ok;
 } cmp_result;
 void ref_compare(const double *got, const double *want, uint64_t n, double tol, cmp_result *r);
+/* The same comparison on typed arrays: got holds n elements of type gt,
+ * want n of type wt (each converted to double exactly). Runs on up to
+ * ref_threads() threads over chunks whose bounds depend on n only, with
+ * the per-chunk sums added in chunk order: the result does not depend on
+ * the thread count, and for n <= 65536 (one chunk) it is bit for bit the
+ * plain serial loop's. bad_index is the first bad index overall. */
+void ref_compare_typed(const void *got, dtype gt, const void *want, dtype wt, uint64_t n,
+                       double tol, cmp_result *r);
+
+/* Threads for the host loops here (compare, fill, conversion, references):
+ * n > 0 sets it (at most 64), 0 restores the default (the CPUs this
+ * process may run on, at most 64). */
+void ref_set_threads(int n);
+int ref_threads(void);
 
 /* Host-side buffer init, the same values the worker uploads: the same seed
  * gives the same data. random: floats uniform in [-1, 1), int/unsigned over
@@ -54,9 +68,96 @@ void ref_compare(const double *got, const double *want, uint64_t n, double tol, 
 void buffer_fill(void *dst, dtype t, uint64_t count, init_kind k, double value, uint64_t seed);
 /* Converts count elements of type t to doubles. */
 void buffer_to_double(const void *src, dtype t, uint64_t count, double *out);
+/* Converts count doubles to type t (float, int or unsigned; 1: every value
+ * converts to t and back unchanged (NaN stays NaN, integers keep -0.0
+ * out), so dst holds src exactly; 0: not so (or another t), dst is
+ * undefined. */
+int buffer_from_double_exact(const double *src, uint64_t count, dtype t, void *dst);
 
 /* The seed of buffer `name` in a plan seeded with `seed`: data depends on the
  * buffer's name, not on its position in the file. */
 uint64_t buffer_seed(uint64_t seed, const char *name);
+
+/* What a buffer's initial contents depend on: two buffers with equal
+ * signatures get the same data from buffer_fill. The value counts only for
+ * INIT_VALUE (by its bits) and the seed only for INIT_RANDOM (as
+ * buffer_seed of the plan's seed and the name); the name, type, count,
+ * kind and managed flag always. */
+typedef struct buffer_sig {
+	char name[64];
+	dtype type;
+	uint64_t count;
+	init_kind init;
+	uint64_t value_bits;
+	uint64_t seed;
+	int managed;
+} buffer_sig;
+
+void buffer_sig_make(buffer_sig *s, const char *name, dtype t, uint64_t count, init_kind k,
+                     double value, int managed, uint64_t plan_seed);
+int buffer_sig_eq(const buffer_sig *a, const buffer_sig *b);
+/* For each want[i], the index of an equal have[j], or -1: the first equal
+ * one not given to an earlier want (each have[j] serves at most one). */
+void buffer_sig_match(const buffer_sig *have, int nhave, const buffer_sig *want, int nwant,
+                      int *match);
+
+/* ---- a cache of reference results ----
+ * A reference's wanted values depend only on its name, its arguments
+ * (buffers by signature, scalars by the value the function sees) and the
+ * output's type and element count. */
+#define REF_MAX_ARGS 8
+#define REF_CACHE_MAX 8
+
+typedef struct ref_key_arg {
+	int is_buf;
+	buffer_sig sig;  /* is_buf */
+	int64_t i;       /* scalar, as in ref_arg */
+	uint64_t f_bits; /* scalar: the bits of ref_arg.f */
+} ref_key_arg;
+
+typedef struct ref_key {
+	char ref[64];
+	int nargs;
+	ref_key_arg args[REF_MAX_ARGS];
+	dtype out_type;
+	uint64_t out_count;
+} ref_key;
+
+/* A key with no arguments yet; then one call per argument, in order.
+ * add_* return -1 (and add nothing) past REF_MAX_ARGS. */
+void ref_key_init(ref_key *k, const char *ref, dtype out_type, uint64_t out_count);
+int ref_key_add_buf(ref_key *k, const buffer_sig *s);
+int ref_key_add_scalar(ref_key *k, int64_t i, double f);
+int ref_key_eq(const ref_key *a, const ref_key *b);
+
+typedef struct ref_cache_entry {
+	ref_key key;
+	void *data;      /* n elements of type */
+	dtype type;
+	uint64_t n, bytes;
+	uint64_t stamp;  /* last use */
+} ref_cache_entry;
+
+/* Least recently used entries go first, to keep at most max_entries (at
+ * most REF_CACHE_MAX) and max_bytes of data. Zero-initialise, then init. */
+typedef struct ref_cache {
+	int max_entries;
+	uint64_t max_bytes;
+	int n;
+	ref_cache_entry e[REF_CACHE_MAX];
+	uint64_t bytes, clock;
+	uint64_t hits, misses;
+} ref_cache;
+
+void ref_cache_init(ref_cache *c, int max_entries, uint64_t max_bytes);
+/* Frees every entry (the limits stay). */
+void ref_cache_clear(ref_cache *c);
+/* The data of an equal key (valid until the next put or clear), its type
+ * and count; NULL when none. A hit makes the entry the most recent. */
+const void *ref_cache_get(ref_cache *c, const ref_key *k, dtype *type, uint64_t *n);
+/* Stores data (malloc'ed: n elements of type), replacing an equal key and
+ * evicting the least recently used entries until it fits. Takes data: 1
+ * when kept, 0 when freed (larger than max_bytes, or no room at all). */
+int ref_cache_put(ref_cache *c, const ref_key *k, void *data, dtype type, uint64_t n);
 
 #endif

@@ -25,6 +25,7 @@ void app_init(app *a, const char *exe)
 	memset(a, 0, sizeof *a);
 	a->exe = exe;
 	a->gpu = -1;
+	a->record_fd = -1;
 	a->format = FMT_TABLE;
 	a->timeout_s = 10;
 	a->topt = (timing_opts){
@@ -63,6 +64,13 @@ void app_free(app *a)
 		record_free(&a->runs[i]);
 	free(a->runs);
 	free(a->last_run);
+	if (a->have_last)
+		table_free(&a->last);
+	if (a->have_chart)
+		chart_free(&a->last_chart);
+	if (a->record_fd >= 0)
+		close(a->record_fd);
+	free(a->record_path);
 	free(g_installed_dir);
 	g_installed_dir = NULL;
 }
@@ -111,6 +119,24 @@ void app_note(app *a, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stdout);
 	fflush(stdout);
+}
+
+void app_keep_table(app *a, table *t)
+{
+	if (a->have_last)
+		table_free(&a->last);
+	a->last = *t;
+	a->have_last = 1;
+	memset(t, 0, sizeof *t);
+}
+
+void app_keep_chart(app *a, chart *c)
+{
+	if (a->have_chart)
+		chart_free(&a->last_chart);
+	a->last_chart = *c;
+	a->have_chart = 1;
+	memset(c, 0, sizeof *c);
 }
 
 /* ---- kernel files ---- */
@@ -390,7 +416,11 @@ void app_show(app *a)
 	symtab vals;
 	char *err = NULL;
 	int ok = plan_values(s, &a->settings, &dev, &vals, &err) == 0;
-	app_note(a, "%s%s%s", s->path, s->summary ? ": " : "", s->summary ? s->summary : "");
+	const char *sum = s->summary ? s->summary : "";
+	const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
+	if (strncmp(sum, base, strlen(base)) == 0 && sum[strlen(base)] == ':')
+		sum += strlen(base) + 1 + (sum[strlen(base) + 1] == ' ');
+	app_note(a, "%s%s%s", s->path, *sum ? ": " : "", sum);
 	table t;
 	const char *head[] = { "name", "kind", "value", "default" };
 	table_init(&t, 4, head, "llrl");
@@ -515,7 +545,7 @@ static const char *masked(app *a, const char *s)
 	return a->mask_times ? "<t>" : s;
 }
 
-static void progress(void *ctx, int n, double last_ms)
+void progress(void *ctx, int n, double last_ms)
 {
 	app *a = ctx;
 	if (!a->interactive)
@@ -526,7 +556,7 @@ static void progress(void *ctx, int n, double last_ms)
 	fflush(stderr);
 }
 
-static void add_record(app *a, const char *kernel, const char *values, const result *res,
+void add_record(app *a, const char *kernel, const char *values, const result *res,
                        const plan *p, const stats *st)
 {
 	if (a->nruns == a->capruns) {
@@ -683,7 +713,7 @@ static void check_failures(app *a, const plan *p, const result *res)
 }
 
 /* Kernel names: as given, or every launchable one. Validates the names. */
-static int pick_kernels(app *a, char **names, int n, int **out, int *nout)
+int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 {
 	const spec *s = a->sp;
 	int *idx = xcalloc((size_t)s->nkernels + (size_t)n + 1, sizeof *idx);
@@ -761,65 +791,148 @@ static void dims(char *buf, size_t n, const uint32_t d[3])
 		snprintf(buf, n, "%u", d[0]);
 }
 
-int app_run(app *a, char **names, int nnames)
+int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 {
-	uint64_t t_start = now_ns();
-	if (app_reload(a) != 0)
-		return -1;
+	memset(c, 0, sizeof *c);
 	const spec *s = a->sp;
-	int *ks = NULL, nk = 0;
-	if (pick_kernels(a, names, nnames, &ks, &nk) != 0)
-		return -1;
 	int gpu = app_gpu(a);
-	if (gpu < 0) {
-		free(ks);
+	if (gpu < 0)
 		return -1;
-	}
-	devinfo dev;
-	current_dev(a, &dev);
-	int sm = a->arch_sm ? a->arch_sm : gpu ? dev.cc_major * 10 + dev.cc_minor : 90;
-
-	symtab vals;
+	c->gpu = gpu;
+	current_dev(a, &c->dev);
+	c->sm = a->arch_sm ? a->arch_sm : gpu ? c->dev.cc_major * 10 + c->dev.cc_minor : 90;
+	/* the user's settings, then the extra ones (a sweep point, a variant) */
+	symtab merged = {0};
+	for (int i = 0; i < a->settings.n; i++)
+		symtab_set(&merged, a->settings.v[i].name, a->settings.v[i].v, 0);
+	for (int i = 0; extra && i < extra->n; i++)
+		symtab_set(&merged, extra->v[i].name, extra->v[i].v, 0);
 	char *err = NULL;
-	if (plan_values(s, &a->settings, &dev, &vals, &err) != 0) {
+	int r = plan_values(s, &merged, &c->dev, &c->vals, &err);
+	symtab_free(&merged);
+	if (r != 0) {
 		app_error_msg(a, err);
 		free(err);
-		free(ks);
 		return -1;
 	}
 	int ndefs;
-	char **defs = plan_defines(s, &vals, &ndefs);
-	char *vline = values_line(s, &vals);
-	cc_source from;
-	double ms = 0;
+	char **defs = plan_defines(s, &c->vals, &ndefs);
+	c->vline = values_line(s, &c->vals);
 	char *warn = NULL;
-	const cunit *u = ccache_compile(&a->cache, s, (const char *const *)defs, ndefs, sm, &from, &ms, &warn, &err);
+	c->u = ccache_compile(&a->cache, s, (const char *const *)defs, ndefs, c->sm, &c->from, &c->compile_ms, &warn, &err);
 	free_list(defs, ndefs);
 	if (warn) {
 		app_note(a, "warning: %s", warn);
 		free(warn);
 	}
-	if (!u) {
+	if (!c->u) {
 		app_error_msg(a, err ? err : "compilation failed");
 		free(err);
-		free(vline);
-		free(ks);
-		symtab_free(&vals);
+		run_release(c);
 		return -1;
 	}
-	const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
-	char msbuf[32];
-	snprintf(msbuf, sizeof msbuf, "%.0f ms", ms);
-	if (from == CC_COMPILED)
-		app_note(a, "%s  %s  (compiled in %s, sm_%d)", base, vline, masked(a, msbuf), sm);
-	else
-		app_note(a, "%s  %s  (cached, sm_%d)", base, vline, sm);
-	if (u->warnings)
-		app_note(a, "%s", u->warnings);
+	if (announce) {
+		const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
+		char msbuf[32];
+		snprintf(msbuf, sizeof msbuf, "%.0f ms", c->compile_ms);
+		if (c->from == CC_COMPILED)
+			app_note(a, "%s  %s  (compiled in %s, sm_%d)", base, c->vline, masked(a, msbuf), c->sm);
+		else
+			app_note(a, "%s  %s  (cached, sm_%d)", base, c->vline, c->sm);
+		if (c->u->warnings)
+			app_note(a, "%s", c->u->warnings);
+	}
+	return 0;
+}
 
+void run_release(runctx *c)
+{
+	symtab_free(&c->vals);
+	free(c->vline);
+	memset(c, 0, sizeof *c);
+}
+
+int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err)
+{
+	const spec *s = a->sp;
+	int ci = cunit_find(c->u, s->kernels[k].name);
+	if (ci < 0)
+		return fail(err, "kernel '%s' is missing from the compiled unit", s->kernels[k].name);
+	if (plan_build(s, k, &c->vals, &c->dev, t, p, err) != 0)
+		return -1;
+	snprintf(p->launch.lowered, sizeof p->launch.lowered, "%s", c->u->lowered[ci]);
+	for (int i = 0; i < p->nchecks; i++)
+		if (p->checks[i].kind == CHECK_KERNEL) {
+			int oc = cunit_find(c->u, p->checks[i].other.name);
+			if (oc >= 0)
+				snprintf(p->checks[i].other.lowered, sizeof p->checks[i].other.lowered, "%s", c->u->lowered[oc]);
+		}
+	p->cubin_len = c->u->cubin_len;
+	return plan_validate(p, &c->dev, c->u->res[ci].smem, err);
+}
+
+int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
+{
+	memset(res, 0, sizeof *res);
+	uint64_t t_req = now_ns();
+	int wr = wc_run(&a->worker, p, c->u->cubin, c->u->cubin_len, a->timeout_s, (volatile int *)&g_interrupt,
+	                progress, a, res, err);
+	if (a->interactive)
+		fprintf(stderr, "\r\033[K");
+	if (wr != 0)
+		return -1;
+	if (res->status == RES_FATAL)
+		return fail(err, "%s: worker restarted, settings kept", res->error);
+	if (res->status == RES_ERROR)
+		return fail(err, "%s", res->error);
+	if (getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: %s compile %.2f ms (%s), worker %.2f ms (setup %.2f, check %.2f, timing %.2f), "
+		        "round trip %.2f ms, samples %d\n", p->launch.name, c->compile_ms,
+		        c->from == CC_COMPILED ? "compiled" : c->from == CC_MEMORY ? "memory" : "disk",
+		        res->launch_ms, res->setup_ms, res->check_ms, res->time_ms,
+		        (double)(now_ns() - t_req) / 1e6, res->nsamples);
+	return 0;
+}
+
+/* The compile-only row: resources and geometry. */
+static void resource_row(table *t, const runctx *c, const plan *p)
+{
+	int ci = cunit_find(c->u, p->launch.name);
+	const kres *kr = &c->u->res[ci];
+	int r = table_row(t);
+	char g[64], b[64], sz[32];
+	dims(g, sizeof g, p->launch.grid);
+	dims(b, sizeof b, p->launch.block);
+	table_set(t, r, 0, "%s", p->launch.name);
+	if (kr->known) {
+		table_set(t, r, 1, "%d", kr->regs);
+		fmt_bytes(kr->smem, sz, sizeof sz);
+		table_set(t, r, 2, "%s", sz);
+		table_set(t, r, 3, "%d B", kr->stack);
+		table_set(t, r, 4, "%d B", kr->spill_st + kr->spill_ld);
+	}
+	table_set(t, r, 5, "%s", g);
+	table_set(t, r, 6, "%s", b);
+	fmt_bytes(p->launch.smem, sz, sizeof sz);
+	table_set(t, r, 7, "%s", p->launch.smem ? sz : "");
+}
+
+int app_run(app *a, char **names, int nnames)
+{
+	uint64_t t_start = now_ns();
+	if (app_reload(a) != 0)
+		return -1;
+	int *ks = NULL, nk = 0;
+	if (pick_kernels(a, names, nnames, &ks, &nk) != 0)
+		return -1;
+	runctx c;
+	if (run_prepare(a, NULL, 1, &c) != 0) {
+		free(ks);
+		return -1;
+	}
 	int rc = 0;
 	table t;
-	if (!gpu) {
+	if (!c.gpu) {
 		const char *head[] = { "kernel", "regs", "smem", "stack", "spills", "grid", "block", "dyn smem" };
 		table_init(&t, 8, head, "lrrrrlll");
 	} else {
@@ -827,109 +940,81 @@ int app_run(app *a, char **names, int nnames)
 	}
 	plan *p = xcalloc(1, sizeof *p);
 	result *res = xcalloc(1, sizeof *res);
-	int printed_bufs = 0;
+	int printed_bufs = 0, nrec = 0;
+	char *err = NULL;
 	for (int i = 0; i < nk && !g_interrupt; i++) {
-		const spec_kernel *sk = &s->kernels[ks[i]];
-		int ci = cunit_find(u, sk->name);
-		if (plan_build(s, ks[i], &vals, &dev, &a->topt, p, &err) != 0 || ci < 0) {
-			app_error_msg(a, err ? err : "kernel missing from the compiled unit");
-			free(err);
-			err = NULL;
-			rc = -1;
-			continue;
-		}
-		snprintf(p->launch.lowered, sizeof p->launch.lowered, "%s", u->lowered[ci]);
-		for (int c = 0; c < p->nchecks; c++)
-			if (p->checks[c].kind == CHECK_KERNEL) {
-				int oc = cunit_find(u, p->checks[c].other.name);
-				if (oc >= 0)
-					snprintf(p->checks[c].other.lowered, sizeof p->checks[c].other.lowered, "%s", u->lowered[oc]);
-			}
-		p->cubin_len = u->cubin_len;
-		if (plan_validate(p, &dev, u->res[ci].smem, &err) != 0) {
+		const char *name = a->sp->kernels[ks[i]].name;
+		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
 			app_error_msg(a, err);
 			free(err);
 			err = NULL;
 			rc = -1;
 			continue;
 		}
-		if (!gpu) {
+		if (!c.gpu) {
 			if (!printed_bufs)
 				print_buffers(a, p);
 			printed_bufs = 1;
-			const kres *kr = &u->res[ci];
-			int r = table_row(&t);
-			char g[64], b[64], sz[32];
-			dims(g, sizeof g, p->launch.grid);
-			dims(b, sizeof b, p->launch.block);
-			table_set(&t, r, 0, "%s", sk->name);
-			if (kr->known) {
-				table_set(&t, r, 1, "%d", kr->regs);
-				fmt_bytes(kr->smem, sz, sizeof sz);
-				table_set(&t, r, 2, "%s", sz);
-				table_set(&t, r, 3, "%d B", kr->stack);
-				table_set(&t, r, 4, "%d B", kr->spill_st + kr->spill_ld);
-			}
-			table_set(&t, r, 5, "%s", g);
-			table_set(&t, r, 6, "%s", b);
-			fmt_bytes(p->launch.smem, sz, sizeof sz);
-			table_set(&t, r, 7, "%s", p->launch.smem ? sz : "");
+			resource_row(&t, &c, p);
 			continue;
 		}
-		memset(res, 0, sizeof *res);
-		uint64_t t_req = now_ns();
-		int wr = wc_run(&a->worker, p, u->cubin, u->cubin_len, a->timeout_s, (volatile int *)&g_interrupt,
-		                progress, a, res, &err);
-		if (a->interactive)
-			fprintf(stderr, "\r\033[K");
-		if (wr != 0) {
-			app_error(a, "%s: %s", sk->name, err ? err : "the worker failed");
+		if (run_exec(a, &c, p, res, &err) != 0) {
+			app_error(a, "%s: %s", name, err ? err : "the worker failed");
 			free(err);
 			err = NULL;
 			rc = -1;
 			continue;
 		}
-		if (res->status == RES_ERROR || res->status == RES_FATAL) {
-			if (res->status == RES_FATAL)
-				app_error(a, "%s: %s: worker restarted, settings kept", sk->name, res->error);
-			else
-				app_error(a, "%s: %s", sk->name, res->error);
-			rc = -1;
-			continue;
-		}
-		if (getenv("CUPLAY_TRACE"))
-			fprintf(stderr, "trace: %s compile %.2f ms (%s), worker %.2f ms (setup %.2f, check %.2f, timing %.2f), "
-			        "round trip %.2f ms, samples %d\n", sk->name, ms,
-			        from == CC_COMPILED ? "compiled" : from == CC_MEMORY ? "memory" : "disk",
-			        res->launch_ms, res->setup_ms, res->check_ms, res->time_ms,
-			        (double)(now_ns() - t_req) / 1e6, res->nsamples);
 		stats st;
 		memset(&st, 0, sizeof st);
 		if (res->nsamples > 0)
 			stats_compute(res->samples_ms, res->nsamples, &st);
-		result_row(a, &t, p, res, &st, vline);
+		result_row(a, &t, p, res, &st, c.vline);
 		check_failures(a, p, res);
-		for (int c = 0; c < res->nchecks; c++)
-			if (!res->checks[c].ok)
+		for (int k = 0; k < res->nchecks; k++)
+			if (!res->checks[k].ok)
 				rc = -1;
-		add_record(a, sk->name, vline, res, p, &st);
+		add_record(a, name, c.vline, res, p, &st);
+		nrec += res->nsamples > 0;
 		if (res->status == RES_INTERRUPTED)
 			break;
 	}
 	if (t.nrows > 0)
 		table_print(&t, stdout, a->format, a->color, 0);
-	if (!gpu && t.nrows > 0)
+	if (!c.gpu && t.nrows > 0)
 		app_note(a, "not launched (no GPU)");
+	if (c.gpu && nrec > 1 && a->format == FMT_TABLE && !a->mask_times) {
+		/* several kernels: the speedup over the first, as the lab's graph */
+		chart ch;
+		char *title = xasprintf("speedup over %s", a->runs[a->nruns - nrec].kernel);
+		chart_init(&ch, title, "x");
+		free(title);
+		ch.baseline = 0;
+		double base = a->runs[a->nruns - nrec].st.median, best = 0;
+		for (int i = a->nruns - nrec; i < a->nruns; i++) {
+			const run_record *r = &a->runs[i];
+			double sp = r->st.median > 0 ? base / r->st.median : 0;
+			if (r->check_ok && sp > best) {
+				best = sp;
+				ch.best = ch.n;
+			}
+			chart_add(&ch, r->kernel, sp, r->checked && !r->check_ok ? "FAIL" : NULL);
+		}
+		chart_print(&ch, stdout, a->color, a->color, 40);
+		app_keep_chart(a, &ch);
+	}
 	if (g_interrupt) {
 		app_note(a, "interrupted");
 		rc = -1;
 	}
-	table_free(&t);
+	if (t.nrows > 0)
+		app_keep_table(a, &t);
+	else
+		table_free(&t);
 	free(p);
 	free(res);
-	free(vline);
 	free(ks);
-	symtab_free(&vals);
+	run_release(&c);
 	fflush(stdout);
 	if (getenv("CUPLAY_TRACE"))
 		fprintf(stderr, "trace: run total %.2f ms\n", (double)(now_ns() - t_start) / 1e6);

@@ -58,3 +58,35 @@ int stats_should_stop(const double *x, int n, double total_s, const timing_opts 
 	double noise = n > 1 && mean > 0 ? sqrt(ss / (n - 1)) / mean : 0;
 	return noise <= t->noise_target;
 }
+
+double stats_quantile(const double *x, int n, double q)
+{
+	if (n <= 0)
+		return 0;
+	double *v = xmalloc((size_t)n * sizeof *v);
+	memcpy(v, x, (size_t)n * sizeof *v);
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	double pos = q * (n - 1);
+	int lo = (int)pos;
+	int hi = lo + 1 < n ? lo + 1 : lo;
+	double r = v[lo] + (pos - lo) * (v[hi] - v[lo]);
+	free(v);
+	return r;
+}
+
+const char *stats_verdict(const double *base, int nb, const double *x, int nx, double same, double *speedup)
+{
+	double mb = stats_quantile(base, nb, 0.5), mx = stats_quantile(x, nx, 0.5);
+	*speedup = mx > 0 ? mb / mx : 0;
+	if (nb < 3 || nx < 3)
+		return "ambiguous";
+	double b25 = stats_quantile(base, nb, 0.25), b75 = stats_quantile(base, nb, 0.75);
+	double x25 = stats_quantile(x, nx, 0.25), x75 = stats_quantile(x, nx, 0.75);
+	if (x75 < b25)
+		return "faster";
+	if (x25 > b75)
+		return "slower";
+	if (*speedup > 0 && fabs(*speedup - 1.0) <= same)
+		return "same";
+	return "ambiguous";
+}

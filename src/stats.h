@@ -17,3 +17,15 @@ void stats_compute(const double *x, int n, stats *out);
 int stats_should_stop(const double *x, int n, double total_s, const timing_opts *t);
 
 #endif
+
+#ifndef CUPLAY_STATS_VERDICT
+#define CUPLAY_STATS_VERDICT
+/* The q-quantile (0..1) of x, linear between order statistics. */
+double stats_quantile(const double *x, int n, double q);
+
+/* Compares x with a baseline from their samples: *speedup = median(base) /
+ * median(x). "faster" or "slower" when the interquartile ranges do not
+ * overlap, "same" when they do and the medians are within `same` (e.g. 0.02)
+ * of each other, else "ambiguous". */
+const char *stats_verdict(const double *base, int nb, const double *x, int nx, double same, double *speedup);
+#endif

@@ -1,0 +1,159 @@
+/* chart.c: terminal and SVG bar charts. */
+#include "chart.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void chart_init(chart *c, const char *title, const char *unit)
+{
+	memset(c, 0, sizeof *c);
+	c->title = xstrdup(title ? title : "");
+	c->unit = xstrdup(unit ? unit : "");
+	c->best = c->baseline = -1;
+}
+
+void chart_add(chart *c, const char *label, double value, const char *note)
+{
+	c->labels = xrealloc(c->labels, (size_t)(c->n + 1) * sizeof *c->labels);
+	c->values = xrealloc(c->values, (size_t)(c->n + 1) * sizeof *c->values);
+	c->notes = xrealloc(c->notes, (size_t)(c->n + 1) * sizeof *c->notes);
+	c->labels[c->n] = xstrdup(label);
+	c->values[c->n] = value;
+	c->notes[c->n] = note ? xstrdup(note) : NULL;
+	c->n++;
+}
+
+void chart_free(chart *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		free(c->labels[i]);
+		free(c->notes[i]);
+	}
+	free(c->labels);
+	free(c->values);
+	free(c->notes);
+	free(c->title);
+	free(c->unit);
+	memset(c, 0, sizeof *c);
+}
+
+static int utf8_width(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+static double max_value(const chart *c)
+{
+	double m = 0;
+	for (int i = 0; i < c->n; i++)
+		if (isfinite(c->values[i]) && c->values[i] > m)
+			m = c->values[i];
+	return m;
+}
+
+void chart_print(const chart *c, FILE *f, int unicode, int color, int width)
+{
+	static const char *eighths[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	double m = max_value(c);
+	int lw = 0;
+	for (int i = 0; i < c->n; i++)
+		if (utf8_width(c->labels[i]) > lw)
+			lw = utf8_width(c->labels[i]);
+	if (c->title[0])
+		fprintf(f, "%s\n", c->title);
+	for (int i = 0; i < c->n; i++) {
+		fprintf(f, "  %s%*s  ", c->labels[i], lw - utf8_width(c->labels[i]), "");
+		double v = c->values[i];
+		int cells8 = m > 0 && isfinite(v) && v > 0 ? (int)lround(v / m * width * 8) : 0;
+		if (color && i == c->best)
+			fputs("\033[1;32m", f);
+		for (int k = 0; k < cells8 / 8; k++)
+			fputs(unicode ? "█" : "#", f);
+		if (unicode)
+			fputs(eighths[cells8 % 8], f);
+		else if (cells8 % 8 >= 4)
+			fputc('#', f);
+		if (color && i == c->best)
+			fputs("\033[0m", f);
+		int used = cells8 / 8 + (cells8 % 8 ? 1 : 0);
+		fprintf(f, "%*s ", width - used + 1, "");
+		if (isfinite(v))
+			fprintf(f, "%.3g %s", v, c->unit);
+		if (c->notes[i])
+			fprintf(f, "  %s", c->notes[i]);
+		if (i == c->best)
+			fputs(unicode ? "  ◀ best" : "  <- best", f);
+		fputc('\n', f);
+	}
+}
+
+static void xml_text(sbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': sb_puts(b, "&lt;"); break;
+		case '>': sb_puts(b, "&gt;"); break;
+		case '&': sb_puts(b, "&amp;"); break;
+		case '"': sb_puts(b, "&quot;"); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\t')
+				sb_putc(b, *s);
+		}
+	}
+}
+
+int chart_svg(const chart *c, const char *path, char **err)
+{
+	const int bar_h = 28, gap = 10, left = 260, right = 170, top = 56, plot_w = 520;
+	int h = top + c->n * (bar_h + gap) + 40;
+	int w = left + plot_w + right;
+	double m = max_value(c);
+	sbuf b = {0};
+	sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	              "font-family=\"Helvetica, Arial, sans-serif\">\n", w, h, w, h);
+	sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n", w, h);
+	sb_puts(&b, "<text x=\"20\" y=\"32\" font-size=\"20\" font-weight=\"bold\">");
+	xml_text(&b, c->title);
+	sb_puts(&b, "</text>\n");
+	for (int i = 0; i < c->n; i++) {
+		int y = top + i * (bar_h + gap);
+		double v = c->values[i];
+		int bw = m > 0 && isfinite(v) && v > 0 ? (int)lround(v / m * plot_w) : 0;
+		const char *fill = i == c->best ? "#2e8b57" : i == c->baseline ? "#9e9e9e" : "#4472c4";
+		sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"15\" text-anchor=\"end\">", left - 10, y + bar_h - 9);
+		xml_text(&b, c->labels[i]);
+		sb_puts(&b, "</text>\n");
+		sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", left, y, bw, bar_h, fill);
+		sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"15\">", left + bw + 8, y + bar_h - 9);
+		if (isfinite(v)) {
+			char num[64];
+			snprintf(num, sizeof num, "%.3g %s", v, c->unit);
+			xml_text(&b, num);
+		}
+		if (c->notes[i]) {
+			sb_puts(&b, "  ");
+			xml_text(&b, c->notes[i]);
+		}
+		if (i == c->best)
+			sb_puts(&b, "  (best)");
+		sb_puts(&b, "</text>\n");
+	}
+	if (c->baseline >= 0 && m > 0 && isfinite(c->values[c->baseline])) {
+		int x = left + (int)lround(c->values[c->baseline] / m * plot_w);
+		sb_printf(&b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>\n",
+		          x, top - 6, x, top + c->n * (bar_h + gap));
+	}
+	sb_puts(&b, "</svg>\n");
+	int r = write_file_atomic(path, b.s, b.len);
+	sb_free(&b);
+	if (r != 0)
+		return fail(err, "cannot write '%s': %s", path, strerror(errno));
+	return 0;
+}

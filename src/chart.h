@@ -1,0 +1,29 @@
+/* chart.h: bar charts of a comparison or a sweep, in the terminal (Unicode
+ * blocks on a TTY, ASCII otherwise) and as a self-contained SVG file. */
+#ifndef CUPLAY_CHART_H
+#define CUPLAY_CHART_H
+
+#include <stdio.h>
+
+typedef struct chart {
+	char *title;        /* "transpose.cu: speedup over transpose_naive" */
+	char *unit;         /* "x", "ms", "GB/s" */
+	int n;
+	char **labels;
+	double *values;
+	char **notes;       /* per bar, may be NULL: "faster", "FAIL", "cannot launch" */
+	int best;           /* index marked as best, or -1 */
+	int baseline;       /* index drawn as the baseline (speedup 1), or -1 */
+} chart;
+
+void chart_init(chart *c, const char *title, const char *unit);
+void chart_add(chart *c, const char *label, double value, const char *note);
+void chart_free(chart *c);
+
+/* Horizontal bars scaled to the largest value, `width` cells at most. */
+void chart_print(const chart *c, FILE *f, int unicode, int color, int width);
+
+/* Writes an SVG (temp file + rename). 0 or -1 with *err. */
+int chart_svg(const chart *c, const char *path, char **err);
+
+#endif

@@ -1,0 +1,533 @@
+/* compare.c: sweeps over values, interleaved comparisons of variants, and
+ * writing the last results (save) and chart (plot). */
+#include "app.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SWEEP_MAX 1024
+#define COMPARE_MAX 16
+#define COMPARE_ROUNDS 5
+
+typedef struct axis {
+	char *name;
+	int n;
+	value *v;
+} axis;
+
+static void axes_free(axis *ax, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(ax[i].name);
+		free(ax[i].v);
+	}
+	free(ax);
+}
+
+/* Checks that name is a define or param of the loaded file. */
+static int known_var(app *a, const char *name, const char *cmd)
+{
+	if (spec_var_find(a->sp, name))
+		return 0;
+	const char **names = xcalloc((size_t)a->sp->nvars + 1, sizeof *names);
+	for (int i = 0; i < a->sp->nvars; i++)
+		names[i] = a->sp->vars[i].name;
+	const char *near = nearest_name(name, names, a->sp->nvars);
+	if (near)
+		app_error(a, "%s: unknown name '%s' in %s (did you mean '%s'?)", cmd, name, a->path, near);
+	else
+		app_error(a, "%s: unknown name '%s' in %s", cmd, name, a->path);
+	free(names);
+	return -1;
+}
+
+static int eval_plain(app *a, const char *cmd, const char *name, const char *text, value *v)
+{
+	int col = 0;
+	char *err = NULL;
+	if (expr_eval(text, NULL, v, &col, &err) == 0)
+		return 0;
+	app_error(a, "%s: %s=%s: %s", cmd, name, text, err);
+	free(err);
+	return -1;
+}
+
+/* NAME=v1,v2,... */
+static int parse_axis(app *a, const char *arg, axis *ax)
+{
+	const char *eq = strchr(arg, '=');
+	memset(ax, 0, sizeof *ax);
+	ax->name = xstrndup(arg, (size_t)(eq - arg));
+	if (known_var(a, ax->name, "sweep") != 0)
+		return -1;
+	char *list = xstrdup(eq + 1);
+	int rc = 0;
+	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		ax->v = xrealloc(ax->v, (size_t)(ax->n + 1) * sizeof *ax->v);
+		if (eval_plain(a, "sweep", ax->name, tok, &ax->v[ax->n]) != 0) {
+			rc = -1;
+			break;
+		}
+		ax->n++;
+	}
+	free(list);
+	if (rc == 0 && ax->n == 0)
+		rc = app_error(a, "sweep: no values for '%s' (write %s=v1,v2,...)", ax->name, ax->name);
+	return rc;
+}
+
+static const char *chart_unit(const plan *p, double *v, const stats *st, const result *res)
+{
+	(void)res;
+	if (p->bytes > 0) {
+		*v = p->bytes / (st->median * 1e-3) / 1e9;
+		return "GB/s";
+	}
+	if (p->flops > 0) {
+		*v = p->flops / (st->median * 1e-3) / 1e9;
+		return "GFLOP/s";
+	}
+	*v = 1.0 / st->median; /* launches per ms: longer is faster */
+	return "runs/ms";
+}
+
+int app_sweep(app *a, int argc, char **argv)
+{
+	if (app_reload(a) != 0)
+		return -1;
+	axis *ax = xcalloc((size_t)argc, sizeof *ax);
+	int nax = 0, nnames = 0, on_all = 0;
+	char **names = xcalloc((size_t)argc + 1, sizeof *names);
+	int rc = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "on") == 0 && i + 1 < argc && strcmp(argv[i + 1], "all") == 0) {
+			on_all = 1;
+			i++;
+		} else if (strchr(argv[i], '=')) {
+			if (parse_axis(a, argv[i], &ax[nax++]) != 0) {
+				rc = -1;
+				goto out;
+			}
+		} else {
+			names[nnames++] = argv[i];
+		}
+	}
+	if (nax == 0) {
+		rc = app_error(a, "usage: sweep NAME=v1,v2,... [NAME2=...] [KERNEL...] [on all]");
+		goto out;
+	}
+	long total = 1;
+	for (int i = 0; i < nax; i++) {
+		total *= ax[i].n;
+		if (total > SWEEP_MAX) {
+			rc = app_error(a, "sweep: more than %d configurations; sweep fewer values", SWEEP_MAX);
+			goto out;
+		}
+	}
+	if (on_all)
+		app_note(a, "sweep on all: this machine's worker drives one GPU; running on device %d", a->device);
+	int *ks = NULL, nk = 0;
+	if (pick_kernels(a, names, nnames, &ks, &nk) != 0) {
+		rc = -1;
+		goto out;
+	}
+	/* the table: one column per axis, then the results */
+	int nc = nax + 6;
+	const char **head = xcalloc((size_t)nc, sizeof *head);
+	char *align = xcalloc((size_t)nc + 1, 1);
+	for (int i = 0; i < nax; i++) {
+		head[i] = ax[i].name;
+		align[i] = 'r';
+	}
+	const char *rest[] = { "kernel", "check", "median", "GB/s", "roof", "note" };
+	memcpy(head + nax, rest, sizeof rest);
+	memcpy(align + nax, "llrrrl", 6);
+	table t;
+	table_init(&t, nc, head, align);
+	free(head);
+	free(align);
+	chart ch;
+	char *title = xasprintf("%s: sweep of %ld configurations", a->sp->path, total);
+	chart_init(&ch, title, "");
+	free(title);
+	double best = -1;
+	int *idx = xcalloc((size_t)nax, sizeof *idx);
+	plan *p = xcalloc(1, sizeof *p);
+	result *res = xcalloc(1, sizeof *res);
+	int gpu = -1;
+	for (long done = 0; done < total && !g_interrupt; done++) {
+		symtab extra = {0};
+		sbuf lab = {0};
+		for (int i = 0; i < nax; i++) {
+			char v[64];
+			value_format(ax[i].v[idx[i]], v, sizeof v);
+			symtab_set(&extra, ax[i].name, ax[i].v[idx[i]], 0);
+			sb_printf(&lab, "%s%s=%s", i ? " " : "", ax[i].name, v);
+		}
+		if (a->interactive)
+			fprintf(stderr, "\r\033[Ksweep %ld/%ld: %s", done + 1, total, lab.s);
+		runctx c;
+		int prepared = run_prepare(a, &extra, 0, &c) == 0;
+		if (prepared)
+			gpu = c.gpu;
+		for (int k = 0; k < nk; k++) {
+			const char *kname = a->sp->kernels[ks[k]].name;
+			int r = table_row(&t);
+			for (int i = 0; i < nax; i++) {
+				char v[64];
+				value_format(ax[i].v[idx[i]], v, sizeof v);
+				table_set(&t, r, i, "%s", v);
+			}
+			table_set(&t, r, nax, "%s", kname);
+			if (!prepared) {
+				table_set(&t, r, nax + 5, "compile error (above)");
+				rc = -1;
+				continue;
+			}
+			char *err = NULL;
+			if (run_plan(a, &c, ks[k], &a->topt, p, &err) != 0) {
+				/* an unlaunchable configuration is a row that says why */
+				const char *why = strstr(err, "': ") ? strstr(err, "': ") + 3 : err;
+				table_set(&t, r, nax + 5, "cannot launch: %s", why);
+				free(err);
+				continue;
+			}
+			if (!c.gpu) {
+				int ci = cunit_find(c.u, kname);
+				table_set(&t, r, nax + 5, "not launched (no GPU): %d regs, %d B smem",
+				          c.u->res[ci].regs, c.u->res[ci].smem + (int)p->launch.smem);
+				continue;
+			}
+			if (run_exec(a, &c, p, res, &err) != 0) {
+				table_set(&t, r, nax + 5, "%s", err ? err : "failed");
+				app_error(a, "sweep %s: %s: %s", lab.s, kname, err ? err : "failed");
+				free(err);
+				rc = -1;
+				continue;
+			}
+			stats st;
+			memset(&st, 0, sizeof st);
+			if (res->nsamples > 0)
+				stats_compute(res->samples_ms, res->nsamples, &st);
+			int ok = 1;
+			for (int i = 0; i < res->nchecks; i++)
+				ok &= res->checks[i].ok;
+			table_set(&t, r, nax + 1, "%s", res->nchecks ? (ok ? "ok" : "FAIL") : "-");
+			if (res->nchecks && !ok)
+				rc = -1;
+			add_record(a, kname, c.vline, res, p, &st);
+			if (res->nsamples == 0)
+				continue;
+			char tm[32];
+			fmt_time_ms(st.median, tm, sizeof tm);
+			table_set(&t, r, nax + 2, "%s", a->mask_times ? "<t>" : tm);
+			if (p->bytes > 0) {
+				double g = p->bytes / (st.median * 1e-3) / 1e9;
+				table_set(&t, r, nax + 3, a->mask_times ? "<t>" : "%.0f", g);
+				if (res->roof_gbps > 0)
+					table_set(&t, r, nax + 4, a->mask_times ? "<t>" : "%.0f%%", 100 * g / res->roof_gbps);
+			}
+			double v;
+			const char *unit = chart_unit(p, &v, &st, res);
+			free(ch.unit);
+			ch.unit = xstrdup(unit);
+			char *label = nk > 1 ? xasprintf("%s %s", lab.s, kname) : xstrdup(lab.s);
+			if (ok && v > best) {
+				best = v;
+				ch.best = ch.n;
+			}
+			chart_add(&ch, label, v, ok ? NULL : "FAIL");
+			free(label);
+		}
+		if (prepared)
+			run_release(&c);
+		symtab_free(&extra);
+		sb_free(&lab);
+		/* odometer */
+		for (int i = nax - 1; i >= 0; i--) {
+			if (++idx[i] < ax[i].n)
+				break;
+			idx[i] = 0;
+		}
+	}
+	if (a->interactive)
+		fprintf(stderr, "\r\033[K");
+	table_print(&t, stdout, a->format, a->color, 0);
+	if (gpu == 0)
+		app_note(a, "not launched (no GPU)");
+	if (ch.n > 0 && a->format == FMT_TABLE && !a->mask_times)
+		chart_print(&ch, stdout, a->color, a->color, 40);
+	if (ch.best >= 0 && !a->mask_times)
+		app_note(a, "best: %s", ch.labels[ch.best]);
+	if (g_interrupt) {
+		app_note(a, "interrupted");
+		rc = -1;
+	}
+	app_keep_table(a, &t);
+	if (ch.n > 0)
+		app_keep_chart(a, &ch);
+	else
+		chart_free(&ch);
+	free(idx);
+	free(p);
+	free(res);
+	free(ks);
+out:
+	axes_free(ax, nax);
+	free(names);
+	return rc;
+}
+
+/* ---- compare ---- */
+
+typedef struct variant {
+	char *label;
+	int k;
+	symtab extra;
+	double *samples;
+	int n;
+	int checked, ok;
+	double rel_err, roof;
+	plan p;
+	char *vline;
+} variant;
+
+/* kernel[NAME=EXPR,...] */
+static int parse_variant(app *a, const char *label, variant *v)
+{
+	memset(v, 0, sizeof *v);
+	v->label = xstrdup(label);
+	const char *br = strchr(label, '[');
+	char *kname = xstrndup(label, br ? (size_t)(br - label) : strlen(label));
+	v->k = spec_kernel_find(a->sp, kname);
+	if (v->k < 0) {
+		char *names[] = { kname };
+		int *ks, nk;
+		if (pick_kernels(a, names, 1, &ks, &nk) == 0) /* prints the suggestion */
+			free(ks);
+		free(kname);
+		return -1;
+	}
+	free(kname);
+	if (!br)
+		return 0;
+	size_t l = strlen(br);
+	if (br[l - 1] != ']')
+		return app_error(a, "compare: malformed variant '%s' (write kernel[NAME=VALUE,...])", label);
+	char *inner = xstrndup(br + 1, l - 2);
+	int rc = 0;
+	for (char *save = NULL, *tok = strtok_r(inner, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq) {
+			rc = app_error(a, "compare: '%s' in '%s' is not NAME=VALUE", tok, label);
+			break;
+		}
+		*eq = 0;
+		value val;
+		if (known_var(a, tok, "compare") != 0 || eval_plain(a, "compare", tok, eq + 1, &val) != 0) {
+			rc = -1;
+			break;
+		}
+		symtab_set(&v->extra, tok, val, 0);
+	}
+	free(inner);
+	return rc;
+}
+
+int app_compare(app *a, int argc, char **argv)
+{
+	if (argc < 3)
+		return app_error(a, "usage: compare KERNEL[NAME=VALUE,...] KERNEL[...] ... (at least two)");
+	if (argc - 1 > COMPARE_MAX)
+		return app_error(a, "compare: at most %d variants", COMPARE_MAX);
+	if (app_reload(a) != 0)
+		return -1;
+	int nv = argc - 1;
+	variant *v = xcalloc((size_t)nv, sizeof *v);
+	int rc = 0;
+	for (int i = 0; i < nv; i++)
+		if (parse_variant(a, argv[i + 1], &v[i]) != 0) {
+			rc = -1;
+			goto out;
+		}
+	result *res = xcalloc(1, sizeof *res);
+	int gpu = 1;
+	/* interleaved rounds, A B C A B C ..., so drift affects every variant alike */
+	timing_opts t = a->topt;
+	t.min_reps = a->topt.min_reps / COMPARE_ROUNDS + 2;
+	t.max_time_s = a->topt.max_time_s / COMPARE_ROUNDS;
+	t.min_time_s = 0;
+	t.noise_target = 0; /* the rounds decide */
+	for (int round = 0; round < COMPARE_ROUNDS && !g_interrupt && rc == 0; round++) {
+		t.do_check = round == 0 && a->topt.do_check;
+		for (int i = 0; i < nv && !g_interrupt; i++) {
+			runctx c;
+			if (run_prepare(a, &v[i].extra, 0, &c) != 0) {
+				rc = -1;
+				break;
+			}
+			gpu = c.gpu;
+			char *err = NULL;
+			if (run_plan(a, &c, v[i].k, &t, &v[i].p, &err) != 0 || (gpu && run_exec(a, &c, &v[i].p, res, &err) != 0)) {
+				app_error(a, "compare: %s: %s", v[i].label, err ? err : "failed");
+				free(err);
+				run_release(&c);
+				rc = -1;
+				break;
+			}
+			if (!v[i].vline)
+				v[i].vline = xstrdup(c.vline);
+			run_release(&c);
+			if (!gpu)
+				continue;
+			if (round == 0) {
+				v[i].checked = res->nchecks > 0;
+				v[i].ok = 1;
+				for (int k = 0; k < res->nchecks; k++) {
+					v[i].ok &= res->checks[k].ok;
+					if (res->checks[k].rel_err > v[i].rel_err)
+						v[i].rel_err = res->checks[k].rel_err;
+				}
+			}
+			v[i].roof = res->roof_gbps;
+			v[i].samples = xrealloc(v[i].samples, (size_t)(v[i].n + res->nsamples) * sizeof(double));
+			memcpy(v[i].samples + v[i].n, res->samples_ms, (size_t)res->nsamples * sizeof(double));
+			v[i].n += res->nsamples;
+		}
+		if (!gpu)
+			break;
+	}
+	free(res);
+	if (rc != 0)
+		goto out;
+	if (!gpu) {
+		for (int i = 0; i < nv; i++)
+			app_note(a, "%s: %s", v[i].label, v[i].vline ? v[i].vline : "");
+		app_note(a, "not launched (no GPU)");
+		goto out;
+	}
+	table tb;
+	const char *head[] = { "variant", "check", "median", "min .. max", "noise", "speedup", "verdict" };
+	table_init(&tb, 7, head, "llrrrrl");
+	chart ch;
+	char *title = xasprintf("speedup over %s", v[0].label);
+	chart_init(&ch, title, "x");
+	free(title);
+	ch.baseline = 0;
+	double best = 0;
+	for (int i = 0; i < nv; i++) {
+		stats st;
+		stats_compute(v[i].samples, v[i].n, &st);
+		double sp = 1;
+		const char *verdict = i == 0 ? "baseline" :
+			stats_verdict(v[0].samples, v[0].n, v[i].samples, v[i].n, 0.02, &sp);
+		int r = table_row(&tb);
+		table_set(&tb, r, 0, "%s", v[i].label);
+		table_set(&tb, r, 1, "%s", v[i].checked ? (v[i].ok ? "ok" : "FAIL") : "-");
+		if (v[i].checked)
+			table_style(&tb, r, 1, v[i].ok ? "32" : "1;31");
+		char m[32], lo[32], hi[32];
+		fmt_time_ms(st.median, m, sizeof m);
+		fmt_time_ms(st.min, lo, sizeof lo);
+		fmt_time_ms(st.max, hi, sizeof hi);
+		table_set(&tb, r, 2, "%s", a->mask_times ? "<t>" : m);
+		if (a->mask_times)
+			table_set(&tb, r, 3, "<t>");
+		else
+			table_set(&tb, r, 3, "%s .. %s", lo, hi);
+		table_set(&tb, r, 4, a->mask_times ? "<t>" : "%.1f%%", st.noise * 100);
+		table_set(&tb, r, 5, a->mask_times ? "<t>" : "%.2fx", sp);
+		table_set(&tb, r, 6, "%s", verdict);
+		if (v[i].checked && !v[i].ok)
+			rc = -1;
+		/* each variant is addressable afterwards, by its label's values */
+		result rr;
+		memset(&rr, 0, sizeof rr);
+		rr.nchecks = v[i].checked;
+		rr.checks[0].ok = v[i].ok;
+		rr.checks[0].rel_err = v[i].rel_err;
+		rr.roof_gbps = v[i].roof;
+		rr.nsamples = v[i].n < RES_MAX_SAMPLES ? v[i].n : RES_MAX_SAMPLES;
+		memcpy(rr.samples_ms, v[i].samples, (size_t)rr.nsamples * sizeof(double));
+		add_record(a, a->sp->kernels[v[i].k].name, v[i].vline, &rr, &v[i].p, &st);
+		if (v[i].ok && sp > best) {
+			best = sp;
+			ch.best = i;
+		}
+		chart_add(&ch, v[i].label, sp, i == 0 ? "baseline" : verdict);
+	}
+	table_print(&tb, stdout, a->format, a->color, 0);
+	if (a->format == FMT_TABLE && !a->mask_times)
+		chart_print(&ch, stdout, a->color, a->color, 40);
+	app_keep_table(a, &tb);
+	app_keep_chart(a, &ch);
+out:
+	for (int i = 0; i < nv; i++) {
+		free(v[i].label);
+		symtab_free(&v[i].extra);
+		free(v[i].samples);
+		free(v[i].vline);
+	}
+	free(v);
+	if (g_interrupt) {
+		app_note(a, "interrupted");
+		rc = -1;
+	}
+	return rc;
+}
+
+/* ---- save and plot ---- */
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t l = strlen(s), m = strlen(suf);
+	return l >= m && strcmp(s + l - m, suf) == 0;
+}
+
+int app_save(app *a, const char *path)
+{
+	if (!a->have_last)
+		return app_error(a, "save: no results yet: 'run', 'sweep' or 'compare' first");
+	out_format f = a->format;
+	if (ends_with(path, ".csv"))
+		f = FMT_CSV;
+	else if (ends_with(path, ".json"))
+		f = FMT_JSON;
+	else if (ends_with(path, ".md"))
+		f = FMT_MARKDOWN;
+	else if (ends_with(path, ".txt"))
+		f = FMT_TABLE;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return app_error(a, "save: %s", strerror(errno));
+	table_print(&a->last, m, f, 0, 0);
+	fclose(m);
+	int r = write_file_atomic(path, buf, len);
+	free(buf);
+	if (r != 0)
+		return app_error(a, "save: cannot write '%s': %s", path, strerror(errno));
+	app_note(a, "saved %d rows to %s (%s)", a->last.nrows, path, format_name(f));
+	return 0;
+}
+
+int app_plot(app *a, const char *path)
+{
+	if (!a->have_chart)
+		return app_error(a, "plot: nothing to plot yet: 'compare', 'sweep' or a 'run' of several kernels first");
+	if (!ends_with(path, ".svg"))
+		return app_error(a, "plot: '%s': write an .svg file", path);
+	char *err = NULL;
+	if (chart_svg(&a->last_chart, path, &err) != 0) {
+		app_error(a, "plot: %s", err);
+		free(err);
+		return -1;
+	}
+	app_note(a, "wrote %s", path);
+	return 0;
+}

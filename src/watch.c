@@ -1,0 +1,161 @@
+/* watch.c: edit and watch. */
+#include "watch.h"
+#include "cmds.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int rerun(app *a)
+{
+	const char *line = a->last_run ? a->last_run : "run";
+	char *copy = xstrdup(line);
+	int r = command_line(a, copy);
+	free(copy);
+	return r;
+}
+
+int app_edit(app *a, const char *path)
+{
+	if (!path)
+		path = a->path;
+	if (!path)
+		return app_error(a, "edit: no kernel file: 'use FILE' first, or 'edit FILE'");
+	const char *ed = getenv("VISUAL");
+	if (!ed || !*ed)
+		ed = getenv("EDITOR");
+	if (!ed || !*ed)
+		ed = "vi";
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return app_error(a, "edit: cannot start '%s': %s", ed, strerror(errno));
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		/* $EDITOR may carry arguments ("code -w"): let sh split it; the
+		 * file goes in as "$1", never through the shell's parser */
+		char *cmd = xasprintf("%s \"$1\"", ed);
+		execl("/bin/sh", "sh", "-c", cmd, "sh", path, (char *)NULL);
+		_exit(127);
+	}
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+		return app_error(a, "edit: cannot run editor '%s' (set VISUAL or EDITOR)", ed);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		app_note(a, "edit: the editor exited with status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	if (!a->sp && path != a->path)
+		return app_use(a, path) == 0 ? rerun(a) : -1;
+	return rerun(a) ? -1 : 0;
+}
+
+/* Adds watches on the directories of the file and of its "..." includes:
+ * editors often save by writing a new file and renaming it. */
+static void add_watches(int fd, const spec *s)
+{
+	char *p = xstrdup(s->path);
+	inotify_add_watch(fd, dirname(p), IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE);
+	free(p);
+	for (int i = 0; i < s->nincludes; i++) {
+		char *d = xstrdup(s->path);
+		char *inc = xasprintf("%s/%s", dirname(d), s->includes[i]);
+		char *q = xstrdup(inc);
+		inotify_add_watch(fd, dirname(q), IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE);
+		free(q);
+		free(inc);
+		free(d);
+	}
+}
+
+/* Does an event name one of the watched files? */
+static int relevant(const spec *s, const char *name)
+{
+	char *p = xstrdup(s->path);
+	int hit = strcmp(basename(p), name) == 0;
+	free(p);
+	for (int i = 0; i < s->nincludes && !hit; i++) {
+		const char *b = strrchr(s->includes[i], '/');
+		hit = strcmp(b ? b + 1 : s->includes[i], name) == 0;
+	}
+	return hit;
+}
+
+int app_watch(app *a)
+{
+	if (!a->sp)
+		return app_error(a, "watch: no kernel file: 'use FILE' first");
+	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (fd < 0)
+		return app_error(a, "watch: inotify: %s", strerror(errno));
+	add_watches(fd, a->sp);
+	app_note(a, "watching %s: save it to run '%s' again; type commands, or 'watch off' (or Ctrl-C) to stop",
+	         a->path, a->last_run ? a->last_run : "run");
+	rerun(a);
+	g_interrupt = 0;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int rc = 0;
+	while (!g_interrupt && !a->quit) {
+		struct pollfd pf[2] = { { fd, POLLIN, 0 }, { STDIN_FILENO, POLLIN, 0 } };
+		int n = poll(pf, 2, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = app_error(a, "watch: poll: %s", strerror(errno));
+			break;
+		}
+		if (pf[0].revents & POLLIN) {
+			int hit = 0;
+			/* debounce: one save is often several events; collect them for 100 ms */
+			for (;;) {
+				ssize_t len = read(fd, buf, sizeof buf);
+				if (len <= 0) {
+					struct pollfd q = { fd, POLLIN, 0 };
+					if (poll(&q, 1, 100) <= 0)
+						break;
+					continue;
+				}
+				for (char *p = buf; p < buf + len;) {
+					struct inotify_event *ev = (struct inotify_event *)p;
+					if (ev->len && relevant(a->sp, ev->name))
+						hit = 1;
+					p += sizeof *ev + ev->len;
+				}
+			}
+			if (hit) {
+				app_note(a, "-- %s saved", a->path);
+				rerun(a); /* compile errors print; watching goes on */
+				/* a new include may have appeared */
+				add_watches(fd, a->sp);
+			}
+		}
+		if (pf[1].revents & (POLLIN | POLLHUP)) {
+			char *line = NULL;
+			size_t cap = 0;
+			ssize_t l = getline(&line, &cap, stdin);
+			if (l < 0) {
+				free(line);
+				break;
+			}
+			while (l > 0 && (line[l - 1] == '\n' || line[l - 1] == '\r'))
+				line[--l] = 0;
+			int stop = strcmp(line, "watch off") == 0 || strcmp(line, "q") == 0 || strcmp(line, "off") == 0;
+			if (!stop && *line)
+				command_line(a, line);
+			free(line);
+			if (stop)
+				break;
+		}
+	}
+	close(fd);
+	app_note(a, "watch off");
+	g_interrupt = 0;
+	return rc;
+}

@@ -1,0 +1,17 @@
+/* watch.h: `edit` (an editor on the kernel file, then the last run again)
+ * and `watch` (the last run again whenever the file or a header it includes
+ * is saved). Both are for an interactive terminal. */
+#ifndef CUPLAY_WATCH_H
+#define CUPLAY_WATCH_H
+
+#include "app.h"
+
+/* Opens $VISUAL, $EDITOR or vi on path (the current file when NULL), waits,
+ * then re-runs the last `run` line (or `run`). */
+int app_edit(app *a, const char *path);
+
+/* Re-runs the last `run` on every save until `watch off`, an empty line
+ * with q, Ctrl-C, or end of input. Lines typed meanwhile run as commands. */
+int app_watch(app *a);
+
+#endif
