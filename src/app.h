@@ -48,6 +48,7 @@ typedef struct app {
 	ccache cache;
 	wclient worker;
 	int gpu;              /* -1: not tried yet, 0: compile-only, 1: worker up */
+	double roof_gbps, roof_gflops; /* from `roof` */
 	int notice_said;
 
 	/* where input comes from, for messages */

@@ -1,6 +1,7 @@
 /* cmds.c: the command table and the handlers of the REPL's commands. */
 #include "cmds.h"
 #include "expect.h"
+#include "inspect.h"
 #include "watch.h"
 
 #include <fcntl.h>
@@ -362,6 +363,21 @@ static int cmd_plot(app *a, int argc, char **argv, const char *rest)
 	return app_plot(a, argv[1]);
 }
 
+static int cmd_roof(app *a, int argc, char **argv, const char *rest)
+{
+	return app_roof(a);
+}
+
+static int cmd_device(app *a, int argc, char **argv, const char *rest)
+{
+	return app_device(a, argc, argv);
+}
+
+static int cmd_ptx(app *a, int argc, char **argv, const char *rest)
+{
+	return app_ptx(a, argc > 1 ? argv[1] : NULL);
+}
+
 static int cmd_quit(app *a, int argc, char **argv, const char *rest)
 {
 	a->quit = 1;
@@ -380,6 +396,9 @@ static const command commands[] = {
 	{ "compare", cmd_compare, "KERNEL[NAME=V,...] KERNEL[...]...", "interleaved runs of variants: speedup over the first and a verdict", 2, -1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
 	{ "save", cmd_save, "FILE", "write the last results (.csv, .json, .md or the current format)", 1, 1, 0, COMPL_NONE, NULL },
 	{ "plot", cmd_plot, "FILE.svg", "write the last comparison or sweep as an SVG bar chart", 1, 1, 0, COMPL_NONE, NULL },
+	{ "ptx", cmd_ptx, "[KERNEL]", "show the PTX NVRTC made of a kernel", 0, 1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
+	{ "roof", cmd_roof, "", "measure the device's memory bandwidth and FP32 FMA throughput", 0, 0, 0, COMPL_NONE, NULL },
+	{ "device", cmd_device, "[N]", "show the GPU, or switch to GPU N (settings kept)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "warmup", cmd_warmup, "[N]", "untimed launches before timing (default 2)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "flush", cmd_flush, "[on|off]", "write an L2-sized buffer before each timed launch (cold cache)", 0, 1, 0, COMPL_WORDS, "on off" },

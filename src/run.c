@@ -531,8 +531,18 @@ int app_gpu(app *a)
 		return -1;
 	}
 	a->gpu = 0;
-	if (!a->notice_said)
-		app_note(a, "%s: compile-only mode", err ? err : "no GPU");
+	if (!a->notice_said) {
+		/* "no CUDA driver found: compile-only mode", said once; the loader's
+		 * own words (dlerror, in parentheses) only with CUPLAY_TRACE */
+		const char *why = err ? err : "no GPU";
+		int n = (int)strlen(why);
+		if (strncmp(why, "no CUDA driver found (", 22) == 0) {
+			n = 20;
+			if (getenv("CUPLAY_TRACE"))
+				fprintf(stderr, "trace: %s\n", why);
+		}
+		app_note(a, "%.*s: compile-only mode", n, why);
+	}
 	a->notice_said = 1;
 	free(err);
 	return 0;

@@ -1,0 +1,199 @@
+/* inspect.c: roof, device, ptx. */
+#include "inspect.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The FP32 roof: eight independent FMA chains per thread, enough threads to
+ * fill every SM, so the FMA pipes and not latency set the pace. */
+static const char fma_source[] =
+	"// fma_roof.cu: FP32 FMA throughput, for `roof`\n"
+	"//@ param  N = SM_COUNT * 2048 * 4\n"
+	"//@ param  ITERS = 2048\n"
+	"//@ buffer out float[N] zero output\n"
+	"//@ grid   cdiv(N, 256)\n"
+	"//@ block  256\n"
+	"//@ flops  N * ITERS * 16 * 2\n"
+	"//@ check  none\n"
+	"__global__ void fma_roof(float *out, int N, int ITERS)\n"
+	"{\n"
+	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"\tfloat x = (float)i * 1e-7f, b = 0.999999f, c = 1e-7f;\n"
+	"\tfloat v[16];\n"
+	"#pragma unroll\n"
+	"\tfor (int k = 0; k < 16; k++)\n"
+	"\t\tv[k] = x + k;\n"
+	"\tfor (int it = 0; it < ITERS; it++) {\n"
+	"#pragma unroll\n"
+	"\t\tfor (int k = 0; k < 16; k++)\n"
+	"\t\t\tv[k] = fmaf(v[k], b, c);\n"
+	"\t}\n"
+	"\tfloat s = 0.0f;\n"
+	"#pragma unroll\n"
+	"\tfor (int k = 0; k < 16; k++)\n"
+	"\t\ts += v[k];\n"
+	"\tif (i < N)\n"
+	"\t\tout[i] = s;\n"
+	"}\n";
+
+int app_roof(app *a)
+{
+	int gpu = app_gpu(a);
+	if (gpu <= 0)
+		return gpu < 0 ? -1 : (app_note(a, "roof: skipped (no GPU)"), 0);
+	spec *s = xcalloc(1, sizeof *s);
+	char *err = NULL;
+	if (spec_parse("<builtin>/fma_roof.cu", fma_source, s, &err) != 0) {
+		app_error(a, "roof: %s", err);
+		free(err);
+		free(s);
+		return -1;
+	}
+	/* run it as if it were the loaded file, then put the user's file back */
+	spec *saved = a->sp;
+	char *saved_path = a->path;
+	symtab saved_set = a->settings;
+	a->sp = s;
+	a->path = s->path;
+	memset(&a->settings, 0, sizeof a->settings);
+	runctx c;
+	int rc = -1;
+	plan *p = xcalloc(1, sizeof *p);
+	result *res = xcalloc(1, sizeof *res);
+	if (run_prepare(a, NULL, 0, &c) == 0) {
+		timing_opts t = a->topt;
+		t.flush = 0;
+		t.do_check = 0;
+		if (run_plan(a, &c, 0, &t, p, &err) == 0 && run_exec(a, &c, p, res, &err) == 0) {
+			stats st;
+			stats_compute(res->samples_ms, res->nsamples, &st);
+			a->roof_gflops = p->flops / (st.median * 1e-3) / 1e9;
+			a->roof_gbps = res->roof_gbps;
+			rc = 0;
+		} else {
+			app_error(a, "roof: %s", err ? err : "failed");
+			free(err);
+		}
+		run_release(&c);
+	}
+	a->sp = saved;
+	a->path = saved_path;
+	a->settings = saved_set;
+	spec_free(s);
+	free(s);
+	free(p);
+	free(res);
+	if (rc == 0) {
+		char g[32], f[32];
+		snprintf(g, sizeof g, "%.0f GB/s", a->roof_gbps);
+		snprintf(f, sizeof f, "%.1f TFLOP/s", a->roof_gflops / 1000);
+		app_note(a, "roof of %s:", a->worker.dev.name);
+		app_note(a, "  memory  %s  device-to-device copy, bytes read + written", a->mask_times ? "<t>" : g);
+		app_note(a, "  FP32    %s  fused multiply-adds, 16 chains per thread", a->mask_times ? "<t>" : f);
+	}
+	return rc;
+}
+
+int app_device(app *a, int argc, char **argv)
+{
+	if (argc > 1) {
+		char *end;
+		long n = strtol(argv[1], &end, 10);
+		if (end == argv[1] || *end || n < 0 || n > 1023)
+			return app_error(a, "device: '%s' is not a device number", argv[1]);
+		if (a->gpu == 1 && a->worker.dev.count > 0 && n >= a->worker.dev.count)
+			return app_error(a, "device: no GPU %ld (this machine has %d)", n, a->worker.dev.count);
+		if (a->worker.pid)
+			wc_stop(&a->worker);
+		a->device = (int)n;
+		if (a->gpu == 1)
+			a->gpu = -1;
+		a->roof_gbps = a->roof_gflops = 0;
+	}
+	int gpu = app_gpu(a);
+	if (gpu < 0)
+		return -1;
+	if (!gpu) {
+		devinfo d;
+		devinfo_for_arch(a->arch_sm ? a->arch_sm : 90, &d);
+		app_note(a, "no GPU: compiling for %s", d.name);
+		return 0;
+	}
+	const devinfo *d = &a->worker.dev;
+	char mem[32], fr[32], l2[32];
+	fmt_bytes((double)d->total_mem, mem, sizeof mem);
+	fmt_bytes((double)d->free_mem, fr, sizeof fr);
+	fmt_bytes((double)d->l2_bytes, l2, sizeof l2);
+	app_note(a, "GPU %d of %d: %s, sm_%d%d, %d SMs, %s L2, %s memory (%s free), driver %d.%d",
+	         d->ordinal, d->count, d->name, d->cc_major, d->cc_minor, d->sm_count, l2, mem, fr,
+	         d->driver_version / 1000, d->driver_version % 1000 / 10);
+	return 0;
+}
+
+FILE *pager_open(app *a)
+{
+	if (!a->interactive || !isatty(STDOUT_FILENO))
+		return stdout;
+	const char *pg = getenv("PAGER");
+	fflush(stdout);
+	FILE *f = popen(pg && *pg ? pg : "less -FRX", "w");
+	return f ? f : stdout;
+}
+
+void pager_close(FILE *f)
+{
+	if (f && f != stdout)
+		pclose(f);
+	else
+		fflush(stdout);
+}
+
+/* The .entry of one kernel and what it calls are in the module; print the
+ * module header and that entry. */
+int app_ptx(app *a, const char *kernel)
+{
+	if (app_reload(a) != 0)
+		return -1;
+	int *ks = NULL, nk = 0;
+	char *names[] = { (char *)kernel };
+	if (pick_kernels(a, kernel ? names : NULL, kernel ? 1 : 0, &ks, &nk) != 0)
+		return -1;
+	int k = ks[0];
+	free(ks);
+	runctx c;
+	if (run_prepare(a, NULL, 0, &c) != 0)
+		return -1;
+	int ci = cunit_find(c.u, a->sp->kernels[k].name);
+	if (!c.u->ptx || ci < 0) {
+		run_release(&c);
+		return app_error(a, "ptx: NVRTC kept no PTX for '%s'", a->sp->kernels[k].name);
+	}
+	const char *ptx = c.u->ptx;
+	char *entry = xasprintf(".entry %s(", c.u->lowered[ci]);
+	const char *e = strstr(ptx, entry);
+	if (!e) {
+		free(entry);
+		entry = xasprintf(".entry %s", c.u->lowered[ci]);
+		e = strstr(ptx, entry);
+	}
+	FILE *f = pager_open(a);
+	fprintf(f, "// %s: %s  (%s)\n", a->sp->kernels[k].name, c.vline, c.u->options);
+	if (!e) {
+		fputs(ptx, f);
+	} else {
+		/* back up to the line start (".visible .entry ...") */
+		const char *start = e;
+		while (start > ptx && start[-1] != '\n')
+			start--;
+		const char *end = strstr(e, "\n}\n");
+		end = end ? end + 3 : e + strlen(e);
+		fwrite(start, 1, (size_t)(end - start), f);
+	}
+	pager_close(f);
+	free(entry);
+	run_release(&c);
+	return 0;
+}

@@ -1,0 +1,16 @@
+/* inspect.h: looking at the machine and at compiled code: `roof`, `device`,
+ * `ptx`, `sass`, `info`. */
+#ifndef CUPLAY_INSPECT_H
+#define CUPLAY_INSPECT_H
+
+#include "app.h"
+
+int app_roof(app *a);
+int app_device(app *a, int argc, char **argv);
+int app_ptx(app *a, const char *kernel);
+
+/* Output through $PAGER (less -FRX) on an interactive terminal, else stdout. */
+FILE *pager_open(app *a);
+void pager_close(FILE *f);
+
+#endif
