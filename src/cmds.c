@@ -411,7 +411,7 @@ static const command commands[] = {
 	{ "record", cmd_record, "[FILE|off]", "append every command from now on to a session file", 0, 1, 0, COMPL_NONE, NULL },
 	{ "edit", cmd_edit, "[FILE]", "open $VISUAL/$EDITOR on the kernel file, then run again", 0, 1, CMD_INTERACTIVE, COMPL_FILE, NULL },
 	{ "watch", cmd_watch, "[on|off]", "run again whenever the kernel file is saved", 0, 1, CMD_INTERACTIVE | CMD_NEEDS_FILE, COMPL_WORDS, "on off" },
-	{ "say", cmd_say, "TEXT", "print narration", 0, -1, 0, COMPL_NONE, NULL },
+	{ "say", cmd_say, "TEXT", "print narration (the rest of the line, ';' included)", 0, -1, CMD_WHOLE_LINE, COMPL_NONE, NULL },
 	{ "source", cmd_source, "FILE", "run the commands of a session file", 1, 1, 0, COMPL_NONE, NULL },
 	{ "quit", cmd_quit, "", "leave cuplay", 0, 0, 0, COMPL_NONE, NULL },
 };
@@ -501,6 +501,18 @@ int command_line(app *a, const char *line)
 		/* one command: up to a `;` outside quotes */
 		const char *e = p;
 		char q = 0;
+		/* a command that takes the whole line (say) ends at the line's end */
+		const char *w = p;
+		while (isspace((unsigned char)*w))
+			w++;
+		size_t wl = 0;
+		while (w[wl] && !isspace((unsigned char)w[wl]) && w[wl] != ';')
+			wl++;
+		char *word = xstrndup(w, wl);
+		const command *wc = command_find(word);
+		free(word);
+		if (wc && (wc->flags & CMD_WHOLE_LINE))
+			e = p + strlen(p);
 		for (; *e && (q || *e != ';'); e++) {
 			if (q && *e == q)
 				q = 0;

@@ -9,6 +9,7 @@
 enum {
 	CMD_NEEDS_FILE = 1 << 0,  /* a kernel file must be loaded */
 	CMD_INTERACTIVE = 1 << 1, /* only at an interactive prompt */
+	CMD_WHOLE_LINE = 1 << 2,  /* takes the rest of the line, `;` included */
 };
 
 /* What completion offers for a command's arguments. */
