@@ -10,6 +10,9 @@
 // The lab launches its grid-stride kernel with the naive kernel's grid, so its
 // loop runs once and it times like the naive one (question 1 of 1.4). To see
 // that, edit the `//@ kernel vadd_grid_stride grid` line to `cdiv(N, BLOCK_SIZE)`.
+//   empty_launch      does nothing, on one block: the cost of a launch alone, to
+//                     compare a small vector add with (`run vadd_naive empty_launch`);
+//                     not part of `run all`
 // Try: `run all`; `metrics` (memory throughput %, sectors per request);
 // `set BLOCK_SIZE=64`, `=1024`; `set N=1000003` (not a multiple of 4 or of the
 // block: still correct); `set N=1000000` plus `flush off` (3 x 4 MB stay in the 50 MB L2).
@@ -23,6 +26,11 @@
 //@ bytes 3 * N * 4                     // read a and b once, write c once
 //@ check c = add(a, b)
 //@ kernel vadd_grid_stride grid min(SM_COUNT * (2048 / BLOCK_SIZE), cdiv(N, BLOCK_SIZE))
+//@ kernel empty_launch skip
+//@ kernel empty_launch grid 1
+//@ kernel empty_launch block 32
+//@ kernel empty_launch bytes 0
+//@ kernel empty_launch check none
 //@ kernel vadd_float4 grid min(SM_COUNT * (2048 / BLOCK_SIZE), cdiv(cdiv(N, 4), BLOCK_SIZE))
 
 // One element per thread: needs as many threads as elements.
@@ -70,4 +78,9 @@ vadd_float4(const float *__restrict__ a, const float *__restrict__ b,
 	// (written as a loop so that even a grid of fewer than 3 threads covers it).
 	for (long t = n4 * 4 + tid; t < N; t += stride)
 		c[t] = a[t] + b[t];
+}
+
+// The cost of a launch alone: nothing to do.
+__global__ void empty_launch()
+{
 }

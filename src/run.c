@@ -264,6 +264,9 @@ int app_use(app *a, const char *name)
 		free(path);
 		return -1;
 	}
+	/* values set for another file do not carry over; the same file keeps them */
+	if (!a->path || strcmp(a->path, path) != 0)
+		symtab_free(&a->settings);
 	if (a->sp) {
 		spec_free(a->sp);
 		free(a->sp);
