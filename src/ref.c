@@ -596,51 +596,65 @@ typedef struct cmp_ctx {
 
 #define CMP_BLOCK 1024
 
+/* The accumulating loop over got g[k] and want w[k] (any element types),
+ * k from 0 to m, index base + k; the sums in index order. */
+#define CMP_LOOP(g, w, m, base)                                             \
+	for (uint64_t k = 0; k < (m); k++) {                                    \
+		double gv = (double)(g)[k], wv = (double)(w)[k];                    \
+		if (!isfinite(wv)) {                                                \
+			if (!((isnan(wv) && isnan(gv)) || gv == wv)) {                  \
+				nf_mismatch++;                                              \
+				if (!isfinite(gv))                                          \
+					nonfinite++;                                            \
+				if (first_nf < 0)                                           \
+					first_nf = (int64_t)((base) + k);                       \
+			}                                                               \
+			continue;                                                       \
+		}                                                                   \
+		if (!isfinite(gv)) {                                                \
+			nonfinite++;                                                    \
+			if (first_nf < 0)                                               \
+				first_nf = (int64_t)((base) + k);                           \
+			continue;                                                       \
+		}                                                                   \
+		ss_want += wv * wv;                                                 \
+		double d = gv - wv;                                                 \
+		ss_diff += d * d;                                                   \
+		nfin++;                                                             \
+		double ad = fabs(d);                                                \
+		if (ad > maxdiff)                                                   \
+			maxdiff = ad;                                                   \
+	}
+
 static void cmp_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 {
 	const cmp_ctx *c = p;
 	cmp_part *pt = &c->parts[ci];
-	double gbuf[CMP_BLOCK], wbuf[CMP_BLOCK];
 	double ss_want = 0, ss_diff = 0, maxdiff = 0;
-	uint64_t nfin = 0, nonfinite = 0, nf_mismatch = 0;
+	uint64_t nfin = 0, nonfinite = 0, nf_mismatch = 0, m = hi - lo;
 	int64_t first_nf = -1;
-	for (uint64_t b = lo; b < hi; b += CMP_BLOCK) {
-		uint64_t e = hi - b > CMP_BLOCK ? b + CMP_BLOCK : hi, m = e - b;
-		const double *g = gbuf, *w = wbuf;
-		if (c->gt == DT_DOUBLE)
-			g = (const double *)c->got + b;
-		else
+	/* the usual pairs read their arrays directly; others through blocks of
+	 * doubles */
+	if (c->gt == DT_FLOAT && c->wt == DT_FLOAT) {
+		const float *g = (const float *)c->got + lo, *w = (const float *)c->want + lo;
+		CMP_LOOP(g, w, m, lo)
+	} else if (c->gt == DT_FLOAT && c->wt == DT_DOUBLE) {
+		const float *g = (const float *)c->got + lo;
+		const double *w = (const double *)c->want + lo;
+		CMP_LOOP(g, w, m, lo)
+	} else if (c->gt == DT_DOUBLE && c->wt == DT_DOUBLE) {
+		const double *g = (const double *)c->got + lo, *w = (const double *)c->want + lo;
+		CMP_LOOP(g, w, m, lo)
+	} else if (c->gt == DT_INT && c->wt == DT_INT) {
+		const int32_t *g = (const int32_t *)c->got + lo, *w = (const int32_t *)c->want + lo;
+		CMP_LOOP(g, w, m, lo)
+	} else {
+		double gbuf[CMP_BLOCK], wbuf[CMP_BLOCK];
+		for (uint64_t b = lo; b < hi; b += CMP_BLOCK) {
+			uint64_t e = hi - b > CMP_BLOCK ? b + CMP_BLOCK : hi, bm = e - b;
 			to_double_range(c->got, c->gt, b, e, gbuf);
-		if (c->wt == DT_DOUBLE)
-			w = (const double *)c->want + b;
-		else
 			to_double_range(c->want, c->wt, b, e, wbuf);
-		for (uint64_t k = 0; k < m; k++) {
-			double gv = g[k], wv = w[k];
-			if (!isfinite(wv)) {
-				int same = (isnan(wv) && isnan(gv)) || gv == wv;
-				if (!same) {
-					nf_mismatch++;
-					if (!isfinite(gv))
-						nonfinite++;
-					if (first_nf < 0)
-						first_nf = (int64_t)(b + k);
-				}
-				continue;
-			}
-			if (!isfinite(gv)) {
-				nonfinite++;
-				if (first_nf < 0)
-					first_nf = (int64_t)(b + k);
-				continue;
-			}
-			ss_want += wv * wv;
-			double d = gv - wv;
-			ss_diff += d * d;
-			nfin++;
-			double ad = fabs(d);
-			if (ad > maxdiff)
-				maxdiff = ad;
+			CMP_LOOP(gbuf, wbuf, bm, b)
 		}
 	}
 	pt->ss_want = ss_want;
@@ -797,27 +811,38 @@ static void fill_const(void *dst, dtype t, uint64_t count, double v)
 	}
 }
 
-void buffer_fill(void *dst, dtype t, uint64_t count, init_kind k, double value, uint64_t seed)
+typedef struct fill_ctx {
+	void *dst;
+	dtype t;
+	size_t es;
+	init_kind k;
+	double value;
+	uint64_t seed;
+} fill_ctx;
+
+/* Elements [lo, hi) of buffer_fill's result: every value depends on its
+ * index only, so chunks can be filled in any order. */
+static void fill_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 {
-	size_t es = dtype_size(t);
-	if (!dst || es == 0 || count == 0)
-		return;
-	switch (k) {
+	const fill_ctx *f = p;
+	void *dst = f->dst;
+	(void)ci;
+	switch (f->k) {
 	case INIT_ZERO:
-		memset(dst, 0, count * es);
+		memset((char *)dst + lo * f->es, 0, (hi - lo) * f->es);
 		return;
 	case INIT_POISON:
-		memset(dst, 0xff, count * es);
+		memset((char *)dst + lo * f->es, 0xff, (hi - lo) * f->es);
 		return;
 	case INIT_ONE:
-		fill_const(dst, t, count, 1.0);
+		fill_const((char *)dst + lo * f->es, f->t, hi - lo, 1.0);
 		return;
 	case INIT_VALUE:
-		fill_const(dst, t, count, value);
+		fill_const((char *)dst + lo * f->es, f->t, hi - lo, f->value);
 		return;
 	case INIT_IOTA:
-		for (uint64_t i = 0; i < count; i++) {
-			switch (t) {
+		for (uint64_t i = lo; i < hi; i++) {
+			switch (f->t) {
 			case DT_FLOAT: ((float *)dst)[i] = (float)i; break;
 			case DT_DOUBLE: ((double *)dst)[i] = (double)i; break;
 			case DT_INT: ((int32_t *)dst)[i] = (int32_t)(uint32_t)i; break;
@@ -828,56 +853,294 @@ void buffer_fill(void *dst, dtype t, uint64_t count, init_kind k, double value, 
 		}
 		return;
 	case INIT_RANDOM:
-		for (uint64_t i = 0; i < count; i++) {
-			uint64_t x = rnd(seed, i);
-			switch (t) {
-			case DT_FLOAT:
-				((float *)dst)[i] = (float)((double)(x >> 40) * 0x1p-23 - 1.0);
-				break;
-			case DT_DOUBLE:
-				((double *)dst)[i] = (double)(x >> 11) * 0x1p-52 - 1.0;
-				break;
-			case DT_INT:
-				((int32_t *)dst)[i] = (int32_t)(uint32_t)(x >> 32);
-				break;
-			case DT_UNSIGNED:
-				((uint32_t *)dst)[i] = (uint32_t)(x >> 32);
-				break;
-			case DT_LONG:
-				((int64_t *)dst)[i] = (int64_t)(int32_t)(uint32_t)(x >> 32);
-				break;
-			default:
-				break;
-			}
+		switch (f->t) {
+		case DT_FLOAT:
+			for (uint64_t i = lo; i < hi; i++)
+				((float *)dst)[i] = (float)((double)(rnd(f->seed, i) >> 40) * 0x1p-23 - 1.0);
+			break;
+		case DT_DOUBLE:
+			for (uint64_t i = lo; i < hi; i++)
+				((double *)dst)[i] = (double)(rnd(f->seed, i) >> 11) * 0x1p-52 - 1.0;
+			break;
+		case DT_INT:
+			for (uint64_t i = lo; i < hi; i++)
+				((int32_t *)dst)[i] = (int32_t)(uint32_t)(rnd(f->seed, i) >> 32);
+			break;
+		case DT_UNSIGNED:
+			for (uint64_t i = lo; i < hi; i++)
+				((uint32_t *)dst)[i] = (uint32_t)(rnd(f->seed, i) >> 32);
+			break;
+		case DT_LONG:
+			for (uint64_t i = lo; i < hi; i++)
+				((int64_t *)dst)[i] = (int64_t)(int32_t)(uint32_t)(rnd(f->seed, i) >> 32);
+			break;
+		default:
+			break;
 		}
 		return;
 	}
 }
 
+void buffer_fill(void *dst, dtype t, uint64_t count, init_kind k, double value, uint64_t seed)
+{
+	size_t es = dtype_size(t);
+	if (!dst || es == 0 || count == 0)
+		return;
+	fill_ctx f = { dst, t, es, k, value, seed };
+	par_chunks(count, par_grain(count), fill_chunk, &f);
+}
+
+typedef struct conv_ctx {
+	const void *src;
+	dtype t;
+	double *out;
+} conv_ctx;
+
+static void conv_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	const conv_ctx *c = p;
+	(void)ci;
+	to_double_range(c->src, c->t, lo, hi, c->out + lo);
+}
+
 void buffer_to_double(const void *src, dtype t, uint64_t count, double *out)
 {
-	switch (t) {
-	case DT_FLOAT:
-		for (uint64_t i = 0; i < count; i++)
-			out[i] = ((const float *)src)[i];
-		break;
-	case DT_DOUBLE:
-		memcpy(out, src, count * sizeof *out);
-		break;
-	case DT_INT:
-		for (uint64_t i = 0; i < count; i++)
-			out[i] = ((const int32_t *)src)[i];
-		break;
-	case DT_UNSIGNED:
-		for (uint64_t i = 0; i < count; i++)
-			out[i] = ((const uint32_t *)src)[i];
-		break;
-	case DT_LONG:
-		for (uint64_t i = 0; i < count; i++)
-			out[i] = (double)((const int64_t *)src)[i];
-		break;
-	default:
-		memset(out, 0, count * sizeof *out);
+	conv_ctx c = { src, t, out };
+	par_chunks(count, par_grain(count), conv_chunk, &c);
+}
+
+typedef struct narrow_ctx {
+	const double *src;
+	dtype t;
+	void *dst;
+	atomic_int inexact;
+} narrow_ctx;
+
+static void narrow_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	narrow_ctx *c = p;
+	const double *s = c->src;
+	int bad = 0;
+	(void)ci;
+	switch (c->t) {
+	case DT_FLOAT: {
+		float *d = c->dst;
+		for (uint64_t i = lo; i < hi; i++) {
+			double v = s[i];
+			if (isnan(v)) {
+				d[i] = NAN;
+			} else if (fabs(v) > FLT_MAX && isfinite(v)) {
+				bad = 1;
+				break;
+			} else {
+				d[i] = (float)v;
+				if ((double)d[i] != v) {
+					bad = 1;
+					break;
+				}
+			}
+		}
 		break;
 	}
+	case DT_INT: {
+		int32_t *d = c->dst;
+		for (uint64_t i = lo; i < hi; i++) {
+			double v = s[i];
+			if (!(v >= (double)INT32_MIN && v <= (double)INT32_MAX) || v != floor(v) ||
+			    (v == 0 && signbit(v))) {
+				bad = 1;
+				break;
+			}
+			d[i] = (int32_t)v;
+		}
+		break;
+	}
+	case DT_UNSIGNED: {
+		uint32_t *d = c->dst;
+		for (uint64_t i = lo; i < hi; i++) {
+			double v = s[i];
+			if (!(v >= 0 && v <= (double)UINT32_MAX) || v != floor(v) || (v == 0 && signbit(v))) {
+				bad = 1;
+				break;
+			}
+			d[i] = (uint32_t)v;
+		}
+		break;
+	}
+	default:
+		bad = 1;
+		break;
+	}
+	if (bad)
+		atomic_store_explicit(&c->inexact, 1, memory_order_relaxed);
+}
+
+int buffer_from_double_exact(const double *src, uint64_t count, dtype t, void *dst)
+{
+	if (t != DT_FLOAT && t != DT_INT && t != DT_UNSIGNED)
+		return 0;
+	narrow_ctx c;
+	c.src = src;
+	c.t = t;
+	c.dst = dst;
+	atomic_init(&c.inexact, 0);
+	par_chunks(count, par_grain(count), narrow_chunk, &c);
+	return !atomic_load(&c.inexact);
+}
+
+/* ---- buffer signatures ---- */
+
+void buffer_sig_make(buffer_sig *s, const char *name, dtype t, uint64_t count, init_kind k,
+                     double value, int managed, uint64_t plan_seed)
+{
+	memset(s, 0, sizeof *s);
+	snprintf(s->name, sizeof s->name, "%s", name ? name : "");
+	s->type = t;
+	s->count = count;
+	s->init = k;
+	s->managed = managed != 0;
+	if (k == INIT_VALUE)
+		memcpy(&s->value_bits, &value, sizeof s->value_bits);
+	if (k == INIT_RANDOM)
+		s->seed = buffer_seed(plan_seed, s->name);
+}
+
+int buffer_sig_eq(const buffer_sig *a, const buffer_sig *b)
+{
+	return strcmp(a->name, b->name) == 0 && a->type == b->type && a->count == b->count &&
+	       a->init == b->init && a->value_bits == b->value_bits && a->seed == b->seed &&
+	       a->managed == b->managed;
+}
+
+void buffer_sig_match(const buffer_sig *have, int nhave, const buffer_sig *want, int nwant,
+                      int *match)
+{
+	unsigned char *used = xcalloc(nhave > 0 ? (size_t)nhave : 1, 1);
+	for (int i = 0; i < nwant; i++) {
+		match[i] = -1;
+		for (int j = 0; j < nhave; j++)
+			if (!used[j] && buffer_sig_eq(&have[j], &want[i])) {
+				used[j] = 1;
+				match[i] = j;
+				break;
+			}
+	}
+	free(used);
+}
+
+/* ---- the reference cache ---- */
+
+void ref_key_init(ref_key *k, const char *ref, dtype out_type, uint64_t out_count)
+{
+	memset(k, 0, sizeof *k);
+	snprintf(k->ref, sizeof k->ref, "%s", ref ? ref : "");
+	k->out_type = out_type;
+	k->out_count = out_count;
+}
+
+int ref_key_add_buf(ref_key *k, const buffer_sig *s)
+{
+	if (k->nargs >= REF_MAX_ARGS)
+		return -1;
+	ref_key_arg *a = &k->args[k->nargs++];
+	memset(a, 0, sizeof *a);
+	a->is_buf = 1;
+	a->sig = *s;
+	return 0;
+}
+
+int ref_key_add_scalar(ref_key *k, int64_t i, double f)
+{
+	if (k->nargs >= REF_MAX_ARGS)
+		return -1;
+	ref_key_arg *a = &k->args[k->nargs++];
+	memset(a, 0, sizeof *a);
+	a->i = i;
+	memcpy(&a->f_bits, &f, sizeof a->f_bits);
+	return 0;
+}
+
+int ref_key_eq(const ref_key *a, const ref_key *b)
+{
+	if (strcmp(a->ref, b->ref) != 0 || a->nargs != b->nargs || a->out_type != b->out_type ||
+	    a->out_count != b->out_count)
+		return 0;
+	for (int i = 0; i < a->nargs; i++) {
+		const ref_key_arg *x = &a->args[i], *y = &b->args[i];
+		if (x->is_buf != y->is_buf)
+			return 0;
+		if (x->is_buf ? !buffer_sig_eq(&x->sig, &y->sig) : (x->i != y->i || x->f_bits != y->f_bits))
+			return 0;
+	}
+	return 1;
+}
+
+void ref_cache_init(ref_cache *c, int max_entries, uint64_t max_bytes)
+{
+	ref_cache_clear(c);
+	c->max_entries = max_entries < 0 ? 0 : max_entries > REF_CACHE_MAX ? REF_CACHE_MAX : max_entries;
+	c->max_bytes = max_bytes;
+	c->hits = c->misses = 0;
+}
+
+static void cache_drop(ref_cache *c, int i)
+{
+	free(c->e[i].data);
+	c->bytes -= c->e[i].bytes;
+	c->e[i] = c->e[c->n - 1];
+	memset(&c->e[c->n - 1], 0, sizeof c->e[0]);
+	c->n--;
+}
+
+void ref_cache_clear(ref_cache *c)
+{
+	while (c->n > 0)
+		cache_drop(c, c->n - 1);
+	c->bytes = 0;
+}
+
+const void *ref_cache_get(ref_cache *c, const ref_key *k, dtype *type, uint64_t *n)
+{
+	for (int i = 0; i < c->n; i++)
+		if (ref_key_eq(&c->e[i].key, k)) {
+			c->e[i].stamp = ++c->clock;
+			c->hits++;
+			if (type)
+				*type = c->e[i].type;
+			if (n)
+				*n = c->e[i].n;
+			return c->e[i].data;
+		}
+	c->misses++;
+	return NULL;
+}
+
+int ref_cache_put(ref_cache *c, const ref_key *k, void *data, dtype type, uint64_t n)
+{
+	uint64_t bytes = n * (uint64_t)dtype_size(type);
+	for (int i = 0; i < c->n; i++)
+		if (ref_key_eq(&c->e[i].key, k)) {
+			cache_drop(c, i);
+			break;
+		}
+	if (!data || c->max_entries < 1 || bytes > c->max_bytes) {
+		free(data);
+		return 0;
+	}
+	while (c->n > 0 && (c->n >= c->max_entries || c->bytes + bytes > c->max_bytes)) {
+		int old = 0;
+		for (int i = 1; i < c->n; i++)
+			if (c->e[i].stamp < c->e[old].stamp)
+				old = i;
+		cache_drop(c, old);
+	}
+	ref_cache_entry *e = &c->e[c->n++];
+	e->key = *k;
+	e->data = data;
+	e->type = type;
+	e->n = n;
+	e->bytes = bytes;
+	e->stamp = ++c->clock;
+	c->bytes += bytes;
+	return 1;
 }

@@ -653,6 +653,172 @@ static void term_at_3(void *ctx, int n, double ms)
 		kill(w->pid, SIGTERM);
 }
 
+/* The buffer pool and the reference cache: a second run of the same plan
+ * reuses the device buffers and the reference, with the same results. */
+static int same_checks(const result *a, const result *b)
+{
+	if (a->nchecks != b->nchecks)
+		return 0;
+	for (int i = 0; i < a->nchecks; i++) {
+		const check_result *x = &a->checks[i], *y = &b->checks[i];
+		if (strcmp(x->buf, y->buf) != 0 || x->ok != y->ok || x->bad_index != y->bad_index ||
+		    x->nonfinite != y->nonfinite || memcmp(&x->rel_err, &y->rel_err, sizeof x->rel_err) != 0 ||
+		    memcmp(&x->got, &y->got, sizeof x->got) != 0 || memcmp(&x->want, &y->want, sizeof x->want) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+static void pool_tests(wclient *w)
+{
+	result *res = calloc(1, sizeof *res), *first = calloc(1, sizeof *first);
+	char *err = NULL;
+
+	/* the same plan twice: the second run uploads nothing and reuses the
+	 * reference */
+	plan *p = add_plan("add", 1 << 24);
+	p->seed = 777; /* nothing pooled from earlier tests */
+	CHECK(run(w, p, 10, NULL, first, &err) == 0 && first->status == RES_OK);
+	CHECK(first->nchecks == 1 && first->checks[0].ok);
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	CHECK(same_checks(first, res));
+	CHECK(res->setup_ms < first->setup_ms);
+	CHECK(res->check_ms < first->check_ms);
+	printf("  gpu: add 64 MiB twice: setup %.1f -> %.1f ms, check %.1f -> %.1f ms, request %.0f -> %.0f ms\n",
+	       first->setup_ms, res->setup_ms, first->check_ms, res->check_ms, first->launch_ms, res->launch_ms);
+	/* another variant on the same buffers: reused, and its own result */
+	snprintf(p->launch.name, PLAN_NAME, "add_wrong");
+	snprintf(p->launch.lowered, PLAN_LOWERED, "add_wrong");
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	CHECK(res->nchecks == 1 && !res->checks[0].ok && res->checks[0].bad_index == 5);
+	snprintf(p->launch.name, PLAN_NAME, "add");
+	snprintf(p->launch.lowered, PLAN_LOWERED, "add");
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK && same_checks(first, res));
+	free(p);
+
+	/* plans that follow each other with other buffers: each is right */
+	for (int round = 0; round < 2; round++) {
+		p = add_plan("add", 3000 + 1000 * (uint64_t)round);
+		CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+		CHECK(res->nchecks == 1 && res->checks[0].ok && res->checks[0].rel_err < 1e-7);
+		free(p);
+		p = new_plan("scale_d");
+		{
+			int a = add_buf(p, "a", DT_DOUBLE, 5000, INIT_RANDOM, 0);
+			int out = add_buf(p, "out", DT_DOUBLE, 5000, INIT_POISON, 1);
+			arg_ptr(&p->launch, a);
+			arg_ptr(&p->launch, out);
+			arg_float(&p->launch, ARG_F64, 3.0);
+			arg_int(&p->launch, ARG_U64, 5000);
+			geometry(&p->launch, 5000, 128);
+			plan_check *ch = check_ref(p, out, "scale", 1e-10);
+			cref_buf(ch, a);
+			cref_num(ch, 3.0);
+		}
+		CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+		CHECK(res->nchecks == 1 && res->checks[0].ok && res->checks[0].rel_err == 0);
+		/* the same buffers, another scalar: another reference */
+		p->launch.args[2].f = 2.0;
+		CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+		CHECK(res->nchecks == 1 && !res->checks[0].ok && res->checks[0].bad_index == 0);
+		p->checks[0].args[1].f = 2.0;
+		p->checks[0].args[1].i = 2;
+		CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+		CHECK(res->nchecks == 1 && res->checks[0].ok && res->checks[0].rel_err == 0);
+		free(p);
+	}
+
+	/* an output of one plan is an input of the next (the same signature):
+	 * it holds its initial contents again (poison: NaN + a is NaN, as
+	 * wanted) */
+	p = add_plan("add", 4096);
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK && res->checks[0].ok);
+	free(p);
+	p = new_plan("add");
+	{
+		int a = add_buf(p, "a", DT_FLOAT, 4096, INIT_RANDOM, 0);
+		int c = add_buf(p, "c", DT_FLOAT, 4096, INIT_POISON, 0);
+		int d = add_buf(p, "d", DT_FLOAT, 4096, INIT_ZERO, 1);
+		arg_ptr(&p->launch, a);
+		arg_ptr(&p->launch, c);
+		arg_ptr(&p->launch, d);
+		arg_int(&p->launch, ARG_I32, 4096);
+		geometry(&p->launch, 4096, 256);
+		plan_check *ch = check_ref(p, d, "add", 1e-5);
+		cref_buf(ch, a);
+		cref_buf(ch, c);
+	}
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	CHECK(res->nchecks == 1 && res->checks[0].ok && res->checks[0].nonfinite == 0);
+	free(p);
+
+	/* in place: checked only, then timed (the output's device copy is made
+	 * then), then timed again (kept) */
+	for (int k = 0; k < 3; k++) {
+		p = new_plan("saxpy");
+		int x = add_buf(p, "x", DT_FLOAT, 100000, INIT_RANDOM, 0);
+		int y = add_buf(p, "y", DT_FLOAT, 100000, INIT_RANDOM, 1);
+		arg_float(&p->launch, ARG_F32, 2.0);
+		arg_ptr(&p->launch, x);
+		arg_ptr(&p->launch, y);
+		arg_int(&p->launch, ARG_I64, 100000);
+		geometry(&p->launch, 100000, 256);
+		plan_check *ch = check_ref(p, y, "saxpy", 1e-5);
+		cref_num(ch, 2.0);
+		cref_buf(ch, x);
+		cref_buf(ch, y);
+		p->t.do_time = k > 0;
+		CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+		CHECK(res->nchecks == 1 && res->checks[0].ok);
+		CHECK(k == 0 ? res->nsamples == 0 : res->nsamples >= 10);
+		if (k == 0)
+			*first = *res;
+		else
+			CHECK(same_checks(first, res));
+		free(p);
+	}
+
+	/* a kernel that breaks the contract (writes into its input 'a'): the
+	 * next run, given the same buffers, still checks right */
+	p = add_plan("add", 1 << 16);
+	CHECK(run(w, p, 10, NULL, first, &err) == 0 && first->status == RES_OK && first->checks[0].ok);
+	p->launch.args[2].buf = 0; /* add(a, b, a): a += b */
+	p->nchecks = 0;
+	p->t.do_time = 0;
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK && res->nchecks == 0);
+	free(p);
+	p = add_plan("add", 1 << 16);
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	CHECK(res->nchecks == 1 && res->checks[0].ok && same_checks(first, res));
+	free(p);
+
+	/* short of memory with a buffer pooled: the message counts the whole
+	 * plan, as a fresh worker's would, and the worker goes on */
+	p = new_plan("add");
+	add_buf(p, "big", DT_FLOAT, (uint64_t)1 << 28, INIT_ZERO, 0); /* 1 GiB */
+	arg_ptr(&p->launch, 0);
+	arg_ptr(&p->launch, 0);
+	arg_ptr(&p->launch, 0);
+	arg_int(&p->launch, ARG_I32, 0);
+	geometry(&p->launch, 1, 1);
+	p->t.do_check = p->t.do_time = 0;
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
+	add_buf(p, "huge", DT_FLOAT, (uint64_t)1 << 36, INIT_ZERO, 1); /* 256 GiB */
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_ERROR);
+	const char *want = "buffers need 257.0 GiB but only ";
+	CHECK(strncmp(res->error, want, strlen(want)) == 0);
+	if (strncmp(res->error, want, strlen(want)) != 0)
+		fprintf(stderr, "  pool: %s\n", res->error);
+	free(p);
+	p = add_plan("add", 1000);
+	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK && res->checks[0].ok);
+	free(p);
+
+	free(first);
+	free(res);
+	free(err);
+}
+
 static void gpu_tests(wclient *w)
 {
 	result *res = calloc(1, sizeof *res);
@@ -793,6 +959,8 @@ static void gpu_tests(wclient *w)
 	CHECK(run(w, p, 10, NULL, res, &err) == 0 && res->status == RES_OK);
 	CHECK(res->nchecks == 1 && res->checks[0].ok && res->checks[0].rel_err == 0);
 	free(p);
+
+	pool_tests(w);
 
 	/* errors that leave the worker usable */
 	pid_t pid = w->pid;
