@@ -42,7 +42,9 @@ typedef struct app {
 	/* the current kernel file */
 	char *path;
 	spec *sp;
-	symtab settings;      /* values given with `set` */
+	symtab settings;      /* values given with `set`, for the current file */
+	struct saved_settings { char *path; symtab set; } *saved; /* other files' */
+	int nsaved;
 
 	/* machinery */
 	ccache cache;
@@ -67,6 +69,7 @@ typedef struct app {
 	int have_chart;
 	int record_fd;        /* `record FILE`: -1 when off */
 	char *record_path;
+	int record_depth;     /* the source depth `record` was given at */
 	const char *cmd_text; /* the command being run, as typed */
 	int quit;
 } app;

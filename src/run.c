@@ -59,6 +59,11 @@ void app_free(app *a)
 	}
 	free(a->path);
 	symtab_free(&a->settings);
+	for (int i = 0; i < a->nsaved; i++) {
+		free(a->saved[i].path);
+		symtab_free(&a->saved[i].set);
+	}
+	free(a->saved);
 	ccache_free(&a->cache);
 	for (int i = 0; i < a->nruns; i++)
 		record_free(&a->runs[i]);
@@ -264,9 +269,31 @@ int app_use(app *a, const char *name)
 		free(path);
 		return -1;
 	}
-	/* values set for another file do not carry over; the same file keeps them */
-	if (!a->path || strcmp(a->path, path) != 0)
+	/* values set for one file stay with that file: put the current file's
+	 * aside, and take back what the new one had */
+	if (!a->path || strcmp(a->path, path) != 0) {
+		if (a->path && a->settings.n > 0) {
+			int i = 0;
+			while (i < a->nsaved && strcmp(a->saved[i].path, a->path) != 0)
+				i++;
+			if (i == a->nsaved) {
+				a->saved = xrealloc(a->saved, (size_t)(a->nsaved + 1) * sizeof *a->saved);
+				a->saved[a->nsaved++].path = xstrdup(a->path);
+			} else {
+				symtab_free(&a->saved[i].set);
+			}
+			a->saved[i].set = a->settings;
+			memset(&a->settings, 0, sizeof a->settings);
+		}
 		symtab_free(&a->settings);
+		for (int i = 0; i < a->nsaved; i++)
+			if (strcmp(a->saved[i].path, path) == 0) {
+				a->settings = a->saved[i].set;
+				free(a->saved[i].path);
+				a->saved[i] = a->saved[--a->nsaved];
+				break;
+			}
+	}
 	if (a->sp) {
 		spec_free(a->sp);
 		free(a->sp);
