@@ -4,6 +4,7 @@
 #include "ref.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -17,6 +18,49 @@
 volatile sig_atomic_t g_interrupt;
 
 #define KERNELS_DIR "kernels_src"
+
+/* NVRTC's first compile in a process costs ~200 ms (loading its builtins);
+ * done once in the background when a file is first used, it overlaps the
+ * worker's context creation and the user's typing. */
+static pthread_t g_warm;
+static int g_warming;
+
+static void *warm_nvrtc(void *arg)
+{
+	(void)arg;
+	char *err = NULL;
+	if (nvrtc_load(&err) == 0) {
+		const char *opts[] = { "-arch=sm_90" };
+		nvrtc_out o;
+		if (nvrtc_compile("<warm-up>", "__global__ void warm_up() {}\n", opts, 1, NULL, 0, &o, &err) == 0)
+			nvrtc_out_free(&o);
+	}
+	free(err);
+	return NULL;
+}
+
+static void warm_join(void)
+{
+	if (g_warming)
+		pthread_join(g_warm, NULL);
+	g_warming = 0;
+}
+
+/* At `use`: start what the first run will need. Errors surface at `run`. */
+static void prestart(app *a)
+{
+	static int warmed;
+	if (!warmed && !getenv("CUPLAY_NO_WARMUP")) {
+		warmed = 1;
+		g_warming = pthread_create(&g_warm, NULL, warm_nvrtc, NULL) == 0;
+	}
+	if (!a->no_gpu && a->gpu != 0 && !a->worker.pid) {
+		char *err = NULL;
+		a->worker.device = a->device;
+		if (wc_spawn(&a->worker, &err) != 0)
+			free(err); /* said again, properly, by the first run */
+	}
+}
 
 static char *g_installed_dir; /* <exe>/../share/cuplay/kernels_src */
 
@@ -51,6 +95,7 @@ static void record_free(run_record *r)
 
 void app_free(app *a)
 {
+	warm_join();
 	if (a->worker.pid)
 		wc_stop(&a->worker);
 	if (a->sp) {
@@ -301,6 +346,7 @@ int app_use(app *a, const char *name)
 	free(a->path);
 	a->sp = s;
 	a->path = path;
+	prestart(a);
 	int launchable = 0;
 	for (int i = 0; i < s->nkernels; i++)
 		launchable += !s->kernels[i].is_template && !s->kernels[i].skip;
@@ -544,7 +590,7 @@ int app_gpu(app *a)
 	}
 	if (a->gpu == 0)
 		return 0;
-	if (a->worker.pid) {
+	if (a->worker.pid && !a->worker.hello_pending) {
 		a->gpu = 1;
 		return 1;
 	}
@@ -859,6 +905,7 @@ int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 	char **defs = plan_defines(s, &c->vals, &ndefs);
 	c->vline = values_line(s, &c->vals);
 	char *warn = NULL;
+	warm_join();
 	c->u = ccache_compile(&a->cache, s, (const char *const *)defs, ndefs, c->sm, &c->from, &c->compile_ms, &warn, &err);
 	free_list(defs, ndefs);
 	if (warn) {

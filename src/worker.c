@@ -1832,7 +1832,7 @@ static void close_other_fds(int a, int b)
 	close_span(hi + 1, INT32_MAX);
 }
 
-int wc_start(wclient *w, char **err)
+int wc_spawn(wclient *w, char **err)
 {
 	if (w->pid > 0)
 		return 0;
@@ -1884,7 +1884,17 @@ int wc_start(wclient *w, char **err)
 	w->pid = pid;
 	w->rfd = from[0];
 	w->wfd = to[1];
+	w->hello_pending = 1;
+	return 0;
+}
 
+int wc_start(wclient *w, char **err)
+{
+	if (w->pid > 0 && !w->hello_pending)
+		return 0;
+	if (w->pid <= 0 && wc_spawn(w, err) != 0)
+		return -1;
+	w->hello_pending = 0;
 	uint64_t deadline = now_ns() + 30ull * 1000000000ull;
 	for (;;) {
 		uint64_t now = now_ns();

@@ -59,7 +59,12 @@ typedef struct wclient {
 	int device;
 	devinfo dev;
 	const char *exe; /* path of this binary, for exec */
+	int hello_pending; /* spawned; its HELLO not read yet */
 } wclient;
+
+/* Starts the worker process without waiting for it: the CUDA context is
+ * created while the front end does other work. wc_start then waits. */
+int wc_spawn(wclient *w, char **err);
 
 /* Progress callback, called as samples arrive (may be NULL). */
 typedef void (*wc_progress)(void *ctx, int nsamples, double last_ms);
