@@ -1,0 +1,158 @@
+/* kinfo.c: the `info` block and the "what changed" line. */
+#include "kinfo.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+occ_input kinfo_occ_input(const kres *r, const plan_launch *l)
+{
+	occ_input in;
+	memset(&in, 0, sizeof in);
+	if (r && r->known) {
+		in.regs = r->regs;
+		in.static_smem = r->smem;
+	}
+	if (l) {
+		in.dyn_smem = (int)l->smem;
+		in.threads = (int)(l->block[0] * (l->block[1] ? l->block[1] : 1) * (l->block[2] ? l->block[2] : 1));
+	}
+	return in;
+}
+
+static void dims(char *buf, size_t n, const uint32_t d[3])
+{
+	if (d[2] > 1)
+		snprintf(buf, n, "%ux%ux%u", d[0], d[1], d[2]);
+	else if (d[1] > 1)
+		snprintf(buf, n, "%ux%u", d[0], d[1]);
+	else
+		snprintf(buf, n, "%u", d[0]);
+}
+
+static void row(table *t, const char *what, const char *val)
+{
+	int r = table_row(t);
+	table_set(t, r, 0, "%s", what);
+	table_set(t, r, 1, "%s", val);
+}
+
+void kinfo_table(table *t, const char *name, const char *lowered, int sm, const kres *r,
+                   const plan_launch *l, const devinfo *d, const sass_counts *counts)
+{
+	const char *head[] = { "what", "value" };
+	table_init(t, 2, head, "ll");
+	sbuf b = {0};
+	char x[64], y[64];
+
+	sb_printf(&b, "%s", name ? name : "?");
+	if (lowered && name && strcmp(lowered, name) != 0)
+		sb_printf(&b, " (%s)", lowered);
+	if (sm > 0)
+		sb_printf(&b, ", sm_%d", sm);
+	row(t, "kernel", b.s);
+	sb_free(&b);
+
+	if (r && r->known) {
+		fmt_bytes(r->smem, x, sizeof x);
+		sb_printf(&b, "%d register%s, %s shared (static), %d B stack, ", r->regs, r->regs == 1 ? "" : "s", x,
+		          r->stack);
+		if (r->spill_st || r->spill_ld)
+			sb_printf(&b, "spills: %d B stored, %d B loaded", r->spill_st, r->spill_ld);
+		else
+			sb_puts(&b, "no spills");
+		row(t, "resources", b.s);
+		sb_free(&b);
+	} else {
+		row(t, "resources", "unknown (no ptxas report)");
+	}
+
+	occ_input in = kinfo_occ_input(r, l);
+	if (l) {
+		dims(x, sizeof x, l->grid);
+		dims(y, sizeof y, l->block);
+		sb_printf(&b, "grid %s, block %s = %d thread%s, ", x, y, in.threads, in.threads == 1 ? "" : "s");
+		if (l->smem) {
+			fmt_bytes(l->smem, x, sizeof x);
+			sb_printf(&b, "%s dynamic shared memory", x);
+		} else {
+			sb_puts(&b, "no dynamic shared memory");
+		}
+		row(t, "launch", b.s);
+		sb_free(&b);
+	}
+
+	if (l && d && r && r->known && in.threads > 0) {
+		occ_result o;
+		if (occ_compute(d, &in, &o) == 0) {
+			char line[256];
+			occ_format(&o, line, sizeof line);
+			/* "occupancy 75% (...)": the row is already called occupancy */
+			row(t, "occupancy", strncmp(line, "occupancy ", 10) == 0 ? line + 10 : line);
+		}
+	}
+
+	if (counts) {
+		char line[512];
+		sass_summary(counts, line, sizeof line);
+		row(t, "sass", line);
+	}
+}
+
+int kinfo_changes(const kres *a, const plan_launch *la, const kres *b, const plan_launch *lb,
+                  const devinfo *d, char *buf, int n)
+{
+	if (n > 0)
+		buf[0] = 0;
+	if (!a || !b || !a->known || !b->known)
+		return 0;
+	occ_input ia = kinfo_occ_input(a, la), ib = kinfo_occ_input(b, lb);
+	/* with a device, occ_diff words registers, shared memory, block size and
+	 * occupancy; its leading "registers a -> b" stays first */
+	char occ[512] = "";
+	int have_occ = 0;
+	if (d && ia.threads > 0 && ib.threads > 0) {
+		occ_result ra, rb;
+		if (occ_compute(d, &ia, &ra) == 0 && occ_compute(d, &ib, &rb) == 0) {
+			occ_diff(&ia, &ra, &ib, &rb, occ, sizeof occ);
+			have_occ = 1;
+		}
+	}
+	const char *rest = occ;
+	sbuf s = {0};
+	if (have_occ && strncmp(occ, "registers ", 10) == 0) {
+		const char *comma = strstr(occ, ", ");
+		size_t head = comma ? (size_t)(comma - occ) : strlen(occ);
+		sb_add(&s, occ, head);
+		rest = comma ? comma + 2 : "";
+	} else if (!have_occ && a->regs != b->regs) {
+		sb_printf(&s, "registers %d -> %d", a->regs, b->regs);
+	}
+	char x[32], y[32];
+	int sa = a->spill_st + a->spill_ld, sb = b->spill_st + b->spill_ld;
+	if (sa != sb) {
+		fmt_bytes(sa, x, sizeof x);
+		fmt_bytes(sb, y, sizeof y);
+		sb_printf(&s, "%sspills %s -> %s", s.len ? ", " : "", x, y);
+	}
+	if (a->stack != b->stack)
+		sb_printf(&s, "%sstack %d B -> %d B", s.len ? ", " : "", a->stack, b->stack);
+	if (!have_occ && a->smem != b->smem) {
+		fmt_bytes(a->smem, x, sizeof x);
+		fmt_bytes(b->smem, y, sizeof y);
+		sb_printf(&s, "%sshared memory %s -> %s", s.len ? ", " : "", x, y);
+	}
+	if (*rest) {
+		/* "occupancy 100% unchanged" reads on its own after other changes */
+		sb_printf(&s, "%s%s", s.len ? ", " : "", rest);
+	}
+	int len = (int)s.len;
+	if (n > 0) {
+		snprintf(buf, (size_t)n, "%s", s.s ? s.s : "");
+		if (len >= n)
+			len = n - 1;
+	}
+	sb_free(&s);
+	return len;
+}

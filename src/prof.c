@@ -1,0 +1,604 @@
+/* prof.c: hardware counters through CUPTI's Range Profiler, with dlopen. */
+#include "prof.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_abi.h"
+#include "util.h"
+
+#ifndef CUDA_HOME_DEFAULT
+#define CUDA_HOME_DEFAULT "/usr/local/cuda"
+#endif
+
+#if defined(__aarch64__)
+#define TARGET_DIR "targets/sbsa-linux/lib"
+#else
+#define TARGET_DIR "targets/x86_64-linux/lib"
+#endif
+
+typedef CUptiResult (*cupti_fn)(void *params);
+
+static struct cupti_lib {
+	void *lib;
+	char *path;
+	char *why;      /* why it could not load, once tried */
+	int tried;
+	int initialized;
+	CUptiResult (*GetResultString)(CUptiResult, const char **);
+	CUptiResult (*GetErrorMessage)(CUptiResult, const char **);
+	cupti_fn ProfilerInitialize, ProfilerDeInitialize, DeviceSupported, GetChipName,
+	         GetCounterAvailability, HostInitialize, HostDeinitialize, HostConfigAddMetrics,
+	         HostGetConfigImageSize, HostGetConfigImage, HostGetNumOfPasses, HostEvaluateToGpuValues,
+	         HostGetMetricProperties, RangeEnable, RangeDisable, RangeSetConfig, RangeStart, RangeStop,
+	         RangeDecodeData, RangeGetCounterDataSize, RangeCounterDataImageInitialize,
+	         RangeGetCounterDataInfo;
+} cp;
+
+static const struct {
+	size_t off;
+	const char *name;
+	int required;
+} cp_syms[] = {
+#define S(field, name) { offsetof(struct cupti_lib, field), name, 1 }
+#define O(field, name) { offsetof(struct cupti_lib, field), name, 0 }
+	S(GetResultString, "cuptiGetResultString"),
+	O(GetErrorMessage, "cuptiGetErrorMessage"),
+	S(ProfilerInitialize, "cuptiProfilerInitialize"),
+	S(ProfilerDeInitialize, "cuptiProfilerDeInitialize"),
+	O(DeviceSupported, "cuptiProfilerDeviceSupported"),
+	S(GetChipName, "cuptiDeviceGetChipName"),
+	S(GetCounterAvailability, "cuptiProfilerGetCounterAvailability"),
+	S(HostInitialize, "cuptiProfilerHostInitialize"),
+	S(HostDeinitialize, "cuptiProfilerHostDeinitialize"),
+	S(HostConfigAddMetrics, "cuptiProfilerHostConfigAddMetrics"),
+	S(HostGetConfigImageSize, "cuptiProfilerHostGetConfigImageSize"),
+	S(HostGetConfigImage, "cuptiProfilerHostGetConfigImage"),
+	S(HostGetNumOfPasses, "cuptiProfilerHostGetNumOfPasses"),
+	S(HostEvaluateToGpuValues, "cuptiProfilerHostEvaluateToGpuValues"),
+	O(HostGetMetricProperties, "cuptiProfilerHostGetMetricProperties"),
+	S(RangeEnable, "cuptiRangeProfilerEnable"),
+	S(RangeDisable, "cuptiRangeProfilerDisable"),
+	S(RangeSetConfig, "cuptiRangeProfilerSetConfig"),
+	S(RangeStart, "cuptiRangeProfilerStart"),
+	S(RangeStop, "cuptiRangeProfilerStop"),
+	S(RangeDecodeData, "cuptiRangeProfilerDecodeData"),
+	S(RangeGetCounterDataSize, "cuptiRangeProfilerGetCounterDataSize"),
+	S(RangeCounterDataImageInitialize, "cuptiRangeProfilerCounterDataImageInitialize"),
+	S(RangeGetCounterDataInfo, "cuptiRangeProfilerGetCounterDataInfo"),
+#undef S
+#undef O
+};
+
+/* ------------------------------------------------------------ loading */
+
+static int load(void)
+{
+	if (cp.tried)
+		return cp.lib ? 0 : -1;
+	cp.tried = 1;
+	const char *home = getenv("CUDA_HOME");
+	const char *homes[2] = { home && *home ? home : NULL, CUDA_HOME_DEFAULT };
+	const char *subdirs[] = { "extras/CUPTI/lib64", "lib64", TARGET_DIR };
+	char *cands[16];
+	int n = 0;
+	const char *own = getenv("CUPLAY_CUPTI");
+	if (own && *own)
+		cands[n++] = xstrdup(own);
+	for (int h = 0; h < 2; h++) {
+		if (!homes[h] || (h == 1 && homes[0] && strcmp(homes[0], homes[1]) == 0))
+			continue;
+		for (size_t s = 0; s < ARRAY_LEN(subdirs); s++)
+			cands[n++] = xasprintf("%s/%s/libcupti.so", homes[h], subdirs[s]);
+	}
+	cands[n++] = xstrdup("libcupti.so.13");
+	cands[n++] = xstrdup("libcupti.so.12");
+	cands[n++] = xstrdup("libcupti.so");
+	void *lib = NULL;
+	char *first_err = NULL;
+	int i;
+	for (i = 0; i < n && !lib; i++) {
+		dlerror();
+		lib = dlopen(cands[i], RTLD_NOW | RTLD_LOCAL);
+		if (lib) {
+			cp.path = xstrdup(cands[i]);
+		} else if (!first_err && cands[i][0] == '/') {
+			/* a file that exists but does not load says more than "not found" */
+			const char *e = dlerror();
+			if (e && !strstr(e, "No such file"))
+				first_err = xstrdup(e);
+		}
+	}
+	for (int k = 0; k < n; k++)
+		free(cands[k]);
+	if (!lib) {
+		cp.why = xasprintf("CUPTI not found (%s): set CUDA_HOME to the CUDA toolkit",
+		                   first_err ? first_err : "no libcupti.so under " CUDA_HOME_DEFAULT " or on the library path");
+		free(first_err);
+		return -1;
+	}
+	free(first_err);
+	for (size_t k = 0; k < ARRAY_LEN(cp_syms); k++) {
+		void *p = dlsym(lib, cp_syms[k].name);
+		if (!p && cp_syms[k].required) {
+			cp.why = xasprintf("CUPTI too old: no '%s' in '%s' (the Range Profiler API needs a newer CUDA toolkit)",
+			                   cp_syms[k].name, cp.path);
+			dlclose(lib);
+			memset((char *)&cp + offsetof(struct cupti_lib, GetResultString), 0,
+			       sizeof cp - offsetof(struct cupti_lib, GetResultString));
+			free(cp.path);
+			cp.path = NULL;
+			return -1;
+		}
+		memcpy((char *)&cp + cp_syms[k].off, &p, sizeof p);
+	}
+	cp.lib = lib;
+	return 0;
+}
+
+int prof_available(char **why)
+{
+	if (load() == 0)
+		return 1;
+	if (why)
+		*why = xstrdup(cp.why ? cp.why : "CUPTI not loaded");
+	return 0;
+}
+
+const char *prof_library(void)
+{
+	return cp.path;
+}
+
+/* ------------------------------------------------------------ errors */
+
+int prof_is_unavailable(int r)
+{
+	switch (r) {
+	case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+	case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+	case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+	case CUPTI_ERROR_HARDWARE_BUSY:
+	case CUPTI_ERROR_NOT_SUPPORTED:
+	case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+	case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
+	case CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED:
+	case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+	case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+	case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+	case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+	case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+	case CUPTI_ERROR_INVALID_CHIP_NAME:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+const char *prof_explain(int r)
+{
+	switch (r) {
+	case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+		return "hardware counters not permitted for this user: run as root or set the driver option "
+		       "NVreg_RestrictProfilingToAdminUsers=0";
+	case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+		return "hardware counters not permitted on this virtual GPU: the host must enable profiling for it";
+	case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+		return "hardware counters taken by another profiler: is cuplay running under ncu, nsys or compute-sanitizer?";
+	case CUPTI_ERROR_HARDWARE_BUSY:
+		return "hardware counters busy: another process is profiling this GPU";
+	case CUPTI_ERROR_NOT_SUPPORTED:
+		return "hardware counters not supported on this device";
+	case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+		return "hardware counters not supported on this virtual GPU";
+	case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
+		return "hardware counters held by CUPTI's legacy event API in this process";
+	case CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED:
+		return "hardware counters not supported by this CUPTI on this device";
+	case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+		return "hardware counters not available in confidential computing mode";
+	case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+		return "hardware counters not supported on a CMP (crypto mining) device";
+	case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+		return "hardware counters not supported on this MIG instance";
+	case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+		return "hardware counters not supported with SLI";
+	case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+		return "hardware counters not supported under WSL with this driver";
+	case CUPTI_ERROR_INVALID_CHIP_NAME:
+		return "this CUPTI does not know the GPU: use the CUPTI of a newer CUDA toolkit";
+	default:
+		return NULL;
+	}
+}
+
+/* "CUPTI_ERROR_UNKNOWN (an unknown internal error has occurred)" */
+static void result_text(CUptiResult r, char *buf, int n)
+{
+	const char *name = NULL, *msg = NULL;
+	if (cp.GetResultString && cp.GetResultString(r, &name) != CUPTI_SUCCESS)
+		name = NULL;
+	if (cp.GetErrorMessage && cp.GetErrorMessage(r, &msg) != CUPTI_SUCCESS)
+		msg = NULL;
+	if (name && msg && strcmp(name, msg) != 0)
+		snprintf(buf, (size_t)n, "%s (%s)", name, msg);
+	else if (name)
+		snprintf(buf, (size_t)n, "%s", name);
+	else
+		snprintf(buf, (size_t)n, "CUPTI error %d", r);
+}
+
+/* Checks one CUPTI call: 0, or the status with *err set. */
+static prof_status check(CUptiResult r, const char *call, char **err)
+{
+	if (r == CUPTI_SUCCESS)
+		return PROF_OK;
+	char text[300];
+	result_text(r, text, sizeof text);
+	const char *why = prof_explain(r);
+	if (why) {
+		/* the name alone: the explanation already says what it means */
+		const char *name = NULL;
+		if (!cp.GetResultString || cp.GetResultString(r, &name) != CUPTI_SUCCESS || !name)
+			name = text;
+		fail(err, "%s (%s: %s)", why, call, name);
+		return PROF_UNAVAILABLE;
+	}
+	fail(err, "%s failed: %s", call, text);
+	return PROF_ERROR;
+}
+
+/* ------------------------------------------------------------ collecting */
+
+static prof_status unsupported(const CUpti_Profiler_DeviceSupported_Params *s, char **err)
+{
+	sbuf b = {0};
+	struct {
+		int level;
+		const char *what;
+	} parts[] = {
+		{ s->architecture, "the architecture (compute capability 7.0 or later needed)" },
+		{ s->sli, "SLI" },
+		{ s->vGpu, "this virtual GPU" },
+		{ s->confidentialCompute, "confidential computing" },
+		{ s->cmp, "a CMP device" },
+		{ s->wsl, "WSL" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(parts); i++) {
+		if (parts[i].level == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+			sb_printf(&b, "%s%s", b.len ? ", " : "", parts[i].what);
+		else if (parts[i].level == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+			sb_printf(&b, "%s%s (profiling disabled)", b.len ? ", " : "", parts[i].what);
+	}
+	fail(err, "hardware counters not supported on this device%s%s", b.len ? ": " : "", b.len ? b.s : "");
+	sb_free(&b);
+	return PROF_UNAVAILABLE;
+}
+
+/* After ConfigAddMetrics refused the list: which name this chip lacks. */
+static prof_status bad_metric(CUpti_Profiler_Host_Object *host, const char *const *metrics, int n,
+                              const char *chip, CUptiResult r, char **err)
+{
+	if (cp.HostGetMetricProperties) {
+		for (int i = 0; i < n; i++) {
+			CUpti_Profiler_Host_GetMetricProperties_Params mp;
+			memset(&mp, 0, sizeof mp);
+			mp.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+			mp.pHostObject = host;
+			mp.pMetricName = metrics[i];
+			if (cp.HostGetMetricProperties(&mp) != CUPTI_SUCCESS) {
+				fail(err, "metric '%s' does not exist on this GPU (%s)", metrics[i], chip);
+				return PROF_ERROR;
+			}
+		}
+	}
+	return check(r, "cuptiProfilerHostConfigAddMetrics", err);
+}
+
+typedef struct session {
+	uint8_t *avail, *config, *data;
+	size_t data_size, config_size;
+	CUpti_Profiler_Host_Object *host;
+	CUpti_RangeProfiler_Object *rp;
+	int started;
+} session;
+
+/* Stops, disables and frees what a collection set up. On a collection
+ * that went well (report set) a failing teardown call is reported; after a
+ * failure its own error stands and teardown results are not looked at. */
+static prof_status session_end(session *s, int report, char **err)
+{
+	prof_status st = PROF_OK, st1;
+	if (s->started) {
+		CUpti_RangeProfiler_Stop_Params sp;
+		memset(&sp, 0, sizeof sp);
+		sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+		sp.pRangeProfilerObject = s->rp;
+		CUptiResult r = cp.RangeStop(&sp);
+		if (report && st == PROF_OK && (st1 = check(r, "cuptiRangeProfilerStop", err)) != PROF_OK)
+			st = st1;
+	}
+	if (s->rp) {
+		CUpti_RangeProfiler_Disable_Params dp;
+		memset(&dp, 0, sizeof dp);
+		dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+		dp.pRangeProfilerObject = s->rp;
+		CUptiResult r = cp.RangeDisable(&dp);
+		if (report && st == PROF_OK && (st1 = check(r, "cuptiRangeProfilerDisable", err)) != PROF_OK)
+			st = st1;
+	}
+	if (s->host) {
+		CUpti_Profiler_Host_Deinitialize_Params hp;
+		memset(&hp, 0, sizeof hp);
+		hp.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+		hp.pHostObject = s->host;
+		CUptiResult r = cp.HostDeinitialize(&hp);
+		if (report && st == PROF_OK && (st1 = check(r, "cuptiProfilerHostDeinitialize", err)) != PROF_OK)
+			st = st1;
+	}
+	free(s->avail);
+	free(s->config);
+	free(s->data);
+	memset(s, 0, sizeof *s);
+	return st;
+}
+
+prof_status prof_collect(CUcontext ctx, CUdevice dev, const char *const *metrics, int n,
+                         int (*launch)(void *arg), void *arg, double *values, prof_info *info,
+                         char **err)
+{
+	prof_info dummy;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof *info);
+	if (!metrics || n <= 0 || !launch || !values) {
+		fail(err, "prof_collect: no metrics or no launch");
+		return PROF_ERROR;
+	}
+	if (load() != 0) {
+		fail(err, "%s", cp.why);
+		return PROF_UNAVAILABLE;
+	}
+	/* CUPTI's const-less name arrays */
+	const char **names = xcalloc((size_t)n, sizeof *names);
+	for (int i = 0; i < n; i++)
+		names[i] = metrics[i];
+	session s;
+	memset(&s, 0, sizeof s);
+	prof_status st;
+	uint64_t t0;
+
+	/* 1. the profiler, once a process */
+	if (!cp.initialized) {
+		CUpti_Profiler_Initialize_Params ip;
+		memset(&ip, 0, sizeof ip);
+		ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+		if ((st = check(cp.ProfilerInitialize(&ip), "cuptiProfilerInitialize", err)) != PROF_OK)
+			goto out;
+		cp.initialized = 1;
+	}
+
+	/* 2. can this device be profiled at all */
+	if (cp.DeviceSupported) {
+		CUpti_Profiler_DeviceSupported_Params ds;
+		memset(&ds, 0, sizeof ds);
+		ds.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+		ds.cuDevice = dev;
+		ds.api = CUPTI_PROFILER_RANGE_PROFILING;
+		if ((st = check(cp.DeviceSupported(&ds), "cuptiProfilerDeviceSupported", err)) != PROF_OK)
+			goto out;
+		if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+			st = unsupported(&ds, err);
+			goto out;
+		}
+	}
+
+	/* 3. the chip and which counters it has free */
+	CUpti_Device_GetChipName_Params cn;
+	memset(&cn, 0, sizeof cn);
+	cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+	cn.deviceIndex = (size_t)dev;
+	if ((st = check(cp.GetChipName(&cn), "cuptiDeviceGetChipName", err)) != PROF_OK)
+		goto out;
+	snprintf(info->chip, sizeof info->chip, "%s", cn.pChipName ? cn.pChipName : "?");
+
+	CUpti_Profiler_GetCounterAvailability_Params ca;
+	memset(&ca, 0, sizeof ca);
+	ca.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+	ca.ctx = ctx;
+	if ((st = check(cp.GetCounterAvailability(&ca), "cuptiProfilerGetCounterAvailability", err)) != PROF_OK)
+		goto out;
+	if (ca.counterAvailabilityImageSize == 0) {
+		fail(err, "cuptiProfilerGetCounterAvailability failed: an empty availability image");
+		st = PROF_ERROR;
+		goto out;
+	}
+	s.avail = xcalloc(1, ca.counterAvailabilityImageSize);
+	ca.pCounterAvailabilityImage = s.avail;
+	if ((st = check(cp.GetCounterAvailability(&ca), "cuptiProfilerGetCounterAvailability", err)) != PROF_OK)
+		goto out;
+
+	/* 4. host side: metric names into a configuration (which counters, how many passes) */
+	CUpti_Profiler_Host_Initialize_Params hi;
+	memset(&hi, 0, sizeof hi);
+	hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+	hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+	hi.pChipName = cn.pChipName;
+	hi.pCounterAvailabilityImage = s.avail;
+	if ((st = check(cp.HostInitialize(&hi), "cuptiProfilerHostInitialize", err)) != PROF_OK)
+		goto out;
+	s.host = hi.pHostObject;
+
+	CUpti_Profiler_Host_ConfigAddMetrics_Params am;
+	memset(&am, 0, sizeof am);
+	am.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+	am.pHostObject = s.host;
+	am.ppMetricNames = names;
+	am.numMetrics = (size_t)n;
+	CUptiResult r = cp.HostConfigAddMetrics(&am);
+	if (r != CUPTI_SUCCESS) {
+		st = bad_metric(s.host, metrics, n, info->chip, r, err);
+		goto out;
+	}
+
+	CUpti_Profiler_Host_GetConfigImageSize_Params cs;
+	memset(&cs, 0, sizeof cs);
+	cs.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+	cs.pHostObject = s.host;
+	if ((st = check(cp.HostGetConfigImageSize(&cs), "cuptiProfilerHostGetConfigImageSize", err)) != PROF_OK)
+		goto out;
+	s.config_size = cs.configImageSize;
+	s.config = xcalloc(1, s.config_size ? s.config_size : 1);
+	CUpti_Profiler_Host_GetConfigImage_Params ci;
+	memset(&ci, 0, sizeof ci);
+	ci.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+	ci.pHostObject = s.host;
+	ci.configImageSize = s.config_size;
+	ci.pConfigImage = s.config;
+	if ((st = check(cp.HostGetConfigImage(&ci), "cuptiProfilerHostGetConfigImage", err)) != PROF_OK)
+		goto out;
+	CUpti_Profiler_Host_GetNumOfPasses_Params np;
+	memset(&np, 0, sizeof np);
+	np.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+	np.configImageSize = s.config_size;
+	np.pConfigImage = s.config;
+	if ((st = check(cp.HostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses", err)) != PROF_OK)
+		goto out;
+	info->passes = (int)np.numOfPasses;
+
+	/* 5. target side: the range profiler on the context (permission shows here) */
+	CUpti_RangeProfiler_Enable_Params en;
+	memset(&en, 0, sizeof en);
+	en.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+	en.ctx = ctx;
+	if ((st = check(cp.RangeEnable(&en), "cuptiRangeProfilerEnable", err)) != PROF_OK)
+		goto out;
+	s.rp = en.pRangeProfilerObject;
+
+	CUpti_RangeProfiler_GetCounterDataSize_Params ds2;
+	memset(&ds2, 0, sizeof ds2);
+	ds2.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+	ds2.pRangeProfilerObject = s.rp;
+	ds2.pMetricNames = names;
+	ds2.numMetrics = (size_t)n;
+	ds2.maxNumOfRanges = 1;         /* one kernel, one range */
+	ds2.maxNumRangeTreeNodes = 1;
+	if ((st = check(cp.RangeGetCounterDataSize(&ds2), "cuptiRangeProfilerGetCounterDataSize", err)) != PROF_OK)
+		goto out;
+	s.data_size = ds2.counterDataSize;
+	s.data = xcalloc(1, s.data_size ? s.data_size : 1);
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params di;
+	memset(&di, 0, sizeof di);
+	di.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+	di.pRangeProfilerObject = s.rp;
+	di.counterDataSize = s.data_size;
+	di.pCounterData = s.data;
+	if ((st = check(cp.RangeCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize",
+	                err)) != PROF_OK)
+		goto out;
+
+	CUpti_RangeProfiler_SetConfig_Params sc;
+	memset(&sc, 0, sizeof sc);
+	sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+	sc.pRangeProfilerObject = s.rp;
+	sc.configSize = s.config_size;
+	sc.pConfig = s.config;
+	sc.counterDataImageSize = s.data_size;
+	sc.pCounterDataImage = s.data;
+	sc.range = CUPTI_AutoRange;       /* a range around each kernel launch */
+	sc.replayMode = CUPTI_KernelReplay; /* CUPTI replays the kernel once per pass */
+	sc.maxRangesPerPass = 1;
+	sc.numNestingLevels = 1;
+	sc.minNestingLevel = 1;
+	sc.passIndex = 0;
+	sc.targetNestingLevel = 1;
+	if ((st = check(cp.RangeSetConfig(&sc), "cuptiRangeProfilerSetConfig", err)) != PROF_OK)
+		goto out;
+
+	/* 6. collect: one launch, replayed inside */
+	t0 = now_ns();
+	CUpti_RangeProfiler_Start_Params sa;
+	memset(&sa, 0, sizeof sa);
+	sa.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+	sa.pRangeProfilerObject = s.rp;
+	if ((st = check(cp.RangeStart(&sa), "cuptiRangeProfilerStart", err)) != PROF_OK)
+		goto out;
+	s.started = 1;
+	int lr = launch(arg);
+	if (lr != 0) {
+		fail(err, "the kernel launch failed while profiling (%d)", lr);
+		st = PROF_LAUNCH;
+		goto out;
+	}
+	CUpti_RangeProfiler_Stop_Params sp;
+	memset(&sp, 0, sizeof sp);
+	sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+	sp.pRangeProfilerObject = s.rp;
+	s.started = 0;
+	if ((st = check(cp.RangeStop(&sp), "cuptiRangeProfilerStop", err)) != PROF_OK)
+		goto out;
+	if (!sp.isAllPassSubmitted) {
+		fail(err, "cuptiRangeProfilerStop: not all %d passes were submitted", info->passes);
+		st = PROF_ERROR;
+		goto out;
+	}
+
+	/* 7. decode (synchronises the context: a faulting kernel shows here) */
+	CUpti_RangeProfiler_DecodeData_Params dd;
+	memset(&dd, 0, sizeof dd);
+	dd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+	dd.pRangeProfilerObject = s.rp;
+	if ((st = check(cp.RangeDecodeData(&dd), "cuptiRangeProfilerDecodeData", err)) != PROF_OK)
+		goto out;
+	info->dropped = (int)dd.numOfRangeDropped;
+	info->ms = (double)(now_ns() - t0) / 1e6;
+
+	CUpti_RangeProfiler_GetCounterDataInfo_Params gi;
+	memset(&gi, 0, sizeof gi);
+	gi.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+	gi.pCounterDataImage = s.data;
+	gi.counterDataImageSize = s.data_size;
+	if ((st = check(cp.RangeGetCounterDataInfo(&gi), "cuptiRangeProfilerGetCounterDataInfo", err)) != PROF_OK)
+		goto out;
+	info->ranges = (int)gi.numTotalRanges;
+	if (gi.numTotalRanges < 1) {
+		fail(err, "no kernel launch was profiled (the launch callback launched nothing?)");
+		st = PROF_ERROR;
+		goto out;
+	}
+
+	/* 8. evaluate on the host */
+	CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
+	memset(&ev, 0, sizeof ev);
+	ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+	ev.pHostObject = s.host;
+	ev.pCounterDataImage = s.data;
+	ev.counterDataImageSize = s.data_size;
+	ev.rangeIndex = 0;
+	ev.ppMetricNames = names;
+	ev.numMetrics = (size_t)n;
+	ev.pMetricValues = values;
+	if ((st = check(cp.HostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues", err)) != PROF_OK)
+		goto out;
+	st = PROF_OK;
+out:
+	if (st == PROF_OK)
+		st = session_end(&s, 1, err);
+	else
+		session_end(&s, 0, NULL);
+	free(names);
+	return st;
+}
+
+void prof_shutdown(void)
+{
+	if (!cp.lib || !cp.initialized)
+		return;
+	CUpti_Profiler_DeInitialize_Params dp;
+	memset(&dp, 0, sizeof dp);
+	dp.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+	cp.ProfilerDeInitialize(&dp);
+	cp.initialized = 0;
+}

@@ -1,0 +1,238 @@
+/* cupti_mock.c: a stand-in libcupti for test_prof_mock.c, built by that
+ * test into a temp .so and loaded through CUPLAY_CUPTI. It checks every
+ * structSize and the fields prof.c must set, and fails on request:
+ *   MOCK_SUBS      cuptiProfilerInitialize: MULTIPLE_SUBSCRIBERS (39)
+ *   MOCK_UNSUP     cuptiProfilerDeviceSupported: vGPU disabled, WSL unsupported
+ *   MOCK_PRIV      cuptiRangeProfilerEnable: INSUFFICIENT_PRIVILEGES (35)
+ *   MOCK_DECODE    cuptiRangeProfilerDecodeData: UNKNOWN (999)
+ *   MOCK_NORANGE   no range in the counter data
+ *   MOCK_DISABLE   cuptiRangeProfilerDisable: UNKNOWN (999)
+ * Metric names containing "no_such" do not exist. mock_state() tells the
+ * test what is still enabled, started or allocated. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_abi.h"
+
+static int enabled, hostobjs, started, inits, launches_seen;
+static char obj;
+
+static int env(const char *n)
+{
+	const char *v = getenv(n);
+	return v && *v;
+}
+
+#define SZ(p, T) do { if ((p)->structSize != T##_STRUCT_SIZE) return CUPTI_ERROR_INVALID_PARAMETER; } while (0)
+
+void mock_state(int *e, int *h, int *s, int *i)
+{
+	*e = enabled, *h = hostobjs, *s = started, *i = inits;
+}
+
+CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
+{
+	static char b[64];
+	snprintf(b, sizeof b, "CUPTI_ERROR_%d", r);
+	*s = b;
+	return 0;
+}
+
+CUptiResult cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *p)
+{
+	SZ(p, CUpti_Profiler_Initialize_Params);
+	if (env("MOCK_SUBS"))
+		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	inits++;
+	return 0;
+}
+
+CUptiResult cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params *p)
+{
+	SZ(p, CUpti_Profiler_DeInitialize_Params);
+	inits--;
+	return 0;
+}
+
+CUptiResult cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *p)
+{
+	SZ(p, CUpti_Profiler_DeviceSupported_Params);
+	if (p->api != CUPTI_PROFILER_RANGE_PROFILING || p->cuDevice != 3)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	int bad = env("MOCK_UNSUP");
+	p->isSupported = bad ? 1 : 3;
+	p->architecture = p->sli = p->confidentialCompute = p->cmp = 3;
+	p->vGpu = bad ? 2 : 3;
+	p->wsl = bad ? 1 : 3;
+	return 0;
+}
+
+CUptiResult cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *p)
+{
+	SZ(p, CUpti_Device_GetChipName_Params);
+	if (p->deviceIndex != 3)
+		return CUPTI_ERROR_INVALID_DEVICE;
+	p->pChipName = "GH100";
+	return 0;
+}
+
+CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *p)
+{
+	SZ(p, CUpti_Profiler_GetCounterAvailability_Params);
+	if (!p->ctx)
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	if (!p->pCounterAvailabilityImage)
+		p->counterAvailabilityImageSize = 64;
+	else if (p->counterAvailabilityImageSize != 64)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	else
+		memset(p->pCounterAvailabilityImage, 7, 64);
+	return 0;
+}
+
+CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *p)
+{
+	SZ(p, CUpti_Profiler_Host_Initialize_Params);
+	if (p->profilerType != CUPTI_PROFILER_TYPE_RANGE_PROFILER || strcmp(p->pChipName, "GH100") != 0 ||
+	    p->pCounterAvailabilityImage[63] != 7)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	p->pHostObject = (CUpti_Profiler_Host_Object *)(void *)&obj;
+	hostobjs++;
+	return 0;
+}
+
+CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params *p)
+{
+	SZ(p, CUpti_Profiler_Host_Deinitialize_Params);
+	hostobjs--;
+	return 0;
+}
+
+CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *p)
+{
+	SZ(p, CUpti_Profiler_Host_ConfigAddMetrics_Params);
+	for (size_t i = 0; i < p->numMetrics; i++)
+		if (strstr(p->ppMetricNames[i], "no_such"))
+			return CUPTI_ERROR_INVALID_PARAMETER;
+	return 0;
+}
+
+CUptiResult cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params *p)
+{
+	SZ(p, CUpti_Profiler_Host_GetMetricProperties_Params);
+	return strstr(p->pMetricName, "no_such") ? CUPTI_ERROR_INVALID_PARAMETER : 0;
+}
+
+CUptiResult cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params *p)
+{
+	SZ(p, CUpti_Profiler_Host_GetConfigImageSize_Params);
+	p->configImageSize = 128;
+	return 0;
+}
+
+CUptiResult cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params *p)
+{
+	SZ(p, CUpti_Profiler_Host_GetConfigImage_Params);
+	if (p->configImageSize != 128)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	memset(p->pConfigImage, 9, 128);
+	return 0;
+}
+
+CUptiResult cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params *p)
+{
+	SZ(p, CUpti_Profiler_Host_GetNumOfPasses_Params);
+	if (p->configImageSize != 128 || p->pConfigImage[127] != 9)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	p->numOfPasses = 3;
+	return 0;
+}
+
+CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p)
+{
+	SZ(p, CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+	if (p->rangeIndex != 0 || p->counterDataImageSize != 256 || p->pCounterDataImage[0] != 5)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	for (size_t i = 0; i < p->numMetrics; i++)
+		p->pMetricValues[i] = (double)(i + 1) * 10;
+	return 0;
+}
+
+CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
+{
+	SZ(p, CUpti_RangeProfiler_Enable_Params);
+	if (env("MOCK_PRIV"))
+		return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+	if (!p->ctx)
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	p->pRangeProfilerObject = (CUpti_RangeProfiler_Object *)(void *)&obj;
+	enabled++;
+	return 0;
+}
+
+CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *p)
+{
+	SZ(p, CUpti_RangeProfiler_Disable_Params);
+	enabled--;
+	return env("MOCK_DISABLE") ? CUPTI_ERROR_UNKNOWN : 0;
+}
+
+CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
+{
+	SZ(p, CUpti_RangeProfiler_SetConfig_Params);
+	if (p->range != CUPTI_AutoRange || p->replayMode != CUPTI_KernelReplay || p->maxRangesPerPass != 1 ||
+	    p->numNestingLevels != 1 || p->minNestingLevel != 1 || p->targetNestingLevel != 1 || p->passIndex != 0 ||
+	    p->configSize != 128 || p->counterDataImageSize != 256 || !p->pConfig || !p->pCounterDataImage)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	return 0;
+}
+
+CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
+{
+	SZ(p, CUpti_RangeProfiler_Start_Params);
+	started++;
+	return 0;
+}
+
+CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
+{
+	SZ(p, CUpti_RangeProfiler_Stop_Params);
+	started--;
+	p->isAllPassSubmitted = 1;
+	return 0;
+}
+
+CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *p)
+{
+	SZ(p, CUpti_RangeProfiler_DecodeData_Params);
+	if (env("MOCK_DECODE"))
+		return CUPTI_ERROR_UNKNOWN;
+	p->numOfRangeDropped = 0;
+	return 0;
+}
+
+CUptiResult cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *p)
+{
+	SZ(p, CUpti_RangeProfiler_GetCounterDataSize_Params);
+	if (p->maxNumOfRanges != 1 || p->maxNumRangeTreeNodes != 1 || p->numMetrics < 1)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	p->counterDataSize = 256;
+	return 0;
+}
+
+CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *p)
+{
+	SZ(p, CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+	if (p->counterDataSize != 256)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	p->pCounterData[0] = 5;
+	return 0;
+}
+
+CUptiResult cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *p)
+{
+	SZ(p, CUpti_RangeProfiler_GetCounterDataInfo_Params);
+	p->numTotalRanges = env("MOCK_NORANGE") ? 0 : 1;
+	return 0;
+}

@@ -1,0 +1,230 @@
+/* test_prof_mock.c: prof_collect's whole call sequence without a GPU,
+ * against a stand-in libcupti (cupti_mock.c beside this file), which the
+ * test compiles into a temp .so with the C compiler ($CC or cc) and loads
+ * through CUPLAY_CUPTI. Covers the happy path, every "unavailable" kind,
+ * errors from CUPTI, an unknown metric, a failing launch, and that nothing
+ * stays enabled, started or allocated afterwards. Skips, saying why, when
+ * no compiler or source is at hand. */
+#include "test.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "prof.h"
+#include "sass.h"
+#include "util.h"
+
+static char *find_cc(void)
+{
+	const char *cc = getenv("CC");
+	if (!cc || !*cc)
+		cc = "cc";
+	if (strchr(cc, '/'))
+		return access(cc, X_OK) == 0 ? xstrdup(cc) : NULL;
+	if (strchr(cc, ' '))
+		return NULL; /* "ccache gcc" and the like: not worth parsing here */
+	const char *path = getenv("PATH");
+	if (!path)
+		return NULL;
+	char *copy = xstrdup(path), *found = NULL;
+	for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = xasprintf("%s/%s", d, cc);
+		if (access(p, X_OK) == 0)
+			found = p;
+		else
+			free(p);
+	}
+	free(copy);
+	return found;
+}
+
+/* this file's directory, from __FILE__ ("tests/unit/test_prof_mock.c") */
+static char *here(void)
+{
+	const char *f = __FILE__;
+	const char *slash = strrchr(f, '/');
+	return slash ? xstrndup(f, (size_t)(slash - f)) : xstrdup(".");
+}
+
+static void (*mock_state)(int *, int *, int *, int *);
+
+static int launches, fail_launch;
+
+static int launch(void *arg)
+{
+	(void)arg;
+	launches++;
+	return fail_launch;
+}
+
+static const char *metrics[] = { "gpu__time_duration.sum", "dram__bytes_read.sum", "lts__t_sector_hit_rate.pct" };
+
+/* one collection; checks that nothing is left enabled, started or held */
+static prof_status collect(const char *const *m, int n, double *v, prof_info *info, char **err)
+{
+	CUcontext ctx = (CUcontext)(void *)0x1000;
+	prof_status st = prof_collect(ctx, 3, m, n, launch, NULL, v, info, err);
+	if (mock_state) {
+		int e = -1, h = -1, s = -1, i = -1;
+		mock_state(&e, &h, &s, &i);
+		CHECK(e == 0 && h == 0 && s == 0);
+	}
+	return st;
+}
+
+static void mock_env(const char *name)
+{
+	static const char *all[] = { "MOCK_SUBS", "MOCK_UNSUP", "MOCK_PRIV", "MOCK_DECODE", "MOCK_NORANGE", "MOCK_DISABLE" };
+	for (size_t i = 0; i < ARRAY_LEN(all); i++)
+		unsetenv(all[i]);
+	if (name)
+		setenv(name, "1", 1);
+}
+
+TEST(mock)
+{
+	char *cc = find_cc(), *dir = here();
+	char *src = xasprintf("%s/cupti_mock.c", dir);
+	char *inc = xasprintf("-I%s/../../src", dir);
+	if (!cc || access(src, R_OK) != 0) {
+		printf("prof_mock: skipped: %s\n", !cc ? "no C compiler ($CC or cc)" : "cupti_mock.c not found (run from the repository root)");
+		free(cc);
+		free(dir);
+		free(src);
+		free(inc);
+		return;
+	}
+	char tmp[] = "/tmp/cuplay-cupti-XXXXXX";
+	CHECK(mkdtemp(tmp) != NULL);
+	char *so = xasprintf("%s/libcupti_mock.so", tmp);
+	const char *argv[] = { cc, "-shared", "-fPIC", "-O0", inc, "-o", so, src, NULL };
+	char *out = NULL, *eout = NULL, *err = NULL;
+	int status = -1;
+	int rc = proc_capture(argv, 120, &out, &eout, &status, &err);
+	CHECK(rc == 0 && status == 0);
+	if (rc != 0 || status != 0) {
+		fprintf(stderr, "prof_mock: building the mock failed: %s%s\n", err ? err : "", eout ? eout : "");
+		goto done;
+	}
+	setenv("CUPLAY_CUPTI", so, 1);
+	char *why = NULL;
+	CHECK(prof_available(&why) == 1);
+	free(why);
+	CHECK(prof_library() && strcmp(prof_library(), so) == 0);
+	void *h = dlopen(so, RTLD_NOW | RTLD_NOLOAD);
+	CHECK(h != NULL);
+	if (h) {
+		void *p = dlsym(h, "mock_state");
+		memcpy(&mock_state, &p, sizeof p);
+	}
+
+	double v[3];
+	prof_info info;
+
+	/* another profiler attached: initialising fails, unavailable */
+	mock_env("MOCK_SUBS");
+	CHECK(collect(metrics, 3, v, &info, &err) == PROF_UNAVAILABLE);
+	CHECK_STREQ(err, "hardware counters taken by another profiler: is cuplay running under ncu, nsys or "
+	                 "compute-sanitizer? (cuptiProfilerInitialize: CUPTI_ERROR_39)");
+	free(err);
+	err = NULL;
+	CHECK(launches == 0);
+
+	/* the happy path: values in order, passes, chip, one launch */
+	mock_env(NULL);
+	CHECK(collect(metrics, 3, v, &info, &err) == PROF_OK);
+	CHECK(err == NULL);
+	CHECK(v[0] == 10 && v[1] == 20 && v[2] == 30);
+	CHECK(info.passes == 3 && info.ranges == 1 && info.dropped == 0 && info.ms >= 0);
+	CHECK_STREQ(info.chip, "GH100");
+	CHECK(launches == 1);
+
+	/* again: the profiler stays initialised, a second collection works */
+	CHECK(collect(metrics, 1, v, NULL, &err) == PROF_OK);
+	CHECK(launches == 2);
+
+	/* an unknown metric is named, and nothing launches */
+	const char *bad[] = { "gpu__time_duration.sum", "dram__no_such_thing.sum" };
+	CHECK(collect(bad, 2, v, &info, &err) == PROF_ERROR);
+	CHECK_STREQ(err, "metric 'dram__no_such_thing.sum' does not exist on this GPU (GH100)");
+	free(err);
+	err = NULL;
+	CHECK(launches == 2);
+
+	/* not permitted */
+	mock_env("MOCK_PRIV");
+	CHECK(collect(metrics, 3, v, &info, &err) == PROF_UNAVAILABLE);
+	CHECK_STREQ(err, "hardware counters not permitted for this user: run as root or set the driver option "
+	                 "NVreg_RestrictProfilingToAdminUsers=0 (cuptiRangeProfilerEnable: CUPTI_ERROR_35)");
+	free(err);
+	err = NULL;
+
+	/* a device or setup CUPTI does not support */
+	mock_env("MOCK_UNSUP");
+	CHECK(collect(metrics, 3, v, &info, &err) == PROF_UNAVAILABLE);
+	CHECK_STREQ(err, "hardware counters not supported on this device: this virtual GPU (profiling disabled), WSL");
+	free(err);
+	err = NULL;
+
+	/* a CUPTI error after the launch */
+	mock_env("MOCK_DECODE");
+	CHECK(collect(metrics, 3, v, &info, &err) == PROF_ERROR);
+	CHECK_STREQ(err, "cuptiRangeProfilerDecodeData failed: CUPTI_ERROR_999");
+	free(err);
+	err = NULL;
+	CHECK(launches == 3);
+
+	/* nothing profiled */
+	mock_env("MOCK_NORANGE");
+	CHECK(collect(metrics, 3, v, &info, &err) == PROF_ERROR);
+	CHECK(err && strncmp(err, "no kernel launch was profiled", 29) == 0);
+	free(err);
+	err = NULL;
+
+	/* a failing teardown after good values is reported */
+	mock_env("MOCK_DISABLE");
+	CHECK(collect(metrics, 3, v, &info, &err) == PROF_ERROR);
+	CHECK_STREQ(err, "cuptiRangeProfilerDisable failed: CUPTI_ERROR_999");
+	free(err);
+	err = NULL;
+
+	/* the launch fails: PROF_LAUNCH, and the range is stopped */
+	mock_env(NULL);
+	fail_launch = 700;
+	CHECK(collect(metrics, 3, v, &info, &err) == PROF_LAUNCH);
+	CHECK_STREQ(err, "the kernel launch failed while profiling (700)");
+	free(err);
+	err = NULL;
+	fail_launch = 0;
+	CHECK(collect(metrics, 3, v, &info, &err) == PROF_OK);
+
+	prof_shutdown();
+	if (mock_state) {
+		int e, hh, s, i;
+		mock_state(&e, &hh, &s, &i);
+		CHECK(i == 0); /* initialised once, deinitialised once */
+	}
+	prof_shutdown(); /* twice is harmless */
+	unsetenv("CUPLAY_CUPTI");
+	mock_env(NULL);
+done:
+	unlink(so);
+	rmdir(tmp);
+	free(out);
+	free(eout);
+	free(err);
+	free(so);
+	free(cc);
+	free(dir);
+	free(src);
+	free(inc);
+}
+
+int main(void)
+{
+	RUN(mock);
+	return test_report("prof_mock");
+}
