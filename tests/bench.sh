@@ -69,3 +69,86 @@ PY
 else
 	echo "cupy: not installed here; no comparison"
 fi
+
+# ---- the kernel library (every variant), against the copy roof and cuBLAS ----
+out=${BENCH_OUT:-$tmp}
+mkdir -p "$out"
+echo
+echo "== every kernel at its default size (cold L2, medians)"
+{
+	echo "| file | kernel | check | median | GB/s | % roof | GFLOP/s |"
+	echo "|---|---|---|---:|---:|---:|---:|"
+} > "$out/kernels.md"
+for f in kernels_src/*.cu; do
+	n=$(basename "$f" .cu)
+	XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $f; run" > "$tmp/k.csv" 2>"$tmp/k.err"
+	awk -F, -v file="$n" 'NR > 1 && $1 != "kernel" && NF >= 12 {
+		t = $5 + 0; unit = "ms"; if (t < 1) { t *= 1000; unit = "us" }
+		printf "| %s | %s | %s | %.3g %s | %s | %s | %s |\n", file, $1, $3, t, unit,
+			($10 == "" ? "" : sprintf("%.0f", $10)), ($11 == "" ? "" : sprintf("%.0f%%", 100 * $11)),
+			($12 == "" ? "" : sprintf("%.0f", $12)) }' "$tmp/k.csv" >> "$out/kernels.md"
+	grep -v '^trace' "$tmp/k.err" | sed 's/^/    /'
+done
+cat "$out/kernels.md"
+
+roof_of() { # roof_of FILE KERNEL [SETTINGS]: fraction of the copy roof
+	XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $1; $3 run $2" 2>/dev/null |
+		awk -F, -v k="$2" '$1 == k { print $11 }' | tail -n 1
+}
+echo
+echo "== targets (ratios measured in this run)"
+for t in "vector_add vadd_float4 0.90" "coalescing square_vectorized 0.90" "transpose transpose_tiled 0.85" "reduce reduce_warp 0.90"; do
+	set -- $t
+	r=$(roof_of "$1" "$2")
+	awk -v k="$2" -v r="$r" -v want="$3" 'BEGIN { printf "%-22s %5.1f%% of the copy roof (target >= %.0f%%)%s\n", k, 100 * r, 100 * want, (r >= want ? "" : "  MISSED") }'
+done
+gf=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c 'use matmul; run matmul_register_tiled matmul_tiled' 2>/dev/null | awk -F, '$1 == "matmul_register_tiled" { print $12 }')
+gt=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c 'use matmul; run matmul_tiled' 2>/dev/null | awk -F, '$1 == "matmul_tiled" { print $12 }')
+cb=$(build/bench/cublas_sgemm 4096 2>&1)
+case "$cb" in
+cublas_sgemm*)
+	set -- $cb
+	awk -v g="$gf" -v t="$gt" -v c="$3" 'BEGIN { printf "matmul_register_tiled  %.1f TFLOP/s = %.0f%% of cuBLAS SGEMM %.1f TFLOP/s (target >= 50%%); matmul_tiled %.1f TFLOP/s\n", g / 1000, 100 * g / 1000 / c, c, t / 1000 }' ;;
+*)	echo "matmul_register_tiled  $(awk -v g="$gf" 'BEGIN { printf "%.1f", g / 1000 }') TFLOP/s; $cb" ;;
+esac
+
+# ---- timing fidelity against Nsight Compute, repeatability, sweep speed ----
+echo
+echo "== fidelity: cuplay median vs ncu gpu__time_duration.sum (median over launches)"
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -n 1)
+fid() { # fid LABEL FILE KERNEL SETTINGS
+	local label=$1 file=$2 k=$3 set=$4
+	local ours
+	ours=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $file; $set reps 50; run $k" 2>/dev/null | awk -F, -v k="$k" '$1 == k { print $5 }')
+	if [ -z "$NCU" ]; then
+		printf '%-34s cuplay %.4f ms; ncu: not present, no comparison\n' "$label" "$ours"; return
+	fi
+	"$NCU" --clock-control none --metrics gpu__time_duration.sum --csv --kernel-name "$k" --launch-skip 3 --launch-count 30 \
+		env XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" -c "use $file; $set reps 40; check off; run $k" > "$tmp/ncu.csv" 2>"$tmp/ncu.err"
+	local theirs
+	theirs=$(awk -F'","' '/gpu__time_duration.sum/ { u = $(NF-1); v = $NF; gsub(/[",]/, "", v); gsub(/"/, "", u);
+		f = (u == "nsecond" || u == "ns") ? 1e-6 : (u == "usecond" || u == "us") ? 1e-3 : (u == "msecond" || u == "ms") ? 1 : (u == "second" || u == "s") ? 1000 : 0;
+		print v * f }' "$tmp/ncu.csv" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }')
+	if [ -z "$theirs" ]; then
+		printf '%-34s cuplay %.4f ms; ncu gave no value (%s)\n' "$label" "$ours" "$(grep -m1 -i 'error\|warn' "$tmp/ncu.err" "$tmp/ncu.csv" | head -c 160)"; return
+	fi
+	awk -v l="$label" -v a="$ours" -v b="$theirs" 'BEGIN { printf "%-34s cuplay %.4f ms, ncu %.4f ms: %+.1f%% (target within 3%%)\n", l, a, b, 100 * (a - b) / b }'
+}
+fid "vadd_float4 N=2M (~10 us)" vector_add vadd_float4 "set N=2097152;"
+fid "transpose_tiled N=8192 PAD=0 (~300 us)" transpose transpose_tiled "set N=8192 PAD=0;"
+fid "matmul_register_tiled N=4608 (~5 ms)" matmul matmul_register_tiled "set N=4608;"
+
+echo
+echo "== repeatability: five fresh processes, transpose_tiled N=8192 PAD=1"
+for i in 1 2 3 4 5; do
+	XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c 'use transpose; set N=8192; run transpose_tiled' 2>/dev/null | awk -F, '$1 == "transpose_tiled" { print $5 }'
+done > "$tmp/rep"
+sort -n "$tmp/rep" | awk '{ a[NR] = $1; s = s sprintf("%.4f ", $1) } END { printf "medians (ms): %sspread (max - min) / min = %.2f%% (target within 2%%)\n", s, 100 * (a[NR] - a[1]) / a[1] }'
+
+echo
+echo "== a 3x3 sweep of transpose_tiled at N=4096 (TILE_SIZE x PAD), one process, wall"
+t0=$(ms_now)
+XDG_CACHE_HOME="$tmp/scache" "$CUPLAY" -c 'use transpose; set N=4096; sweep TILE_SIZE=8,16,32 PAD=0,1,2 transpose_tiled' > "$tmp/sweep" 2>&1
+t1=$(ms_now)
+grep -c 'transpose_tiled' "$tmp/sweep" | awk -v ms=$(( (t1 - t0) / 1000000 )) '{ printf "%d configurations in %d ms wall, process start and first compiles included (target <= 2000 ms)\n", $1, ms }'
+grep -q 'FAIL\|error' "$tmp/sweep" && sed 's/^/    /' "$tmp/sweep"
