@@ -27,6 +27,11 @@ typedef struct run_record {
 	double gbps, gflops, roof_frac;
 	double *samples;
 	int nsamples;
+	/* hardware counters of the run (`metrics`, `metrics on`): the figures
+	 * by short name, then the raw ncu metrics; 0 when none were read */
+	int nmet;
+	char **met_names;
+	double *met_values;
 } run_record;
 
 typedef struct app {
@@ -70,6 +75,11 @@ typedef struct app {
 	int record_fd;        /* `record FILE`: -1 when off */
 	char *record_path;
 	int record_depth;     /* the source depth `record` was given at */
+	/* look.c: inspection */
+	int metrics_on;       /* `metrics on`: counters after every run */
+	char *prof_why;       /* why counters were unavailable the last time, or NULL */
+	struct kinfo_seen *kseen; /* `info`: the last compile of each kernel looked at */
+	int nkseen;
 	const char *cmd_text; /* the command being run, as typed */
 	int quit;
 } app;
@@ -111,6 +121,9 @@ int run_prepare(app *a, const symtab *extra, int announce, runctx *c);
 void run_release(runctx *c);
 int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err);
 int run_exec(app *a, runctx *c, const plan *p, result *res, char **err);
+/* run_exec, with `//@ check at`: the check pass at those params (a plan of
+ * its own), then p timed without checking; res carries both. */
+int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err);
 
 /* Keeps t (moved) as the last results for `save`; c likewise for `plot`. */
 void app_keep_table(app *a, table *t);
@@ -126,6 +139,8 @@ void add_record(app *a, const char *kernel, const char *values, const result *re
                 const plan *p, const stats *st);
 int pick_kernels(app *a, char **names, int n, int **out, int *nout);
 void progress(void *ctx, int n, double last_ms);
+/* Prints what failed in a result's checks, one error line each. */
+void check_failures(app *a, const plan *p, const result *res);
 
 /* The list of kernel files in kernels_src (caller frees). */
 char **app_kernel_files(int *n);

@@ -202,7 +202,7 @@ int app_sweep(app *a, int argc, char **argv)
 				          c.u->res[ci].regs, c.u->res[ci].smem + (int)p->launch.smem);
 				continue;
 			}
-			if (run_exec(a, &c, p, res, &err) != 0) {
+			if (run_exec_checked(a, &c, ks[k], p, res, &err) != 0) {
 				table_set(&t, r, nax + 5, "%s", err ? err : "failed");
 				app_error(a, "sweep %s: %s: %s", lab.s, kname, err ? err : "failed");
 				free(err);
@@ -372,7 +372,7 @@ int app_compare(app *a, int argc, char **argv)
 			}
 			gpu = c.gpu;
 			char *err = NULL;
-			if (run_plan(a, &c, v[i].k, &t, &v[i].p, &err) != 0 || (gpu && run_exec(a, &c, &v[i].p, res, &err) != 0)) {
+			if (run_plan(a, &c, v[i].k, &t, &v[i].p, &err) != 0 || (gpu && run_exec_checked(a, &c, v[i].k, &v[i].p, res, &err) != 0)) {
 				app_error(a, "compare: %s: %s", v[i].label, err ? err : "failed");
 				free(err);
 				run_release(&c);

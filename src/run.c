@@ -1,6 +1,7 @@
 /* run.c: use a kernel file, set values, and the run itself: compile (cache),
  * plan, launch in the worker, check, time, report. */
 #include "app.h"
+#include "look.h"
 #include "ref.h"
 
 #include <dirent.h>
@@ -91,13 +92,22 @@ static void record_free(run_record *r)
 	free(r->file);
 	free(r->values);
 	free(r->samples);
+	for (int i = 0; i < r->nmet; i++)
+		free(r->met_names[i]);
+	free(r->met_names);
+	free(r->met_values);
 }
 
 void app_free(app *a)
 {
 	warm_join();
-	if (a->worker.pid)
-		wc_stop(&a->worker);
+	if (a->worker.pid) {
+		/* leaving: close the pipes and go; the worker sees end of input and
+		 * tears its context down on its own time, not the user's */
+		close(a->worker.wfd);
+		close(a->worker.rfd);
+		a->worker.pid = 0;
+	}
 	if (a->sp) {
 		spec_free(a->sp);
 		free(a->sp);
@@ -121,6 +131,7 @@ void app_free(app *a)
 	if (a->record_fd >= 0)
 		close(a->record_fd);
 	free(a->record_path);
+	look_free(a);
 	free(g_installed_dir);
 	g_installed_dir = NULL;
 }
@@ -677,7 +688,7 @@ void add_record(app *a, const char *kernel, const char *values, const result *re
 enum { C_KERNEL, C_CHECK, C_MEDIAN, C_RANGE, C_NOISE, C_GBPS, C_ROOF, C_GFLOPS, C_N };
 /* csv / json / markdown: raw numbers, one column each */
 enum { R_KERNEL, R_VALUES, R_CHECK, R_ERR, R_MEDIAN, R_MIN, R_MAX, R_NOISE, R_SAMPLES,
-       R_GBPS, R_ROOF, R_GFLOPS, R_N };
+       R_GBPS, R_ROOF, R_GFLOPS, R_SM_MHZ, R_TEMP, R_THROTTLE, R_N };
 
 static void result_table_init(app *a, table *t)
 {
@@ -686,8 +697,8 @@ static void result_table_init(app *a, table *t)
 		table_init(t, C_N, head, "llrrrrrr");
 	} else {
 		const char *head[] = { "kernel", "values", "check", "rel_err", "median_ms", "min_ms", "max_ms",
-		                       "noise", "samples", "gbps", "roof", "gflops" };
-		table_init(t, R_N, head, "lllrrrrrrrrr");
+		                       "noise", "samples", "gbps", "roof", "gflops", "sm_mhz", "temp_c", "throttle" };
+		table_init(t, R_N, head, "lllrrrrrrrrrrrl");
 	}
 }
 
@@ -715,6 +726,17 @@ static void result_row_raw(app *a, table *t, const plan *p, const result *res, c
 		NUM(R_ROOF, "%.3f", gbps / res->roof_gbps);
 	if (p->flops > 0)
 		NUM(R_GFLOPS, "%.1f", p->flops / (st->median * 1e-3) / 1e9);
+	/* the GPU's conditions during the samples (NVML), when known */
+	const nvml_cond *cd = &res->cond;
+	if (cd->available) {
+		char why[256];
+		nvml_reasons_text(nvml_slow_reasons(cd), why, sizeof why);
+		if (cd->sm_mhz)
+			NUM(R_SM_MHZ, "%u", cd->sm_mhz);
+		if (cd->temp_c >= 0)
+			NUM(R_TEMP, "%d", cd->temp_c);
+		NUM(R_THROTTLE, "%s", why);
+	}
 #undef NUM
 }
 
@@ -775,7 +797,7 @@ static void result_row(app *a, table *t, const plan *p, const result *res, const
 }
 
 /* Prints what failed in the checks, one line each. */
-static void check_failures(app *a, const plan *p, const result *res)
+void check_failures(app *a, const plan *p, const result *res)
 {
 	for (int i = 0; i < res->nchecks; i++) {
 		const check_result *c = &res->checks[i];
@@ -981,6 +1003,73 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 	return 0;
 }
 
+/* The values of `//@ check at`, evaluated with the run's values. */
+static int check_at_values(app *a, const runctx *c, symtab *extra, char **err)
+{
+	const spec *s = a->sp;
+	memset(extra, 0, sizeof *extra);
+	for (int i = 0; i < s->ncheck_at; i++) {
+		const spec_var *cv = &s->check_at[i];
+		value v;
+		int col = 0;
+		char *msg = NULL;
+		if (expr_eval(cv->value.text, &c->vals, &v, &col, &msg) != 0) {
+			fail(err, "%s:%d:%d: %s", s->path, cv->value.line, cv->value.col + (col > 0 ? col - 1 : 0), msg);
+			free(msg);
+			symtab_free(extra);
+			return -1;
+		}
+		symtab_set(extra, cv->name, v, 0);
+	}
+	return 0;
+}
+
+int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
+{
+	if (a->sp->ncheck_at == 0 || !p->t.do_check || !c->gpu)
+		return run_exec(a, c, p, res, err);
+	/* check small: a plan at the `check at` values, checking only */
+	symtab extra;
+	if (check_at_values(a, c, &extra, err) != 0)
+		return -1;
+	runctx cc;
+	int r = run_prepare(a, &extra, 0, &cc);
+	symtab_free(&extra);
+	if (r != 0)
+		return fail(err, "cannot prepare the check pass ('//@ check at')");
+	plan *pc = xcalloc(1, sizeof *pc);
+	timing_opts tc = p->t;
+	tc.do_time = 0;
+	r = run_plan(a, &cc, k, &tc, pc, err);
+	if (r == 0)
+		r = run_exec(a, &cc, pc, res, err);
+	run_release(&cc);
+	free(pc);
+	if (r != 0)
+		return -1;
+	int nchecks = res->nchecks;
+	check_result checks[PLAN_MAX_CHECKS];
+	memcpy(checks, res->checks, sizeof checks);
+	/* then time large, without checking again */
+	p->t.do_check = 0;
+	r = run_exec(a, c, p, res, err);
+	p->t.do_check = 1;
+	if (r != 0)
+		return -1;
+	res->nchecks = nchecks;
+	memcpy(res->checks, checks, sizeof checks);
+	return 0;
+}
+
+/* "N=509" for the note under a table. */
+static char *check_at_text(const app *a)
+{
+	sbuf b = {0};
+	for (int i = 0; i < a->sp->ncheck_at; i++)
+		sb_printf(&b, "%s%s=%s", i ? " " : "", a->sp->check_at[i].name, a->sp->check_at[i].value.text);
+	return sb_steal(&b);
+}
+
 /* The compile-only row: resources and geometry. */
 static void resource_row(table *t, const runctx *c, const plan *p)
 {
@@ -1029,6 +1118,8 @@ int app_run(app *a, char **names, int nnames)
 	result *res = xcalloc(1, sizeof *res);
 	int printed_bufs = 0, nrec = 0;
 	char *err = NULL;
+	look_run lr; /* `metrics on`, throttling notes */
+	look_run_begin(a, &c, &lr);
 	for (int i = 0; i < nk && !g_interrupt; i++) {
 		const char *name = a->sp->kernels[ks[i]].name;
 		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
@@ -1045,7 +1136,8 @@ int app_run(app *a, char **names, int nnames)
 			resource_row(&t, &c, p);
 			continue;
 		}
-		if (run_exec(a, &c, p, res, &err) != 0) {
+		look_run_plan(&lr, p);
+		if (run_exec_checked(a, &c, ks[i], p, res, &err) != 0) {
 			app_error(a, "%s: %s", name, err ? err : "the worker failed");
 			free(err);
 			err = NULL;
@@ -1062,6 +1154,7 @@ int app_run(app *a, char **names, int nnames)
 			if (!res->checks[k].ok)
 				rc = -1;
 		add_record(a, name, c.vline, res, p, &st);
+		look_run_result(a, &lr, &c, p, res);
 		nrec += res->nsamples > 0;
 		if (res->status == RES_INTERRUPTED)
 			break;
@@ -1070,6 +1163,12 @@ int app_run(app *a, char **names, int nnames)
 		table_print(&t, stdout, a->format, a->color, 0);
 	if (!c.gpu && t.nrows > 0)
 		app_note(a, "not launched (no GPU)");
+	if (a->sp->ncheck_at > 0 && a->topt.do_check && t.nrows > 0) {
+		char *ca = check_at_text(a);
+		app_note(a, "%s at %s ('//@ check at'), timed at the values above", c.gpu ? "checked" : "to be checked", ca);
+		free(ca);
+	}
+	look_run_end(a, &lr);
 	if (c.gpu && nrec > 1 && a->format == FMT_TABLE && !a->mask_times) {
 		/* several kernels: the speedup over the first, as the lab's graph */
 		chart ch;

@@ -174,6 +174,11 @@ void spec_free(spec *s)
 		free(s->includes[i]);
 	for (int i = 0; i < s->nlinks; i++)
 		free(s->links[i]);
+	for (int i = 0; i < s->ncheck_at; i++) {
+		free(s->check_at[i].name);
+		free(s->check_at[i].value.text);
+	}
+	free(s->check_at);
 	launch_free(&s->base);
 	free(s->vars);
 	free(s->bufs);
@@ -1190,6 +1195,41 @@ static int dir_check(cur *c, const char *at, const scope *sc)
 		l->checks[0].col = col_of(c, w);
 		return 0;
 	}
+	skip_blank(c);
+	if (word_is(w, n, "at") && *c->p != '=') {
+		/* check at N=512, M=3: the params of the check pass */
+		if (sc->k)
+			return cerr(c, w, "'check at' applies to the whole file, not to kernel '%s'", sc->k->name);
+		if (c->s->ncheck_at > 0)
+			return cerr(c, w, "duplicate 'check at' line (first at line %d)", c->s->check_at[0].line);
+		spec_expr items[16];
+		int ni = 0;
+		if (at_end(c))
+			return cerr(c, c->p, "expected NAME=VALUE after 'check at'");
+		if (split_list(c, c->end, items, 16, &ni, "values in 'check at'") != 0)
+			return -1;
+		int rc = 0;
+		for (int i = 0; i < ni; i++) {
+			const char *t = items[i].text, *q = t;
+			while (is_ident_char((unsigned char)*q))
+				q++;
+			const char *eq = q;
+			while (is_blank(*eq))
+				eq++;
+			if (rc == 0 && (q == t || !is_ident_start((unsigned char)*t) || *eq != '=' || !eq[1]))
+				rc = cerr(c, c->bol + items[i].col - 1, "expected NAME=VALUE in 'check at', got '%s'", t);
+			if (rc == 0) {
+				const char *v = eq + 1;
+				while (is_blank(*v))
+					v++;
+				spec_var cv = { .name = xstrndup(t, (size_t)(q - t)), .line = c->line, .col = items[i].col,
+				                .value = { xstrdup(v), c->line, items[i].col + (int)(v - t) } };
+				PUSH(c->s->check_at, c->s->ncheck_at, cv);
+			}
+			free(items[i].text);
+		}
+		return rc;
+	}
 	if (l->nchecks == 0)
 		return cerr(c, at, "check conflicts with 'check none' at line %d", l->checks[0].line);
 	if (l->nchecks == SPEC_MAX_CHECKS)
@@ -1378,6 +1418,18 @@ static int validate_checks(const spec *s, const spec_launch *l, const spec_kerne
 
 static int validate(const spec *s, char **err)
 {
+	for (int i = 0; i < s->ncheck_at; i++) {
+		const spec_var *cv = &s->check_at[i];
+		const spec_var *v = spec_var_find(s, cv->name);
+		if (!v)
+			return errat(s, err, cv->line, cv->col, "unknown param '%s' in 'check at'", cv->name);
+		if (v->is_define)
+			return errat(s, err, cv->line, cv->col, "'%s' is a define: 'check at' takes params only "
+			             "(a define would need another compile)", cv->name);
+		for (int j = 0; j < i; j++)
+			if (strcmp(s->check_at[j].name, cv->name) == 0)
+				return errat(s, err, cv->line, cv->col, "'%s' given twice in 'check at'", cv->name);
+	}
 	if (validate_checks(s, &s->base, NULL, err) != 0)
 		return -1;
 	for (int i = 0; i < s->nkernels; i++)

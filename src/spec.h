@@ -16,6 +16,8 @@
  *   //@ check OUT = REF(ARG, ...) [tol X]   built-in CPU reference
  *   //@ check OUT = KERNEL [tol X]          another variant of this file
  *   //@ check none
+ *   //@ check at NAME=EXPR[, NAME=EXPR]     params for the check pass only
+ *                                           (check small, time large)
  *   //@ link cudadevrt                      relocatable device code + devrt
  *   //@ kernel NAME LINE                    per-kernel override of grid,
  *                                           block, smem, bytes, flops, check;
@@ -105,6 +107,8 @@ typedef struct spec {
 	spec_kernel *kernels;
 	char **includes; /* "..." includes as written */
 	char **links;    /* `//@ link` names */
+	int ncheck_at;
+	spec_var *check_at; /* `//@ check at`: params of the check pass */
 	spec_launch base;
 } spec;
 

@@ -92,7 +92,7 @@ done
 cat "$out/kernels.md"
 
 roof_of() { # roof_of FILE KERNEL [SETTINGS]: fraction of the copy roof
-	XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $1; $3 run $2" 2>/dev/null |
+	XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $1; ${3:-} run $2" 2>/dev/null |
 		awk -F, -v k="$2" '$1 == k { print $11 }' | tail -n 1
 }
 echo
@@ -148,7 +148,11 @@ sort -n "$tmp/rep" | awk '{ a[NR] = $1; s = s sprintf("%.4f ", $1) } END { print
 echo
 echo "== a 3x3 sweep of transpose_tiled at N=4096 (TILE_SIZE x PAD), one process, wall"
 t0=$(ms_now)
-XDG_CACHE_HOME="$tmp/scache" "$CUPLAY" -c 'use transpose; set N=4096; sweep TILE_SIZE=8,16,32 PAD=0,1,2 transpose_tiled' > "$tmp/sweep" 2>&1
+XDG_CACHE_HOME="$tmp/scache" CUPLAY_TRACE=1 "$CUPLAY" -c 'use transpose; set N=4096; sweep TILE_SIZE=8,16,32 PAD=0,1,2 transpose_tiled' > "$tmp/sweep" 2>&1
 t1=$(ms_now)
-grep -c 'transpose_tiled' "$tmp/sweep" | awk -v ms=$(( (t1 - t0) / 1000000 )) '{ printf "%d configurations in %d ms wall, process start and first compiles included (target <= 2000 ms)\n", $1, ms }'
-grep -q 'FAIL\|error' "$tmp/sweep" && sed 's/^/    /' "$tmp/sweep"
+grep -c '^trace: transpose_tiled' "$tmp/sweep" | awk -v ms=$(( (t1 - t0) / 1000000 )) '{ printf "%d configurations in %d ms wall, process start and first compiles included (target <= 2000 ms)\n", $1, ms }'
+awk '/^trace: transpose_tiled/ { c += $4; for (i = 1; i <= NF; i++) { if ($i == "(setup") s += $(i+1); if ($i == "check") k += $(i+1); if ($i == "timing") t += $(i+1) } }
+     END { printf "  of which: compile %.0f ms, worker setup %.0f ms, checks %.0f ms, timing loops %.0f ms\n", c, s, k, t }' "$tmp/sweep"
+if grep -q 'FAIL\|error' "$tmp/sweep"; then grep -v '^trace' "$tmp/sweep" | sed 's/^/    /'; fi
+grep '^trace: run total' "$tmp/sweep" >/dev/null 2>&1 || true
+exit 0
