@@ -2,6 +2,7 @@
 #include "cmds.h"
 #include "expect.h"
 #include "inspect.h"
+#include "look.h"
 #include "watch.h"
 
 #include <fcntl.h>
@@ -39,6 +40,8 @@ static int cmd_help(app *a, int argc, char **argv, const char *rest)
 			return app_error(a, "no command '%s' (type 'help' for the list)", argv[1]);
 		}
 		app_note(a, "%s%s%s\n  %s", c->name, c->args[0] ? " " : "", c->args, c->help);
+		if (strcmp(c->name, "metrics") == 0)
+			look_metrics_list(a);
 		return 0;
 	}
 	table tb;
@@ -217,6 +220,26 @@ static int cmd_check(app *a, int argc, char **argv, const char *rest)
 	return on_off(a, "check", argc, argv, &a->topt.do_check);
 }
 
+static int cmd_batch(app *a, int argc, char **argv, const char *rest)
+{
+	if (argc == 1) {
+		if (a->topt.batch > 1)
+			app_note(a, "batch %d (each sample times %d back-to-back launches)", a->topt.batch, a->topt.batch);
+		else
+			app_note(a, "batch off (one launch between two events per sample)");
+		return 0;
+	}
+	long v;
+	if (strcmp(argv[1], "off") == 0) {
+		a->topt.batch = 1;
+		return 0;
+	}
+	if (parse_count(a, command_find("batch"), argv[1], 1, 100000, &v) != 0)
+		return -1;
+	a->topt.batch = (int)v;
+	return 0;
+}
+
 static int cmd_timeout(app *a, int argc, char **argv, const char *rest)
 {
 	if (argc == 1) {
@@ -300,6 +323,7 @@ static int cmd_record(app *a, int argc, char **argv, const char *rest)
 		return app_error(a, "record: cannot open '%s': %s", argv[1], strerror(errno));
 	a->record_fd = fd;
 	a->record_path = xstrdup(argv[1]);
+	a->record_depth = a->source_depth;
 	if (a->sp) {
 		/* start from where we are: the file and the values set */
 		sbuf b = {0};
@@ -319,8 +343,11 @@ static int cmd_record(app *a, int argc, char **argv, const char *rest)
 
 static void record_line(app *a, const command *c)
 {
+	/* the lines of a sourced file are not recorded, only the `source` line:
+	 * replaying would run them twice, and sourcing the file being recorded
+	 * would grow it as fast as it is read, without end */
 	if (a->record_fd < 0 || !a->cmd_text || strcmp(c->name, "record") == 0 ||
-	    strcmp(c->name, "quit") == 0)
+	    strcmp(c->name, "quit") == 0 || a->source_depth > a->record_depth)
 		return;
 	char *line = xasprintf("%s\n", a->cmd_text);
 	ssize_t n = write(a->record_fd, line, strlen(line));
@@ -378,6 +405,26 @@ static int cmd_ptx(app *a, int argc, char **argv, const char *rest)
 	return app_ptx(a, argc > 1 ? argv[1] : NULL);
 }
 
+static int cmd_sass(app *a, int argc, char **argv, const char *rest)
+{
+	return look_sass(a, argc > 1 ? argv[1] : NULL);
+}
+
+static int cmd_info(app *a, int argc, char **argv, const char *rest)
+{
+	return look_info(a, argc, argv);
+}
+
+static int cmd_metrics(app *a, int argc, char **argv, const char *rest)
+{
+	return look_metrics(a, argc, argv);
+}
+
+static int cmd_sanitize(app *a, int argc, char **argv, const char *rest)
+{
+	return look_sanitize(a, argc, argv);
+}
+
 static int cmd_quit(app *a, int argc, char **argv, const char *rest)
 {
 	a->quit = 1;
@@ -396,16 +443,23 @@ static const command commands[] = {
 	{ "compare", cmd_compare, "KERNEL[NAME=V,...] KERNEL[...]...", "interleaved runs of variants: speedup over the first and a verdict", 2, -1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
 	{ "save", cmd_save, "FILE", "write the last results (.csv, .json, .md or the current format)", 1, 1, 0, COMPL_NONE, NULL },
 	{ "plot", cmd_plot, "FILE.svg", "write the last comparison or sweep as an SVG bar chart", 1, 1, 0, COMPL_NONE, NULL },
-	{ "ptx", cmd_ptx, "[KERNEL]", "show the PTX NVRTC made of a kernel", 0, 1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
+	{ "info", cmd_info, "[KERNEL...]", "registers, shared memory, spills, occupancy and its limit; what changed since the last look", 0, -1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
+	{ "ptx", cmd_ptx, "[KERNEL]", "show the PTX NVRTC made of a kernel, with its source lines", 0, 1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
+	{ "sass", cmd_sass, "[KERNEL]", "show the machine code (SASS) of a kernel, with its source lines", 0, 1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
+	{ "metrics", cmd_metrics, "[KERNEL...] [METRIC|SET...] | on|off | list",
+	  "hardware counters of one launch: memory traffic, sectors per request, bank conflicts, occupancy", 0, -1, 0, COMPL_KERNEL, NULL },
+	{ "sanitize", cmd_sanitize, "[memcheck|racecheck|synccheck|initcheck] [KERNEL]",
+	  "one launch under compute-sanitizer: out-of-bounds accesses, races, bad syncs, uninitialised reads", 0, 2, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
 	{ "roof", cmd_roof, "", "measure the device's memory bandwidth and FP32 FMA throughput", 0, 0, 0, COMPL_NONE, NULL },
 	{ "device", cmd_device, "[N]", "show the GPU, or switch to GPU N (settings kept)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "warmup", cmd_warmup, "[N]", "untimed launches before timing (default 2)", 0, 1, 0, COMPL_NONE, NULL },
+	{ "batch", cmd_batch, "[N|off]", "time N back-to-back launches per sample, for kernels shorter than a launch", 0, 1, 0, COMPL_WORDS, "off 10 100 1000" },
 	{ "flush", cmd_flush, "[on|off]", "write an L2-sized buffer before each timed launch (cold cache)", 0, 1, 0, COMPL_WORDS, "on off" },
 	{ "check", cmd_check, "[on|off]", "compare outputs with the reference on each run", 0, 1, 0, COMPL_WORDS, "on off" },
 	{ "timeout", cmd_timeout, "[SECONDS]", "stop a kernel that makes no progress for this long (default 10)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "format", cmd_format, "[table|csv|json|markdown]", "how results are printed", 0, 1, 0, COMPL_WORDS, "table csv json markdown" },
-	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster B [by X] | KERNEL gbps|roof|time OP X",
+	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster B [by X] | KERNEL gbps|roof|time OP X | KERNEL metric NAME OP X",
 	  "check a result of an earlier run; a failure makes the exit status 1", 2, -1, 0, COMPL_KERNEL, NULL },
 	{ "pause", cmd_pause, "", "wait for Enter (interactive or --step; nothing in batch mode)", 0, 0, 0, COMPL_NONE, NULL },
 	{ "record", cmd_record, "[FILE|off]", "append every command from now on to a session file", 0, 1, 0, COMPL_NONE, NULL },

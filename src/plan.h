@@ -10,6 +10,8 @@
 #include "types.h"
 #include "spec.h"
 #include "expr.h"
+#include "nvml.h"
+#include "prof.h"
 
 #define PLAN_MAX_BUFS 16
 #define PLAN_MAX_ARGS 32
@@ -17,6 +19,7 @@
 #define PLAN_NAME 128
 #define PLAN_LOWERED 512
 #define RES_MAX_SAMPLES 2048
+#define PLAN_METRIC_NAME 128 /* = METRICS_NAME (metrics.h) */
 
 typedef struct devinfo {
 	int ordinal, count;           /* this device, devices present */
@@ -35,6 +38,7 @@ typedef struct devinfo {
 	uint64_t total_mem, free_mem;
 	int driver_version;           /* e.g. 13000 */
 	int clock_khz, mem_clock_khz, bus_width_bits;
+	char pci_bus_id[16];          /* "0000:1b:00.0", for NVML; "" unknown */
 } devinfo;
 
 /* Facts of a GPU architecture without a device (compile-only mode). */
@@ -88,6 +92,7 @@ typedef struct timing_opts {
 	double max_time_s;   /* stop at this much total kernel time regardless */
 	int flush;           /* write an L2-sized scratch buffer before each launch */
 	int do_check, do_time;
+	int batch;           /* > 1: each sample times this many back-to-back launches */
 } timing_opts;
 
 typedef struct plan {
@@ -99,6 +104,11 @@ typedef struct plan {
 	timing_opts t;
 	uint64_t seed;
 	double bytes, flops;      /* per launch, 0 if not declared */
+	/* hardware counters (raw ncu names) collected in one extra launch
+	 * after the timed samples; 0: none */
+	int32_t nmetrics;
+	char metrics[PROF_MAX_METRICS][PLAN_METRIC_NAME];
+	int32_t info_only;        /* `info`: load the module, query the function, launch nothing */
 	uint64_t cubin_len;       /* cubin bytes follow the struct on the wire */
 } plan;
 
@@ -118,6 +128,16 @@ typedef struct check_result {
 	uint64_t nonfinite;
 } check_result;
 
+/* What the driver says of a kernel's function (for `info`): its
+ * attributes and the occupancy API's figures for the planned launch. */
+typedef struct func_info {
+	int32_t known;          /* 0: no module loaded (error says why) */
+	int32_t regs, static_smem, local_bytes, const_bytes, max_threads;
+	int32_t occ_blocks;     /* cuOccupancyMaxActiveBlocksPerMultiprocessor; -1 unknown */
+	int32_t suggest_block;  /* cuOccupancyMaxPotentialBlockSize; 0 unknown */
+	int32_t suggest_grid;   /* ... its minimum grid for full occupancy */
+} func_info;
+
 typedef struct result {
 	res_status status;
 	char error[512];      /* one line, for RES_ERROR / RES_FATAL */
@@ -130,6 +150,10 @@ typedef struct result {
 	double setup_ms;      /* module load, allocation, input init and upload */
 	double check_ms;      /* the checked launch, download, reference, compare */
 	double time_ms;       /* the timing loop (warm-up, flushes and samples) */
+	double empty_ms;      /* an empty kernel's launch, timed the same way (batch or not) */
+	prof_reply prof;      /* the counters, when the plan asked for metrics */
+	nvml_cond cond;       /* clocks, temperature, throttling around the samples */
+	func_info fn;         /* info_only plans */
 } result;
 
 /* Front end: from a parsed file, values of defines and params, and the device,

@@ -76,7 +76,7 @@ void app_init(app *a, const char *exe)
 	a->topt = (timing_opts){
 		.warmup = 2, .min_reps = 10, .max_reps = RES_MAX_SAMPLES,
 		.noise_target = 0.005, .min_time_s = 0.02, .max_time_s = 0.5,
-		.flush = 1, .do_check = 1, .do_time = 1,
+		.flush = 1, .do_check = 1, .do_time = 1, .batch = 1,
 	};
 	ccache_init(&a->cache, NULL);
 	a->worker.exe = exe;
@@ -1070,6 +1070,22 @@ static char *check_at_text(const app *a)
 	return sb_steal(&b);
 }
 
+/* A kernel within 2x of an empty launch measures the launch, not itself. */
+static void launch_bound_note(app *a, const char *name, const result *res, const stats *st)
+{
+	if (res->nsamples == 0 || !(res->empty_ms > 0) || st->median >= 2 * res->empty_ms)
+		return;
+	char e[32], m[32];
+	fmt_time_ms(res->empty_ms, e, sizeof e);
+	fmt_time_ms(st->median, m, sizeof m);
+	if (a->topt.batch > 1)
+		app_note(a, "%s: launch-bound: %s a launch, within 2x of an empty launch (%s) in batches of %d",
+		         name, a->mask_times ? "<t>" : m, a->mask_times ? "<t>" : e, a->topt.batch);
+	else
+		app_note(a, "%s: launch-bound: %s is within 2x of an empty launch (%s); 'batch 100' times "
+		         "back-to-back launches", name, a->mask_times ? "<t>" : m, a->mask_times ? "<t>" : e);
+}
+
 /* The compile-only row: resources and geometry. */
 static void resource_row(table *t, const runctx *c, const plan *p)
 {
@@ -1150,6 +1166,7 @@ int app_run(app *a, char **names, int nnames)
 			stats_compute(res->samples_ms, res->nsamples, &st);
 		result_row(a, &t, p, res, &st, c.vline);
 		check_failures(a, p, res);
+		launch_bound_note(a, name, res, &st);
 		for (int k = 0; k < res->nchecks; k++)
 			if (!res->checks[k].ok)
 				rc = -1;

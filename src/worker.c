@@ -258,6 +258,8 @@ typedef struct wstate {
 	size_t flush_bytes;
 	int roof_done;
 	double roof_gbps;
+	int empty_done;        /* an empty kernel, timed once: single and batched */
+	double empty_ms, empty_batch_ms;
 	int stop, quit;        /* STOP / QUIT (or the front end gone) seen */
 	/* pool[i]: buffer i of the last plan. Only the last plan's buffers are
 	 * kept, so device memory never holds more than one plan's buffers and
@@ -267,6 +269,7 @@ typedef struct wstate {
 	void *stage;           /* download buffer for checked outputs */
 	size_t stage_bytes;
 	int stage_pinned;
+	nvml_dev nvml;         /* clocks and throttling around the samples */
 } wstate;
 
 typedef union argval {
@@ -1360,6 +1363,58 @@ static int check_pass(wrun *r)
 
 /* Timing: warm-ups, then samples between two events until the stopping
  * rule says enough, each on reset outputs and (with flush) a cold L2. */
+/* An empty kernel as PTX (the driver compiles it for this device), timed
+ * like user kernels: one launch between two events after an L2 flush, and
+ * 100 back-to-back launches between two events. What any launch costs. */
+static const char empty_ptx[] =
+	".version 7.0\n.target sm_70\n.address_size 64\n"
+	".visible .entry cuplay_empty()\n{\n\tret;\n}\n";
+
+static int cmp_ms(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void measure_empty(wrun *r)
+{
+	wstate *ws = r->ws;
+	if (ws->empty_done)
+		return;
+	ws->empty_done = 1;
+	CUmodule mod;
+	CUfunction fn;
+	if (cu.ModuleLoadData(&mod, empty_ptx) != CUDA_SUCCESS)
+		return; /* a baseline is a nicety: no message */
+	if (cu.ModuleGetFunction(&fn, mod, "cuplay_empty") == CUDA_SUCCESS) {
+		double single[21], batch[5];
+		int ok = 1;
+		for (int i = 0; i < 21 + 5 && ok; i++) {
+			int b = i < 21 ? 1 : 100;
+			if (b == 1 && ws->flush)
+				ok &= cu.MemsetD8Async(ws->flush, (unsigned char)(i & 1), ws->flush_bytes, NULL) == CUDA_SUCCESS;
+			ok &= cu.EventRecord(ws->ev0, NULL) == CUDA_SUCCESS;
+			for (int k = 0; k < b; k++)
+				ok &= cu.LaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS;
+			ok &= cu.EventRecord(ws->ev1, NULL) == CUDA_SUCCESS;
+			ok &= cu.EventSynchronize(ws->ev1) == CUDA_SUCCESS;
+			float ms = 0;
+			ok &= cu.EventElapsedTime(&ms, ws->ev0, ws->ev1) == CUDA_SUCCESS;
+			if (i < 21)
+				single[i] = ms;
+			else
+				batch[i - 21] = ms / b;
+		}
+		if (ok) {
+			qsort(single + 1, 20, sizeof single[0], cmp_ms); /* the first launch warms up */
+			qsort(batch, 5, sizeof batch[0], cmp_ms);
+			ws->empty_ms = (single[10] + single[11]) / 2;
+			ws->empty_batch_ms = batch[2];
+		}
+	}
+	cu.ModuleUnload(mod);
+}
+
 static int time_pass(wrun *r)
 {
 	const plan *p = r->p;
@@ -1372,9 +1427,11 @@ static int time_pass(wrun *r)
 		t.max_reps = 1;
 	int warm = t.warmup < 0 ? 0 : t.warmup;
 	send_progress(ws, 0, WIRE_PHASE_GPU, 0);
+	nvml_begin(&ws->nvml, &res->cond);
 	for (int i = 0; i < warm; i++) {
 		if (stop_now(ws)) {
 			res->status = RES_INTERRUPTED;
+			nvml_end(&ws->nvml, &res->cond);
 			return 0;
 		}
 		if (restore_outputs(r) != 0 || launch(r, r->fn, &p->launch, &r->ka) != 0 ||
@@ -1384,6 +1441,9 @@ static int time_pass(wrun *r)
 	}
 	int n = 0;
 	double total_s = 0;
+	int batch = t.batch > 1 ? t.batch : 1;
+	measure_empty(r);
+	res->empty_ms = batch > 1 ? ws->empty_batch_ms : ws->empty_ms;
 	while (n < t.max_reps && !stats_should_stop(res->samples_ms, n, total_s, &t)) {
 		if (restore_outputs(r) != 0)
 			return -1;
@@ -1391,24 +1451,131 @@ static int time_pass(wrun *r)
 		    ck(r, cu.MemsetD8Async(ws->flush, (unsigned char)(n & 1), ws->flush_bytes, NULL),
 		       "cuMemsetD8Async") != 0)
 			return -1;
-		if (ck(r, cu.EventRecord(ws->ev0, NULL), "cuEventRecord") != 0 ||
-		    launch(r, r->fn, &p->launch, &r->ka) != 0 ||
-		    ck(r, cu.EventRecord(ws->ev1, NULL), "cuEventRecord") != 0 ||
+		/* batch: back-to-back launches on one event pair, so the launch gaps
+		 * overlap kernels; outputs are reset once per sample, not between */
+		if (ck(r, cu.EventRecord(ws->ev0, NULL), "cuEventRecord") != 0)
+			return -1;
+		for (int b = 0; b < batch; b++)
+			if (launch(r, r->fn, &p->launch, &r->ka) != 0)
+				return -1;
+		if (ck(r, cu.EventRecord(ws->ev1, NULL), "cuEventRecord") != 0 ||
 		    ck_kernel(r, cu.EventSynchronize(ws->ev1), p->launch.name) != 0)
 			return -1;
 		float ms = 0;
 		if (ck(r, cu.EventElapsedTime(&ms, ws->ev0, ws->ev1), "cuEventElapsedTime") != 0)
 			return -1;
+		ms /= (float)batch;
 		res->samples_ms[n++] = ms;
 		res->nsamples = n;
-		total_s += ms * 1e-3;
+		total_s += ms * batch * 1e-3;
 		send_progress(ws, n, WIRE_PHASE_GPU, ms);
 		if (stop_now(ws)) {
 			res->status = RES_INTERRUPTED;
 			break;
 		}
 	}
+	nvml_end(&ws->nvml, &res->cond);
 	return 0;
+}
+
+/* The launch CUPTI profiles (and replays once per pass). */
+static int prof_launch(void *arg)
+{
+	wrun *r = arg;
+	return launch(r, r->fn, &r->p->launch, &r->ka) != 0;
+}
+
+/* Hardware counters: one more launch, outside the timed samples, on reset
+ * outputs and (with flush) a cold L2, with the GPU idle before, so the
+ * profiled range holds only the kernel. Counters that cannot be read are
+ * reported in res->prof and stop nothing; a launch that fails, or a broken
+ * context after a failed collect, takes the usual error path. */
+static void metrics_pass(wrun *r)
+{
+	const plan *p = r->p;
+	wstate *ws = r->ws;
+	prof_reply *pr = &r->res->prof;
+	memset(pr, 0, sizeof *pr);
+	int n = p->nmetrics;
+	if (restore_outputs(r) != 0)
+		return;
+	if (p->t.flush && ws->flush &&
+	    ck(r, cu.MemsetD8Async(ws->flush, 0x5a, ws->flush_bytes, NULL), "cuMemsetD8Async") != 0)
+		return;
+	if (ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
+		return;
+	/* CUPTI's setup and the replays are host work, and slow */
+	send_progress(ws, 0, WIRE_PHASE_HOST, 0);
+	const char *names[PROF_MAX_METRICS];
+	for (int i = 0; i < n; i++)
+		names[i] = p->metrics[i];
+	prof_info info;
+	memset(&info, 0, sizeof info);
+	char *err = NULL;
+	trace(r, "collecting %d metrics", n);
+	prof_status st = prof_collect(ws->ctx, ws->dev, names, n, prof_launch, r, pr->values, &info, &err);
+	pr->status = st;
+	pr->n = n;
+	pr->passes = info.passes;
+	pr->ranges = info.ranges;
+	pr->dropped = info.dropped;
+	pr->ms = info.ms;
+	snprintf(pr->chip, sizeof pr->chip, "%s", info.chip);
+	if (st != PROF_OK)
+		snprintf(pr->error, sizeof pr->error, "%s", err ? err : "hardware counters failed");
+	free(err);
+	trace(r, "metrics: status %d, %d passes, %.1f ms", (int)st, info.passes, info.ms);
+	if (st == PROF_LAUNCH) {
+		/* launch() recorded why; make sure a run error says so */
+		if (r->res->status == RES_OK)
+			rfail(r, 0, "kernel '%s': the profiled launch failed", p->launch.name);
+		return;
+	}
+	if (st != PROF_OK)
+		ck_kernel(r, cu.CtxSynchronize(), p->launch.name); /* a fault during the replays is sticky */
+}
+
+/* `info`: the function's attributes and the occupancy API's answers for the
+ * planned launch. A query the driver does not offer stays unknown. */
+static void info_pass(wrun *r)
+{
+	const plan_launch *l = &r->p->launch;
+	func_info *fi = &r->res->fn;
+	memset(fi, 0, sizeof *fi);
+	fi->occ_blocks = -1;
+	if (cu.FuncGetAttribute) {
+		static const int attrs[] = { CU_FUNC_ATTRIBUTE_NUM_REGS, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+		                             CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES,
+		                             CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK };
+		int32_t *dst[] = { &fi->regs, &fi->static_smem, &fi->local_bytes, &fi->const_bytes, &fi->max_threads };
+		for (size_t i = 0; i < ARRAY_LEN(attrs); i++) {
+			int v = 0;
+			if (ck(r, cu.FuncGetAttribute(&v, attrs[i], r->fn), "cuFuncGetAttribute") != 0)
+				return;
+			*dst[i] = v;
+		}
+		fi->known = 1;
+	}
+	int threads = (int)(l->block[0] * l->block[1] * l->block[2]);
+	if (cu.OccupancyMaxActiveBlocksPerMultiprocessor) {
+		int blocks = 0;
+		CUresult e = cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, r->fn, threads, l->smem);
+		if (e == CUDA_SUCCESS)
+			fi->occ_blocks = blocks;
+		else if (cu_is_sticky(e))
+			ck(r, e, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+	}
+	if (cu.OccupancyMaxPotentialBlockSize) {
+		int grid = 0, block = 0;
+		CUresult e = cu.OccupancyMaxPotentialBlockSize(&grid, &block, r->fn, NULL, l->smem, 0);
+		if (e == CUDA_SUCCESS) {
+			fi->suggest_block = block;
+			fi->suggest_grid = grid;
+		} else if (cu_is_sticky(e)) {
+			ck(r, e, "cuOccupancyMaxPotentialBlockSize");
+		}
+	}
+	nvml_now(&r->ws->nvml, &r->res->cond);
 }
 
 /* The module goes; the buffers stay in the pool for the next run. */
@@ -1436,10 +1603,18 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	send_progress(ws, 0, WIRE_PHASE_HOST, 0);
 	if (validate_plan(r) != 0)
 		goto done;
+	if (p->info_only) {
+		if (ck(r, cu.ModuleLoadData(&r->mod, image), "cuModuleLoadData") != 0)
+			goto done;
+		r->have_mod = 1;
+		if (get_function(r, &p->launch, &r->fn) == 0)
+			info_pass(r);
+		goto done;
+	}
 	measure_roof(r);
 	if (res->status != RES_OK)
 		goto done;
-	if (p->t.do_time && p->t.flush && ensure_flush(r) != 0)
+	if ((p->t.do_time || p->nmetrics > 0) && p->t.flush && ensure_flush(r) != 0)
 		goto done;
 	if (ck(r, cu.ModuleLoadData(&r->mod, image), "cuModuleLoadData") != 0)
 		goto done;
@@ -1474,6 +1649,8 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	}
 	res->time_ms = (double)(now_ns() - t2) / 1e6;
 	trace(r, "timing done: %d samples", res->nsamples);
+	if (p->nmetrics > 0 && res->status == RES_OK && !stop_now(ws))
+		metrics_pass(r);
 done:
 	run_cleanup(r);
 	free(r);
@@ -1559,6 +1736,9 @@ static int worker_init(wstate *ws, char **err)
 	if ((e = cu.EventCreate(&ws->ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
 		return fail(err, "cuEventCreate failed: %s", cu_errstr(e));
 	load_host_alloc();
+	/* NVML is optional: without it results carry no clocks */
+	nvml_pci_bus_id(ws->ordinal, d->pci_bus_id, (int)sizeof d->pci_bus_id);
+	nvml_open(&ws->nvml, ws->ordinal, d->pci_bus_id);
 	return 0;
 }
 
@@ -1567,6 +1747,8 @@ static void worker_fini(wstate *ws)
 	ref_cache_clear(&ws->refs);
 	if (!cu_loaded())
 		return;
+	prof_shutdown();
+	nvml_close();
 	for (int i = 0; i < PLAN_MAX_BUFS; i++)
 		pbuf_release(NULL, &ws->pool[i]);
 	stage_free(ws);
@@ -1599,6 +1781,10 @@ static void sanitize_plan(plan *p)
 		p->checks[i].ref[sizeof p->checks[i].ref - 1] = 0;
 		sanitize_launch(&p->checks[i].other);
 	}
+	if (p->nmetrics < 0 || p->nmetrics > PROF_MAX_METRICS)
+		p->nmetrics = 0;
+	for (int i = 0; i < PROF_MAX_METRICS; i++)
+		p->metrics[i][PLAN_METRIC_NAME - 1] = 0;
 }
 
 int worker_main(int rfd, int wfd, int device)
@@ -1832,7 +2018,9 @@ static void close_other_fds(int a, int b)
 	close_span(hi + 1, INT32_MAX);
 }
 
-int wc_spawn(wclient *w, char **err)
+/* Starts `[PREFIX...] EXE --worker RFD WFD DEVICE`: prefix NULL runs the
+ * worker itself, else prefix[0] (a path) wraps it, e.g. a sanitizer. */
+static int spawn(wclient *w, const char *const *prefix, char **err)
 {
 	if (w->pid > 0)
 		return 0;
@@ -1852,14 +2040,35 @@ int wc_spawn(wclient *w, char **err)
 		return fail(err, "cannot start the GPU worker: socketpair: %s", strerror(e));
 	}
 	const char *exe = w->exe && strchr(w->exe, '/') ? w->exe : "/proc/self/exe";
+	char self[4096];
+	if (prefix && !(w->exe && strchr(w->exe, '/'))) {
+		/* a wrapper would read /proc/self/exe as itself */
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (n > 0) {
+			self[n] = 0;
+			exe = self;
+		}
+	}
 	char a_r[24], a_w[24], a_d[24];
 	snprintf(a_r, sizeof a_r, "%d", to[0]);
 	snprintf(a_w, sizeof a_w, "%d", from[1]);
 	snprintf(a_d, sizeof a_d, "%d", w->device);
-	char *argv[] = { (char *)exe, (char *)"--worker", a_r, a_w, a_d, NULL };
+	int np = 0;
+	while (prefix && prefix[np])
+		np++;
+	char **argv = xcalloc((size_t)np + 6, sizeof *argv);
+	for (int i = 0; i < np; i++)
+		argv[i] = (char *)prefix[i];
+	argv[np] = (char *)exe;
+	argv[np + 1] = (char *)"--worker";
+	argv[np + 2] = a_r;
+	argv[np + 3] = a_w;
+	argv[np + 4] = a_d;
+	const char *run = argv[0];
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
+		free(argv);
 		close(to[0]);
 		close(to[1]);
 		close(from[0]);
@@ -1873,12 +2082,13 @@ int wc_spawn(wclient *w, char **err)
 		close_other_fds(to[0], from[1]);
 		fcntl(to[0], F_SETFD, 0);
 		fcntl(from[1], F_SETFD, 0);
-		execv(exe, argv);
+		execv(run, argv);
 		char msg[600];
-		snprintf(msg, sizeof msg, "cannot run the GPU worker '%s': %s", exe, strerror(errno));
+		snprintf(msg, sizeof msg, "cannot run the GPU worker '%s': %s", run, strerror(errno));
 		wire_send(from[1], MSG_ERROR, msg, strlen(msg), NULL, 0);
 		_exit(127);
 	}
+	free(argv);
 	close(to[0]);
 	close(from[1]);
 	w->pid = pid;
@@ -1888,19 +2098,21 @@ int wc_spawn(wclient *w, char **err)
 	return 0;
 }
 
-int wc_start(wclient *w, char **err)
+int wc_spawn(wclient *w, char **err)
 {
-	if (w->pid > 0 && !w->hello_pending)
-		return 0;
-	if (w->pid <= 0 && wc_spawn(w, err) != 0)
-		return -1;
+	return spawn(w, NULL, err);
+}
+
+/* Waits up to hello_s seconds for the HELLO of a spawned worker. */
+static int await_hello(wclient *w, int hello_s, char **err)
+{
 	w->hello_pending = 0;
-	uint64_t deadline = now_ns() + 30ull * 1000000000ull;
+	uint64_t deadline = now_ns() + (uint64_t)hello_s * 1000000000ull;
 	for (;;) {
 		uint64_t now = now_ns();
 		if (now >= deadline) {
 			reap(w, 0, NULL);
-			return fail(err, "the GPU worker did not start within 30 s");
+			return fail(err, "the GPU worker did not start within %d s", hello_s);
 		}
 		int left = (int)((deadline - now) / 1000000ull) + 1;
 		struct pollfd pf = { w->rfd, POLLIN, 0 };
@@ -1926,6 +2138,8 @@ int wc_start(wclient *w, char **err)
 		}
 		if (type == MSG_HELLO && len == sizeof(devinfo)) {
 			memcpy(&w->dev, payload, sizeof(devinfo));
+			w->dev.name[sizeof w->dev.name - 1] = 0;
+			w->dev.pci_bus_id[sizeof w->dev.pci_bus_id - 1] = 0;
 			free(payload);
 			return 0;
 		}
@@ -1943,13 +2157,36 @@ int wc_start(wclient *w, char **err)
 	}
 }
 
-void wc_stop(wclient *w)
+int wc_start(wclient *w, char **err)
+{
+	if (w->pid > 0 && !w->hello_pending)
+		return 0;
+	if (w->pid <= 0 && wc_spawn(w, err) != 0)
+		return -1;
+	return await_hello(w, 30, err);
+}
+
+int wc_start_under(wclient *w, const char *const *prefix, int hello_s, char **err)
+{
+	if (w->pid > 0 && !w->hello_pending)
+		return 0;
+	if (w->pid <= 0 && spawn(w, prefix, err) != 0)
+		return -1;
+	return await_hello(w, hello_s > 0 ? hello_s : 30, err);
+}
+
+void wc_stop_wait(wclient *w, int grace_ms)
 {
 	if (w->pid <= 0)
 		return;
 	if (w->wfd >= 0)
 		wire_send(w->wfd, MSG_QUIT, NULL, 0, NULL, 0);
-	reap(w, 2000, NULL);
+	reap(w, grace_ms, NULL);
+}
+
+void wc_stop(wclient *w)
+{
+	wc_stop_wait(w, 2000);
 }
 
 /* A worker that died during a run: reap it and say how it ended. */
@@ -2066,6 +2303,11 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
 				res->nchecks = 0;
 			if (res->nchecks > PLAN_MAX_CHECKS)
 				res->nchecks = PLAN_MAX_CHECKS;
+			if (res->prof.n < 0 || res->prof.n > PROF_MAX_METRICS)
+				res->prof.n = 0;
+			res->prof.error[sizeof res->prof.error - 1] = 0;
+			res->prof.chip[sizeof res->prof.chip - 1] = 0;
+			res->cond.why[sizeof res->cond.why - 1] = 0;
 			if (res->status == RES_FATAL)
 				reap(w, 5000, NULL); /* it exits by itself; the caller says so */
 			return 0;
