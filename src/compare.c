@@ -264,7 +264,7 @@ int app_sweep(app *a, int argc, char **argv)
 	if (gpu == 0)
 		app_note(a, "not launched (no GPU)");
 	if (ch.n > 0 && a->format == FMT_TABLE && !a->mask_times)
-		chart_print(&ch, stdout, a->color, a->color, 40);
+		chart_print(&ch, stdout, a->tty, a->color, 40);
 	if (ch.best >= 0 && !a->mask_times)
 		app_note(a, "best: %s", ch.labels[ch.best]);
 	if (g_interrupt) {
@@ -466,7 +466,7 @@ int app_compare(app *a, int argc, char **argv)
 	}
 	table_print(&tb, stdout, a->format, a->color, 0);
 	if (a->format == FMT_TABLE && !a->mask_times)
-		chart_print(&ch, stdout, a->color, a->color, 40);
+		chart_print(&ch, stdout, a->tty, a->color, 40);
 	app_keep_table(a, &tb);
 	app_keep_chart(a, &ch);
 out:

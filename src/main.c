@@ -153,7 +153,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: waits see EINTR */
 	signal(SIGPIPE, SIG_IGN);
 
-	a.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	a.tty = isatty(STDOUT_FILENO);
+	a.color = a.tty && !getenv("NO_COLOR");
 	if (a.step)
 		step_hook = repl_step;
 

@@ -24,6 +24,24 @@ for t in ${UNIT_BIN:-}; do
 	if [ $st -eq 0 ]; then ok; echo "unit $line"; else bad "unit $(basename "$t")"; printf '%s\n' "$out" | sed 's/^/    /'; fi
 done
 
+# 1b. what the writers wrote parses with real parsers (JSON, XML)
+if [ -n "${UNIT_BIN:-}" ] && command -v python3 >/dev/null; then
+	mkdir -p "$tmp/writers"
+	for t in ${UNIT_BIN}; do case "$t" in */test_report) WRITERS_OUT="$tmp/writers" "$t" >/dev/null 2>&1 ;; esac; done
+	if python3 - "$tmp/writers" <<'PY'
+import csv, json, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+rows = json.load(open(d + "/t.json"))
+assert len(rows) == 2 and rows[0]["kernel"] == "transpose_tiled", rows
+assert "\"quoted\"" in rows[0]["note"]
+r = list(csv.reader(open(d + "/t.csv")))
+assert r[0] == ["kernel", "note", "median_ms"] and r[1][1] == rows[0]["note"], r
+svg = ET.parse(d + "/chart.svg").getroot()
+assert svg.tag.endswith("svg") and len(svg.findall(".//{http://www.w3.org/2000/svg}rect")) >= 4
+PY
+	then ok; echo "writers: JSON, CSV and SVG parse"; else bad "writers: JSON, CSV or SVG does not parse"; fi
+fi
+
 # 2. every kernel file compiles with NVRTC and plans a launch (compile-only)
 for f in kernels_src/*.cu; do
 	[ -e "$f" ] || continue

@@ -1,0 +1,202 @@
+/* test_report.c: the table writers, the SVG chart, human figures, and the
+ * verdict of a comparison. With WRITERS_OUT=DIR the files are left there
+ * for tests/run.sh to parse with real JSON and XML parsers. */
+#include "test.h"
+#include "chart.h"
+#include "report.h"
+#include "stats.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+static char *render(const table *t, out_format f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	table_print(t, m, f, 0, 0);
+	fclose(m);
+	return buf;
+}
+
+static void sample_table(table *t)
+{
+	const char *head[] = { "kernel", "note", "median_ms" };
+	table_init(t, 3, head, "llr");
+	int r = table_row(t);
+	table_set(t, r, 0, "transpose_tiled");
+	table_set(t, r, 1, "a \"quoted\", comma | pipe\\ <tag> & tab\there");
+	table_set(t, r, 2, "%.3f", 0.194);
+	r = table_row(t);
+	table_set(t, r, 0, "transpose_naive");
+	table_set(t, r, 2, "1.170");
+}
+
+TEST(text)
+{
+	table t;
+	sample_table(&t);
+	char *s = render(&t, FMT_TABLE);
+	CHECK(strstr(s, "kernel           note") != NULL);
+	CHECK(strstr(s, "median_ms") != NULL);
+	/* right-aligned numbers line up at the right edge */
+	CHECK(strstr(s, "  0.194\n") != NULL);
+	CHECK(strstr(s, "  1.170\n") != NULL);
+	free(s);
+	table_free(&t);
+}
+
+TEST(csv)
+{
+	table t;
+	sample_table(&t);
+	char *s = render(&t, FMT_CSV);
+	CHECK_STREQ(s, "kernel,note,median_ms\n"
+	               "transpose_tiled,\"a \"\"quoted\"\", comma | pipe\\ <tag> & tab\there\",0.194\n"
+	               "transpose_naive,,1.170\n");
+	free(s);
+	table_free(&t);
+}
+
+TEST(json)
+{
+	table t;
+	sample_table(&t);
+	char *s = render(&t, FMT_JSON);
+	CHECK_STREQ(s, "[{\"kernel\": \"transpose_tiled\", \"note\": \"a \\\"quoted\\\", comma | pipe\\\\ <tag> & tab\\there\", "
+	               "\"median_ms\": \"0.194\"},\n {\"kernel\": \"transpose_naive\", \"note\": \"\", \"median_ms\": \"1.170\"}]\n");
+	free(s);
+	table_free(&t);
+}
+
+TEST(markdown)
+{
+	table t;
+	sample_table(&t);
+	char *s = render(&t, FMT_MARKDOWN);
+	CHECK(strncmp(s, "| kernel | note | median_ms |\n| --- | --- | ---: |\n", 48) == 0);
+	CHECK(strstr(s, "comma \\| pipe") != NULL); /* a | in a cell is escaped */
+	free(s);
+	table_free(&t);
+}
+
+TEST(figures)
+{
+	char b[32];
+	fmt_time_ms(0.000812, b, sizeof b);
+	CHECK_STREQ(b, "812 ns");
+	fmt_time_ms(0.0123, b, sizeof b);
+	CHECK_STREQ(b, "12.3 us");
+	fmt_time_ms(0.194, b, sizeof b);
+	CHECK_STREQ(b, "194 us");
+	fmt_time_ms(3.456, b, sizeof b);
+	CHECK_STREQ(b, "3.46 ms");
+	fmt_time_ms(2500, b, sizeof b);
+	CHECK_STREQ(b, "2.50 s");
+	fmt_bytes(4224, b, sizeof b);
+	CHECK_STREQ(b, "4.1 KiB");
+	fmt_bytes(268435456.0, b, sizeof b);
+	CHECK_STREQ(b, "256.0 MiB");
+	out_format f;
+	CHECK(format_parse("markdown", &f) == 0 && f == FMT_MARKDOWN);
+	CHECK(format_parse("xml", &f) != 0);
+}
+
+TEST(chart)
+{
+	chart c;
+	chart_init(&c, "speedup over reduce_global <v1> & co", "x");
+	chart_add(&c, "reduce_global", 1.0, "baseline");
+	chart_add(&c, "reduce_warp", 5.3, "faster");
+	chart_add(&c, "broken \"one\"", 0.5, "FAIL");
+	c.best = 1;
+	c.baseline = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	chart_print(&c, m, 0, 0, 20);
+	fclose(m);
+	/* ASCII bars scaled to the largest: 20 cells for 5.3 */
+	CHECK(strstr(buf, "reduce_warp    ####################  5.3 x  faster  <- best") != NULL);
+	CHECK(strstr(buf, "reduce_global  ####                  1 x  baseline") != NULL);
+	free(buf);
+	const char *dir = getenv("WRITERS_OUT");
+	char *path = xasprintf("%s/chart.svg", dir && *dir ? dir : "/tmp");
+	char *err = NULL;
+	CHECK(chart_svg(&c, path, &err) == 0);
+	char *svg = NULL;
+	CHECK(read_file(path, &svg, NULL) == 0);
+	CHECK(svg && strncmp(svg, "<?xml", 5) == 0);
+	CHECK(svg && strstr(svg, "&lt;v1&gt; &amp; co") != NULL);
+	CHECK(svg && strstr(svg, "broken &quot;one&quot;") != NULL);
+	CHECK(svg && strstr(svg, "(best)") != NULL);
+	CHECK(svg && strstr(svg, "</svg>\n") != NULL);
+	free(svg);
+	if (!(dir && *dir))
+		remove(path);
+	free(path);
+	chart_free(&c);
+	/* a path that cannot be written is an error, not a crash */
+	chart_init(&c, "t", "x");
+	CHECK(chart_svg(&c, "/nonexistent-dir/x.svg", &err) != 0);
+	CHECK(err && strstr(err, "cannot write '/nonexistent-dir/x.svg'") != NULL);
+	free(err);
+	chart_free(&c);
+}
+
+TEST(writers_to_files)
+{
+	const char *dir = getenv("WRITERS_OUT");
+	if (!dir || !*dir)
+		return;
+	table t;
+	sample_table(&t);
+	static const struct { out_format f; const char *name; } w[] = {
+		{ FMT_CSV, "t.csv" }, { FMT_JSON, "t.json" }, { FMT_MARKDOWN, "t.md" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(w); i++) {
+		char *s = render(&t, w[i].f);
+		char *path = xasprintf("%s/%s", dir, w[i].name);
+		CHECK(write_file_atomic(path, s, strlen(s)) == 0);
+		free(path);
+		free(s);
+	}
+	table_free(&t);
+}
+
+TEST(verdict)
+{
+	double base[] = { 1.00, 1.01, 0.99, 1.02, 1.00, 0.98, 1.01 };
+	double fast[] = { 0.60, 0.61, 0.59, 0.62, 0.60, 0.61, 0.60 };
+	double slow[] = { 1.50, 1.52, 1.49, 1.51, 1.50, 1.48, 1.53 };
+	double same[] = { 1.00, 1.005, 0.995, 1.01, 1.00, 0.99, 1.00 };
+	double wide[] = { 0.80, 1.20, 0.85, 1.15, 0.95, 1.05, 0.90 };
+	double sp;
+	CHECK_STREQ(stats_verdict(base, 7, fast, 7, 0.02, &sp), "faster");
+	CHECK_NEAR(sp, 1.0 / 0.60, 1e-9);
+	CHECK_STREQ(stats_verdict(base, 7, slow, 7, 0.02, &sp), "slower");
+	CHECK_STREQ(stats_verdict(base, 7, same, 7, 0.02, &sp), "same");
+	/* overlapping spreads with medians 2.6% apart: not decidable */
+	double wide5[7];
+	for (int i = 0; i < 7; i++)
+		wide5[i] = wide[i] * 1.08;
+	CHECK_STREQ(stats_verdict(base, 7, wide5, 7, 0.02, &sp), "ambiguous");
+	/* too few samples to say */
+	CHECK_STREQ(stats_verdict(base, 2, fast, 2, 0.02, &sp), "ambiguous");
+	CHECK_NEAR(stats_quantile(base, 7, 0.5), 1.00, 1e-12);
+	CHECK_NEAR(stats_quantile(fast, 7, 0.0), 0.59, 1e-12);
+	CHECK_NEAR(stats_quantile(fast, 7, 1.0), 0.62, 1e-12);
+}
+
+int main(void)
+{
+	RUN(text);
+	RUN(csv);
+	RUN(json);
+	RUN(markdown);
+	RUN(figures);
+	RUN(chart);
+	RUN(writers_to_files);
+	RUN(verdict);
+	return test_report("report");
+}
