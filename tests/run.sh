@@ -86,6 +86,35 @@ for s in tests/golden/*.session tests/golden/*.args; do
 	fi
 done
 
+# 3b. every lesson in sessions/ replays in compile-only mode as its golden
+#     file says (tests/golden/lessons/NAME.out); expectations say skipped
+for s in sessions/*.session; do
+	[ -e "$s" ] || continue
+	name=$(basename "$s" .session)
+	case "lesson_$name" in ${GOLDEN:-*}) ;; *) continue ;; esac
+	want=tests/golden/lessons/$name.out
+	XDG_CACHE_HOME="$tmp/lesson-cache" "$CUPLAY" --no-gpu --mask-times "$s" </dev/null >"$tmp/actual" 2>&1
+	echo "exit $?" >>"$tmp/actual"
+	if [ "${UPDATE:-}" = 1 ]; then cp "$tmp/actual" "$want"; fi
+	if diff -u "$want" "$tmp/actual" >"$tmp/diff" 2>&1; then ok; else bad "lesson $name"; sed 's/^/    /' "$tmp/diff" | head -30; fi
+done
+
+# 3c. record: the file it writes replays to the same output
+if [ -z "${GOLDEN:-}" ]; then
+	rm -f "$tmp/rec.session"
+	XDG_CACHE_HOME="$tmp/rec-cache" "$CUPLAY" --no-gpu --mask-times -c "use transpose; set N=1000; record $tmp/rec.session; set PAD=0; run transpose_tiled; nonsense; say recorded" \
+		</dev/null 2>&1 | grep -v '^record\|recording to\|recorded to\|unknown command' >"$tmp/rec1"
+	XDG_CACHE_HOME="$tmp/rec-cache" "$CUPLAY" --no-gpu --mask-times "$tmp/rec.session" </dev/null 2>&1 |
+		sed -n '/compile-only mode/,$p' >"$tmp/rec2"
+	sed -n '/compile-only mode/,$p' "$tmp/rec1" >"$tmp/rec1b"
+	if diff -u "$tmp/rec1b" "$tmp/rec2" >"$tmp/diff" && ! grep -q nonsense "$tmp/rec.session" &&
+	   [ "$(head -n 2 "$tmp/rec.session")" = "$(printf 'use kernels_src/transpose.cu\nset N=1000')" ]; then
+		ok; echo "record: the recorded session replays to the same output"
+	else
+		bad "record"; cat "$tmp/rec.session" | sed 's/^/    rec: /'; sed 's/^/    /' "$tmp/diff" | head -20
+	fi
+fi
+
 # 4. disk trouble under the compile cache: unwritable, read-only, full, corrupted
 CUPLAY="$CUPLAY" bash tests/cache.sh >"$tmp/cache" 2>&1
 p=$(sed -n 's/^cache: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/cache")
