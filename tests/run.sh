@@ -104,7 +104,7 @@ if [ -z "${GOLDEN:-}" ]; then
 	rm -f "$tmp/rec.session"
 	XDG_CACHE_HOME="$tmp/rec-cache" "$CUPLAY" --no-gpu --mask-times -c "use transpose; set N=1000; record $tmp/rec.session; set PAD=0; run transpose_tiled; nonsense; say recorded" \
 		</dev/null 2>&1 | grep -v 'recording to\|^recorded to\|unknown command' >"$tmp/rec1"
-	XDG_CACHE_HOME="$tmp/rec-cache" "$CUPLAY" --no-gpu --mask-times "$tmp/rec.session" </dev/null 2>&1 |
+	XDG_CACHE_HOME="$tmp/rec-cache2" "$CUPLAY" --no-gpu --mask-times "$tmp/rec.session" </dev/null 2>&1 |
 		sed -n '/compile-only mode/,$p' >"$tmp/rec2"
 	sed -n '/compile-only mode/,$p' "$tmp/rec1" >"$tmp/rec1b"
 	if diff -u "$tmp/rec1b" "$tmp/rec2" >"$tmp/diff" && ! grep -q nonsense "$tmp/rec.session" &&
