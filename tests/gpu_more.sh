@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tests/gpu_more.sh: GPU tests of the lessons, the kernel library and the
+# measuring commands. Called by tests/gpu.sh on a machine with a GPU.
+# Closing line: "gpu-more: N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+CUPLAY=${CUPLAY:-./cuplay}
+export NO_COLOR=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/cache"
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" | tail -n 25; }
+
+# every lesson replays with exit status 0: all its expectations hold
+for s in sessions/*.session; do
+	"$CUPLAY" "$s" >"$tmp/out" 2>&1 </dev/null
+	st=$?
+	key=$(grep '^expect: ' "$tmp/out" | head -n 1 | sed 's/^expect: //')
+	if [ $st -eq 0 ]; then ok "lesson $(basename "$s"): $key"; else bad "lesson $s (exit $st)"; fi
+done
+
+# the lesson contrasts hold as ratios
+if "$CUPLAY" tests/gpu/contrasts.session >"$tmp/out" 2>&1 </dev/null; then
+	ok "contrasts: $(grep -c '^expect: .*: ok' "$tmp/out") expectations hold"
+else
+	bad "contrasts"
+fi
+
+# compute-sanitizer memcheck finds nothing in any shipped kernel at awkward sizes
+SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+if [ -n "$SAN" ]; then
+	"$SAN" --tool memcheck --target-processes all --error-exitcode 9 "$CUPLAY" tests/gpu/sanitize.session >"$tmp/out" 2>&1 </dev/null
+	st=$?
+	errs=$(grep -c '========= Invalid\|========= Program hit' "$tmp/out")
+	if [ $st -eq 0 ] && [ "$errs" = 0 ]; then
+		ok "memcheck: every shipped kernel clean at awkward sizes ($(grep -c ' ok ' "$tmp/out") runs checked ok)"
+	else
+		bad "memcheck (exit $st, $errs findings)"
+	fi
+else
+	echo "skip: compute-sanitizer not found"
+fi
+
+# sweep and compare end to end; PAD=1 against PAD=0 is `faster`
+if "$CUPLAY" -c 'use transpose; set N=8192; compare transpose_tiled[PAD=0] transpose_tiled[PAD=1]' >"$tmp/out" 2>&1 </dev/null &&
+   grep -q '^transpose_tiled\[PAD=1\].* faster$' "$tmp/out"; then
+	ok "compare: $(grep '^transpose_tiled\[PAD=1\]' "$tmp/out" | awk '{ print $(NF-1), $NF }')"
+else
+	bad "compare transpose_tiled PAD=0 vs PAD=1 did not say faster"
+fi
+if "$CUPLAY" -c 'use transpose; set N=4096; sweep TILE_SIZE=16,32 PAD=0,1 transpose_tiled; sweep BLOCK_ROWS=8,64 transpose_tiled' >"$tmp/out" 2>&1 </dev/null &&
+   grep -q '^best: ' "$tmp/out" && grep -q 'cannot launch' "$tmp/out"; then
+	ok "sweep: $(grep -m1 '^best: ' "$tmp/out"); an unlaunchable configuration is a row"
+else
+	bad "sweep"
+fi
+
+echo "gpu-more: $pass passed, $fail failed"
