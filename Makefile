@@ -9,9 +9,9 @@ VERSION   := 0.1.0
 
 # Project flags first; the user's CFLAGS/LDFLAGS are appended, never replaced.
 WARN      := -Wall -Wextra -Wshadow -Wno-unused-parameter
-BASEFLAGS := -std=c17 -D_GNU_SOURCE -O2 -g $(WARN) -MMD -MP \
-             -DCUPLAY_VERSION='"$(VERSION)"' -DCUDA_HOME_DEFAULT='"$(CUDA_HOME)"' \
+DEFINES   := -DCUPLAY_VERSION='"$(VERSION)"' -DCUDA_HOME_DEFAULT='"$(CUDA_HOME)"' \
              -DCUPLAY_SHAREDIR='"$(SHAREDIR)"'
+BASEFLAGS := -std=c17 -D_GNU_SOURCE -O2 -g $(WARN) -MMD -MP $(DEFINES)
 LIBS      := -pthread -ldl -lm
 
 # GNU readline when its headers exist; plain line reads otherwise.
@@ -34,6 +34,9 @@ endif
 ifneq ($(HAVE_READLINE),1)
 BUILD     := $(BUILD)-plain
 endif
+ifeq ($(SANITIZE),1)
+BIN       ?= $(BUILD)/cuplay
+endif
 BIN       ?= cuplay
 
 ALL_CFLAGS  = $(BASEFLAGS) $(CPPFLAGS) $(CFLAGS)
@@ -51,7 +54,7 @@ MAIN_OBJ := $(BUILD)/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit bench demo install uninstall clean cuplay
+.PHONY: all run test unit bench soak demo install uninstall clean cuplay
 all: cuplay
 ifneq ($(BIN),cuplay)
 cuplay: $(BIN)
@@ -81,11 +84,29 @@ unit: $(UNIT_BIN)
 
 # Every test: unit tests, NVRTC compiles of every kernel, golden tests of the
 # binary, and the GPU tests (which say "skipped: no GPU" without one).
-test: cuplay $(UNIT_BIN)
-	$(Q)CUPLAY=./cuplay UNIT_BIN="$(UNIT_BIN)" bash tests/run.sh
+# SANITIZE=1: the same tests on an ASan+UBSan build (build/san/cuplay);
+# leaks inside NVRTC and the loader are suppressed by tests/lsan.supp, ours never.
+# intercept_tls_get_addr=0: LSan's guess at the dynamic TLS of dlopen'ed NVRTC
+# can read garbage ranges and crash its own tracer ("Tracer caught signal 11").
+ifeq ($(SANITIZE),1)
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:intercept_tls_get_addr=0 \
+           LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+endif
+RUN_BIN := $(if $(filter /%,$(BIN)),$(BIN),./$(BIN))
 
-bench: cuplay
+test: cuplay $(UNIT_BIN)
+	$(Q)$(SAN_ENV) CUPLAY=$(RUN_BIN) UNIT_BIN="$(UNIT_BIN)" bash tests/run.sh
+
+bench: cuplay build/bench/cublas_sgemm
 	$(Q)CUPLAY=./cuplay bash tests/bench.sh
+
+build/bench/cublas_sgemm: tests/bench/cublas_sgemm.c $(BUILD)/libcuplay.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcuplay.a $(LIBS)
+
+soak: cuplay
+	$(Q)CUPLAY=./cuplay python3 tests/soak.py
 
 demo: cuplay
 	./cuplay --step sessions/bank_conflicts.session
@@ -100,7 +121,65 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cuplay
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
+# Every golden test under valgrind (memcheck): errors and definite leaks fail.
+valgrind: cuplay
+	$(Q)CUPLAY=$(RUN_BIN) bash tests/valgrind.sh
+
+# ---- fuzzing: clang's libFuzzer with ASan and UBSan ----------------------
+# `make fuzz` runs each target for FUZZ_SECONDS (default 60) from its seeds
+# in tests/fuzz/corpus/NAME (new inputs go to build/fuzz/corpus/NAME, crashes
+# to build/fuzz/crash-NAME-*); `make fuzz-smoke` replays the seeds and
+# regression inputs only (CI). FUZZ=name limits either to one target.
+# Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-dev).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ         ?= spec expr session cmd
+FUZZ_BUILD   := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -O1 -g $(WARN) -MMD -MP $(DEFINES) $(FUZZ_SAN) $(CPPFLAGS) $(CFLAGS)
+FUZZ_OBJ     := $(CORE_SRC:src/%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_BIN     := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ))
+FUZZ_ENV     := ASAN_OPTIONS=detect_leaks=1 \
+                LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CUPLAY_ROOT=$(CURDIR)
+# per target: input size, time limit of one input, dictionary
+FUZZ_OPT_spec    := -max_len=4096 -dict=$(CURDIR)/tests/fuzz/spec.dict
+FUZZ_OPT_expr    := -max_len=256 -dict=$(CURDIR)/tests/fuzz/expr.dict
+FUZZ_OPT_session := -max_len=1024 -timeout=60 -dict=$(CURDIR)/tests/fuzz/cmd.dict
+FUZZ_OPT_cmd     := -max_len=512 -timeout=60 -dict=$(CURDIR)/tests/fuzz/cmd.dict
+
+.PHONY: fuzz fuzz-build fuzz-smoke valgrind
+.SECONDARY: $(FUZZ_OBJ)
+fuzz-build: $(FUZZ_BIN)
+
+$(FUZZ_BUILD)/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC    $< (fuzz)"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fixture.h $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LINK  $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrc -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -pthread -ldl -lm \
+	  || { echo "make: $@ needs clang with libFuzzer and the sanitizer runtimes" \
+	            "(Debian: apt-get install clang libclang-rt-dev)" >&2; exit 1; }
+
+fuzz: $(FUZZ_BIN)
+	$(Q)set -e; $(foreach t,$(FUZZ),\
+	  mkdir -p $(FUZZ_BUILD)/corpus/$(t); echo "fuzz $(t): $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$(t) $(FUZZ_OPT_$(t)) -max_total_time=$(FUZZ_SECONDS) \
+	    -print_final_stats=1 -artifact_prefix=$(CURDIR)/$(FUZZ_BUILD)/crash-$(t)- \
+	    $(CURDIR)/$(FUZZ_BUILD)/corpus/$(t) $(CURDIR)/tests/fuzz/corpus/$(t);)
+
+fuzz-smoke: $(FUZZ_BIN)
+	$(Q)set -e; $(foreach t,$(FUZZ),\
+	  if $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$(t) $(FUZZ_OPT_$(t)) -runs=0 \
+	       -artifact_prefix=$(CURDIR)/$(FUZZ_BUILD)/crash-$(t)- $(CURDIR)/tests/fuzz/corpus/$(t) \
+	       >$(FUZZ_BUILD)/smoke-$(t).log 2>&1; \
+	  then echo "fuzz-smoke $(t): $$(ls tests/fuzz/corpus/$(t) | wc -l) inputs ok"; \
+	  else echo "FAIL: fuzz-smoke $(t)"; tail -n 40 $(FUZZ_BUILD)/smoke-$(t).log; exit 1; fi;)
+
 clean:
 	rm -rf build cuplay
 
--include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

@@ -37,6 +37,7 @@ typedef struct run_record {
 typedef struct app {
 	/* options */
 	int no_gpu, mask_times, interactive, color, step, bail;
+	int tty;              /* stdout is a terminal: Unicode bars, progress lines */
 	int device;           /* --device N */
 	int arch_sm;          /* --arch sm_XY; 0: the device's, or 90 without one */
 	out_format format;
@@ -124,6 +125,9 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err);
 /* run_exec, with `//@ check at`: the check pass at those params (a plan of
  * its own), then p timed without checking; res carries both. */
 int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err);
+/* The values of the file's `//@ check at` lines, evaluated with c's values
+ * (caller frees *extra). */
+int check_at_values(app *a, const runctx *c, symtab *extra, char **err);
 
 /* Keeps t (moved) as the last results for `save`; c likewise for `plot`. */
 void app_keep_table(app *a, table *t);

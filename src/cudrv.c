@@ -59,6 +59,8 @@ static const struct {
 	 * only the plain one. Same signature. */
 	OPT(EventElapsedTime, "cuEventElapsedTime_v2"),
 	SYM(StreamSynchronize, "cuStreamSynchronize"),
+	OPT(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
+	OPT(OccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize"),
 };
 
 int cu_loaded(void)

@@ -74,6 +74,8 @@ enum {
 enum {
 	CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
 	CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+	CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES = 2,
+	CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
 	CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
 	CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 };
@@ -124,6 +126,12 @@ typedef struct cudrv {
 	CUresult (*EventSynchronize)(CUevent ev);
 	CUresult (*EventElapsedTime)(float *ms, CUevent start, CUevent end);
 	CUresult (*StreamSynchronize)(CUstream s);
+	/* optional (NULL when the driver lacks them): the occupancy API */
+	CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CUfunction fn, int block_size,
+	                                                      size_t dyn_smem);
+	CUresult (*OccupancyMaxPotentialBlockSize)(int *min_grid, int *block_size, CUfunction fn,
+	                                           size_t (*smem_of_block)(int block_size), size_t dyn_smem,
+	                                           int block_limit);
 } cudrv;
 
 extern cudrv cu;

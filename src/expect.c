@@ -21,13 +21,20 @@ static int has_pair(const char *values, const char *pair, size_t n)
 	return 0;
 }
 
-const run_record *expect_find(const app *a, const char *label)
+/* What a record must hold to answer an expectation. */
+enum { WANT_ANY, WANT_TIMED, WANT_METRICS };
+
+static const run_record *find_if(const app *a, const char *label, int want)
 {
 	const char *br = strchr(label, '[');
 	size_t kl = br ? (size_t)(br - label) : strlen(label);
 	for (int i = a->nruns - 1; i >= 0; i--) {
 		const run_record *r = &a->runs[i];
 		if (strlen(r->kernel) != kl || strncmp(r->kernel, label, kl) != 0)
+			continue;
+		/* `metrics` records hold counters and no times: a time expectation
+		 * looks past them, a counter expectation past plain runs */
+		if ((want == WANT_TIMED && !r->timed) || (want == WANT_METRICS && r->nmet == 0))
 			continue;
 		int match = 1;
 		if (br) {
@@ -47,6 +54,11 @@ const run_record *expect_find(const app *a, const char *label)
 			return r;
 	}
 	return NULL;
+}
+
+const run_record *expect_find(const app *a, const char *label)
+{
+	return find_if(a, label, WANT_ANY);
 }
 
 static int valid_label(const char *s)
@@ -88,9 +100,11 @@ static int failed(app *a, const char *what)
 	return app_error(a, "expectation failed: %s", what);
 }
 
-static int need(app *a, const char *label, const run_record **r)
+static int need(app *a, const char *label, int want, const run_record **r)
 {
-	*r = expect_find(a, label);
+	*r = find_if(a, label, want);
+	if (!*r && want != WANT_ANY)
+		*r = find_if(a, label, WANT_ANY); /* says what it lacks */
 	if (*r)
 		return 0;
 	char *m = xasprintf("no run of '%s' yet (run it first)", label);
@@ -109,10 +123,49 @@ static int cmp_op(const char *op, double x, double y, int *ok)
 	return 0;
 }
 
+/* expect KERNEL[SEL] metric NAME OP X: a hardware counter of the latest
+ * run that collected it (`metrics`, or `run` with `metrics on`). */
+static int expect_counter(app *a, const char *label, const char *name, const char *op, double x)
+{
+	char buf[512], f1[32];
+	const run_record *r = find_if(a, label, WANT_METRICS);
+	if (!r) {
+		if (a->prof_why) {
+			app_note(a, "expect %s metric %s %s %g: skipped (counters unavailable)", label, name, op, x);
+			return 0;
+		}
+		snprintf(buf, sizeof buf, "no counters of '%s' yet (run 'metrics %.*s' first)", label,
+		         (int)strcspn(label, "["), label);
+		return failed(a, buf);
+	}
+	int i = 0;
+	while (i < r->nmet && strcmp(r->met_names[i], name) != 0)
+		i++;
+	if (i == r->nmet) {
+		const char *near = nearest_name(name, (const char *const *)r->met_names, r->nmet);
+		if (near)
+			snprintf(buf, sizeof buf, "%s has no metric '%s' (did you mean '%s'?)", label, name, near);
+		else
+			snprintf(buf, sizeof buf, "%s has no metric '%s' (collect it with 'metrics %.*s %s')", label,
+			         name, (int)strcspn(label, "["), label, name);
+		return failed(a, buf);
+	}
+	double v = r->met_values[i];
+	if (isnan(v)) {
+		snprintf(buf, sizeof buf, "%s metric %s has no value (a ratio of zero counts?)", label, name);
+		return failed(a, buf);
+	}
+	int ok = 0;
+	cmp_op(op, v, x, &ok);
+	snprintf(buf, sizeof buf, "%s %s is %s, expected %s %g", label, name, fig(a, f1, sizeof f1, "%.4g", v),
+	         op, x);
+	return ok ? held(a, NULL, buf) : failed(a, buf);
+}
+
 int expect_run(app *a, int argc, char **argv)
 {
 	static const char use[] = "usage: expect KERNEL[SEL] correct | expect A faster|slower B [by X] | "
-	                          "expect KERNEL gbps|roof|time|gflops OP NUMBER";
+	                          "expect KERNEL gbps|roof|time|gflops OP NUMBER | expect KERNEL metric NAME OP NUMBER";
 	if (argc < 3)
 		return app_error(a, "%s", use);
 	for (int i = 1; i < argc; i++)
@@ -122,14 +175,18 @@ int expect_run(app *a, int argc, char **argv)
 	int ratio = strcmp(what, "faster") == 0 || strcmp(what, "slower") == 0;
 	int metric = strcmp(what, "gbps") == 0 || strcmp(what, "roof") == 0 ||
 	             strcmp(what, "time") == 0 || strcmp(what, "gflops") == 0;
+	int counter = strcmp(what, "metric") == 0;
 	if (!(strcmp(what, "correct") == 0 && argc == 3) &&
 	    !(ratio && (argc == 4 || (argc == 6 && strcmp(argv[4], "by") == 0))) &&
-	    !(metric && argc == 5))
+	    !(metric && argc == 5) && !(counter && argc == 6))
 		return app_error(a, "%s", use);
 	double x = 0;
 	if ((ratio && argc == 6 && (parse_num(argv[5], &x) != 0 || !(x > 0))) ||
-	    (metric && parse_num(argv[4], &x) != 0))
+	    ((metric || counter) && parse_num(argv[argc - 1], &x) != 0))
 		return app_error(a, "expect: '%s' is not a number", argv[argc - 1]);
+	int ok;
+	if ((metric || counter) && cmp_op(argv[argc - 2], 0, 0, &ok) != 0)
+		return app_error(a, "expect: '%s' is not one of < <= > >=", argv[argc - 2]);
 
 	if (a->gpu != 1 && !(strcmp(what, "correct") == 0 && expect_find(a, argv[1]))) {
 		sbuf b = {0};
@@ -141,7 +198,9 @@ int expect_run(app *a, int argc, char **argv)
 	}
 	char buf[512], f1[32], f2[32];
 	const run_record *r, *r2;
-	if (need(a, argv[1], &r) != 0)
+	if (counter)
+		return expect_counter(a, argv[1], argv[3], argv[4], x);
+	if (need(a, argv[1], strcmp(what, "correct") == 0 ? WANT_ANY : WANT_TIMED, &r) != 0)
 		return -1;
 	if (strcmp(what, "correct") == 0) {
 		if (!r->checked) {
@@ -160,7 +219,7 @@ int expect_run(app *a, int argc, char **argv)
 		return failed(a, buf);
 	}
 	if (ratio) {
-		if (need(a, argv[3], &r2) != 0)
+		if (need(a, argv[3], WANT_TIMED, &r2) != 0)
 			return -1;
 		if (!r2->timed) {
 			snprintf(buf, sizeof buf, "%s was not timed", argv[3]);
@@ -172,7 +231,7 @@ int expect_run(app *a, int argc, char **argv)
 		double want = argc == 6 ? x : 1.0;
 		double sp = faster ? r2->st.median / r->st.median : r->st.median / r2->st.median;
 		const char *fast = faster ? argv[1] : argv[3], *slow = faster ? argv[3] : argv[1];
-		int ok = argc == 6 ? sp >= want : sp > 1.0;
+		ok = argc == 6 ? sp >= want : sp > 1.0;
 		if (sp >= 1.0)
 			snprintf(buf, sizeof buf, ok ? "%s is %sx faster than %s (expected at least %gx)" :
 			         "%s is %sx slower than %s, expected at least %gx",
@@ -188,9 +247,7 @@ int expect_run(app *a, int argc, char **argv)
 	}
 	double v = strcmp(what, "gbps") == 0 ? r->gbps : strcmp(what, "roof") == 0 ? r->roof_frac :
 	           strcmp(what, "gflops") == 0 ? r->gflops : r->st.median;
-	int ok;
-	if (cmp_op(argv[3], v, x, &ok) != 0)
-		return app_error(a, "expect: '%s' is not one of < <= > >=", argv[3]);
+	cmp_op(argv[3], v, x, &ok);
 	if ((strcmp(what, "gbps") == 0 || strcmp(what, "roof") == 0) && v <= 0) {
 		snprintf(buf, sizeof buf, "%s has no %s (no //@ bytes line, or no roof measured)", argv[1], what);
 		return failed(a, buf);

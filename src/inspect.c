@@ -1,5 +1,6 @@
 /* inspect.c: roof, device, ptx. */
 #include "inspect.h"
+#include "sass.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -179,9 +180,14 @@ int app_ptx(app *a, const char *kernel)
 		entry = xasprintf(".entry %s", c.u->lowered[ci]);
 		e = strstr(ptx, entry);
 	}
+	/* the entry with its source lines (from the -lineinfo .loc lines) */
+	sass_src src = { a->sp->path, a->sp->src };
+	char *annotated = ptx_extract(ptx, c.u->lowered[ci], &src, 1);
 	FILE *f = pager_open(a);
 	fprintf(f, "// %s: %s  (%s)\n", a->sp->kernels[k].name, c.vline, c.u->options);
-	if (!e) {
+	if (annotated) {
+		fputs(annotated, f);
+	} else if (!e) {
 		fputs(ptx, f);
 	} else {
 		/* back up to the line start (".visible .entry ...") */
@@ -193,6 +199,7 @@ int app_ptx(app *a, const char *kernel)
 		fwrite(start, 1, (size_t)(end - start), f);
 	}
 	pager_close(f);
+	free(annotated);
 	free(entry);
 	run_release(&c);
 	return 0;

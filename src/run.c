@@ -1004,7 +1004,7 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 }
 
 /* The values of `//@ check at`, evaluated with the run's values. */
-static int check_at_values(app *a, const runctx *c, symtab *extra, char **err)
+int check_at_values(app *a, const runctx *c, symtab *extra, char **err)
 {
 	const spec *s = a->sp;
 	memset(extra, 0, sizeof *extra);
@@ -1203,7 +1203,7 @@ int app_run(app *a, char **names, int nnames)
 			}
 			chart_add(&ch, r->kernel, sp, r->checked && !r->check_ok ? "FAIL" : NULL);
 		}
-		chart_print(&ch, stdout, a->color, a->color, 40);
+		chart_print(&ch, stdout, a->tty, a->color, 40);
 		app_keep_chart(a, &ch);
 	}
 	if (g_interrupt) {

@@ -1752,9 +1752,8 @@ static int worker_init(wstate *ws, char **err)
 	if ((e = cu.EventCreate(&ws->ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
 		return fail(err, "cuEventCreate failed: %s", cu_errstr(e));
 	load_host_alloc();
-	/* NVML is optional: without it results carry no clocks */
+	/* for NVML, opened after the HELLO (see worker_main) */
 	nvml_pci_bus_id(ws->ordinal, d->pci_bus_id, (int)sizeof d->pci_bus_id);
-	nvml_open(&ws->nvml, ws->ordinal, d->pci_bus_id);
 	return 0;
 }
 
@@ -1839,6 +1838,9 @@ int worker_main(int rfd, int wfd, int device)
 		worker_fini(&ws);
 		return 1;
 	}
+	/* NVML (clocks, throttling) is optional, and its start-up can take a
+	 * while: after the HELLO, while the front end compiles */
+	nvml_open(&ws.nvml, ws.ordinal, ws.info.pci_bus_id);
 	int code = 0;
 	for (;;) {
 		uint32_t type = 0;
@@ -2324,8 +2326,8 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
 			res->prof.error[sizeof res->prof.error - 1] = 0;
 			res->prof.chip[sizeof res->prof.chip - 1] = 0;
 			res->cond.why[sizeof res->cond.why - 1] = 0;
-			if (res->status == RES_FATAL)
-				reap(w, 5000, NULL); /* it exits by itself; the caller says so */
+			if (res->status == RES_FATAL) /* it exits by itself; the caller says so */
+				reap(w, w->fatal_grace_ms > 0 ? w->fatal_grace_ms : 5000, NULL);
 			return 0;
 		}
 		if (type == MSG_ERROR) {

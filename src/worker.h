@@ -60,6 +60,9 @@ typedef struct wclient {
 	devinfo dev;
 	const char *exe; /* path of this binary, for exec */
 	int hello_pending; /* spawned; its HELLO not read yet */
+	int fatal_grace_ms; /* how long a worker that answered RES_FATAL gets to
+	                       exit before it is killed (0: 5 s); a wrapper such as
+	                       compute-sanitizer has its report to write */
 } wclient;
 
 /* Starts the worker process without waiting for it: the CUDA context is
@@ -93,7 +96,16 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
            double timeout_s, volatile int *interrupt, wc_progress cb, void *ctx,
            result *res, char **err);
 
-/* Asks the worker to leave, then reaps it. */
+/* The same under a wrapper: execv(prefix[0], {prefix..., exe, "--worker",
+ * RFD, WFD, DEVICE}) (exe made absolute), e.g. a one-shot worker under
+ * compute-sanitizer; waits up to hello_s seconds for its HELLO. w->pid is
+ * the wrapper's. */
+int wc_start_under(wclient *w, const char *const *prefix, int hello_s, char **err);
+
+/* Asks the worker to leave, then reaps it (killed after 2 s). */
 void wc_stop(wclient *w);
+/* The same, waiting up to grace_ms before the kill (a wrapper may have a
+ * report to write). */
+void wc_stop_wait(wclient *w, int grace_ms);
 
 #endif

@@ -70,4 +70,108 @@ if run spin 1 -c 'timeout 2; use tests/kernels/spin.cu; run; use vector_add; set
 	fi
 fi
 
+# 5. hardware counters: transpose_tiled's shared-memory bank conflicts are in
+#    the millions with PAD=0 and near zero with PAD=1 (a column read of a
+#    32x32 tile hits one bank 32 times); expectations address them
+banks='use transpose; set N=8192; set PAD=0; metrics transpose_tiled shared'
+banks="$banks; expect transpose_tiled[PAD=0] metric bank_conflicts_ld > 1000000; set PAD=1; metrics transpose_tiled shared"
+if run banks 0 --format csv -c "$banks"; then
+	# csv rows: kernel,metric,value,unit,ideal,raw; PAD=0 first, then PAD=1
+	b0=$(awk -F, '$1=="transpose_tiled" && $2=="bank_conflicts_ld" {print $3; exit}' "$tmp/out")
+	b1=$(awk -F, '$1=="transpose_tiled" && $2=="bank_conflicts_ld" {v=$3} END {print v}' "$tmp/out")
+	if [ -n "$b0" ] && [ -n "$b1" ] && awk -v a="$b0" -v b="$b1" 'BEGIN { exit !(a >= 1e6 && b < a / 100) }'; then
+		ok "bank conflicts of transpose_tiled: PAD=0 $b0, PAD=1 $b1"
+	else
+		bad "bank conflicts: expected millions with PAD=0 and near zero with PAD=1 (got '$b0' and '$b1')"
+	fi
+fi
+
+# 6. sectors per request: a warp of square_uncoalesced (4 floats a thread)
+#    touches more sectors per load than one of square_coalesced
+if run sectors 0 --format csv -c 'use coalescing; set EL_PER_THREAD=4; metrics square_coalesced square_uncoalesced memory'; then
+	c=$(awk -F, '$1=="square_coalesced" && $2=="ld_sectors_per_req" {print $3}' "$tmp/out")
+	u=$(awk -F, '$1=="square_uncoalesced" && $2=="ld_sectors_per_req" {print $3}' "$tmp/out")
+	if [ -n "$c" ] && [ -n "$u" ] && awk -v c="$c" -v u="$u" 'BEGIN { exit !(u > 2 * c) }'; then
+		ok "global load sectors per request: coalesced $c, stride 4 $u"
+	else
+		bad "sectors per request: expected square_uncoalesced well above square_coalesced (got '$c' and '$u')"
+	fi
+fi
+
+# 7. `metrics on`: the counters come under every run's results, outside the
+#    timed samples; csv rows carry the GPU's clocks (NVML)
+if run metrics_on 0 --format csv -c 'use transpose; set N=4096; metrics on; run transpose_tiled; metrics off; run transpose_naive'; then
+	if grep -q '^kernel,values,check,.*,sm_mhz,temp_c,throttle$' "$tmp/out" &&
+	   grep -q '^transpose_tiled,bank_conflicts_ld,' "$tmp/out" &&
+	   ! grep -q '^transpose_naive,bank_conflicts_ld,' "$tmp/out" &&
+	   [ "$(grep -c '^transpose_[a-z]*,[^,]*N=4096,ok,' "$tmp/out")" = 2 ]; then
+		mhz=$(awk -F, '$1=="transpose_tiled" && $3=="ok" {print $13}' "$tmp/out")
+		ok "metrics on: counters after the run, not after 'metrics off' (SM clock ${mhz:-unknown} MHz)"
+	else
+		bad "metrics on: expected the counters of transpose_tiled only, and both runs ok"
+	fi
+fi
+
+# 8. info with a worker: the driver's own figures and the occupancy API's
+if run info 0 -c 'use matmul; info matmul_register_tiled'; then
+	if grep -q '^occupancy api ' "$tmp/out" && grep -q '^best block ' "$tmp/out" && grep -q '^driver .*registers' "$tmp/out"; then
+		ok "info: $(grep '^occupancy api' "$tmp/out" | sed 's/  */ /g')"
+	else
+		bad "info: expected the driver's attributes and the occupancy API's figures"
+	fi
+fi
+
+# 9. sass: nvdisasm or cuobjdump from the toolkit, with source lines
+"$CUPLAY" -c 'use transpose; sass transpose_tiled' >"$tmp/out" 2>&1 </dev/null
+st=$?
+if grep -q 'sass: no nvdisasm or cuobjdump' "$tmp/out"; then
+	echo "skip: sass: $(grep -m1 'sass: ' "$tmp/out")"
+elif [ $st = 0 ] && grep -q 'LDS' "$tmp/out" && grep -q 'STS' "$tmp/out" && grep -q '// transpose.cu:[0-9]' "$tmp/out"; then
+	ok "sass: shared loads and stores, with source lines ($(grep -m1 '^// [0-9]* instructions' "$tmp/out" | cut -c4-60))"
+else
+	bad "sass: expected LDS, STS and '// transpose.cu:LINE' lines (exit $st)"
+fi
+
+# 10. sanitize: an out-of-bounds write found by memcheck, at its source line;
+#     the main worker goes on
+san=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
+if [ -x "$san" ] || command -v compute-sanitizer >/dev/null 2>&1; then
+	if run sanitize 0 -c 'use tests/kernels/oob.cu; sanitize oob_write; use vector_add; set N=100000; run'; then
+		if grep -q '^memcheck: [1-9][0-9]* problem' "$tmp/out" && grep -q 'Invalid __global__ write' "$tmp/out" &&
+		   grep -q 'oob.cu:21' "$tmp/out" && grep -q ' ok ' "$tmp/out"; then
+			ok "sanitize: $(grep -m1 'Invalid __global__ write' "$tmp/out" | sed 's/^ *//')"
+		else
+			bad "sanitize: expected memcheck's invalid write at oob.cu:21, then a run that checks ok"
+		fi
+	fi
+	if run sanitize_clean 0 -c 'use transpose; set N=256; sanitize racecheck transpose_tiled'; then
+		if grep -q '^racecheck: no problems found' "$tmp/out"; then
+			ok "sanitize racecheck: transpose_tiled has no races"
+		else
+			bad "sanitize racecheck: expected no problems in transpose_tiled"
+		fi
+	fi
+else
+	echo "skip: sanitize: no compute-sanitizer"
+fi
+
+# 11. under ncu the counters are taken: `metrics` says so in one line, and
+#     everything else works
+ncu=${CUDA_HOME:-/usr/local/cuda}/bin/ncu
+[ -x "$ncu" ] || ncu=$(command -v ncu || true)
+if [ -n "$ncu" ] && [ -x "$ncu" ]; then
+	"$ncu" --clock-control none --launch-count 2 --metrics gpu__time_duration.sum \
+		"$CUPLAY" -c 'use transpose; set N=1024; metrics transpose_tiled; reps 10; run transpose_tiled' \
+		>"$tmp/out" 2>&1 </dev/null
+	st=$?
+	if [ $st = 1 ] && grep -q 'metrics: hardware counters' "$tmp/out" &&
+	   grep -q '^transpose_tiled  *ok ' "$tmp/out"; then
+		ok "under ncu: $(grep -m1 'metrics: ' "$tmp/out" | sed 's/^[^:]*: metrics/metrics/')"
+	else
+		bad "under ncu: expected one 'metrics: hardware counters ...' line and a run that checks ok (exit $st)"
+	fi
+else
+	echo "skip: under ncu: no ncu"
+fi
+
 echo "gpu: $pass passed, $fail failed"

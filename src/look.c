@@ -1,0 +1,693 @@
+/* look.c: info, sass, metrics, sanitize, and what a run shows of counters
+ * and of the GPU's conditions. */
+#include "look.h"
+
+#include "inspect.h"
+#include "kinfo.h"
+#include "nvml.h"
+#include "occupancy.h"
+#include "prof.h"
+#include "sanitize.h"
+#include "sass.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+_Static_assert(METRICS_NAME == PLAN_METRIC_NAME, "metric names cross the pipe in a plan");
+_Static_assert(METRICS_MAX_RAW <= PROF_MAX_METRICS, "a metric selection fits in a plan");
+
+/* The compile of a kernel `info` showed last, for "what changed". */
+struct kinfo_seen {
+	char *path, *kernel;
+	kres res;
+	plan_launch launch;
+};
+
+void look_free(app *a)
+{
+	for (int i = 0; i < a->nkseen; i++) {
+		free(a->kseen[i].path);
+		free(a->kseen[i].kernel);
+	}
+	free(a->kseen);
+	a->kseen = NULL;
+	a->nkseen = 0;
+	free(a->prof_why);
+	a->prof_why = NULL;
+}
+
+/* "metrics transpose_tiled shared" as typed, for "skipped" notes. */
+static char *words_line(int argc, char **argv)
+{
+	sbuf b = {0};
+	for (int i = 0; i < argc; i++)
+		sb_printf(&b, "%s%s", i ? " " : "", argv[i]);
+	return sb_steal(&b);
+}
+
+/* Theoretical occupancy of a planned launch (0..1), or -1 when unknown. */
+static double theory_of(const runctx *c, const plan *p)
+{
+	int ci = cunit_find(c->u, p->launch.name);
+	if (ci < 0 || !c->u->res[ci].known)
+		return -1;
+	occ_input in = kinfo_occ_input(&c->u->res[ci], &p->launch);
+	occ_result o;
+	if (occ_compute(&c->dev, &in, &o) != 0)
+		return -1;
+	return o.ok ? o.occupancy : 0;
+}
+
+static void set_plan_metrics(const metric_sel *s, plan *p)
+{
+	p->nmetrics = s->nraw;
+	for (int i = 0; i < s->nraw; i++)
+		snprintf(p->metrics[i], sizeof p->metrics[i], "%s", s->raw[i]);
+}
+
+void look_record_metrics(run_record *r, const metric_sel *s, const double *raw, const double *fig)
+{
+	for (int i = 0; i < r->nmet; i++)
+		free(r->met_names[i]);
+	free(r->met_names);
+	free(r->met_values);
+	int cap = s->nfig + s->nraw;
+	r->met_names = xcalloc((size_t)cap + 1, sizeof *r->met_names);
+	r->met_values = xcalloc((size_t)cap + 1, sizeof *r->met_values);
+	r->nmet = 0;
+	for (int i = 0; i < s->nfig; i++) {
+		r->met_names[r->nmet] = xstrdup(s->fig[i].name);
+		r->met_values[r->nmet++] = fig[i];
+	}
+	for (int i = 0; i < s->nraw; i++) {
+		int dup = 0;
+		for (int j = 0; j < s->nfig && !dup; j++)
+			dup = strcmp(s->fig[j].name, s->raw[i]) == 0;
+		if (dup)
+			continue;
+		r->met_names[r->nmet] = xstrdup(s->raw[i]);
+		r->met_values[r->nmet++] = raw[i];
+	}
+}
+
+/* ------------------------------------------------------------- metrics */
+
+void look_metrics_list(app *a)
+{
+	table t;
+	metrics_catalogue_table(&t);
+	table_print(&t, stdout, a->format == FMT_TABLE ? FMT_TABLE : a->format, a->color, 2);
+	table_free(&t);
+	app_note(a, "Any ncu metric name (it contains '__') may be given too, e.g. dram__bytes_read.sum.");
+}
+
+/* The figures of nk kernels as one table (kept for `save`). */
+static void print_metrics(app *a, const metric_sel *s, int nk, char **kernels, double **figs,
+                          const double *theory)
+{
+	if (nk <= 0)
+		return;
+	table t;
+	metrics_table(&t, s, nk, (const char *const *)kernels, (const double *const *)figs, theory,
+	              a->format == FMT_TABLE, a->mask_times);
+	table_print(&t, stdout, a->format, a->color, 0);
+	app_keep_table(a, &t);
+}
+
+static void unavailable(app *a, const char *why)
+{
+	free(a->prof_why);
+	a->prof_why = xstrdup(why && *why ? why : "hardware counters unavailable");
+}
+
+int look_metrics(app *a, int argc, char **argv)
+{
+	if (argc == 2 && (strcmp(argv[1], "on") == 0 || strcmp(argv[1], "off") == 0)) {
+		a->metrics_on = strcmp(argv[1], "on") == 0;
+		if (a->metrics_on)
+			app_note(a, "metrics on: the default counters after every run (one more launch, profiled, "
+			         "after the timed ones)");
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "list") == 0) {
+		look_metrics_list(a);
+		return 0;
+	}
+	if (!a->sp)
+		return app_error(a, "metrics: no kernel file loaded: 'use FILE' first (see 'ls')");
+	if (app_reload(a) != 0)
+		return -1;
+	/* words naming kernels of the file are kernels; the rest are metrics */
+	char **knames = xcalloc((size_t)argc + 1, sizeof *knames);
+	const char **mwords = xcalloc((size_t)argc + 1, sizeof *mwords);
+	int nkn = 0, nmw = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "all") == 0 || spec_kernel_find(a->sp, argv[i]) >= 0)
+			knames[nkn++] = argv[i];
+		else
+			mwords[nmw++] = argv[i];
+	}
+	metric_sel *sel = xcalloc(1, sizeof *sel);
+	char *err = NULL;
+	int *ks = NULL, nk = 0, rc = 0;
+	for (int i = 0; i < nmw; i++) {
+		/* a word that is no metric but close to a kernel: a misspelt kernel */
+		if (metrics_find(mwords[i]) || metrics_set(mwords[i]) || strstr(mwords[i], "__"))
+			continue;
+		const char **kn = xcalloc((size_t)a->sp->nkernels + 1, sizeof *kn);
+		for (int k = 0; k < a->sp->nkernels; k++)
+			kn[k] = a->sp->kernels[k].name;
+		const char *near = nearest_name(mwords[i], kn, a->sp->nkernels);
+		if (near)
+			rc = app_error(a, "metrics: no kernel or metric '%s' (did you mean kernel '%s'?)", mwords[i], near);
+		free(kn);
+		if (near)
+			goto out;
+	}
+	if (metrics_parse_words(mwords, nmw, sel, &err) != 0) {
+		rc = app_error(a, "metrics: %s", err ? err : "bad metric list");
+		free(err);
+		goto out;
+	}
+	if (pick_kernels(a, knames, nkn, &ks, &nk) != 0) {
+		rc = -1;
+		goto out;
+	}
+	int gpu = app_gpu(a);
+	if (gpu < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (!gpu) {
+		char *line = words_line(argc, argv);
+		app_note(a, "%s: skipped (no GPU)", line);
+		free(line);
+		goto out;
+	}
+	runctx c;
+	if (run_prepare(a, NULL, 1, &c) != 0) {
+		rc = -1;
+		goto out;
+	}
+	timing_opts t = a->topt;
+	t.do_time = 0;
+	plan *p = xcalloc(1, sizeof *p);
+	result *res = xcalloc(1, sizeof *res);
+	char **names = xcalloc((size_t)nk, sizeof *names);
+	double **figs = xcalloc((size_t)nk, sizeof *figs);
+	double *theory = xcalloc((size_t)nk, sizeof *theory);
+	int n = 0;
+	for (int i = 0; i < nk && !g_interrupt; i++) {
+		const char *name = a->sp->kernels[ks[i]].name;
+		if (run_plan(a, &c, ks[i], &t, p, &err) != 0) {
+			rc = app_error_msg(a, err ? err : "cannot plan the launch");
+			free(err);
+			err = NULL;
+			continue;
+		}
+		set_plan_metrics(sel, p);
+		if (run_exec_checked(a, &c, ks[i], p, res, &err) != 0) {
+			rc = app_error(a, "%s: %s", name, err ? err : "the worker failed");
+			free(err);
+			err = NULL;
+			continue;
+		}
+		check_failures(a, p, res);
+		for (int k = 0; k < res->nchecks; k++)
+			if (!res->checks[k].ok)
+				rc = -1;
+		add_record(a, name, c.vline, res, p, NULL);
+		if (res->status == RES_INTERRUPTED || res->prof.n != p->nmetrics)
+			continue; /* stopped before the profiled launch */
+		if (res->prof.status == PROF_UNAVAILABLE) {
+			unavailable(a, res->prof.error);
+			rc = app_error(a, "metrics: %s", a->prof_why);
+			break;
+		}
+		if (res->prof.status != PROF_OK) {
+			rc = app_error(a, "metrics: %s: %s", name, res->prof.error[0] ? res->prof.error : "counters failed");
+			break;
+		}
+		free(a->prof_why);
+		a->prof_why = NULL;
+		figs[n] = xcalloc((size_t)(sel->nfig ? sel->nfig : 1), sizeof **figs);
+		metrics_compute(sel, res->prof.values, figs[n]);
+		look_record_metrics(&a->runs[a->nruns - 1], sel, res->prof.values, figs[n]);
+		theory[n] = theory_of(&c, p);
+		names[n++] = xstrdup(name);
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: %s counters: %d passes on %s, %d range(s), %d dropped, %.1f ms\n", name,
+			        res->prof.passes, res->prof.chip, res->prof.ranges, res->prof.dropped, res->prof.ms);
+	}
+	print_metrics(a, sel, n, names, figs, theory);
+	if (g_interrupt) {
+		app_note(a, "interrupted");
+		rc = -1;
+	}
+	for (int i = 0; i < n; i++) {
+		free(names[i]);
+		free(figs[i]);
+	}
+	free(names);
+	free(figs);
+	free(theory);
+	free(p);
+	free(res);
+	run_release(&c);
+out:
+	free(ks);
+	free(sel);
+	free(knames);
+	free(mwords);
+	return rc;
+}
+
+/* ------------------------------------------------------ metrics on, NVML */
+
+void look_run_begin(app *a, const runctx *c, look_run *m)
+{
+	memset(m, 0, sizeof *m);
+	if (!a->metrics_on || !c->gpu)
+		return;
+	char *err = NULL;
+	if (metrics_parse(NULL, &m->sel, &err) != 0) {
+		app_note(a, "metrics: %s", err ? err : "no default set");
+		free(err);
+		return;
+	}
+	m->on = 1;
+}
+
+void look_run_plan(const look_run *m, plan *p)
+{
+	if (m->on && !m->stopped)
+		set_plan_metrics(&m->sel, p);
+}
+
+void look_run_result(app *a, look_run *m, const runctx *c, const plan *p, const result *res)
+{
+	/* a slowed GPU explains a slow result; csv and json carry it in
+	 * columns, and masked output (golden tests) cannot hold it */
+	char w[256];
+	if (res->nsamples > 0 && !a->mask_times && (a->format == FMT_TABLE || a->format == FMT_MARKDOWN) &&
+	    nvml_warning(&res->cond, w, sizeof w))
+		sb_printf(&m->notes, "%s: %s\n", p->launch.name, w);
+	if (!m->on || m->stopped || p->nmetrics <= 0 || res->prof.n != p->nmetrics)
+		return; /* off, or the run stopped before the profiled launch */
+	if (res->prof.status != PROF_OK) {
+		/* a note, not an error: the run itself went well */
+		m->stopped = 1;
+		if (res->prof.status == PROF_UNAVAILABLE) {
+			unavailable(a, res->prof.error);
+			sb_printf(&m->notes, "metrics: %s\n", a->prof_why);
+		} else {
+			sb_printf(&m->notes, "metrics: %s: %s\n", p->launch.name,
+			          res->prof.error[0] ? res->prof.error : "counters failed");
+		}
+		return;
+	}
+	double *fig = xcalloc((size_t)(m->sel.nfig ? m->sel.nfig : 1), sizeof *fig);
+	metrics_compute(&m->sel, res->prof.values, fig);
+	if (a->nruns > 0 && strcmp(a->runs[a->nruns - 1].kernel, p->launch.name) == 0)
+		look_record_metrics(&a->runs[a->nruns - 1], &m->sel, res->prof.values, fig);
+	m->kernels = xrealloc(m->kernels, (size_t)(m->n + 1) * sizeof *m->kernels);
+	m->figs = xrealloc(m->figs, (size_t)(m->n + 1) * sizeof *m->figs);
+	m->theory = xrealloc(m->theory, (size_t)(m->n + 1) * sizeof *m->theory);
+	m->kernels[m->n] = xstrdup(p->launch.name);
+	m->figs[m->n] = fig;
+	m->theory[m->n] = theory_of(c, p);
+	m->n++;
+}
+
+void look_run_end(app *a, look_run *m)
+{
+	if (m->notes.len)
+		fputs(m->notes.s, stdout);
+	fflush(stdout);
+	if (m->n > 0) {
+		/* under the results; the results table stays the one `save` writes */
+		table t;
+		metrics_table(&t, &m->sel, m->n, (const char *const *)m->kernels, (const double *const *)m->figs,
+		              m->theory, a->format == FMT_TABLE, a->mask_times);
+		table_print(&t, stdout, a->format, a->color, 0);
+		table_free(&t);
+		fflush(stdout);
+	}
+	for (int i = 0; i < m->n; i++) {
+		free(m->kernels[i]);
+		free(m->figs[i]);
+	}
+	free(m->kernels);
+	free(m->figs);
+	free(m->theory);
+	sb_free(&m->notes);
+	memset(m, 0, sizeof *m);
+}
+
+/* ---------------------------------------------------------------- info */
+
+static struct kinfo_seen *seen_find(app *a, const char *kernel)
+{
+	for (int i = 0; i < a->nkseen; i++)
+		if (strcmp(a->kseen[i].path, a->path) == 0 && strcmp(a->kseen[i].kernel, kernel) == 0)
+			return &a->kseen[i];
+	return NULL;
+}
+
+static void seen_keep(app *a, const char *kernel, const kres *r, const plan_launch *l)
+{
+	struct kinfo_seen *s = seen_find(a, kernel);
+	if (!s) {
+		a->kseen = xrealloc(a->kseen, (size_t)(a->nkseen + 1) * sizeof *a->kseen);
+		s = &a->kseen[a->nkseen++];
+		s->path = xstrdup(a->path);
+		s->kernel = xstrdup(kernel);
+	}
+	s->res = *r;
+	s->launch = *l;
+}
+
+static void info_row(table *t, const char *what, const char *val)
+{
+	int r = table_row(t);
+	table_set(t, r, 0, "%s", what);
+	table_set(t, r, 1, "%s", val);
+}
+
+/* The driver's rows: its function attributes, the occupancy API, the GPU now. */
+static void driver_rows(table *t, const runctx *c, const plan *p, const result *res)
+{
+	const func_info *fi = &res->fn;
+	const devinfo *d = &c->dev;
+	char x[32], y[32], line[512];
+	if (fi->known) {
+		fmt_bytes(fi->static_smem, x, sizeof x);
+		fmt_bytes(fi->local_bytes, y, sizeof y);
+		snprintf(line, sizeof line, "%d registers, %s static shared, %s local per thread, "
+		         "at most %d threads per block", fi->regs, x, y, fi->max_threads);
+		info_row(t, "driver", line);
+	}
+	int threads = (int)(p->launch.block[0] * p->launch.block[1] * p->launch.block[2]);
+	int ws = d->warp_size > 0 ? d->warp_size : 32;
+	int max_warps = d->max_threads_sm / ws;
+	if (fi->occ_blocks >= 0 && max_warps > 0) {
+		int warps = fi->occ_blocks * ((threads + ws - 1) / ws);
+		snprintf(line, sizeof line, "%d block%s of %d threads per SM: %.0f%% (the driver's occupancy API)",
+		         fi->occ_blocks, fi->occ_blocks == 1 ? "" : "s", threads, 100.0 * warps / max_warps);
+		info_row(t, "occupancy api", line);
+	}
+	if (fi->suggest_block > 0) {
+		snprintf(line, sizeof line, "%d threads (with a grid of at least %d blocks, every SM is full)",
+		         fi->suggest_block, fi->suggest_grid);
+		info_row(t, "best block", line);
+	}
+	if (res->cond.available) {
+		nvml_describe(&res->cond, line, sizeof line);
+		info_row(t, "gpu now", line);
+	}
+}
+
+int look_info(app *a, int argc, char **argv)
+{
+	if (app_reload(a) != 0)
+		return -1;
+	int *ks = NULL, nk = 0;
+	if (pick_kernels(a, argv + 1, argc - 1, &ks, &nk) != 0)
+		return -1;
+	runctx c;
+	if (run_prepare(a, NULL, 1, &c) != 0) {
+		free(ks);
+		return -1;
+	}
+	plan *p = xcalloc(1, sizeof *p);
+	result *res = xcalloc(1, sizeof *res);
+	char *err = NULL;
+	int rc = 0;
+	for (int i = 0; i < nk; i++) {
+		const char *name = a->sp->kernels[ks[i]].name;
+		int ci = cunit_find(c.u, name);
+		if (ci < 0) {
+			rc = app_error(a, "info: kernel '%s' is missing from the compiled unit", name);
+			continue;
+		}
+		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
+			rc = app_error_msg(a, err ? err : "cannot plan the launch");
+			free(err);
+			err = NULL;
+			continue;
+		}
+		const kres *kr = &c.u->res[ci];
+		table t;
+		kinfo_table(&t, name, c.u->lowered[ci], c.sm, kr, &p->launch, &c.dev, NULL);
+		if (c.gpu) {
+			p->info_only = 1;
+			if (run_exec(a, &c, p, res, &err) == 0) {
+				driver_rows(&t, &c, p, res);
+			} else {
+				rc = app_error(a, "info: %s: %s", name, err ? err : "the worker failed");
+				free(err);
+				err = NULL;
+			}
+		}
+		table_print(&t, stdout, a->format, a->color, 0);
+		table_free(&t);
+		struct kinfo_seen *s = seen_find(a, name);
+		char changes[512];
+		if (s && kinfo_changes(&s->res, &s->launch, kr, &p->launch, &c.dev, changes, sizeof changes) > 0)
+			app_note(a, "%s changed: %s", name, changes);
+		if (kr->known)
+			seen_keep(a, name, kr, &p->launch);
+	}
+	free(p);
+	free(res);
+	free(ks);
+	run_release(&c);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- sass */
+
+static int one_kernel(app *a, const char *kernel, int *k)
+{
+	int *ks = NULL, nk = 0;
+	char *names[] = { (char *)kernel };
+	if (pick_kernels(a, kernel ? names : NULL, kernel ? 1 : 0, &ks, &nk) != 0)
+		return -1;
+	*k = ks[0];
+	free(ks);
+	return 0;
+}
+
+int look_sass(app *a, const char *kernel)
+{
+	if (app_reload(a) != 0)
+		return -1;
+	int k;
+	if (one_kernel(a, kernel, &k) != 0)
+		return -1;
+	/* say a missing disassembler before compiling */
+	char *tool = NULL, *why = NULL;
+	if (sass_find_tool(SASS_NONE, &tool, &why) == SASS_NONE) {
+		int rc = app_error(a, "sass: %s", why ? why : "no disassembler");
+		free(why);
+		return rc;
+	}
+	free(tool);
+	runctx c;
+	if (run_prepare(a, NULL, 0, &c) != 0)
+		return -1;
+	const char *name = a->sp->kernels[k].name;
+	int ci = cunit_find(c.u, name);
+	int rc = 0;
+	char *out = NULL, *err = NULL;
+	sass_src src = { a->sp->path, a->sp->src };
+	if (ci < 0) {
+		rc = app_error(a, "sass: kernel '%s' is missing from the compiled unit", name);
+	} else if (sass_disasm(c.u->cubin, c.u->cubin_len, c.u->lowered[ci], &src, 1, &out, &err) != 0) {
+		rc = app_error(a, "sass: %s", err ? err : "the disassembler failed");
+	} else {
+		sass_counts cnt;
+		sass_count(out, &cnt);
+		char sum[512];
+		sass_summary(&cnt, sum, sizeof sum);
+		FILE *f = pager_open(a);
+		fprintf(f, "// %s: %s  (sm_%d)\n", name, c.vline, c.sm);
+		fputs(out, f);
+		if (out[0] && out[strlen(out) - 1] != '\n')
+			fputc('\n', f);
+		fprintf(f, "// %s\n", sum);
+		pager_close(f);
+	}
+	free(out);
+	free(err);
+	run_release(&c);
+	return rc;
+}
+
+/* ------------------------------------------------------------ sanitize */
+
+/* A temp file for the sanitizer's log; its path (caller unlinks, frees). */
+static char *temp_log(char **err)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	char *path = xasprintf("%s/cuplay-sanitize-XXXXXX.log", dir);
+	int fd = mkstemps(path, 4);
+	if (fd < 0) {
+		fail(err, "cannot create a temp file in '%s': %s", dir, strerror(errno));
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	return path;
+}
+
+int look_sanitize(app *a, int argc, char **argv)
+{
+	if (app_reload(a) != 0)
+		return -1;
+	san_tool tool = SAN_MEMCHECK;
+	const char *kernel = NULL;
+	char *err = NULL;
+	int tool_set = 0;
+	for (int i = 1; i < argc; i++) {
+		san_tool t;
+		if (spec_kernel_find(a->sp, argv[i]) >= 0 && !kernel) {
+			kernel = argv[i];
+		} else if (!tool_set && san_tool_parse(argv[i], &t, NULL) == 0) {
+			tool = t;
+			tool_set = 1;
+		} else if (!tool_set && san_tool_parse(argv[i], &t, &err) != 0 &&
+		           ((argc == 3 && i == 1) || (err && strstr(err, "did you mean")))) {
+			/* the first of two words, or one close to a tool's name: a tool misspelt */
+			int rc = app_error(a, "sanitize: %s", err ? err : "unknown tool");
+			free(err);
+			return rc;
+		} else {
+			free(err);
+			err = NULL;
+			kernel = argv[i];  /* pick_kernels says what is wrong with it */
+		}
+	}
+	int k;
+	if (one_kernel(a, kernel, &k) != 0)
+		return -1;
+	int gpu = app_gpu(a);
+	if (gpu < 0)
+		return -1;
+	if (!gpu) {
+		char *line = words_line(argc, argv);
+		app_note(a, "%s: skipped (no GPU)", line);
+		free(line);
+		return 0;
+	}
+	char *san = NULL;
+	if (san_find(&san, &err) != 0) {
+		int rc = app_error(a, "sanitize: %s", err ? err : "no compute-sanitizer");
+		free(err);
+		return rc;
+	}
+	/* at the `//@ check at` values where the file has them: the sanitizer
+	 * is slow, and one launch of the checked size says as much */
+	symtab extra;
+	memset(&extra, 0, sizeof extra);
+	runctx c;
+	if (a->sp->ncheck_at > 0) {
+		if (run_prepare(a, NULL, 0, &c) != 0) {
+			free(san);
+			return -1;
+		}
+		int r = check_at_values(a, &c, &extra, &err);
+		run_release(&c);
+		if (r != 0) {
+			r = app_error_msg(a, err ? err : "bad '//@ check at' values");
+			free(err);
+			free(san);
+			return r;
+		}
+	}
+	int pr = run_prepare(a, &extra, 1, &c);
+	symtab_free(&extra);
+	if (pr != 0) {
+		free(san);
+		return -1;
+	}
+	const char *name = a->sp->kernels[k].name;
+	int rc = 0;
+	plan *p = xcalloc(1, sizeof *p);
+	result *res = xcalloc(1, sizeof *res);
+	char *log = NULL, **pre = NULL;
+	wclient sw;
+	memset(&sw, 0, sizeof sw);
+	sw.rfd = sw.wfd = -1;
+	sw.exe = a->exe;
+	sw.device = a->device;
+	sw.fatal_grace_ms = 60000;
+	/* one checked launch, nothing timed */
+	timing_opts t = a->topt;
+	t.do_time = 0;
+	t.warmup = 0;
+	t.do_check = 1;
+	if (run_plan(a, &c, k, &t, p, &err) != 0) {
+		rc = app_error_msg(a, err ? err : "cannot plan the launch");
+		goto out;
+	}
+	if (!(log = temp_log(&err))) {
+		rc = app_error(a, "sanitize: %s", err);
+		goto out;
+	}
+	pre = san_argv(san, tool, log, p->launch.lowered, NULL);
+	app_note(a, "sanitize: %s under compute-sanitizer --tool %s (slow: the worker is started for this run)",
+	         name, san_tool_name(tool));
+	if (wc_start_under(&sw, (const char *const *)pre, 120, &err) != 0) {
+		rc = app_error(a, "sanitize: cannot start the GPU worker under compute-sanitizer: %s",
+		               err ? err : "unknown error");
+		goto out;
+	}
+	double timeout = a->timeout_s * 10 > 120 ? a->timeout_s * 10 : 120;
+	int wr = wc_run(&sw, p, c.u->cubin, c.u->cubin_len, timeout, (volatile int *)&g_interrupt, progress, a,
+	                res, &err);
+	if (a->interactive)
+		fprintf(stderr, "\r\033[K");
+	wc_stop_wait(&sw, 30000); /* the sanitizer writes its summary as the worker leaves */
+	char *text = NULL;
+	san_report rep;
+	if (read_file(log, &text, NULL) != 0 || san_parse(text, &rep) != 0) {
+		rc = app_error(a, "sanitize: compute-sanitizer wrote no report%s%s", wr != 0 ? ": " : "",
+		               wr != 0 ? (err ? err : "the worker failed") : "");
+		free(text);
+		goto out;
+	}
+	free(text);
+	char *msg = san_format(&rep, tool);
+	fputs(msg, stdout);
+	if (msg[0] && msg[strlen(msg) - 1] != '\n')
+		fputc('\n', stdout);
+	free(msg);
+	/* a kernel the sanitizer stopped ends its worker: expected, said as a note */
+	if (wr != 0)
+		app_note(a, "%s: %s", name, err ? err : "the worker failed");
+	else if (res->status == RES_FATAL || res->status == RES_ERROR)
+		app_note(a, "%s: %s", name, res->error);
+	else
+		check_failures(a, p, res);
+	fflush(stdout);
+out:
+	if (sw.pid)
+		wc_stop(&sw);
+	if (log)
+		unlink(log);
+	free(log);
+	san_argv_free(pre);
+	free(err);
+	free(san);
+	free(p);
+	free(res);
+	run_release(&c);
+	return rc;
+}

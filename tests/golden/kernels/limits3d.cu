@@ -1,0 +1,21 @@
+// limits3d.cu: every launch limit in reach of a `set` (test fixture)
+//@ define BX = 256
+//@ define BY = 1
+//@ define BZ = 1
+//@ param  GX = 16
+//@ param  GY = 1
+//@ param  GZ = 1
+//@ param  SMEM = 0
+//@ param  N = 4096
+//@ buffer out float[N] poison output
+//@ grid   GX, GY, GZ
+//@ block  BX, BY, BZ
+//@ smem   SMEM
+//@ check  none
+__global__ void fill(float *out, int N)
+{
+	extern __shared__ float dyn[];
+	int i = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+	if (i < N)
+		out[i] = 1.0f;
+}
