@@ -174,4 +174,10 @@ else
 	echo "skip: under ncu: no ncu"
 fi
 
+# lessons, the kernel library's contrasts, memcheck, sweep and compare
+CUPLAY="$CUPLAY" bash tests/gpu_more.sh >"$tmp/more" 2>&1
+cat "$tmp/more"
+m=$(sed -n 's/^gpu-more: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/more")
+if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_more.sh did not finish"; fi
+
 echo "gpu: $pass passed, $fail failed"
