@@ -1,5 +1,6 @@
 /* ccache.c: the compile cache (memory, then disk, then NVRTC). */
 #include "ccache.h"
+#include "cubin.h"
 #include "jitlink.h"
 #include "sha256.h"
 #include "util.h"
@@ -427,7 +428,14 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 		free(out.cubin);
 		out.cubin = linked;
 		out.cubin_len = llen;
+		/* resources read from the cubin: from the linked one, where shared
+		 * memory is placed */
+		for (int i = 0; i < out.nk; i++)
+			if (out.res[i].spill_st < 0)
+				cubin_resources(out.cubin, out.cubin_len, out.lowered[i], sm, &out.res[i]);
 	}
+	if (getenv("CUPLAY_NVRTC_LOG") && *getenv("CUPLAY_NVRTC_LOG"))
+		fprintf(stderr, "nvrtc %s log of %s:\n%s\n", nvrtc_version(), s->path, out.log ? out.log : "(none)");
 	u = xcalloc(1, sizeof *u);
 	memcpy(u->key, key, 32);
 	u->cubin = out.cubin;

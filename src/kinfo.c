@@ -58,7 +58,9 @@ void kinfo_table(table *t, const char *name, const char *lowered, int sm, const 
 		fmt_bytes(r->smem, x, sizeof x);
 		sb_printf(&b, "%d register%s, %s shared (static), %d B stack, ", r->regs, r->regs == 1 ? "" : "s", x,
 		          r->stack);
-		if (r->spill_st || r->spill_ld)
+		if (r->spill_st < 0 || r->spill_ld < 0)
+			sb_puts(&b, "spills not reported (read from the cubin: NVRTC gave no ptxas report)");
+		else if (r->spill_st || r->spill_ld)
 			sb_printf(&b, "spills: %d B stored, %d B loaded", r->spill_st, r->spill_ld);
 		else
 			sb_puts(&b, "no spills");
@@ -131,7 +133,7 @@ int kinfo_changes(const kres *a, const plan_launch *la, const kres *b, const pla
 	}
 	char x[32], y[32];
 	int sa = a->spill_st + a->spill_ld, sb = b->spill_st + b->spill_ld;
-	if (sa != sb) {
+	if (sa != sb && a->spill_st >= 0 && b->spill_st >= 0) {
 		fmt_bytes(sa, x, sizeof x);
 		fmt_bytes(sb, y, sizeof y);
 		sb_printf(&s, "%sspills %s -> %s", s.len ? ", " : "", x, y);

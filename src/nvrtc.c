@@ -1,5 +1,6 @@
 /* nvrtc.c: run-time compilation with NVRTC, loaded with dlopen. */
 #include "nvrtc.h"
+#include "cubin.h"
 #include "util.h"
 
 #include <dlfcn.h>
@@ -223,7 +224,16 @@ int nvrtc_compile(const char *path, const char *src, const char *const *opts, in
 			goto bad;
 		}
 		out->lowered[i] = xstrdup(low);
-		ptxas_parse(out->log, low, &out->res[i]);
+		/* the ptxas report when NVRTC gives one (it also has spills); else
+		 * the cubin's own records */
+		const char *no_log = getenv("CUPLAY_IGNORE_PTXAS_LOG"); /* tests the cubin path */
+		if ((no_log && *no_log) || ptxas_parse(out->log, low, &out->res[i]) != 0) {
+			int sm = 0;
+			for (int k = 0; k < nopts; k++)
+				if (strncmp(opts[k], "-arch=sm_", 9) == 0)
+					sm = atoi(opts[k] + 9);
+			cubin_resources(out->cubin, out->cubin_len, low, sm, &out->res[i]);
+		}
 	}
 	for (int i = 0; i < nnames; i++)
 		free(exprs[i]);

@@ -1101,7 +1101,10 @@ static void resource_row(table *t, const runctx *c, const plan *p)
 		fmt_bytes(kr->smem, sz, sizeof sz);
 		table_set(t, r, 2, "%s", sz);
 		table_set(t, r, 3, "%d B", kr->stack);
-		table_set(t, r, 4, "%d B", kr->spill_st + kr->spill_ld);
+		if (kr->spill_st >= 0 && kr->spill_ld >= 0)
+			table_set(t, r, 4, "%d B", kr->spill_st + kr->spill_ld);
+		else
+			table_set(t, r, 4, "-");
 	}
 	table_set(t, r, 5, "%s", g);
 	table_set(t, r, 6, "%s", b);

@@ -13,6 +13,9 @@ pass=0 fail=0 skip=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export NO_COLOR=1
+# resources from the cubin, not from NVRTC's ptxas report: some NVRTC builds
+# return no report (seen on the H100 machine), so golden files hold either way
+export CUPLAY_IGNORE_PTXAS_LOG=1
 
 ok()   { pass=$((pass + 1)); }
 bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }

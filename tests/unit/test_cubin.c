@@ -1,0 +1,105 @@
+/* test_cubin.c: resources read from the cubin agree with the ptxas report,
+ * for every kernel of every file in kernels_src (NVRTC, no GPU needed). */
+#include "test.h"
+#include "cubin.h"
+#include "nvrtc.h"
+#include "spec.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+
+static void check_file(const char *path)
+{
+	char *src = NULL, *err = NULL;
+	spec s;
+	if (read_file(path, &src, NULL) != 0 || spec_parse(path, src, &s, &err) != 0) {
+		CHECK(!"kernel file parses");
+		free(src);
+		free(err);
+		return;
+	}
+	/* the file's default defines */
+	char *opts[32];
+	int n = 0;
+	opts[n++] = xstrdup("-arch=sm_90");
+	opts[n++] = xstrdup("--ptxas-options=-v");
+	opts[n++] = xstrdup("-Ikernels_src");
+	for (int i = 0; i < s.nvars && n < 30; i++)
+		if (s.vars[i].is_define)
+			opts[n++] = xasprintf("-D%s=%s", s.vars[i].name, s.vars[i].value.text);
+	if (s.nlinks)
+		opts[n++] = xstrdup("-rdc=true");
+	const char *names[64];
+	int nn = 0;
+	for (int i = 0; i < s.nkernels && nn < 64; i++)
+		if (!s.kernels[i].is_template)
+			names[nn++] = s.kernels[i].name;
+	nvrtc_out o;
+	if (nvrtc_compile(path, s.src, (const char *const *)opts, n, names, nn, &o, &err) == 0) {
+		for (int i = 0; i < nn; i++) {
+			kres a, b;
+			int have_log = ptxas_parse(o.log, o.lowered[i], &a) == 0;
+			CHECK(cubin_resources(o.cubin, o.cubin_len, o.lowered[i], 90, &b) == 0);
+			if (!have_log) {
+				printf("  %s %s: no ptxas report from this NVRTC; cubin says %d registers\n", path, names[i], b.regs);
+				continue;
+			}
+			if (a.regs != b.regs || a.smem != b.smem || a.stack != b.stack)
+				printf("  %s %s: ptxas %d regs %d smem %d stack, cubin %d regs %d smem %d stack\n", path,
+				       names[i], a.regs, a.smem, a.stack, b.regs, b.smem, b.stack);
+			CHECK(a.regs == b.regs);
+			if (!s.nlinks) /* relocatable code: shared memory is placed at link time */
+				CHECK(a.smem == b.smem);
+			CHECK(a.stack == b.stack);
+			CHECK(b.spill_st == -1 && b.spill_ld == -1);
+		}
+		nvrtc_out_free(&o);
+	} else {
+		printf("  %s: %s\n", path, err);
+		CHECK(!"compiles");
+		free(err);
+	}
+	for (int i = 0; i < n; i++)
+		free(opts[i]);
+	spec_free(&s);
+	free(src);
+}
+
+TEST(every_kernel)
+{
+	DIR *d = opendir("kernels_src");
+	CHECK(d != NULL);
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l > 3 && strcmp(e->d_name + l - 3, ".cu") == 0) {
+			char *p = xasprintf("kernels_src/%s", e->d_name);
+			check_file(p);
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+TEST(not_a_cubin)
+{
+	kres r;
+	CHECK(cubin_resources("hello", 5, "k", 90, &r) != 0);
+	char junk[256] = "\177ELF\2\1";
+	CHECK(cubin_resources(junk, sizeof junk, "k", 90, &r) != 0);
+}
+
+int main(void)
+{
+	char *err = NULL;
+	if (nvrtc_load(&err) != 0) {
+		printf("cubin: skipped: %s\n", err);
+		free(err);
+		return 0;
+	}
+	RUN(every_kernel);
+	RUN(not_a_cubin);
+	return test_report("cubin");
+}
