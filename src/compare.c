@@ -163,6 +163,8 @@ int app_sweep(app *a, int argc, char **argv)
 	timing_opts st_opts = a->topt;
 	if (st_opts.max_time_s > 0.1)
 		st_opts.max_time_s = 0.1;
+	if (st_opts.max_wall_s == 0 || st_opts.max_wall_s > 0.1)
+		st_opts.max_wall_s = 0.1;
 	for (long done = 0; done < total && !g_interrupt; done++) {
 		symtab extra = {0};
 		sbuf lab = {0};

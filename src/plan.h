@@ -90,6 +90,8 @@ typedef struct timing_opts {
 	double noise_target; /* stop once relative noise is below, e.g. 0.005 */
 	double min_time_s;   /* ... and at least this much kernel time sampled */
 	double max_time_s;   /* stop at this much total kernel time regardless */
+	double max_wall_s;   /* ... or this much wall time in the loop (0: no cap);
+	                        flushes and syncs make short kernels' loops longer */
 	int flush;           /* write an L2-sized scratch buffer before each launch */
 	int do_check, do_time;
 	int batch;           /* > 1: each sample times this many back-to-back launches */

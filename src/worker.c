@@ -1452,6 +1452,7 @@ static int time_pass(wrun *r)
 	int n = 0;
 	double total_s = 0;
 	int batch = t.batch > 1 ? t.batch : 1;
+	uint64_t loop_t0 = now_ns();
 	measure_empty(r);
 	res->empty_ms = batch > 1 ? ws->empty_batch_ms : ws->empty_ms;
 	while (n < t.max_reps && !stats_should_stop(res->samples_ms, n, total_s, &t)) {
@@ -1485,6 +1486,8 @@ static int time_pass(wrun *r)
 		res->nsamples = n;
 		total_s += ms * batch * 1e-3;
 		send_progress(ws, n, WIRE_PHASE_GPU, ms);
+		if (t.max_wall_s > 0 && n >= t.min_reps && (double)(now_ns() - loop_t0) * 1e-9 >= t.max_wall_s)
+			break;
 		if (stop_now(ws)) {
 			res->status = RES_INTERRUPTED;
 			break;
