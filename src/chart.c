@@ -40,6 +40,14 @@ void chart_free(chart *c)
 	memset(c, 0, sizeof *c);
 }
 
+/* 2630, 51.1, 1.62, 0.0123: three significant digits, no exponent */
+static void fmt_value(char *buf, size_t n, double v)
+{
+	double a = fabs(v);
+	int prec = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.01 ? 3 : 6;
+	snprintf(buf, n, "%.*f", prec, v);
+}
+
 static int utf8_width(const char *s)
 {
 	int w = 0;
@@ -83,8 +91,11 @@ void chart_print(const chart *c, FILE *f, int unicode, int color, int width)
 			fputs("\033[0m", f);
 		int used = cells8 / 8 + (cells8 % 8 ? 1 : 0);
 		fprintf(f, "%*s ", width - used + 1, "");
-		if (isfinite(v))
-			fprintf(f, "%.3g %s", v, c->unit);
+		if (isfinite(v)) {
+			char num[64];
+			fmt_value(num, sizeof num, v);
+			fprintf(f, "%s %s", num, c->unit);
+		}
 		if (c->notes[i])
 			fprintf(f, "  %s", c->notes[i]);
 		if (i == c->best)
@@ -133,9 +144,10 @@ int chart_svg(const chart *c, const char *path, char **err)
 		sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", left, y, bw, bar_h, fill);
 		sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"15\">", left + bw + 8, y + bar_h - 9);
 		if (isfinite(v)) {
-			char num[64];
-			snprintf(num, sizeof num, "%.3g %s", v, c->unit);
-			xml_text(&b, num);
+			char num[64], txt[96];
+			fmt_value(num, sizeof num, v);
+			snprintf(txt, sizeof txt, "%s %s", num, c->unit);
+			xml_text(&b, txt);
 		}
 		if (c->notes[i]) {
 			sb_puts(&b, "  ");

@@ -50,7 +50,7 @@ if "$CUPLAY" -c 'use transpose; set N=8192; compare transpose_tiled[PAD=0] trans
 else
 	bad "compare transpose_tiled PAD=0 vs PAD=1 did not say faster"
 fi
-if "$CUPLAY" -c 'use transpose; set N=4096; sweep TILE_SIZE=16,32 PAD=0,1 transpose_tiled; sweep BLOCK_ROWS=8,64 transpose_tiled' >"$tmp/out" 2>&1 </dev/null &&
+if "$CUPLAY" -c 'use transpose; set N=4096; sweep TILE_SIZE=16,32 PAD=0,1 transpose_tiled; sweep TILE_SIZE=32,64 BLOCK_ROWS=32 transpose_tiled' >"$tmp/out" 2>&1 </dev/null &&
    grep -q '^best: ' "$tmp/out" && grep -q 'cannot launch' "$tmp/out"; then
 	ok "sweep: $(grep -m1 '^best: ' "$tmp/out"); an unlaunchable configuration is a row"
 else

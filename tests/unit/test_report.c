@@ -117,8 +117,8 @@ TEST(chart)
 	chart_print(&c, m, 0, 0, 20);
 	fclose(m);
 	/* ASCII bars scaled to the largest: 20 cells for 5.3 */
-	CHECK(strstr(buf, "reduce_warp    ####################  5.3 x  faster  <- best") != NULL);
-	CHECK(strstr(buf, "reduce_global  ####                  1 x  baseline") != NULL);
+	CHECK(strstr(buf, "reduce_warp    ####################  5.30 x  faster  <- best") != NULL);
+	CHECK(strstr(buf, "reduce_global  ####                  1.00 x  baseline") != NULL);
 	free(buf);
 	const char *dir = getenv("WRITERS_OUT");
 	char *path = xasprintf("%s/chart.svg", dir && *dir ? dir : "/tmp");
