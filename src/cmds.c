@@ -240,6 +240,35 @@ static int cmd_batch(app *a, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+/* timing [noise X] [min S] [max S] [wall S]: the stopping rule */
+static int cmd_timing(app *a, int argc, char **argv, const char *rest)
+{
+	timing_opts t = a->topt;
+	if ((argc - 1) % 2)
+		return app_error(a, "usage: timing [noise FRACTION] [min SECONDS] [max SECONDS] [wall SECONDS]");
+	for (int i = 1; i + 1 < argc; i += 2) {
+		char *end;
+		double v = strtod(argv[i + 1], &end);
+		if (end == argv[i + 1] || *end || !(v >= 0) || v > 3600)
+			return app_error(a, "timing: '%s' is not a number from 0 to 3600", argv[i + 1]);
+		if (strcmp(argv[i], "noise") == 0)
+			t.noise_target = v;
+		else if (strcmp(argv[i], "min") == 0)
+			t.min_time_s = v;
+		else if (strcmp(argv[i], "max") == 0)
+			t.max_time_s = v;
+		else if (strcmp(argv[i], "wall") == 0)
+			t.max_wall_s = v;
+		else
+			return app_error(a, "timing: unknown setting '%s' (noise, min, max, wall)", argv[i]);
+	}
+	a->topt = t;
+	app_note(a, "timing: at least %d samples; stop once noise <= %.2f%% with %g s of kernel time, "
+	         "at %g s of kernel time, or after %g s in the loop", t.min_reps, 100 * t.noise_target,
+	         t.min_time_s, t.max_time_s, t.max_wall_s);
+	return 0;
+}
+
 static int cmd_timeout(app *a, int argc, char **argv, const char *rest)
 {
 	if (argc == 1) {
@@ -454,6 +483,7 @@ static const command commands[] = {
 	{ "device", cmd_device, "[N]", "show the GPU, or switch to GPU N (settings kept)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "warmup", cmd_warmup, "[N]", "untimed launches before timing (default 2)", 0, 1, 0, COMPL_NONE, NULL },
+	{ "timing", cmd_timing, "[noise X] [min S] [max S] [wall S]", "the stopping rule: noise target, kernel-time floor and cap, wall cap", 0, -1, 0, COMPL_WORDS, "noise min max wall" },
 	{ "batch", cmd_batch, "[N|off]", "time N back-to-back launches per sample, for kernels shorter than a launch", 0, 1, 0, COMPL_WORDS, "off 10 100 1000" },
 	{ "flush", cmd_flush, "[on|off]", "write an L2-sized buffer before each timed launch (cold cache)", 0, 1, 0, COMPL_WORDS, "on off" },
 	{ "check", cmd_check, "[on|off]", "compare outputs with the reference on each run", 0, 1, 0, COMPL_WORDS, "on off" },

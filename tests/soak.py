@@ -57,11 +57,11 @@ def main():
             line = p.stdout.readline()
             if not line:
                 raise SystemExit(f"soak: cuplay ended early (exit {p.wait()})")
-            if line.strip() == tag:
+            if line.strip() == tag or line.strip().endswith(tag):
                 return
             lines_seen.append(line)
 
-    send("reps 5; warmup 1; timeout 5")
+    send("reps 5; warmup 1; timeout 5; timing min 0 wall 0.002")
     samples = []
     every = max(RUNS // 20, 1)
     t0 = time.time()
