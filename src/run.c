@@ -19,6 +19,7 @@
 volatile sig_atomic_t g_interrupt;
 
 #define KERNELS_DIR "kernels_src"
+#define RUNS_KEPT 1024
 
 /* NVRTC's first compile in a process costs ~200 ms (loading its builtins);
  * done once in the background when a file is first used, it overlaps the
@@ -656,6 +657,14 @@ void progress(void *ctx, int n, double last_ms)
 void add_record(app *a, const char *kernel, const char *values, const result *res,
                        const plan *p, const stats *st)
 {
+	/* the history `expect` looks in: the last RUNS_KEPT runs, so a long
+	 * session's memory stays flat */
+	if (a->nruns == RUNS_KEPT) {
+		for (int i = 0; i < RUNS_KEPT / 2; i++)
+			record_free(&a->runs[i]);
+		memmove(a->runs, a->runs + RUNS_KEPT / 2, (size_t)(RUNS_KEPT - RUNS_KEPT / 2) * sizeof *a->runs);
+		a->nruns = RUNS_KEPT - RUNS_KEPT / 2;
+	}
 	if (a->nruns == a->capruns) {
 		a->capruns = a->capruns ? a->capruns * 2 : 16;
 		a->runs = xrealloc(a->runs, (size_t)a->capruns * sizeof *a->runs);

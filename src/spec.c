@@ -1206,8 +1206,11 @@ static int dir_check(cur *c, const char *at, const scope *sc)
 		int ni = 0;
 		if (at_end(c))
 			return cerr(c, c->p, "expected NAME=VALUE after 'check at'");
-		if (split_list(c, c->end, items, 16, &ni, "values in 'check at'") != 0)
+		if (split_list(c, c->end, items, 16, &ni, "values in 'check at'") != 0) {
+			for (int i = 0; i < ni; i++) /* the values split before the error */
+				free(items[i].text);
 			return -1;
+		}
 		int rc = 0;
 		for (int i = 0; i < ni; i++) {
 			const char *t = items[i].text, *q = t;
