@@ -118,6 +118,21 @@ if [ -z "${GOLDEN:-}" ]; then
 	fi
 fi
 
+# 3d. Ctrl-C (fault row 8): back to the prompt with the state kept; a replay stops
+if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
+	gpu_flag=0
+	if [ "${SKIP_GPU:-}" != 1 ] && ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && ls /dev/nvidia[0-9]* >/dev/null 2>&1; then gpu_flag=1; fi
+	CUPLAY="$CUPLAY" GPU=$gpu_flag TMPDIR="$tmp" python3 tests/interrupt.py >"$tmp/int" 2>&1
+	p=$(sed -n 's/^interrupt: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/int")
+	if [ -n "$p" ]; then
+		set -- $p
+		pass=$((pass + $1)); fail=$((fail + $2))
+		grep '^ok:\|^FAIL\|^    ' "$tmp/int" | sed 's/^ok:   /interrupt: /'
+	else
+		bad "interrupt tests did not finish"; sed 's/^/    /' "$tmp/int" | tail -n 20
+	fi
+fi
+
 # 4. disk trouble under the compile cache: unwritable, read-only, full, corrupted
 CUPLAY="$CUPLAY" bash tests/cache.sh >"$tmp/cache" 2>&1
 p=$(sed -n 's/^cache: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/cache")

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""tests/interrupt.py: fault-matrix row 8, Ctrl-C. In an interactive REPL
+(a pseudo-terminal), Ctrl-C during a long sweep returns to the prompt and the
+next command still sees the values set before; in a replay, Ctrl-C stops
+the replay and the exit status is 1. With GPU=1, Ctrl-C also cuts a long
+timing loop short. Prints "interrupt: N passed, N failed"."""
+import os, pty, select, signal, subprocess, sys, time
+
+CUPLAY = os.environ.get("CUPLAY", "./cuplay")
+GPU = os.environ.get("GPU") == "1"
+passed = failed = 0
+
+
+def report(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("ok:   " + what)
+    else:
+        failed += 1
+        print("FAIL: " + what + ("\n    " + detail.replace("\n", "\n    ") if detail else ""))
+
+
+def read_until(fd, want, timeout):
+    buf = b""
+    end = time.time() + timeout
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+            if want.encode() in buf:
+                return buf.decode(errors="replace"), True
+    return buf.decode(errors="replace"), False
+
+
+def interactive(nogpu, sweep_cmd, label):
+    env = dict(os.environ, NO_COLOR="1", TERM="dumb", HOME=os.environ.get("TMPDIR", "/tmp"))
+    pid, fd = pty.fork()
+    if pid == 0:
+        args = [CUPLAY] + (["--no-gpu"] if nogpu else [])
+        os.execvpe(args[0], args, env)
+    out, ok = read_until(fd, "cuplay>", 20)
+    os.write(fd, b"use transpose\r")
+    read_until(fd, "cuplay transpose>", 20)
+    os.write(fd, b"set PAD=0\r")
+    read_until(fd, "cuplay transpose>", 20)
+    os.write(fd, (sweep_cmd + "\r").encode())
+    time.sleep(2.0)
+    t0 = time.time()
+    os.write(fd, b"\x03")  # Ctrl-C, as the terminal sends it
+    out, back = read_until(fd, "cuplay transpose>", 30)
+    waited = time.time() - t0
+    os.write(fd, b"show\r")
+    shown, _ = read_until(fd, "PAD", 20)
+    shown2, _ = read_until(fd, "cuplay transpose>", 10)
+    os.write(fd, b"quit\r")
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    os.close(fd)
+    report(back and "interrupted" in out, f"{label}: Ctrl-C returns to the prompt ({waited:.1f} s)", out[-600:])
+    report("0 (set)" in shown + shown2, f"{label}: the REPL kept PAD=0 after Ctrl-C", (shown + shown2)[-600:])
+
+
+def replay(nogpu):
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "cuplay-interrupt-%d.session" % os.getpid())
+    with open(path, "w") as f:
+        f.write("use transpose\nsweep TILE_SIZE=4,8,16,32 PAD=0,1,2,3,4,5,6,7 BLOCK_ROWS=1,2,4\nsay after the sweep\n")
+    p = subprocess.Popen([CUPLAY] + (["--no-gpu"] if nogpu else []) + [path], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, env=dict(os.environ, NO_COLOR="1"))
+    time.sleep(2.0)
+    p.send_signal(signal.SIGINT)
+    out = p.communicate(timeout=60)[0].decode(errors="replace")
+    os.unlink(path)
+    report(p.returncode == 1 and "interrupted" in out and "after the sweep" not in out,
+           "replay: Ctrl-C stops the replay, exit status 1", out[-600:])
+
+
+interactive(True, "sweep TILE_SIZE=4,8,16,32 PAD=0,1,2,3,4,5,6,7 BLOCK_ROWS=1,2,4", "compile-only sweep")
+replay(True)
+if GPU:
+    interactive(False, "timing min 60 max 120 wall 120; reps 2000; run transpose_tiled", "timing loop")
+print(f"interrupt: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
