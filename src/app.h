@@ -55,6 +55,8 @@ typedef struct app {
 	/* machinery */
 	ccache cache;
 	wclient worker;
+	wclient *more;        /* `sweep ... on all`: a worker for each other GPU */
+	int nmore;
 	int gpu;              /* -1: not tried yet, 0: compile-only, 1: worker up */
 	double roof_gbps, roof_gflops; /* from `roof` */
 	int notice_said;
@@ -125,6 +127,9 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err);
 /* run_exec, with `//@ check at`: the check pass at those params (a plan of
  * its own), then p timed without checking; res carries both. */
 int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err);
+/* The plan and cubin of the `check at` pass for kernel k (timing plan p):
+ * 1 when made (caller frees *cubin), 0 when the file has none, -1 error. */
+int run_check_plan(app *a, runctx *c, int k, const plan *p, plan *pc, void **cubin, size_t *len, char **err);
 /* The values of the file's `//@ check at` lines, evaluated with c's values
  * (caller frees *extra). */
 int check_at_values(app *a, const runctx *c, symtab *extra, char **err);

@@ -3,6 +3,7 @@
 #include "app.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -95,6 +96,140 @@ static const char *chart_unit(const plan *p, double *v, const stats *st, const r
 	return "runs/ms";
 }
 
+/* One result of a sweep: its row, its record, its bar. */
+static void sweep_result(app *a, table *t, int r, int nax, chart *ch, double *best, const char *kname,
+                         const char *label, const char *vline, const plan *p, const result *res, int *rc,
+                         int device)
+{
+	stats st;
+	memset(&st, 0, sizeof st);
+	if (res->nsamples > 0)
+		stats_compute(res->samples_ms, res->nsamples, &st);
+	int ok = 1;
+	for (int i = 0; i < res->nchecks; i++)
+		ok &= res->checks[i].ok;
+	table_set(t, r, nax + 1, "%s", res->nchecks ? (ok ? "ok" : "FAIL") : "-");
+	if (res->nchecks && !ok)
+		*rc = -1;
+	if (device >= 0)
+		table_set(t, r, nax + 5, "GPU %d", device);
+	add_record(a, kname, vline, res, p, &st);
+	if (res->nsamples == 0)
+		return;
+	char tm[32];
+	fmt_time_ms(st.median, tm, sizeof tm);
+	table_set(t, r, nax + 2, "%s", a->mask_times ? "<t>" : tm);
+	if (p->bytes > 0) {
+		double g = p->bytes / (st.median * 1e-3) / 1e9;
+		table_set(t, r, nax + 3, a->mask_times ? "<t>" : "%.0f", g);
+		if (res->roof_gbps > 0)
+			table_set(t, r, nax + 4, a->mask_times ? "<t>" : "%.0f%%", 100 * g / res->roof_gbps);
+	}
+	double v;
+	const char *unit = chart_unit(p, &v, &st, res);
+	free(ch->unit);
+	ch->unit = xstrdup(unit);
+	if (ok && v > *best) {
+		*best = v;
+		ch->best = ch->n;
+	}
+	chart_add(ch, label, v, ok ? NULL : "FAIL");
+}
+
+/* `sweep ... on all`: the front end compiles and plans every
+ * configuration, then one thread a GPU feeds its own worker from this list;
+ * rows are filled in order afterwards. */
+typedef struct sjob {
+	int row, k;
+	char *label, *vline;
+	plan *p, *pc;          /* the timing plan; the `check at` plan or NULL */
+	void *cubin, *ccubin;
+	size_t len, clen;
+	result *res;
+	char *err;
+	int device;
+} sjob;
+
+typedef struct spool {
+	app *a;
+	sjob *jobs;
+	int njobs, next;
+	pthread_mutex_t lock;
+} spool;
+
+typedef struct sthread {
+	spool *pool;
+	wclient *w;
+} sthread;
+
+static void *sweep_thread(void *arg)
+{
+	sthread *th = arg;
+	spool *pl = th->pool;
+	for (;;) {
+		pthread_mutex_lock(&pl->lock);
+		int i = pl->next < pl->njobs && !g_interrupt ? pl->next++ : -1;
+		pthread_mutex_unlock(&pl->lock);
+		if (i < 0)
+			break;
+		sjob *j = &pl->jobs[i];
+		j->device = th->w->device;
+		j->res = xcalloc(1, sizeof *j->res);
+		check_result checks[PLAN_MAX_CHECKS];
+		int nchecks = -1;
+		if (j->pc) {
+			if (wc_run(th->w, j->pc, j->ccubin, j->clen, pl->a->timeout_s, (volatile int *)&g_interrupt,
+			           NULL, NULL, j->res, &j->err) != 0)
+				continue;
+			if (j->res->status == RES_ERROR || j->res->status == RES_FATAL) {
+				j->err = xstrdup(j->res->error);
+				continue;
+			}
+			nchecks = j->res->nchecks;
+			memcpy(checks, j->res->checks, sizeof checks);
+		}
+		if (wc_run(th->w, j->p, j->cubin, j->len, pl->a->timeout_s, (volatile int *)&g_interrupt,
+		           NULL, NULL, j->res, &j->err) != 0)
+			continue;
+		if (j->res->status == RES_ERROR || j->res->status == RES_FATAL)
+			j->err = xstrdup(j->res->error);
+		if (nchecks >= 0) {
+			j->res->nchecks = nchecks;
+			memcpy(j->res->checks, checks, sizeof checks);
+		}
+	}
+	return NULL;
+}
+
+/* Workers on every GPU: the main one plus one for each other device. */
+static int all_workers(app *a, wclient ***ws, int *n)
+{
+	int count = a->worker.dev.count;
+	if (a->nmore == 0 && count > 1) {
+		a->more = xcalloc((size_t)count, sizeof *a->more);
+		for (int d = 0; d < count; d++) {
+			if (d == a->device)
+				continue;
+			wclient *w = &a->more[a->nmore++];
+			w->exe = a->exe;
+			w->device = d;
+		}
+	}
+	*ws = xcalloc((size_t)a->nmore + 1, sizeof **ws);
+	(*ws)[0] = &a->worker;
+	*n = 1;
+	for (int i = 0; i < a->nmore; i++) {
+		char *err = NULL;
+		if (wc_start(&a->more[i], &err) != 0) {
+			app_error(a, "sweep on all: GPU %d: %s", a->more[i].device, err ? err : "cannot start a worker");
+			free(err);
+			continue;
+		}
+		(*ws)[(*n)++] = &a->more[i];
+	}
+	return 0;
+}
+
 int app_sweep(app *a, int argc, char **argv)
 {
 	if (app_reload(a) != 0)
@@ -128,8 +263,21 @@ int app_sweep(app *a, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (on_all)
-		app_note(a, "sweep on all: this machine's worker drives one GPU; running on device %d", a->device);
+	/* on all: every GPU of the machine, one worker each */
+	int parallel = 0;
+	wclient **ws = NULL;
+	int nws = 0;
+	if (on_all && app_gpu(a) == 1) {
+		if (a->worker.dev.count <= 1) {
+			app_note(a, "sweep on all: this machine has one GPU (device %d)", a->device);
+		} else {
+			all_workers(a, &ws, &nws);
+			parallel = nws > 1;
+			app_note(a, "sweep on all: %d GPUs, one worker each", nws);
+		}
+	}
+	sjob *jobs = NULL;
+	int njobs = 0;
 	int *ks = NULL, nk = 0;
 	if (pick_kernels(a, names, nnames, &ks, &nk) != 0) {
 		rc = -1;
@@ -208,6 +356,33 @@ int app_sweep(app *a, int argc, char **argv)
 				          c.u->res[ci].regs, c.u->res[ci].smem + (int)p->launch.smem);
 				continue;
 			}
+			if (parallel) {
+				jobs = xrealloc(jobs, (size_t)(njobs + 1) * sizeof *jobs);
+				sjob *j = &jobs[njobs++];
+				memset(j, 0, sizeof *j);
+				j->row = r;
+				j->k = ks[k];
+				j->label = nk > 1 ? xasprintf("%s %s", lab.s, kname) : xstrdup(lab.s);
+				j->vline = xstrdup(c.vline);
+				j->p = xmalloc(sizeof *j->p);
+				*j->p = *p;
+				j->len = c.u->cubin_len;
+				j->cubin = xmalloc(j->len);
+				memcpy(j->cubin, c.u->cubin, j->len);
+				j->pc = xcalloc(1, sizeof *j->pc);
+				int made = run_check_plan(a, &c, ks[k], p, j->pc, &j->ccubin, &j->clen, &err);
+				if (made == 1) {
+					j->p->t.do_check = 0;
+				} else {
+					free(j->pc);
+					j->pc = NULL;
+					if (made < 0) {
+						j->err = err;
+						err = NULL;
+					}
+				}
+				continue;
+			}
 			if (run_exec_checked(a, &c, ks[k], p, res, &err) != 0) {
 				table_set(&t, r, nax + 5, "%s", err ? err : "failed");
 				app_error(a, "sweep %s: %s: %s", lab.s, kname, err ? err : "failed");
@@ -215,38 +390,8 @@ int app_sweep(app *a, int argc, char **argv)
 				rc = -1;
 				continue;
 			}
-			stats st;
-			memset(&st, 0, sizeof st);
-			if (res->nsamples > 0)
-				stats_compute(res->samples_ms, res->nsamples, &st);
-			int ok = 1;
-			for (int i = 0; i < res->nchecks; i++)
-				ok &= res->checks[i].ok;
-			table_set(&t, r, nax + 1, "%s", res->nchecks ? (ok ? "ok" : "FAIL") : "-");
-			if (res->nchecks && !ok)
-				rc = -1;
-			add_record(a, kname, c.vline, res, p, &st);
-			if (res->nsamples == 0)
-				continue;
-			char tm[32];
-			fmt_time_ms(st.median, tm, sizeof tm);
-			table_set(&t, r, nax + 2, "%s", a->mask_times ? "<t>" : tm);
-			if (p->bytes > 0) {
-				double g = p->bytes / (st.median * 1e-3) / 1e9;
-				table_set(&t, r, nax + 3, a->mask_times ? "<t>" : "%.0f", g);
-				if (res->roof_gbps > 0)
-					table_set(&t, r, nax + 4, a->mask_times ? "<t>" : "%.0f%%", 100 * g / res->roof_gbps);
-			}
-			double v;
-			const char *unit = chart_unit(p, &v, &st, res);
-			free(ch.unit);
-			ch.unit = xstrdup(unit);
 			char *label = nk > 1 ? xasprintf("%s %s", lab.s, kname) : xstrdup(lab.s);
-			if (ok && v > best) {
-				best = v;
-				ch.best = ch.n;
-			}
-			chart_add(&ch, label, v, ok ? NULL : "FAIL");
+			sweep_result(a, &t, r, nax, &ch, &best, kname, label, c.vline, p, res, &rc, -1);
 			free(label);
 		}
 		if (prepared)
@@ -260,6 +405,44 @@ int app_sweep(app *a, int argc, char **argv)
 			idx[i] = 0;
 		}
 	}
+	if (parallel && njobs > 0) {
+		spool pl = { a, jobs, njobs, 0, PTHREAD_MUTEX_INITIALIZER };
+		pthread_t *th = xcalloc((size_t)nws, sizeof *th);
+		sthread *ta = xcalloc((size_t)nws, sizeof *ta);
+		if (a->interactive)
+			fprintf(stderr, "\r\033[Ksweep: %d runs on %d GPUs", njobs, nws);
+		for (int i = 0; i < nws; i++) {
+			ta[i] = (sthread){ &pl, ws[i] };
+			pthread_create(&th[i], NULL, sweep_thread, &ta[i]);
+		}
+		for (int i = 0; i < nws; i++)
+			pthread_join(th[i], NULL);
+		for (int i = 0; i < njobs; i++) {
+			sjob *j = &jobs[i];
+			const char *kname = a->sp->kernels[j->k].name;
+			if (j->err || !j->res) {
+				table_set(&t, j->row, nax + 5, "%s", j->err ? j->err : "not run (interrupted)");
+				if (j->err)
+					app_error(a, "sweep %s: %s: %s", j->label, kname, j->err);
+				rc = -1;
+			} else {
+				sweep_result(a, &t, j->row, nax, &ch, &best, kname, j->label, j->vline, j->p, j->res, &rc,
+				             j->device);
+			}
+			free(j->label);
+			free(j->vline);
+			free(j->p);
+			free(j->pc);
+			free(j->cubin);
+			free(j->ccubin);
+			free(j->res);
+			free(j->err);
+		}
+		free(th);
+		free(ta);
+	}
+	free(jobs);
+	free(ws);
 	if (a->interactive)
 		fprintf(stderr, "\r\033[K");
 	table_print(&t, stdout, a->format, a->color, 0);

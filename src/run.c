@@ -102,13 +102,17 @@ static void record_free(run_record *r)
 void app_free(app *a)
 {
 	warm_join();
-	if (a->worker.pid) {
+	for (int i = -1; i < a->nmore; i++) {
+		wclient *w = i < 0 ? &a->worker : &a->more[i];
+		if (!w->pid)
+			continue;
 		/* leaving: close the pipes and go; the worker sees end of input and
 		 * tears its context down on its own time, not the user's */
-		close(a->worker.wfd);
-		close(a->worker.rfd);
-		a->worker.pid = 0;
+		close(w->wfd);
+		close(w->rfd);
+		w->pid = 0;
 	}
+	free(a->more);
 	if (a->sp) {
 		spec_free(a->sp);
 		free(a->sp);
@@ -1033,11 +1037,10 @@ int check_at_values(app *a, const runctx *c, symtab *extra, char **err)
 	return 0;
 }
 
-int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
+int run_check_plan(app *a, runctx *c, int k, const plan *p, plan *pc, void **cubin, size_t *len, char **err)
 {
-	if (a->sp->ncheck_at == 0 || !p->t.do_check || !c->gpu)
-		return run_exec(a, c, p, res, err);
-	/* check small: a plan at the `check at` values, checking only */
+	if (a->sp->ncheck_at == 0 || !p->t.do_check)
+		return 0;
 	symtab extra;
 	if (check_at_values(a, c, &extra, err) != 0)
 		return -1;
@@ -1046,14 +1049,35 @@ int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
 	symtab_free(&extra);
 	if (r != 0)
 		return fail(err, "cannot prepare the check pass ('//@ check at')");
-	plan *pc = xcalloc(1, sizeof *pc);
 	timing_opts tc = p->t;
 	tc.do_time = 0;
 	r = run_plan(a, &cc, k, &tc, pc, err);
-	if (r == 0)
-		r = run_exec(a, &cc, pc, res, err);
+	if (r == 0) {
+		*len = cc.u->cubin_len;
+		*cubin = xmalloc(*len);
+		memcpy(*cubin, cc.u->cubin, *len);
+	}
 	run_release(&cc);
+	return r == 0 ? 1 : -1;
+}
+
+int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
+{
+	if (a->sp->ncheck_at == 0 || !p->t.do_check || !c->gpu)
+		return run_exec(a, c, p, res, err);
+	/* check small: a plan at the `check at` values, checking only */
+	plan *pc = xcalloc(1, sizeof *pc);
+	void *cubin = NULL;
+	size_t len = 0;
+	int r = run_check_plan(a, c, k, p, pc, &cubin, &len, err);
+	if (r == 1) {
+		memset(res, 0, sizeof *res);
+		r = wc_run(&a->worker, pc, cubin, len, a->timeout_s, (volatile int *)&g_interrupt, progress, a, res, err);
+		if (r == 0 && (res->status == RES_FATAL || res->status == RES_ERROR))
+			r = fail(err, "%s%s", res->error, res->status == RES_FATAL ? ": worker restarted, settings kept" : "");
+	}
 	free(pc);
+	free(cubin);
 	if (r != 0)
 		return -1;
 	int nchecks = res->nchecks;
