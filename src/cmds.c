@@ -6,6 +6,7 @@
 #include "watch.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <ctype.h>
@@ -612,7 +613,8 @@ int command_line(app *a, const char *line)
 			((char *)s)[--l] = 0;
 		if (*s && *s != '#') {
 			int go = 1;
-			if (step_hook)
+			/* --step waits before commands; narration flows */
+			if (step_hook && !(wc && strcmp(wc->name, "say") == 0))
 				go = step_hook(a, s);
 			if (!go) {
 				a->quit = 1;
@@ -641,17 +643,36 @@ int command_line(app *a, const char *line)
 	return failed;
 }
 
+/* The files being sourced, by depth: a file that sources itself, directly
+ * or through others, is refused at once. Without this only the depth limit
+ * stopped it, after an amount of work exponential in the number of its
+ * `source` lines (two lines: 65536 nested opens and as many messages). */
+static struct { dev_t dev; ino_t ino; } sourcing[SOURCE_DEPTH_MAX];
+
 int source_file(app *a, const char *path)
 {
-	if (a->source_depth >= SOURCE_DEPTH_MAX)
-		return app_error(a, "source '%s': nested %d deep, too deep (a file sourcing itself?)",
-		                 path, SOURCE_DEPTH_MAX), 1;
+	int d = a->source_depth;
+	if (d >= SOURCE_DEPTH_MAX)
+		return app_error(a, "source '%s': nested %d deep, too deep", path, SOURCE_DEPTH_MAX), 1;
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		app_error(a, "cannot open session '%s': %s", path, strerror(errno));
 		return -1;
 	}
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0) {
+		for (int i = 0; i < d; i++)
+			if (sourcing[i].ino && sourcing[i].dev == st.st_dev && sourcing[i].ino == st.st_ino) {
+				fclose(f);
+				return app_error(a, "source '%s': already being read (a session cannot source itself, "
+				                 "directly or through another)", path), 1;
+			}
+		sourcing[d].dev = st.st_dev;
+		sourcing[d].ino = st.st_ino;
+	}
 	int failed = source_stream(a, f, path);
+	sourcing[d].dev = 0;
+	sourcing[d].ino = 0;
 	fclose(f);
 	return failed;
 }
