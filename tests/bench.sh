@@ -1,12 +1,7 @@
 #!/usr/bin/env bash
 # tests/bench.sh: `make bench`. Prints figures measured in this run; never
 # fails on them. Needs a GPU for most figures (says so without one).
-set -u
-cd "$(dirname "$0")/.."
-CUPLAY=${CUPLAY:-./cuplay}
-export NO_COLOR=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 ms_now() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END { if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; }
@@ -20,7 +15,7 @@ for i in $(seq 1 20); do
 done | median > "$tmp/prompt"
 printf 'time to prompt:            %8.1f ms (median of 20 starts; target <= 50 ms)\n' "$(awk '{print $1/1000}' "$tmp/prompt")"
 
-if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' || ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+if ! have_gpu; then
 	echo "GPU figures: skipped: no GPU"
 	exit 0
 fi

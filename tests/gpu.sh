@@ -1,15 +1,10 @@
 #!/usr/bin/env bash
 # tests/gpu.sh: tests that need a GPU. Without one: "gpu: skipped: no GPU".
 # Closing line: "gpu: N passed, N failed".
-set -u
-cd "$(dirname "$0")/.."
-CUPLAY=${CUPLAY:-./cuplay}
-export NO_COLOR=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 export XDG_CACHE_HOME="$tmp/cache"
 
-if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' || ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+if ! have_gpu; then
 	echo "gpu: skipped: no GPU"
 	exit 0
 fi

@@ -2,12 +2,7 @@
 # tests/gpu_more.sh: GPU tests of the lessons, the kernel library and the
 # measuring commands. Called by tests/gpu.sh on a machine with a GPU.
 # Closing line: "gpu-more: N passed, N failed".
-set -u
-cd "$(dirname "$0")/.."
-CUPLAY=${CUPLAY:-./cuplay}
-export NO_COLOR=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 export XDG_CACHE_HOME="$tmp/cache"
 pass=0 fail=0
 ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
