@@ -3,6 +3,10 @@
 # measuring commands. Called by tests/gpu.sh on a machine with a GPU.
 # Closing line: "gpu-more: N passed, N failed".
 . "$(dirname "$0")/lib.sh"
+if ! have_gpu; then
+	echo "gpu-more: skipped: no GPU"
+	exit 0
+fi
 export XDG_CACHE_HOME="$tmp/cache"
 pass=0 fail=0
 ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
