@@ -88,8 +88,10 @@ unit: $(UNIT_BIN)
 # leaks inside NVRTC and the loader are suppressed by tests/lsan.supp, ours never.
 # intercept_tls_get_addr=0: LSan's guess at the dynamic TLS of dlopen'ed NVRTC
 # can read garbage ranges and crash its own tracer ("Tracer caught signal 11").
+# protect_shadow_gap=0: the CUDA driver maps device memory where ASan keeps
+# its shadow gap; without it cuInit fails on a GPU machine.
 ifeq ($(SANITIZE),1)
-SAN_ENV := ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:intercept_tls_get_addr=0 \
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:intercept_tls_get_addr=0:protect_shadow_gap=0 \
            LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 endif
@@ -139,7 +141,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -O1 -g $(WARN) -MMD -MP $(DEFINES) $(FUZZ_SAN) $(CPPFLAGS) $(CFLAGS)
 FUZZ_OBJ     := $(CORE_SRC:src/%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BIN     := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ))
-FUZZ_ENV     := ASAN_OPTIONS=detect_leaks=1 \
+FUZZ_ENV     := ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 \
                 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 CUPLAY_ROOT=$(CURDIR)
 # per target: input size, time limit of one input, dictionary

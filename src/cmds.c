@@ -517,6 +517,19 @@ const command *command_find(const char *name)
 	return NULL;
 }
 
+/* s with control characters written \xNN: a stray byte in a session file
+ * must show in the message ("unknown command 'show\x1f'", not 'show'). */
+static char *visible(const char *s)
+{
+	sbuf b = {0};
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			sb_printf(&b, "\\x%02x", *p);
+		else
+			sb_putc(&b, (char)*p);
+	return sb_steal(&b);
+}
+
 int command_run(app *a, int argc, char **argv, const char *rest)
 {
 	const command *c = command_find(argv[0]);
@@ -525,9 +538,13 @@ int command_run(app *a, int argc, char **argv, const char *rest)
 		for (size_t i = 0; i < ARRAY_LEN(commands); i++)
 			names[i] = commands[i].name;
 		const char *near = nearest_name(argv[0], names, (int)ARRAY_LEN(commands));
+		char *shown = visible(argv[0]);
 		if (near)
-			return app_error(a, "unknown command '%s' (did you mean '%s'?)", argv[0], near);
-		return app_error(a, "unknown command '%s' (type 'help')", argv[0]);
+			app_error(a, "unknown command '%s' (did you mean '%s'?)", shown, near);
+		else
+			app_error(a, "unknown command '%s' (type 'help')", shown);
+		free(shown);
+		return -1;
 	}
 	int nargs = argc - 1;
 	if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args))

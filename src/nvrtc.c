@@ -164,6 +164,8 @@ char *nvrtc_user_log(const char *log)
 	return sb_steal(&b);
 }
 
+static int static_smem_over(const char *path, const char *log, char **err);
+
 int nvrtc_compile(const char *path, const char *src, const char *const *opts, int nopts,
                   const char *const *names, int nnames, nvrtc_out *out, char **err)
 {
@@ -189,7 +191,7 @@ int nvrtc_compile(const char *path, const char *src, const char *const *opts, in
 		char *ul = nvrtc_user_log(out->log);
 		if (ul)
 			*err = ul, ul = NULL;
-		else
+		else if (!static_smem_over(path, out->log, err))
 			fail(err, "%s: compilation failed: %s", path, nv.GetErrorString(r));
 		goto bad;
 	}
@@ -277,6 +279,45 @@ static int num_before(const char *line, const char *end, const char *word, int *
 			continue;
 		*v = atoi(d);
 		return 1;
+	}
+	return 0;
+}
+
+/* The static shared memory limit of a kernel on every architecture. */
+#define STATIC_SMEM_MAX 49152
+
+/* NVRTC 13 fails a kernel whose static shared memory is over the limit with
+ * an empty log but for the ptxas report, where the kernel's "N bytes smem"
+ * shows it: say which kernel and how much. 1 when *err was set so. */
+static int static_smem_over(const char *path, const char *log, char **err)
+{
+	char name[256] = "";
+	for (const char *p = log; p && *p;) {
+		const char *e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		const char *q = strstr(p, "Compiling entry function '");
+		int v;
+		if (q && q < e) {
+			q += strlen("Compiling entry function '");
+			const char *n = q;
+			size_t len = 0;
+			if (q[0] == '_' && q[1] == 'Z' && q[2] >= '0' && q[2] <= '9') { /* _Z15transpose_tiledPKfPfi */
+				len = strtoul(q + 2, (char **)&n, 10);
+				if ((size_t)(e - n) < len)
+					len = 0;
+			} else {
+				while (n + len < e && n[len] != '\'')
+					len++;
+			}
+			snprintf(name, sizeof name, "%.*s", (int)len, n);
+		} else if (name[0] && num_before(p, e, "bytes smem", &v) && v > STATIC_SMEM_MAX) {
+			fail(err, "%s: static shared memory of kernel '%s' is %d bytes, over the limit of %d "
+			     "(declare it extern and size it with '//@ smem' to use more)", path, name, v,
+			     STATIC_SMEM_MAX);
+			return 1;
+		}
+		p = *e ? e + 1 : e;
 	}
 	return 0;
 }

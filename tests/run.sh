@@ -122,7 +122,7 @@ fi
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	gpu_flag=0
 	if [ "${SKIP_GPU:-}" != 1 ] && ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && ls /dev/nvidia[0-9]* >/dev/null 2>&1; then gpu_flag=1; fi
-	CUPLAY="$CUPLAY" GPU=$gpu_flag TMPDIR="$tmp" python3 tests/interrupt.py >"$tmp/int" 2>&1
+	CUPLAY="$CUPLAY" GPU=$gpu_flag TMPDIR="$tmp" XDG_CACHE_HOME="$tmp/cache-interrupt" python3 tests/interrupt.py >"$tmp/int" 2>&1
 	p=$(sed -n 's/^interrupt: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/int")
 	if [ -n "$p" ]; then
 		set -- $p

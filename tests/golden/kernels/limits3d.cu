@@ -2,6 +2,7 @@
 //@ define BX = 256
 //@ define BY = 1
 //@ define BZ = 1
+//@ define STATIC_FLOATS = 32
 //@ param  GX = 16
 //@ param  GY = 1
 //@ param  GZ = 1
@@ -15,7 +16,10 @@
 __global__ void fill(float *out, int N)
 {
 	extern __shared__ float dyn[];
+	__shared__ float fixed[STATIC_FLOATS];
 	int i = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+	fixed[threadIdx.x % STATIC_FLOATS] = 1.0f;
+	__syncthreads();
 	if (i < N)
-		out[i] = 1.0f;
+		out[i] = fixed[(i + 1) % STATIC_FLOATS];
 }
