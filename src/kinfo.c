@@ -21,16 +21,6 @@ occ_input kinfo_occ_input(const kres *r, const plan_launch *l)
 	return in;
 }
 
-static void dims(char *buf, size_t n, const uint32_t d[3])
-{
-	if (d[2] > 1)
-		snprintf(buf, n, "%ux%ux%u", d[0], d[1], d[2]);
-	else if (d[1] > 1)
-		snprintf(buf, n, "%ux%u", d[0], d[1]);
-	else
-		snprintf(buf, n, "%u", d[0]);
-}
-
 static void row(table *t, const char *what, const char *val)
 {
 	int r = table_row(t);
@@ -72,8 +62,8 @@ void kinfo_table(table *t, const char *name, const char *lowered, int sm, const 
 
 	occ_input in = kinfo_occ_input(r, l);
 	if (l) {
-		dims(x, sizeof x, l->grid);
-		dims(y, sizeof y, l->block);
+		fmt_dims(x, sizeof x, l->grid);
+		fmt_dims(y, sizeof y, l->block);
 		sb_printf(&b, "grid %s, block %s = %d thread%s, ", x, y, in.threads, in.threads == 1 ? "" : "s");
 		if (l->smem) {
 			fmt_bytes(l->smem, x, sizeof x);
@@ -149,12 +139,5 @@ int kinfo_changes(const kres *a, const plan_launch *la, const kres *b, const pla
 		/* "occupancy 100% unchanged" reads on its own after other changes */
 		sb_printf(&s, "%s%s", s.len ? ", " : "", rest);
 	}
-	int len = (int)s.len;
-	if (n > 0) {
-		snprintf(buf, (size_t)n, "%s", s.s ? s.s : "");
-		if (len >= n)
-			len = n - 1;
-	}
-	sb_free(&s);
-	return len;
+	return sb_copy_out(&s, buf, n);
 }

@@ -213,12 +213,5 @@ int occ_diff(const occ_input *a_in, const occ_result *a, const occ_input *b_in, 
 		fmt_pct(ob, y, sizeof y);
 		sb_printf(&s, ", occupancy %s unchanged", y);
 	}
-	int len = (int)s.len;
-	if (n > 0) {
-		snprintf(buf, (size_t)n, "%s", s.s ? s.s : "");
-		if (len >= n)
-			len = n - 1;
-	}
-	sb_free(&s);
-	return len;
+	return sb_copy_out(&s, buf, n);
 }

@@ -272,3 +272,13 @@ void fmt_bytes(double b, char *buf, int n)
 	else
 		snprintf(buf, (size_t)n, "%.0f B", b);
 }
+
+void fmt_dims(char *buf, size_t n, const uint32_t d[3])
+{
+	if (d[2] > 1)
+		snprintf(buf, n, "%ux%ux%u", d[0], d[1], d[2]);
+	else if (d[1] > 1)
+		snprintf(buf, n, "%ux%u", d[0], d[1]);
+	else
+		snprintf(buf, n, "%u", d[0]);
+}

@@ -3,6 +3,7 @@
 #ifndef CUPLAY_REPORT_H
 #define CUPLAY_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_MARKDOWN } out_format;
@@ -36,5 +37,6 @@ const char *format_name(out_format f);
 /* Human figures: 3 significant digits with a unit. */
 void fmt_time_ms(double ms, char *buf, int n);  /* 812 ns, 12.3 us, 1.23 ms, 1.23 s */
 void fmt_bytes(double b, char *buf, int n);     /* 512 B, 4.0 KiB, 256.0 MiB */
+void fmt_dims(char *buf, size_t n, const uint32_t d[3]); /* 256, 32x8, 4x4x2 */
 
 #endif

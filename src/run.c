@@ -902,16 +902,6 @@ static void print_buffers(app *a, const plan *p)
 	sb_free(&b);
 }
 
-static void dims(char *buf, size_t n, const uint32_t d[3])
-{
-	if (d[2] > 1)
-		snprintf(buf, n, "%ux%ux%u", d[0], d[1], d[2]);
-	else if (d[1] > 1)
-		snprintf(buf, n, "%ux%u", d[0], d[1]);
-	else
-		snprintf(buf, n, "%u", d[0]);
-}
-
 int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 {
 	memset(c, 0, sizeof *c);
@@ -1128,8 +1118,8 @@ static void resource_row(table *t, const runctx *c, const plan *p)
 	const kres *kr = &c->u->res[ci];
 	int r = table_row(t);
 	char g[64], b[64], sz[32];
-	dims(g, sizeof g, p->launch.grid);
-	dims(b, sizeof b, p->launch.block);
+	fmt_dims(g, sizeof g, p->launch.grid);
+	fmt_dims(b, sizeof b, p->launch.block);
 	table_set(t, r, 0, "%s", p->launch.name);
 	if (kr->known) {
 		table_set(t, r, 1, "%d", kr->regs);

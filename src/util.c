@@ -143,6 +143,18 @@ void sb_free(sbuf *b)
 	b->len = b->cap = 0;
 }
 
+int sb_copy_out(sbuf *b, char *buf, int n)
+{
+	int len = (int)b->len;
+	if (n > 0) {
+		snprintf(buf, (size_t)n, "%s", b->s ? b->s : "");
+		if (len >= n)
+			len = n - 1;
+	}
+	sb_free(b);
+	return len;
+}
+
 int read_file(const char *path, char **out, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

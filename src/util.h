@@ -27,6 +27,9 @@ void sb_printf(sbuf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void sb_vprintf(sbuf *b, const char *fmt, va_list ap);
 char *sb_steal(sbuf *b); /* returns the string (never NULL), resets b */
 void sb_free(sbuf *b);
+/* Copies b into buf[0..n) (truncating, NUL-terminated), frees b, and
+ * returns the number of characters written. */
+int sb_copy_out(sbuf *b, char *buf, int n);
 
 /* Allocation never fails silently: out of memory aborts (not exit()). */
 void *xmalloc(size_t n);

@@ -97,6 +97,13 @@ TEST(figures)
 	CHECK_STREQ(b, "4.1 KiB");
 	fmt_bytes(268435456.0, b, sizeof b);
 	CHECK_STREQ(b, "256.0 MiB");
+	uint32_t d1[3] = { 256, 1, 1 }, d2[3] = { 32, 8, 1 }, d3[3] = { 4, 1, 2 };
+	fmt_dims(b, sizeof b, d1);
+	CHECK_STREQ(b, "256");
+	fmt_dims(b, sizeof b, d2);
+	CHECK_STREQ(b, "32x8");
+	fmt_dims(b, sizeof b, d3);
+	CHECK_STREQ(b, "4x1x2");
 	out_format f;
 	CHECK(format_parse("markdown", &f) == 0 && f == FMT_MARKDOWN);
 	CHECK(format_parse("xml", &f) != 0);
