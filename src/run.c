@@ -1098,8 +1098,6 @@ static void launch_bound_note(app *a, const char *name, const result *res, const
 {
 	if (res->nsamples == 0 || !(res->empty_ms > 0) || st->median >= 2 * res->empty_ms)
 		return;
-	if (a->sp && strcmp(name, "empty_launch") == 0)
-		return; /* the baseline itself */
 	char e[32], m[32];
 	fmt_time_ms(res->empty_ms, e, sizeof e);
 	fmt_time_ms(st->median, m, sizeof m);
