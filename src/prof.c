@@ -1,34 +1,21 @@
 /* prof.c: hardware counters through CUPTI's Range Profiler, with dlopen. */
 #include "prof.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cupti_abi.h"
+#include "cuptilib.h"
 #include "util.h"
-
-#ifndef CUDA_HOME_DEFAULT
-#define CUDA_HOME_DEFAULT "/usr/local/cuda"
-#endif
-
-#if defined(__aarch64__)
-#define TARGET_DIR "targets/sbsa-linux/lib"
-#else
-#define TARGET_DIR "targets/x86_64-linux/lib"
-#endif
 
 typedef CUptiResult (*cupti_fn)(void *params);
 
 static struct cupti_lib {
 	void *lib;
-	char *path;
 	char *why;      /* why it could not load, once tried */
 	int tried;
 	int initialized;
-	CUptiResult (*GetResultString)(CUptiResult, const char **);
-	CUptiResult (*GetErrorMessage)(CUptiResult, const char **);
 	cupti_fn ProfilerInitialize, ProfilerDeInitialize, DeviceSupported, GetChipName,
 	         GetCounterAvailability, HostInitialize, HostDeinitialize, HostConfigAddMetrics,
 	         HostGetConfigImageSize, HostGetConfigImage, HostGetNumOfPasses, HostEvaluateToGpuValues,
@@ -44,8 +31,6 @@ static const struct {
 } cp_syms[] = {
 #define S(field, name) { offsetof(struct cupti_lib, field), name, 1 }
 #define O(field, name) { offsetof(struct cupti_lib, field), name, 0 }
-	S(GetResultString, "cuptiGetResultString"),
-	O(GetErrorMessage, "cuptiGetErrorMessage"),
 	S(ProfilerInitialize, "cuptiProfilerInitialize"),
 	S(ProfilerDeInitialize, "cuptiProfilerDeInitialize"),
 	O(DeviceSupported, "cuptiProfilerDeviceSupported"),
@@ -79,61 +64,19 @@ static int load(void)
 	if (cp.tried)
 		return cp.lib ? 0 : -1;
 	cp.tried = 1;
-	const char *home = getenv("CUDA_HOME");
-	const char *homes[2] = { home && *home ? home : NULL, CUDA_HOME_DEFAULT };
-	const char *subdirs[] = { "extras/CUPTI/lib64", "lib64", TARGET_DIR };
-	char *cands[16];
-	int n = 0;
-	const char *own = getenv("CUPLAY_CUPTI");
-	if (own && *own)
-		cands[n++] = xstrdup(own);
-	for (int h = 0; h < 2; h++) {
-		if (!homes[h] || (h == 1 && homes[0] && strcmp(homes[0], homes[1]) == 0))
-			continue;
-		for (size_t s = 0; s < ARRAY_LEN(subdirs); s++)
-			cands[n++] = xasprintf("%s/%s/libcupti.so", homes[h], subdirs[s]);
-	}
-	cands[n++] = xstrdup("libcupti.so.13");
-	cands[n++] = xstrdup("libcupti.so.12");
-	cands[n++] = xstrdup("libcupti.so");
-	void *lib = NULL;
-	char *first_err = NULL;
-	int i;
-	for (i = 0; i < n && !lib; i++) {
-		dlerror();
-		lib = dlopen(cands[i], RTLD_NOW | RTLD_LOCAL);
-		if (lib) {
-			cp.path = xstrdup(cands[i]);
-		} else if (!first_err && cands[i][0] == '/') {
-			/* a file that exists but does not load says more than "not found" */
-			const char *e = dlerror();
-			if (e && !strstr(e, "No such file"))
-				first_err = xstrdup(e);
-		}
-	}
-	for (int k = 0; k < n; k++)
-		free(cands[k]);
-	if (!lib) {
-		cp.why = xasprintf("CUPTI not found (%s): set CUDA_HOME to the CUDA toolkit",
-		                   first_err ? first_err : "no libcupti.so under " CUDA_HOME_DEFAULT " or on the library path");
-		free(first_err);
+	void *lib = cuptilib_open(&cp.why);
+	if (!lib)
 		return -1;
-	}
-	free(first_err);
+	cupti_fn fns[ARRAY_LEN(cp_syms)];
 	for (size_t k = 0; k < ARRAY_LEN(cp_syms); k++) {
-		void *p = dlsym(lib, cp_syms[k].name);
-		if (!p && cp_syms[k].required) {
+		if (cuptilib_sym(cp_syms[k].name, &fns[k]) != 0 && cp_syms[k].required) {
 			cp.why = xasprintf("CUPTI too old: no '%s' in '%s' (the Range Profiler API needs a newer CUDA toolkit)",
-			                   cp_syms[k].name, cp.path);
-			dlclose(lib);
-			memset((char *)&cp + offsetof(struct cupti_lib, GetResultString), 0,
-			       sizeof cp - offsetof(struct cupti_lib, GetResultString));
-			free(cp.path);
-			cp.path = NULL;
+			                   cp_syms[k].name, cuptilib_path());
 			return -1;
 		}
-		memcpy((char *)&cp + cp_syms[k].off, &p, sizeof p);
 	}
+	for (size_t k = 0; k < ARRAY_LEN(cp_syms); k++)
+		memcpy((char *)&cp + cp_syms[k].off, &fns[k], sizeof fns[k]);
 	cp.lib = lib;
 	return 0;
 }
@@ -149,7 +92,7 @@ int prof_available(char **why)
 
 const char *prof_library(void)
 {
-	return cp.path;
+	return cp.lib ? cuptilib_path() : NULL;
 }
 
 /* ------------------------------------------------------------ errors */
@@ -214,35 +157,18 @@ const char *prof_explain(int r)
 	}
 }
 
-/* "CUPTI_ERROR_UNKNOWN (an unknown internal error has occurred)" */
-static void result_text(CUptiResult r, char *buf, int n)
-{
-	const char *name = NULL, *msg = NULL;
-	if (cp.GetResultString && cp.GetResultString(r, &name) != CUPTI_SUCCESS)
-		name = NULL;
-	if (cp.GetErrorMessage && cp.GetErrorMessage(r, &msg) != CUPTI_SUCCESS)
-		msg = NULL;
-	if (name && msg && strcmp(name, msg) != 0)
-		snprintf(buf, (size_t)n, "%s (%s)", name, msg);
-	else if (name)
-		snprintf(buf, (size_t)n, "%s", name);
-	else
-		snprintf(buf, (size_t)n, "CUPTI error %d", r);
-}
-
 /* Checks one CUPTI call: 0, or the status with *err set. */
 static prof_status check(CUptiResult r, const char *call, char **err)
 {
 	if (r == CUPTI_SUCCESS)
 		return PROF_OK;
 	char text[300];
-	result_text(r, text, sizeof text);
+	cuptilib_result_text(r, text, sizeof text);
 	const char *why = prof_explain(r);
 	if (why) {
 		/* the name alone: the explanation already says what it means */
-		const char *name = NULL;
-		if (!cp.GetResultString || cp.GetResultString(r, &name) != CUPTI_SUCCESS || !name)
-			name = text;
+		char name[80];
+		cuptilib_result_name(r, name, sizeof name);
 		fail(err, "%s (%s: %s)", why, call, name);
 		return PROF_UNAVAILABLE;
 	}
