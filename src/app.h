@@ -81,6 +81,7 @@ typedef struct app {
 	/* look.c: inspection */
 	int metrics_on;       /* `metrics on`: counters after every run */
 	char *prof_why;       /* why counters were unavailable the last time, or NULL */
+	char *clock_why;      /* why the last run was timed with events, as said, or NULL */
 	struct kinfo_seen *kseen; /* `info`: the last compile of each kernel looked at */
 	int nkseen;
 	const char *cmd_text; /* the command being run, as typed */
@@ -150,6 +151,9 @@ int pick_kernels(app *a, char **names, int n, int **out, int *nout);
 void progress(void *ctx, int n, double last_ms);
 /* Prints what failed in a result's checks, one error line each. */
 void check_failures(app *a, const plan *p, const result *res);
+/* Says why a result was timed with events when the kernel clock was asked
+ * for, once for each new reason. */
+void clock_note(app *a, const result *res);
 
 /* The list of kernel files in kernels_src (caller frees). */
 char **app_kernel_files(int *n);

@@ -241,13 +241,24 @@ static int cmd_batch(app *a, int argc, char **argv, const char *rest)
 	return 0;
 }
 
-/* timing [noise X] [min S] [max S] [wall S]: the stopping rule */
+/* timing [noise X] [min S] [max S] [wall S] [clock kernel|events]: the
+ * stopping rule and what times a sample */
 static int cmd_timing(app *a, int argc, char **argv, const char *rest)
 {
 	timing_opts t = a->topt;
 	if ((argc - 1) % 2)
-		return app_error(a, "usage: timing [noise FRACTION] [min SECONDS] [max SECONDS] [wall SECONDS]");
+		return app_error(a, "usage: timing [noise FRACTION] [min SECONDS] [max SECONDS] [wall SECONDS] "
+		                    "[clock kernel|events]");
 	for (int i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "clock") == 0) {
+			if (strcmp(argv[i + 1], "kernel") == 0)
+				t.clock = CLOCK_KERNEL;
+			else if (strcmp(argv[i + 1], "events") == 0)
+				t.clock = CLOCK_EVENTS;
+			else
+				return app_error(a, "timing: clock '%s' is not 'kernel' or 'events'", argv[i + 1]);
+			continue;
+		}
 		char *end;
 		double v = strtod(argv[i + 1], &end);
 		if (end == argv[i + 1] || *end || !(v >= 0) || v > 3600)
@@ -261,12 +272,14 @@ static int cmd_timing(app *a, int argc, char **argv, const char *rest)
 		else if (strcmp(argv[i], "wall") == 0)
 			t.max_wall_s = v;
 		else
-			return app_error(a, "timing: unknown setting '%s' (noise, min, max, wall)", argv[i]);
+			return app_error(a, "timing: unknown setting '%s' (noise, min, max, wall, clock)", argv[i]);
 	}
 	a->topt = t;
 	app_note(a, "timing: at least %d samples; stop once noise <= %.2f%% with %g s of kernel time, "
-	         "at %g s of kernel time, or after %g s in the loop", t.min_reps, 100 * t.noise_target,
-	         t.min_time_s, t.max_time_s, t.max_wall_s);
+	         "at %g s of kernel time, or after %g s in the loop; clock: %s", t.min_reps, 100 * t.noise_target,
+	         t.min_time_s, t.max_time_s, t.max_wall_s,
+	         t.clock == CLOCK_KERNEL ? "kernel (the GPU's timestamps at kernel start and end)"
+	                                 : "events (a CUDA event pair around the launch)");
 	return 0;
 }
 
@@ -484,7 +497,7 @@ static const command commands[] = {
 	{ "device", cmd_device, "[N]", "show the GPU, or switch to GPU N (settings kept)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "warmup", cmd_warmup, "[N]", "untimed launches before timing (default 2)", 0, 1, 0, COMPL_NONE, NULL },
-	{ "timing", cmd_timing, "[noise X] [min S] [max S] [wall S]", "the stopping rule: noise target, kernel-time floor and cap, wall cap", 0, -1, 0, COMPL_WORDS, "noise min max wall" },
+	{ "timing", cmd_timing, "[noise X] [min S] [max S] [wall S] [clock kernel|events]", "the stopping rule: noise target, kernel-time floor and cap, wall cap; what times a sample", 0, -1, 0, COMPL_WORDS, "noise min max wall clock kernel events" },
 	{ "batch", cmd_batch, "[N|off]", "time N back-to-back launches per sample, for kernels shorter than a launch", 0, 1, 0, COMPL_WORDS, "off 10 100 1000" },
 	{ "flush", cmd_flush, "[on|off]", "write an L2-sized buffer before each timed launch (cold cache)", 0, 1, 0, COMPL_WORDS, "on off" },
 	{ "check", cmd_check, "[on|off]", "compare outputs with the reference on each run", 0, 1, 0, COMPL_WORDS, "on off" },

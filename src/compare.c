@@ -114,6 +114,7 @@ static void sweep_result(app *a, table *t, int r, int nax, chart *ch, double *be
 	if (device >= 0)
 		table_set(t, r, nax + 5, "GPU %d", device);
 	add_record(a, kname, vline, res, p, &st);
+	clock_note(a, res);
 	if (res->nsamples == 0)
 		return;
 	char tm[32];
@@ -481,6 +482,7 @@ typedef struct variant {
 	int n;
 	int checked, ok;
 	double rel_err, roof;
+	int clock;         /* timing_clock of the samples */
 	plan p;
 	char *vline;
 } variant;
@@ -583,6 +585,11 @@ int app_compare(app *a, int argc, char **argv)
 				}
 			}
 			v[i].roof = res->roof_gbps;
+			clock_note(a, res);
+			if (res->nsamples > 0 && v[i].n > 0 && res->clock != v[i].clock)
+				v[i].n = 0; /* the worker went over to events: never mix clocks */
+			if (res->nsamples > 0)
+				v[i].clock = res->clock;
 			v[i].samples = xrealloc(v[i].samples, (size_t)(v[i].n + res->nsamples) * sizeof(double));
 			memcpy(v[i].samples + v[i].n, res->samples_ms, (size_t)res->nsamples * sizeof(double));
 			v[i].n += res->nsamples;
@@ -652,6 +659,12 @@ int app_compare(app *a, int argc, char **argv)
 	table_print(&tb, stdout, a->format, a->color, 0);
 	if (a->format == FMT_TABLE && !a->mask_times)
 		chart_print(&ch, stdout, a->tty, a->color, 40);
+	for (int i = 1; i < nv; i++)
+		if (v[i].clock != v[0].clock) {
+			app_note(a, "compare: %s and %s were timed on different clocks (kernel timestamps, events): "
+			         "the speedups are not like for like", v[0].label, v[i].label);
+			break;
+		}
 	app_keep_table(a, &tb);
 	app_keep_chart(a, &ch);
 out:

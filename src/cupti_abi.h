@@ -1,11 +1,11 @@
-/* cupti_abi.h: the part of CUPTI's Range Profiler API that prof.c calls,
- * declared here so that building needs no CUPTI headers (and no C++:
+/* cupti_abi.h: the parts of CUPTI that prof.c (the Range Profiler API) and
+ * kclock.c (kernel records of the Activity API) call, declared here so that building needs no CUPTI headers (and no C++:
  * cupti_profiler_host.h includes <string>). libcupti is loaded with dlopen.
  *
  * Struct layouts, enum values and the *_STRUCT_SIZE macros are copied from
  * CUPTI 13.0 (cupti_result.h, cupti_target.h, cupti_profiler_target.h,
- * cupti_range_profiler.h, cupti_profiler_host.h). Every Params struct starts
- * with {structSize, pPriv}; structSize tells CUPTI which fields the caller
+ * cupti_range_profiler.h, cupti_profiler_host.h, cupti_activity.h). Every
+ * Params struct starts with {structSize, pPriv}; structSize tells CUPTI which fields the caller
  * knows, so older fields stay put and newer CUPTIs accept these sizes.
  * tests/unit/test_prof.c pins the sizes. Enums are ints in these structs
  * (4 bytes, as the compiler lays out a C enum). */
@@ -305,5 +305,40 @@ typedef struct CUpti_RangeProfiler_GetCounterDataInfo_Params {
 } CUpti_RangeProfiler_GetCounterDataInfo_Params;
 #define CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE \
 	CUPTI_PROFILER_STRUCT_SIZE(CUpti_RangeProfiler_GetCounterDataInfo_Params, numTotalRanges)
+
+
+/* ---- cupti_activity.h: kernel records (kclock.c) ---- */
+
+/* CUpti_ActivityKind, CUpti_ActivityFlag */
+#define CUPTI_ACTIVITY_KIND_KERNEL 3
+#define CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL 10
+#define CUPTI_ACTIVITY_FLAG_FLUSH_FORCED 1
+#define CUPTI_ERROR_MAX_LIMIT_REACHED 12
+
+/* The leading fields of CUpti_ActivityKernel4 through CUpti_ActivityKernel10
+ * (the record for both kernel kinds): every version keeps them at these
+ * offsets and adds its new fields after name. Records are 8-byte aligned. */
+typedef struct cupti_kernel_record {
+	int32_t kind;                   /* CUPTI_ACTIVITY_KIND_KERNEL, ... */
+	uint8_t cache_config, shared_memory_config;
+	uint16_t registers_per_thread;
+	int32_t partitioned_requested, partitioned_executed;
+	uint64_t start, end, completed; /* ns, the GPU's timestamps */
+	uint32_t device_id, context_id, stream_id;
+	int32_t grid[3], block[3];
+	int32_t static_shared, dynamic_shared;
+	uint32_t local_per_thread, local_total;
+	uint32_t correlation_id;
+	int64_t grid_id;
+	const char *name;               /* the kernel's symbol (mangled) */
+} cupti_kernel_record;
+_Static_assert(offsetof(cupti_kernel_record, start) == 16, "CUpti_ActivityKernel: start");
+_Static_assert(offsetof(cupti_kernel_record, end) == 24, "CUpti_ActivityKernel: end");
+_Static_assert(offsetof(cupti_kernel_record, correlation_id) == 92, "CUpti_ActivityKernel: correlationId");
+_Static_assert(offsetof(cupti_kernel_record, name) == 104, "CUpti_ActivityKernel: name");
+
+typedef void (*CUpti_BuffersCallbackRequestFunc)(uint8_t **buffer, size_t *size, size_t *maxNumRecords);
+typedef void (*CUpti_BuffersCallbackCompleteFunc)(CUcontext context, uint32_t streamId, uint8_t *buffer,
+                                                  size_t size, size_t validSize);
 
 #endif

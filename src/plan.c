@@ -279,6 +279,8 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 		pb->output = b->output;
 		pb->managed = b->managed;
 	}
+	for (int i = 0; i < s->nlinks; i++)
+		p->device_launches |= strcmp(s->links[i], "cudadevrt") == 0;
 	spec_launch eff;
 	spec_effective(s, k, &eff);
 	if (build_launch(s, k, t, &eff, &p->launch, err) != 0)

@@ -83,6 +83,12 @@ typedef struct plan_check {
 	int line;                    /* the //@ check line, for messages */
 } plan_check;
 
+/* What times a sample (timing_opts.clock, result.clock). */
+typedef enum timing_clock {
+	CLOCK_KERNEL = 0, /* the GPU's timestamps at kernel start and end (CUPTI), where they can be had */
+	CLOCK_EVENTS = 1  /* a CUDA event pair around the launch(es) */
+} timing_clock;
+
 typedef struct timing_opts {
 	int warmup;          /* launches before timing */
 	int min_reps;        /* at least this many timed samples (>= 1) */
@@ -95,6 +101,7 @@ typedef struct timing_opts {
 	int flush;           /* write an L2-sized scratch buffer before each launch */
 	int do_check, do_time;
 	int batch;           /* > 1: each sample times this many back-to-back launches */
+	int clock;           /* timing_clock asked for; batches and device launches use events */
 } timing_opts;
 
 typedef struct plan {
@@ -111,6 +118,7 @@ typedef struct plan {
 	int32_t nmetrics;
 	char metrics[PROF_MAX_METRICS][PLAN_METRIC_NAME];
 	int32_t info_only;        /* `info`: load the module, query the function, launch nothing */
+	int32_t device_launches;  /* linked with cudadevrt: the kernel may launch kernels */
 	uint64_t cubin_len;       /* cubin bytes follow the struct on the wire */
 } plan;
 
@@ -153,6 +161,8 @@ typedef struct result {
 	double check_ms;      /* the checked launch, download, reference, compare */
 	double time_ms;       /* the timing loop (warm-up, flushes and samples) */
 	double empty_ms;      /* an empty kernel's launch, timed the same way (batch or not) */
+	int32_t clock;        /* timing_clock the samples were taken with */
+	char clock_note[256]; /* why events, when the kernel clock was asked for; else "" */
 	prof_reply prof;      /* the counters, when the plan asked for metrics */
 	nvml_cond cond;       /* clocks, temperature, throttling around the samples */
 	func_info fn;         /* info_only plans */

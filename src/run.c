@@ -102,6 +102,7 @@ static void record_free(run_record *r)
 void app_free(app *a)
 {
 	warm_join();
+	free(a->clock_why);
 	for (int i = -1; i < a->nmore; i++) {
 		wclient *w = i < 0 ? &a->worker : &a->more[i];
 		if (!w->pid)
@@ -543,8 +544,9 @@ void app_show(app *a)
 		          s->kernels[i].is_template ? " (template)" : s->kernels[i].skip ? " (skip)" : "");
 	app_note(a, "  kernels: %s", k.len ? k.s : "none");
 	sb_free(&k);
-	app_note(a, "  reps %d, warmup %d, flush %s, timeout %g s, format %s, %s",
-	         a->topt.min_reps, a->topt.warmup, a->topt.flush ? "on" : "off", a->timeout_s,
+	app_note(a, "  reps %d, warmup %d, flush %s, clock %s, timeout %g s, format %s, %s",
+	         a->topt.min_reps, a->topt.warmup, a->topt.flush ? "on" : "off",
+	         a->topt.clock == CLOCK_KERNEL ? "kernel" : "events", a->timeout_s,
 	         format_name(a->format),
 	         a->gpu == 1 ? a->worker.dev.name : a->no_gpu ? "compile-only (--no-gpu)" : "GPU not started yet");
 	if (!ok) {
@@ -701,7 +703,7 @@ void add_record(app *a, const char *kernel, const char *values, const result *re
 enum { C_KERNEL, C_CHECK, C_MEDIAN, C_RANGE, C_NOISE, C_GBPS, C_ROOF, C_GFLOPS, C_N };
 /* csv / json / markdown: raw numbers, one column each */
 enum { R_KERNEL, R_VALUES, R_CHECK, R_ERR, R_MEDIAN, R_MIN, R_MAX, R_NOISE, R_SAMPLES,
-       R_GBPS, R_ROOF, R_GFLOPS, R_SM_MHZ, R_TEMP, R_THROTTLE, R_N };
+       R_GBPS, R_ROOF, R_GFLOPS, R_SM_MHZ, R_TEMP, R_THROTTLE, R_CLOCK, R_N };
 
 static void result_table_init(app *a, table *t)
 {
@@ -710,8 +712,9 @@ static void result_table_init(app *a, table *t)
 		table_init(t, C_N, head, "llrrrrrr");
 	} else {
 		const char *head[] = { "kernel", "values", "check", "rel_err", "median_ms", "min_ms", "max_ms",
-		                       "noise", "samples", "gbps", "roof", "gflops", "sm_mhz", "temp_c", "throttle" };
-		table_init(t, R_N, head, "lllrrrrrrrrrrrl");
+		                       "noise", "samples", "gbps", "roof", "gflops", "sm_mhz", "temp_c", "throttle",
+		                       "clock" };
+		table_init(t, R_N, head, "lllrrrrrrrrrrrll");
 	}
 }
 
@@ -733,6 +736,7 @@ static void result_row_raw(app *a, table *t, const plan *p, const result *res, c
 	NUM(R_MAX, "%.6g", st->max);
 	NUM(R_NOISE, "%.4f", st->noise);
 	NUM(R_SAMPLES, "%d", st->n);
+	table_set(t, r, R_CLOCK, "%s", res->clock == CLOCK_KERNEL ? "kernel" : "events");
 	if (p->bytes > 0)
 		NUM(R_GBPS, "%.1f", gbps);
 	if (p->bytes > 0 && res->roof_gbps > 0)
@@ -807,6 +811,17 @@ static void result_row(app *a, table *t, const plan *p, const result *res, const
 	} else if (res->status == RES_INTERRUPTED) {
 		table_set(t, r, C_MEDIAN, "interrupted");
 	}
+}
+
+void clock_note(app *a, const result *res)
+{
+	if (res->nsamples == 0 || !res->clock_note[0])
+		return;
+	if (a->clock_why && strcmp(a->clock_why, res->clock_note) == 0)
+		return;
+	free(a->clock_why);
+	a->clock_why = xstrdup(res->clock_note);
+	app_note(a, "timed with CUDA events, not kernel timestamps: %s", res->clock_note);
 }
 
 /* Prints what failed in the checks, one line each. */
@@ -1192,6 +1207,7 @@ int app_run(app *a, char **names, int nnames)
 			stats_compute(res->samples_ms, res->nsamples, &st);
 		result_row(a, &t, p, res, &st, c.vline);
 		check_failures(a, p, res);
+		clock_note(a, res);
 		launch_bound_note(a, name, res, &st);
 		for (int k = 0; k < res->nchecks; k++)
 			if (!res->checks[k].ok)

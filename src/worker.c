@@ -30,6 +30,7 @@
 #endif
 
 #include "cudrv.h"
+#include "kclock.h"
 #include "ref.h"
 #include "stats.h"
 #include "util.h"
@@ -263,6 +264,9 @@ typedef struct wstate {
 	double roof_gbps;
 	int empty_done;        /* an empty kernel, timed once: single and batched */
 	double empty_ms, empty_batch_ms;
+	int empty_kernel_done; /* ... and on the kernel clock */
+	double empty_kernel_ms;
+	char kclock_why[256];  /* why the kernel clock cannot be had in this worker; "" */
 	int stop, quit;        /* STOP / QUIT (or the front end gone) seen */
 	/* pool[i]: buffer i of the last plan. Only the last plan's buffers are
 	 * kept, so device memory never holds more than one plan's buffers and
@@ -1414,11 +1418,8 @@ static int check_pass(wrun *r)
 	return check_once(r, &failed);
 }
 
-/* Timing: warm-ups, then samples between two events until the stopping
- * rule says enough, each on reset outputs and (with flush) a cold L2. */
-/* An empty kernel as PTX (the driver compiles it for this device), timed
- * like user kernels: one launch between two events after an L2 flush, and
- * 100 back-to-back launches between two events. What any launch costs. */
+/* An empty kernel as PTX (the driver compiles it for this device): what any
+ * launch costs (measure_empty). */
 static const char empty_ptx[] =
 	".version 7.0\n.target sm_70\n.address_size 64\n"
 	".visible .entry cuplay_empty()\n{\n\tret;\n}\n";
@@ -1429,19 +1430,40 @@ static int cmp_ms(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void measure_empty(wrun *r)
+/* The empty kernel's time, once per worker and clock: with events, one
+ * launch after an L2 flush (21 times) and 100 back-to-back launches (5
+ * times); with the kernel clock, the kernel's own duration (21 times). The
+ * medians, the first launch left out. A baseline is a nicety: no message
+ * when it cannot be had. */
+static void measure_empty(wrun *r, int kernel_clock)
 {
 	wstate *ws = r->ws;
-	if (ws->empty_done)
+	if (kernel_clock ? ws->empty_kernel_done : ws->empty_done)
 		return;
-	ws->empty_done = 1;
+	if (kernel_clock)
+		ws->empty_kernel_done = 1;
+	else
+		ws->empty_done = 1;
 	CUmodule mod;
 	CUfunction fn;
 	if (cu.ModuleLoadData(&mod, empty_ptx) != CUDA_SUCCESS)
-		return; /* a baseline is a nicety: no message */
-	if (cu.ModuleGetFunction(&fn, mod, "cuplay_empty") == CUDA_SUCCESS) {
-		double single[21], batch[5];
-		int ok = 1;
+		return;
+	double single[21], batch[5];
+	int ok = cu.ModuleGetFunction(&fn, mod, "cuplay_empty") == CUDA_SUCCESS;
+	if (ok && kernel_clock) {
+		/* as the samples are taken: each launch waited for on its own */
+		for (int i = 0; i < 21 && ok; i++) {
+			if (ws->flush)
+				ok &= flush_l2(ws, i) == CUDA_SUCCESS;
+			ok &= cu.LaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS;
+			ok &= cu.CtxSynchronize() == CUDA_SUCCESS;
+		}
+		ok = ok && kclock_take("cuplay_empty", single, 21, NULL) == 21;
+		if (ok) {
+			qsort(single + 1, 20, sizeof single[0], cmp_ms);
+			ws->empty_kernel_ms = (single[10] + single[11]) / 2;
+		}
+	} else if (ok) {
 		for (int i = 0; i < 21 + 5 && ok; i++) {
 			int b = i < 21 ? 1 : 100;
 			if (b == 1 && ws->flush)
@@ -1468,7 +1490,120 @@ static void measure_empty(wrun *r)
 	cu.ModuleUnload(mod);
 }
 
-static int time_pass(wrun *r)
+/* Whether this run's samples come from the kernel clock (kclock.c): asked
+ * for, one launch a sample, no launches from the device, and CUPTI willing.
+ * Otherwise events, with res->clock_note saying why where the kernel clock
+ * was asked for. A worker that could not start it once does not try again. */
+static int kernel_clock_begin(wrun *r, int batch)
+{
+	wstate *ws = r->ws;
+	result *res = r->res;
+	res->clock = CLOCK_EVENTS;
+	res->clock_note[0] = 0;
+	if (r->p->t.clock != CLOCK_KERNEL || batch > 1)
+		return 0;
+	if (r->p->device_launches) {
+		snprintf(res->clock_note, sizeof res->clock_note,
+		         "the kernel launches kernels from the device, and the event pair covers them all");
+		return 0;
+	}
+	if (!ws->kclock_why[0]) {
+		char *why = NULL;
+		if (kclock_start(&why) == 0) {
+			res->clock = CLOCK_KERNEL;
+			return 1;
+		}
+		snprintf(ws->kclock_why, sizeof ws->kclock_why, "%s", why ? why : "CUPTI failed");
+		free(why);
+	}
+	snprintf(res->clock_note, sizeof res->clock_note, "%s", ws->kclock_why);
+	return 0;
+}
+
+/* What comes before each sample: outputs reset, managed buffers back on
+ * the host, and (with flush) a cold L2. All on the stream, asynchronous. */
+static int sample_prologue(wrun *r, int n)
+{
+	const plan *p = r->p;
+	if (restore_outputs(r) != 0)
+		return -1;
+	for (int i = 0; cu_prefetch && i < p->nbufs; i++)
+		if (p->bufs[i].managed && B(r, i)->d &&
+		    ck(r, cu_prefetch(B(r, i)->d, p->bufs[i].count * dtype_size(p->bufs[i].type),
+		                      (cu_mem_location){ CU_MEM_LOCATION_TYPE_HOST_, 0 }, 0, NULL),
+		       "cuMemPrefetchAsync (managed buffer to the host)") != 0)
+			return -1;
+	if (p->t.flush && r->ws->flush && ck(r, flush_l2(r->ws, n), "the L2 flush") != 0)
+		return -1;
+	return 0;
+}
+
+/* Samples on the kernel clock, k of them: each one's prologue and launch
+ * waited for on its own (with the next samples queued behind it, a 10 us
+ * kernel's record grew by ~0.4 us on an H100), then the k kernels' records
+ * in one CUPTI flush, which costs tens of microseconds. Returns k with
+ * ms[0..k-1]; 0 when the records did not all come (the caller goes over to
+ * events, and the worker stops asking for them); -1 on an error. */
+static int kernel_clock_samples(wrun *r, int n, int k, double *ms)
+{
+	const plan_launch *l = &r->p->launch;
+	for (int i = 0; i < k; i++)
+		if (sample_prologue(r, n + i) != 0 || launch(r, r->fn, l, &r->ka) != 0 ||
+		    ck_kernel(r, cu.CtxSynchronize(), l->name) != 0)
+			return -1;
+	char *why = NULL;
+	int got = kclock_take(l->lowered[0] ? l->lowered : l->name, ms, k, &why);
+	if (got != k) {
+		if (got >= 0)
+			snprintf(r->ws->kclock_why, sizeof r->ws->kclock_why,
+			         "CUPTI gave %d kernel records for %d launches", got, k);
+		else
+			snprintf(r->ws->kclock_why, sizeof r->ws->kclock_why, "%s", why);
+		snprintf(r->res->clock_note, sizeof r->res->clock_note, "%s", r->ws->kclock_why);
+	}
+	free(why);
+	return got == k ? k : 0;
+}
+
+/* How many kernel-clock samples to take records for at once: about 1 ms of
+ * GPU time (the kernel plus its prologue, ~0.1 ms with a flush), at most 8,
+ * and no more than are still allowed; one at first, to learn the time. The
+ * stopping rule looks after each group, so it may overshoot by k - 1. */
+static int group_size(const double *samples, int n, int max_reps)
+{
+	int k = 1;
+	if (n > 0) {
+		double each = samples[n - 1] + 0.1;
+		k = each >= 1.0 ? 1 : (int)(1.0 / each);
+		if (k > 8)
+			k = 8;
+	}
+	return k < max_reps - n ? k : max_reps - n;
+}
+
+/* One sample between two events: `batch` back-to-back launches, the
+ * launch gaps overlapping kernels; outputs are reset once per sample. The
+ * time of one launch. */
+static int events_sample(wrun *r, int n, int batch, double *ms)
+{
+	wstate *ws = r->ws;
+	const plan *p = r->p;
+	if (sample_prologue(r, n) != 0 || ck(r, cu.EventRecord(ws->ev0, NULL), "cuEventRecord") != 0)
+		return -1;
+	for (int b = 0; b < batch; b++)
+		if (launch(r, r->fn, &p->launch, &r->ka) != 0)
+			return -1;
+	if (ck(r, cu.EventRecord(ws->ev1, NULL), "cuEventRecord") != 0 ||
+	    ck_kernel(r, cu.EventSynchronize(ws->ev1), p->launch.name) != 0)
+		return -1;
+	float f = 0;
+	if (ck(r, cu.EventElapsedTime(&f, ws->ev0, ws->ev1), "cuEventElapsedTime") != 0)
+		return -1;
+	*ms = (double)f / batch;
+	return 0;
+}
+
+static int time_samples(wrun *r, int kernel_clock)
 {
 	const plan *p = r->p;
 	wstate *ws = r->ws;
@@ -1478,7 +1613,54 @@ static int time_pass(wrun *r)
 		t.max_reps = RES_MAX_SAMPLES;
 	if (t.max_reps < 1)
 		t.max_reps = 1;
-	int warm = t.warmup < 0 ? 0 : t.warmup;
+	int n = 0;
+	double total_s = 0;
+	int batch = t.batch > 1 ? t.batch : 1;
+	uint64_t loop_t0 = now_ns();
+	measure_empty(r, kernel_clock);
+	while (n < t.max_reps && !stats_should_stop(res->samples_ms, n, total_s, &t)) {
+		int got = 1;
+		if (kernel_clock) {
+			got = kernel_clock_samples(r, n, group_size(res->samples_ms, n, t.max_reps), res->samples_ms + n);
+			if (got < 0)
+				return -1;
+			if (got == 0) {
+				/* over to events for the rest of the run: samples are not mixed */
+				kclock_stop();
+				kernel_clock = 0;
+				res->clock = CLOCK_EVENTS;
+				n = res->nsamples = 0;
+				total_s = 0;
+				measure_empty(r, 0);
+				continue;
+			}
+		} else if (events_sample(r, n, batch, &res->samples_ms[n]) != 0) {
+			return -1;
+		}
+		for (int i = 0; i < got; i++, n++) {
+			total_s += res->samples_ms[n] * batch * 1e-3;
+			res->nsamples = n + 1;
+			send_progress(ws, n + 1, WIRE_PHASE_GPU, res->samples_ms[n]);
+		}
+		if (t.max_wall_s > 0 && n >= t.min_reps && (double)(now_ns() - loop_t0) * 1e-9 >= t.max_wall_s)
+			break;
+		if (stop_now(ws)) {
+			res->status = RES_INTERRUPTED;
+			break;
+		}
+	}
+	res->empty_ms = batch > 1 ? ws->empty_batch_ms : kernel_clock ? ws->empty_kernel_ms : ws->empty_ms;
+	return 0;
+}
+
+/* Timing: warm-ups, then samples until the stopping rule says enough, each
+ * on reset outputs and (with flush) a cold L2. */
+static int time_pass(wrun *r)
+{
+	const plan *p = r->p;
+	wstate *ws = r->ws;
+	result *res = r->res;
+	int warm = p->t.warmup < 0 ? 0 : p->t.warmup;
 	send_progress(ws, 0, WIRE_PHASE_GPU, 0);
 	nvml_begin(&ws->nvml, &res->cond);
 	for (int i = 0; i < warm; i++) {
@@ -1492,49 +1674,11 @@ static int time_pass(wrun *r)
 			return -1;
 		send_progress(ws, 0, WIRE_PHASE_GPU, 0);
 	}
-	int n = 0;
-	double total_s = 0;
-	int batch = t.batch > 1 ? t.batch : 1;
-	uint64_t loop_t0 = now_ns();
-	measure_empty(r);
-	res->empty_ms = batch > 1 ? ws->empty_batch_ms : ws->empty_ms;
-	while (n < t.max_reps && !stats_should_stop(res->samples_ms, n, total_s, &t)) {
-		if (restore_outputs(r) != 0)
-			return -1;
-		for (int i = 0; cu_prefetch && i < p->nbufs; i++)
-			if (p->bufs[i].managed && B(r, i)->d &&
-			    ck(r, cu_prefetch(B(r, i)->d, p->bufs[i].count * dtype_size(p->bufs[i].type),
-			                      (cu_mem_location){ CU_MEM_LOCATION_TYPE_HOST_, 0 }, 0, NULL),
-			       "cuMemPrefetchAsync (managed buffer to the host)") != 0)
-				return -1;
-		if (t.flush && ws->flush &&
-		    ck(r, flush_l2(ws, n), "the L2 flush") != 0)
-			return -1;
-		/* batch: back-to-back launches on one event pair, so the launch gaps
-		 * overlap kernels; outputs are reset once per sample, not between */
-		if (ck(r, cu.EventRecord(ws->ev0, NULL), "cuEventRecord") != 0)
-			return -1;
-		for (int b = 0; b < batch; b++)
-			if (launch(r, r->fn, &p->launch, &r->ka) != 0)
-				return -1;
-		if (ck(r, cu.EventRecord(ws->ev1, NULL), "cuEventRecord") != 0 ||
-		    ck_kernel(r, cu.EventSynchronize(ws->ev1), p->launch.name) != 0)
-			return -1;
-		float ms = 0;
-		if (ck(r, cu.EventElapsedTime(&ms, ws->ev0, ws->ev1), "cuEventElapsedTime") != 0)
-			return -1;
-		ms /= (float)batch;
-		res->samples_ms[n++] = ms;
-		res->nsamples = n;
-		total_s += ms * batch * 1e-3;
-		send_progress(ws, n, WIRE_PHASE_GPU, ms);
-		if (t.max_wall_s > 0 && n >= t.min_reps && (double)(now_ns() - loop_t0) * 1e-9 >= t.max_wall_s)
-			break;
-		if (stop_now(ws)) {
-			res->status = RES_INTERRUPTED;
-			break;
-		}
-	}
+	int kernel_clock = kernel_clock_begin(r, p->t.batch);
+	int rc = time_samples(r, kernel_clock);
+	kclock_stop();
+	if (rc != 0)
+		return -1;
 	nvml_end(&ws->nvml, &res->cond);
 	return 0;
 }

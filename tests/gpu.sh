@@ -96,7 +96,7 @@ fi
 # 7. `metrics on`: the counters come under every run's results, outside the
 #    timed samples; csv rows carry the GPU's clocks (NVML)
 if run metrics_on 0 --format csv -c 'use transpose; set N=4096; metrics on; run transpose_tiled; metrics off; run transpose_naive'; then
-	if grep -q '^kernel,values,check,.*,sm_mhz,temp_c,throttle$' "$tmp/out" &&
+	if grep -q '^kernel,values,check,.*,sm_mhz,temp_c,throttle,clock$' "$tmp/out" &&
 	   grep -q '^transpose_tiled,bank_conflicts_ld,' "$tmp/out" &&
 	   ! grep -q '^transpose_naive,bank_conflicts_ld,' "$tmp/out" &&
 	   [ "$(grep -c '^transpose_[a-z]*,[^,]*N=4096,ok,' "$tmp/out")" = 2 ]; then
@@ -164,6 +164,12 @@ if [ -n "$ncu" ] && [ -x "$ncu" ]; then
 		ok "under ncu: $(grep -m1 'metrics: ' "$tmp/out" | sed 's/^[^:]*: metrics/metrics/')"
 	else
 		bad "under ncu: expected one 'metrics: hardware counters ...' line and a run that checks ok (exit $st)"
+	fi
+	# ... and kernel timestamps too: the runs are timed with events, said once
+	if [ "$(grep -c 'timed with CUDA events, not kernel timestamps: kernel timestamps taken by another profiler' "$tmp/out")" = 1 ]; then
+		ok "under ncu: $(grep -m1 'timed with CUDA events' "$tmp/out" | cut -c1-110)..."
+	else
+		bad "under ncu: expected one 'timed with CUDA events, not kernel timestamps: ...' line"
 	fi
 else
 	echo "skip: under ncu: no ncu"

@@ -236,3 +236,81 @@ CUptiResult cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterD
 	p->numTotalRanges = env("MOCK_NORANGE") ? 0 : 1;
 	return 0;
 }
+
+/* ---- the Activity API's kernel records, for kclock.c ----
+ *   MOCK_ACT_SUBS   cuptiActivityEnable: MULTIPLE_SUBSCRIBERS (39)
+ *   MOCK_ACT_LATE   a plain flush delivers nothing; a forced one does
+ * mock_kernel() stands for a kernel that ran while recording was on. */
+static CUpti_BuffersCallbackRequestFunc act_req;
+static CUpti_BuffersCallbackCompleteFunc act_done;
+static int act_on, act_npending;
+static cupti_kernel_record act_pending[64];
+
+CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req, CUpti_BuffersCallbackCompleteFunc done)
+{
+	if (!req || !done)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	act_req = req, act_done = done;
+	return 0;
+}
+
+CUptiResult cuptiActivityEnable(int kind)
+{
+	if (kind != CUPTI_ACTIVITY_KIND_KERNEL)
+		return CUPTI_ERROR_NOT_SUPPORTED;
+	if (env("MOCK_ACT_SUBS"))
+		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	if (!act_req)
+		return CUPTI_ERROR_INVALID_OPERATION;
+	act_on = 1;
+	return 0;
+}
+
+CUptiResult cuptiActivityDisable(int kind)
+{
+	if (kind != CUPTI_ACTIVITY_KIND_KERNEL)
+		return CUPTI_ERROR_NOT_SUPPORTED;
+	act_on = 0;
+	return 0;
+}
+
+int mock_activity_on(void)
+{
+	return act_on;
+}
+
+void mock_kernel(const char *name, unsigned long long start, unsigned long long end)
+{
+	if (!act_on || act_npending == 64)
+		return;
+	cupti_kernel_record *k = &act_pending[act_npending++];
+	memset(k, 0, sizeof *k);
+	k->kind = CUPTI_ACTIVITY_KIND_KERNEL;
+	k->start = start, k->end = end;
+	k->name = name;
+}
+
+CUptiResult cuptiActivityFlushAll(unsigned flag)
+{
+	if (!act_npending || (env("MOCK_ACT_LATE") && !(flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)))
+		return 0;
+	uint8_t *buf = NULL;
+	size_t size = 0, max = 0;
+	act_req(&buf, &size, &max);
+	size_t need = (size_t)act_npending * sizeof(cupti_kernel_record);
+	if (!buf || size < need || ((uintptr_t)buf & 7))
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	memcpy(buf, act_pending, need);
+	act_npending = 0;
+	act_done(NULL, 0, buf, size, need);
+	return 0;
+}
+
+CUptiResult cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, void **rec)
+{
+	uint8_t *next = *rec ? (uint8_t *)*rec + sizeof(cupti_kernel_record) : buf;
+	if (next + sizeof(cupti_kernel_record) > buf + valid)
+		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	*rec = next;
+	return 0;
+}

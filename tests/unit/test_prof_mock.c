@@ -1,5 +1,5 @@
-/* test_prof_mock.c: prof_collect's whole call sequence without a GPU,
- * against a stand-in libcupti (cupti_mock.c beside this file), which the
+/* test_prof_mock.c: prof_collect's whole call sequence, and kclock's
+ * kernel records, without a GPU, against a stand-in libcupti (cupti_mock.c beside this file), which the
  * test compiles into a temp .so with the C compiler ($CC or cc) and loads
  * through CUPLAY_CUPTI. Covers the happy path, every "unavailable" kind,
  * errors from CUPTI, an unknown metric, a failing launch, and that nothing
@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kclock.h"
 #include "prof.h"
 #include "sass.h"
 #include "util.h"
@@ -77,11 +78,83 @@ static prof_status collect(const char *const *m, int n, double *v, prof_info *in
 
 static void mock_env(const char *name)
 {
-	static const char *all[] = { "MOCK_SUBS", "MOCK_UNSUP", "MOCK_PRIV", "MOCK_DECODE", "MOCK_NORANGE", "MOCK_DISABLE" };
+	static const char *all[] = { "MOCK_SUBS", "MOCK_UNSUP", "MOCK_PRIV", "MOCK_DECODE", "MOCK_NORANGE", "MOCK_DISABLE",
+	                             "MOCK_ACT_SUBS", "MOCK_ACT_LATE" };
 	for (size_t i = 0; i < ARRAY_LEN(all); i++)
 		unsetenv(all[i]);
 	if (name)
 		setenv(name, "1", 1);
+}
+
+/* kclock against the mock's Activity API: refusal, records by name,
+ * a late flush, lost records, stop and restart */
+static void kclock_mock(void *h)
+{
+	void (*kernel)(const char *, unsigned long long, unsigned long long) = NULL;
+	int (*on)(void) = NULL;
+	void *p = dlsym(h, "mock_kernel");
+	memcpy(&kernel, &p, sizeof p);
+	p = dlsym(h, "mock_activity_on");
+	memcpy(&on, &p, sizeof p);
+	CHECK(kernel && on);
+	if (!kernel || !on)
+		return;
+	char *why = NULL;
+	double ms[4] = { 0 };
+
+	mock_env("MOCK_ACT_SUBS");
+	CHECK(kclock_start(&why) == -1);
+	CHECK_STREQ(why, "kernel timestamps taken by another profiler (ncu, nsys or compute-sanitizer?): "
+	                 "cuptiActivityEnable: CUPTI_ERROR_39");
+	free(why);
+	why = NULL;
+	CHECK(!on());
+
+	mock_env(NULL);
+	CHECK(kclock_start(&why) == 0 && why == NULL);
+	CHECK(on());
+	/* the flush kernel's record is dropped; the kernel's comes back in ms */
+	kernel("cuplay_flush", 1000, 71000);
+	kernel("_Z4vaddPKfS0_Pfi", 80000, 90500);
+	CHECK(kclock_take("_Z4vaddPKfS0_Pfi", ms, 4, &why) == 1);
+	CHECK_NEAR(ms[0], 0.0105, 1e-12);
+	/* nothing ran: none, and no error */
+	CHECK(kclock_take("_Z4vaddPKfS0_Pfi", ms, 4, &why) == 0 && why == NULL);
+	/* in order, at most max; the rest are dropped */
+	kernel("k", 0, 1000);
+	kernel("k", 0, 2000);
+	kernel("k", 0, 3000);
+	CHECK(kclock_take("k", ms, 2, &why) == 2);
+	CHECK_NEAR(ms[0], 0.001, 1e-12);
+	CHECK_NEAR(ms[1], 0.002, 1e-12);
+	CHECK(kclock_take("k", ms, 2, &why) == 0);
+	/* records that need the forced flush */
+	mock_env("MOCK_ACT_LATE");
+	kernel("k", 5000, 9000);
+	CHECK(kclock_take("k", ms, 1, &why) == 1);
+	CHECK_NEAR(ms[0], 0.004, 1e-12);
+	mock_env(NULL);
+	/* a record that makes no sense counts as lost */
+	kernel("k", 9000, 5000);
+	CHECK(kclock_take("k", ms, 1, &why) == -1);
+	CHECK_STREQ(why, "CUPTI lost kernel records (out of buffer space)");
+	free(why);
+	why = NULL;
+	/* stopped: nothing is recorded, and a take says so */
+	kclock_stop();
+	CHECK(!on());
+	kernel("k", 0, 1000);
+	CHECK(kclock_take("k", ms, 1, &why) == -1);
+	CHECK_STREQ(why, "kernel timestamps are not being recorded");
+	free(why);
+	why = NULL;
+	kclock_stop(); /* twice is harmless */
+	/* and it starts again */
+	CHECK(kclock_start(&why) == 0);
+	kernel("k", 0, 7000);
+	CHECK(kclock_take("k", ms, 1, &why) == 1);
+	CHECK_NEAR(ms[0], 0.007, 1e-12);
+	kclock_stop();
 }
 
 TEST(mock)
@@ -200,6 +273,9 @@ TEST(mock)
 	err = NULL;
 	fail_launch = 0;
 	CHECK(collect(metrics, 3, v, &info, &err) == PROF_OK);
+
+	if (h)
+		kclock_mock(h);
 
 	prof_shutdown();
 	if (mock_state) {

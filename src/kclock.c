@@ -1,0 +1,196 @@
+/* kclock.c: kernel durations from CUPTI's kernel activity records. */
+#include "kclock.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_abi.h"
+#include "cuptilib.h"
+#include "util.h"
+
+#define KC_BUFFER (64 * 1024) /* one activity buffer: ~300 kernel records */
+#define KC_RING 1024          /* finished kernels kept between takes */
+
+static struct kclock_state {
+	int loaded;           /* 1 ok, -1 failed (why says why) */
+	char *why;
+	int registered, on;
+	CUptiResult (*Enable)(int kind);
+	CUptiResult (*Disable)(int kind);
+	CUptiResult (*RegisterCallbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+	CUptiResult (*FlushAll)(uint32_t flag);
+	CUptiResult (*GetNextRecord)(uint8_t *buffer, size_t valid, void **record);
+	/* finished kernels: the buffer callbacks may run on a CUPTI thread */
+	pthread_mutex_t mu;
+	struct {
+		uint64_t name_hash;
+		double ms;
+	} ring[KC_RING];
+	int n;
+	unsigned long lost;   /* kernels that did not fit, or buffers CUPTI could not get */
+} K = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+/* FNV-1a: kernels are told apart by their symbol's hash, so a record's
+ * name (CUPTI's memory) is never kept */
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void on_request(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	*buffer = aligned_alloc(8, KC_BUFFER);
+	*size = *buffer ? KC_BUFFER : 0;
+	*max_records = 0;
+	if (!*buffer) {
+		pthread_mutex_lock(&K.mu);
+		K.lost++;
+		pthread_mutex_unlock(&K.mu);
+	}
+}
+
+static void on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+	(void)ctx, (void)stream, (void)size;
+	void *rec = NULL;
+	pthread_mutex_lock(&K.mu);
+	while (buffer && K.GetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS && rec) {
+		const cupti_kernel_record *k = rec;
+		if (k->kind != CUPTI_ACTIVITY_KIND_KERNEL && k->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+			continue;
+		if (K.n == KC_RING || k->end < k->start) {
+			K.lost++;
+			continue;
+		}
+		K.ring[K.n].name_hash = name_hash(k->name);
+		K.ring[K.n].ms = (double)(k->end - k->start) * 1e-6;
+		K.n++;
+	}
+	pthread_mutex_unlock(&K.mu);
+	free(buffer);
+}
+
+static int cupti_fail(char **why, const char *call, CUptiResult r)
+{
+	char text[200];
+	cuptilib_result_text(r, text, sizeof text);
+	if (why) {
+		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+			*why = xasprintf("kernel timestamps taken by another profiler (ncu, nsys or compute-sanitizer?): %s: %s",
+			                 call, text);
+		else
+			*why = xasprintf("%s failed: %s", call, text);
+	}
+	return -1;
+}
+
+static int load(char **why)
+{
+	if (K.loaded == 0) {
+		K.loaded = -1;
+		if (!cuptilib_open(&K.why))
+			goto out;
+		static const struct {
+			const char *name;
+			size_t off;
+		} syms[] = {
+			{ "cuptiActivityEnable", offsetof(struct kclock_state, Enable) },
+			{ "cuptiActivityDisable", offsetof(struct kclock_state, Disable) },
+			{ "cuptiActivityRegisterCallbacks", offsetof(struct kclock_state, RegisterCallbacks) },
+			{ "cuptiActivityFlushAll", offsetof(struct kclock_state, FlushAll) },
+			{ "cuptiActivityGetNextRecord", offsetof(struct kclock_state, GetNextRecord) },
+		};
+		for (size_t i = 0; i < ARRAY_LEN(syms); i++)
+			if (cuptilib_sym(syms[i].name, (char *)&K + syms[i].off) != 0) {
+				K.why = xasprintf("CUPTI too old: no '%s' in '%s'", syms[i].name, cuptilib_path());
+				goto out;
+			}
+		K.loaded = 1;
+	}
+out:
+	if (K.loaded < 0 && why)
+		*why = xstrdup(K.why ? K.why : "CUPTI not loaded");
+	return K.loaded > 0 ? 0 : -1;
+}
+
+static void drop_pending(void)
+{
+	pthread_mutex_lock(&K.mu);
+	K.n = 0;
+	K.lost = 0;
+	pthread_mutex_unlock(&K.mu);
+}
+
+int kclock_start(char **why)
+{
+	if (load(why) != 0)
+		return -1;
+	CUptiResult r;
+	if (!K.registered) {
+		if ((r = K.RegisterCallbacks(on_request, on_complete)) != CUPTI_SUCCESS)
+			return cupti_fail(why, "cuptiActivityRegisterCallbacks", r);
+		K.registered = 1;
+	}
+	if (!K.on) {
+		if ((r = K.Enable(CUPTI_ACTIVITY_KIND_KERNEL)) != CUPTI_SUCCESS)
+			return cupti_fail(why, "cuptiActivityEnable", r);
+		K.on = 1;
+	}
+	drop_pending();
+	return 0;
+}
+
+/* Moves the matching durations out and empties the ring: -1 when some were lost. */
+static int move_out(uint64_t h, double *ms, int max, int *got)
+{
+	pthread_mutex_lock(&K.mu);
+	for (int i = 0; i < K.n; i++)
+		if (K.ring[i].name_hash == h && *got < max)
+			ms[(*got)++] = K.ring[i].ms;
+	K.n = 0;
+	unsigned long lost = K.lost;
+	K.lost = 0;
+	pthread_mutex_unlock(&K.mu);
+	return lost ? -1 : 0;
+}
+
+int kclock_take(const char *symbol, double *ms, int max, char **why)
+{
+	if (!K.on) {
+		if (why)
+			*why = xstrdup("kernel timestamps are not being recorded");
+		return -1;
+	}
+	uint64_t h = name_hash(symbol);
+	int got = 0;
+	/* a plain flush hands over the buffers whose records are all complete;
+	 * after the caller's synchronize that is all of them, but a forced one
+	 * follows when nothing came */
+	for (int pass = 0; pass < 2 && got == 0; pass++) {
+		CUptiResult r = K.FlushAll(pass ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+		if (r != CUPTI_SUCCESS)
+			return cupti_fail(why, "cuptiActivityFlushAll", r);
+		if (move_out(h, ms, max, &got) != 0) {
+			if (why)
+				*why = xstrdup("CUPTI lost kernel records (out of buffer space)");
+			return -1;
+		}
+	}
+	return got;
+}
+
+void kclock_stop(void)
+{
+	if (!K.on)
+		return;
+	K.Disable(CUPTI_ACTIVITY_KIND_KERNEL); /* nothing to do if it fails: records are dropped below */
+	K.on = 0;
+	K.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	drop_pending();
+}

@@ -1,0 +1,32 @@
+/* kclock.h: how long kernels ran by the GPU's own clock, from CUPTI's
+ * Activity API (CUPTI_ACTIVITY_KIND_KERNEL): the GPU writes a timestamp as
+ * each kernel starts and as it ends, with the GPU idle before and after.
+ * That is what Nsight Systems shows for a kernel and, within a few hundred
+ * nanoseconds, what Nsight Compute's gpu__time_duration reports. A pair of
+ * CUDA events around the launch also holds the launch's own processing on
+ * the GPU and the event writes, about 0.5 to 1 us more on an H100, which
+ * is a tenth of a 10 us kernel.
+ *
+ * One per process (CUPTI's activity buffers are process-wide), used by the
+ * worker, which owns the context. libcupti comes from cuptilib.c. */
+#ifndef CUPLAY_KCLOCK_H
+#define CUPLAY_KCLOCK_H
+
+/* Starts recording kernels. 0, or -1 with *why (caller frees) when kernel
+ * timestamps cannot be had here: "CUPTI not found (...)", "kernel
+ * timestamps taken by another profiler (ncu, nsys or compute-sanitizer?):
+ * cuptiActivityEnable: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED". The
+ * first start in a process loads and sets up CUPTI (about 15 ms). */
+int kclock_start(char **why);
+
+/* After the caller has synchronized the context: has CUPTI deliver its
+ * finished records, and moves the durations (ms) of the kernels whose
+ * symbol is `symbol` (as in the cubin: mangled) into ms[], oldest first, at
+ * most max. Records of other kernels are dropped. Returns how many, or -1
+ * with *why (caller frees) when CUPTI failed or records were lost. */
+int kclock_take(const char *symbol, double *ms, int max, char **why);
+
+/* Stops recording and drops what is pending. Safe to call when not started. */
+void kclock_stop(void);
+
+#endif
