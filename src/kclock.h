@@ -1,11 +1,11 @@
 /* kclock.h: how long kernels ran by the GPU's own clock, from CUPTI's
- * Activity API (CUPTI_ACTIVITY_KIND_KERNEL): the GPU writes a timestamp as
- * each kernel starts and as it ends, with the GPU idle before and after.
- * That is what Nsight Systems shows for a kernel and, within a few hundred
- * nanoseconds, what Nsight Compute's gpu__time_duration reports. A pair of
- * CUDA events around the launch also holds the launch's own processing on
- * the GPU and the event writes, about 0.5 to 1 us more on an H100, which
- * is a tenth of a 10 us kernel.
+ * Activity API: CUPTI_ACTIVITY_KIND_KERNEL records, whose start and end the
+ * GPU writes around each kernel with kernels serialized. On an H100 they
+ * agree with Nsight Compute's gpu__time_duration within 2% from 4 us
+ * kernels up (BENCHMARKS.md). The concurrent-kernel records
+ * (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) read about 1.5 us shorter than
+ * ncu there, and a pair of CUDA events around the launch about 0.6 us
+ * longer: a sixteenth of a 10 us kernel.
  *
  * One per process (CUPTI's activity buffers are process-wide), used by the
  * worker, which owns the context. libcupti comes from cuptilib.c. */
