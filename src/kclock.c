@@ -171,8 +171,8 @@ int kclock_take(const char *symbol, double *ms, int max, char **why)
 	int got = 0;
 	/* a plain flush hands over the buffers whose records are all complete;
 	 * after the caller's synchronize that is all of them, but a forced one
-	 * follows when nothing came */
-	for (int pass = 0; pass < 2 && got == 0; pass++) {
+	 * follows when fewer than max came */
+	for (int pass = 0; pass < 2 && got < max; pass++) {
 		CUptiResult r = K.FlushAll(pass ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 		if (r != CUPTI_SUCCESS)
 			return cupti_fail(why, "cuptiActivityFlushAll", r);

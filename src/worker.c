@@ -685,11 +685,17 @@ static int validate_plan(wrun *r)
 	return 0;
 }
 
+/* A launch's kernel as the cubin names it (mangled, unless extern "C"). */
+static const char *kernel_symbol(const plan_launch *l)
+{
+	return l->lowered[0] ? l->lowered : l->name;
+}
+
 /* The function of a launch in the module, with its dynamic shared memory
  * allowed. */
 static int get_function(wrun *r, const plan_launch *l, CUfunction *fn)
 {
-	const char *symbol = l->lowered[0] ? l->lowered : l->name;
+	const char *symbol = kernel_symbol(l);
 	CUresult e = cu.ModuleGetFunction(fn, r->mod, symbol);
 	if (e == CUDA_ERROR_NOT_FOUND)
 		return rfail(r, 0, "kernel '%s' is not in the compiled module (looked for '%s')", l->name, symbol);
@@ -1552,7 +1558,7 @@ static int kernel_clock_samples(wrun *r, int n, int k, double *ms)
 		    ck_kernel(r, cu.CtxSynchronize(), l->name) != 0)
 			return -1;
 	char *why = NULL;
-	int got = kclock_take(l->lowered[0] ? l->lowered : l->name, ms, k, &why);
+	int got = kclock_take(kernel_symbol(l), ms, k, &why);
 	if (got != k) {
 		if (got >= 0)
 			snprintf(r->ws->kclock_why, sizeof r->ws->kclock_why,

@@ -240,6 +240,7 @@ CUptiResult cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterD
 /* ---- the Activity API's kernel records, for kclock.c ----
  *   MOCK_ACT_SUBS   cuptiActivityEnable: MULTIPLE_SUBSCRIBERS (39)
  *   MOCK_ACT_LATE   a plain flush delivers nothing; a forced one does
+ *   MOCK_ACT_SPLIT  a plain flush delivers one record; a forced one the rest
  * mock_kernel() stands for a kernel that ran while recording was on. */
 static CUpti_BuffersCallbackRequestFunc act_req;
 static CUpti_BuffersCallbackCompleteFunc act_done;
@@ -292,16 +293,19 @@ void mock_kernel(const char *name, unsigned long long start, unsigned long long 
 
 CUptiResult cuptiActivityFlushAll(unsigned flag)
 {
-	if (!act_npending || (env("MOCK_ACT_LATE") && !(flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)))
+	int forced = flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED;
+	if (!act_npending || (env("MOCK_ACT_LATE") && !forced))
 		return 0;
+	int n = env("MOCK_ACT_SPLIT") && !forced ? 1 : act_npending;
 	uint8_t *buf = NULL;
 	size_t size = 0, max = 0;
 	act_req(&buf, &size, &max);
-	size_t need = (size_t)act_npending * sizeof(cupti_kernel_record);
+	size_t need = (size_t)n * sizeof(cupti_kernel_record);
 	if (!buf || size < need || ((uintptr_t)buf & 7))
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	memcpy(buf, act_pending, need);
-	act_npending = 0;
+	act_npending -= n;
+	memmove(act_pending, act_pending + n, (size_t)act_npending * sizeof act_pending[0]);
 	act_done(NULL, 0, buf, size, need);
 	return 0;
 }

@@ -79,7 +79,7 @@ static prof_status collect(const char *const *m, int n, double *v, prof_info *in
 static void mock_env(const char *name)
 {
 	static const char *all[] = { "MOCK_SUBS", "MOCK_UNSUP", "MOCK_PRIV", "MOCK_DECODE", "MOCK_NORANGE", "MOCK_DISABLE",
-	                             "MOCK_ACT_SUBS", "MOCK_ACT_LATE" };
+	                             "MOCK_ACT_SUBS", "MOCK_ACT_LATE", "MOCK_ACT_SPLIT" };
 	for (size_t i = 0; i < ARRAY_LEN(all); i++)
 		unsetenv(all[i]);
 	if (name)
@@ -133,6 +133,14 @@ static void kclock_mock(void *h)
 	kernel("k", 5000, 9000);
 	CHECK(kclock_take("k", ms, 1, &why) == 1);
 	CHECK_NEAR(ms[0], 0.004, 1e-12);
+	/* some records now, the rest only when forced: all of them, in order */
+	mock_env("MOCK_ACT_SPLIT");
+	kernel("k", 0, 1000);
+	kernel("k", 0, 2000);
+	kernel("k", 0, 3000);
+	CHECK(kclock_take("k", ms, 3, &why) == 3);
+	CHECK_NEAR(ms[0], 0.001, 1e-12);
+	CHECK_NEAR(ms[2], 0.003, 1e-12);
 	mock_env(NULL);
 	/* a record that makes no sense counts as lost */
 	kernel("k", 9000, 5000);
