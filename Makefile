@@ -1,4 +1,8 @@
 # cuplay: a CUDA kernel playground. `make`, `make run`, `make test`.
+#
+# src/ is in folders by layer, bottom to top:
+#   base  check  kfile  compile  gpu  record  cmd  front
+LAYERS    := base check kfile compile gpu record cmd front
 
 CUDA_HOME ?= /usr/local/cuda
 PREFIX    ?= /usr/local
@@ -11,7 +15,8 @@ VERSION   := 0.1.0
 WARN      := -Wall -Wextra -Wshadow -Wno-unused-parameter
 DEFINES   := -DCUPLAY_VERSION='"$(VERSION)"' -DCUDA_HOME_DEFAULT='"$(CUDA_HOME)"' \
              -DCUPLAY_SHAREDIR='"$(SHAREDIR)"'
-BASEFLAGS := -std=c17 -D_GNU_SOURCE -O2 -g $(WARN) -MMD -MP $(DEFINES)
+INCLUDES  := $(LAYERS:%=-Isrc/%)
+BASEFLAGS := -std=c17 -D_GNU_SOURCE -O2 -g $(WARN) -MMD -MP $(DEFINES) $(INCLUDES)
 LIBS      := -pthread -ldl -lm
 
 # GNU readline when its headers exist; plain line reads otherwise.
@@ -48,9 +53,9 @@ else
 Q := @
 endif
 
-CORE_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+CORE_SRC := $(filter-out src/front/main.c,$(wildcard $(LAYERS:%=src/%/*.c)))
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
-MAIN_OBJ := $(BUILD)/main.o
+MAIN_OBJ := $(BUILD)/front/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -75,7 +80,7 @@ $(BUILD)/%.o: src/%.c
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcuplay.a
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcuplay.a $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcuplay.a $(LIBS)
 
 run: cuplay
 	./cuplay
@@ -105,7 +110,7 @@ bench: cuplay build/bench/cublas_sgemm
 
 build/bench/cublas_sgemm: tests/bench/cublas_sgemm.c $(BUILD)/libcuplay.a
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcuplay.a $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcuplay.a $(LIBS)
 
 soak: cuplay
 	$(Q)CUPLAY=./cuplay python3 tests/soak.py
@@ -138,7 +143,7 @@ FUZZ_SECONDS ?= 60
 FUZZ         ?= spec expr session cmd
 FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -O1 -g $(WARN) -MMD -MP $(DEFINES) $(FUZZ_SAN) $(CPPFLAGS) $(CFLAGS)
+FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -O1 -g $(WARN) -MMD -MP $(DEFINES) $(INCLUDES) $(FUZZ_SAN) $(CPPFLAGS) $(CFLAGS)
 FUZZ_OBJ     := $(CORE_SRC:src/%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BIN     := $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ))
 FUZZ_ENV     := ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 \
@@ -162,7 +167,7 @@ $(FUZZ_BUILD)/%.o: src/%.c
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fixture.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LINK  $@"
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrc -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -pthread -ldl -lm \
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -pthread -ldl -lm \
 	  || { echo "make: $@ needs clang with libFuzzer and the sanitizer runtimes" \
 	            "(Debian: apt-get install clang libclang-rt-dev)" >&2; exit 1; }
 

@@ -169,7 +169,7 @@ TEST(mock)
 {
 	char *cc = find_cc(), *dir = here();
 	char *src = xasprintf("%s/cupti_mock.c", dir);
-	char *inc = xasprintf("-I%s/../../src", dir);
+	char *inc = xasprintf("-I%s/../../src/gpu", dir);
 	if (!cc || access(src, R_OK) != 0) {
 		printf("prof_mock: skipped: %s\n", !cc ? "no C compiler ($CC or cc)" : "cupti_mock.c not found (run from the repository root)");
 		free(cc);
