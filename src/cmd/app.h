@@ -5,6 +5,7 @@
 #define CUPLAY_APP_H
 
 #include <signal.h>
+#include "arch.h"
 #include "ccache.h"
 #include "chart.h"
 #include "expr.h"

@@ -41,9 +41,6 @@ typedef struct devinfo {
 	char pci_bus_id[16];          /* "0000:1b:00.0", for NVML; "" unknown */
 } devinfo;
 
-/* Facts of a GPU architecture without a device (compile-only mode). */
-void devinfo_for_arch(int sm, devinfo *d);
-
 typedef struct plan_buf {
 	char name[64];
 	dtype type;

@@ -1,0 +1,458 @@
+/* client.c: the GPU worker as the front end sees it: started (spawn, the
+ * HELLO), sent plans, read back, and reaped. It kills a worker that makes
+ * no progress, reaps one that dies, and starts a new one on the next run. */
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "util.h"
+
+#define KEPT "(settings kept; the next run starts a new one)"
+
+static const char *sig_name(int s)
+{
+	switch (s) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGABRT: return "SIGABRT";
+	case SIGBUS: return "SIGBUS";
+	case SIGILL: return "SIGILL";
+	case SIGFPE: return "SIGFPE";
+	case SIGKILL: return "SIGKILL";
+	case SIGTERM: return "SIGTERM";
+	case SIGINT: return "SIGINT";
+	case SIGQUIT: return "SIGQUIT";
+	case SIGPIPE: return "SIGPIPE";
+	case SIGHUP: return "SIGHUP";
+	case SIGTRAP: return "SIGTRAP";
+	case SIGSYS: return "SIGSYS";
+	case SIGXCPU: return "SIGXCPU";
+	default: return NULL;
+	}
+}
+
+/* "was killed by SIGSEGV (segmentation fault)" or "exited with status 3". */
+static void describe_status(int have, int st, char *buf, size_t n)
+{
+	if (!have) {
+		snprintf(buf, n, "ended (exit status unknown)");
+	} else if (WIFEXITED(st)) {
+		snprintf(buf, n, "exited with status %d", WEXITSTATUS(st));
+	} else if (WIFSIGNALED(st)) {
+		int s = WTERMSIG(st);
+		const char *nm = sig_name(s);
+		const char *desc = strsignal(s);
+		char d[64] = "";
+		if (desc) {
+			snprintf(d, sizeof d, "%s", desc);
+			if (d[0] >= 'A' && d[0] <= 'Z')
+				d[0] = (char)(d[0] - 'A' + 'a');
+		}
+		if (nm)
+			snprintf(buf, n, "was killed by %s%s%s%s", nm, d[0] ? " (" : "", d, d[0] ? ")" : "");
+		else
+			snprintf(buf, n, "was killed by signal %d%s%s%s", s, d[0] ? " (" : "", d, d[0] ? ")" : "");
+	} else {
+		snprintf(buf, n, "was stopped");
+	}
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* Waits up to grace_ms for the worker to exit, then kills it; closes the
+ * pipes. Returns 1 with *status when the exit status is known. */
+static int reap(wclient *w, int grace_ms, int *status)
+{
+	int st = 0, got = 0;
+	if (w->wfd >= 0) {
+		close(w->wfd); /* EOF: an idle worker leaves by itself */
+		w->wfd = -1;
+	}
+	if (w->pid > 0) {
+		uint64_t end = now_ns() + (uint64_t)(grace_ms > 0 ? grace_ms : 0) * 1000000ull;
+		for (;;) {
+			pid_t r = waitpid(w->pid, &st, WNOHANG);
+			if (r == w->pid) {
+				got = 1;
+				break;
+			}
+			if (r < 0 && errno != EINTR)
+				break; /* ECHILD: reaped elsewhere */
+			if (now_ns() >= end) {
+				kill(w->pid, SIGKILL);
+				for (;;) {
+					r = waitpid(w->pid, &st, 0);
+					if (r == w->pid) {
+						got = 1;
+						break;
+					}
+					if (r < 0 && errno != EINTR)
+						break;
+				}
+				break;
+			}
+			sleep_ms(5);
+		}
+	}
+	if (w->rfd >= 0)
+		close(w->rfd);
+	w->rfd = -1;
+	w->pid = 0;
+	if (status)
+		*status = st;
+	return got;
+}
+
+/* Closes the descriptors lo..hi (inclusive) in a freshly forked child. */
+static void close_span(int lo, int hi)
+{
+	if (lo < 3)
+		lo = 3; /* never stdin, stdout, stderr */
+	if (lo > hi)
+		return;
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lo, (unsigned)hi, 0u) == 0)
+		return;
+#endif
+	long max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (long fd = lo; fd <= hi && fd < max; fd++)
+		close((int)fd);
+}
+
+/* In the child: keeps 0-2 and the worker's two ends, closes the rest (the
+ * front end's own files need not stay open in the worker). */
+static void close_other_fds(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+	close_span(3, lo - 1);
+	if (hi != lo)
+		close_span(lo + 1, hi - 1);
+	close_span(hi + 1, INT32_MAX);
+}
+
+/* Starts `[PREFIX...] EXE --worker RFD WFD DEVICE`: prefix NULL runs the
+ * worker itself, else prefix[0] (a path) wraps it, e.g. a sanitizer. */
+static int spawn(wclient *w, const char *const *prefix, char **err)
+{
+	if (w->pid > 0)
+		return 0;
+	/* One socket pair a direction, used like pipes: sockets take
+	 * MSG_NOSIGNAL, so a dead worker costs EPIPE, not the front end's
+	 * SIGPIPE. Close-on-exec: only the worker's own ends survive exec. */
+	int to[2] = { -1, -1 }, from[2] = { -1, -1 };
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, to) != 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, from) != 0) {
+		int e = errno;
+		for (int i = 0; i < 2; i++) {
+			if (to[i] >= 0)
+				close(to[i]);
+			if (from[i] >= 0)
+				close(from[i]);
+		}
+		return fail(err, "cannot start the GPU worker: socketpair: %s", strerror(e));
+	}
+	const char *exe = w->exe && strchr(w->exe, '/') ? w->exe : "/proc/self/exe";
+	char self[4096];
+	if (prefix && !(w->exe && strchr(w->exe, '/'))) {
+		/* a wrapper would read /proc/self/exe as itself */
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (n > 0) {
+			self[n] = 0;
+			exe = self;
+		}
+	}
+	char a_r[24], a_w[24], a_d[24];
+	snprintf(a_r, sizeof a_r, "%d", to[0]);
+	snprintf(a_w, sizeof a_w, "%d", from[1]);
+	snprintf(a_d, sizeof a_d, "%d", w->device);
+	int np = 0;
+	while (prefix && prefix[np])
+		np++;
+	char **argv = xcalloc((size_t)np + 6, sizeof *argv);
+	for (int i = 0; i < np; i++)
+		argv[i] = (char *)prefix[i];
+	argv[np] = (char *)exe;
+	argv[np + 1] = (char *)"--worker";
+	argv[np + 2] = a_r;
+	argv[np + 3] = a_w;
+	argv[np + 4] = a_d;
+	const char *run = argv[0];
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		free(argv);
+		close(to[0]);
+		close(to[1]);
+		close(from[0]);
+		close(from[1]);
+		return fail(err, "cannot start the GPU worker: fork: %s", strerror(e));
+	}
+	if (pid == 0) {
+#ifdef __linux__
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+		close_other_fds(to[0], from[1]);
+		fcntl(to[0], F_SETFD, 0);
+		fcntl(from[1], F_SETFD, 0);
+		execv(run, argv);
+		char msg[600];
+		snprintf(msg, sizeof msg, "cannot run the GPU worker '%s': %s", run, strerror(errno));
+		wire_send(from[1], MSG_ERROR, msg, strlen(msg), NULL, 0);
+		_exit(127);
+	}
+	free(argv);
+	close(to[0]);
+	close(from[1]);
+	w->pid = pid;
+	w->rfd = from[0];
+	w->wfd = to[1];
+	w->hello_pending = 1;
+	return 0;
+}
+
+int wc_spawn(wclient *w, char **err)
+{
+	return spawn(w, NULL, err);
+}
+
+/* Waits up to hello_s seconds for the HELLO of a spawned worker. */
+static int await_hello(wclient *w, int hello_s, char **err)
+{
+	w->hello_pending = 0;
+	uint64_t deadline = now_ns() + (uint64_t)hello_s * 1000000000ull;
+	for (;;) {
+		uint64_t now = now_ns();
+		if (now >= deadline) {
+			reap(w, 0, NULL);
+			return fail(err, "the GPU worker did not start within %d s", hello_s);
+		}
+		int left = (int)((deadline - now) / 1000000ull) + 1;
+		struct pollfd pf = { w->rfd, POLLIN, 0 };
+		int n = poll(&pf, 1, left);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			reap(w, 0, NULL);
+			return fail(err, "cannot start the GPU worker: poll: %s", strerror(e));
+		}
+		if (n == 0)
+			continue;
+		uint32_t type = 0;
+		void *payload = NULL;
+		uint64_t len = 0;
+		int rr = wire_recv(w->rfd, &type, &payload, &len);
+		if (rr != 0) {
+			int st = 0, have = reap(w, 2000, &st);
+			char how[128];
+			describe_status(have, st, how, sizeof how);
+			return fail(err, "the GPU worker %s before it started", how);
+		}
+		if (type == MSG_HELLO && len == sizeof(devinfo)) {
+			memcpy(&w->dev, payload, sizeof(devinfo));
+			w->dev.name[sizeof w->dev.name - 1] = 0;
+			w->dev.pci_bus_id[sizeof w->dev.pci_bus_id - 1] = 0;
+			free(payload);
+			return 0;
+		}
+		if (type == MSG_ERROR) {
+			char *m = xstrdup(payload ? (const char *)payload : "the GPU worker failed to start");
+			free(payload);
+			reap(w, 2000, NULL);
+			fail(err, "%s", m);
+			free(m);
+			return -1;
+		}
+		free(payload);
+		reap(w, 0, NULL);
+		return fail(err, "the GPU worker sent an unexpected message (type %u) at start", type);
+	}
+}
+
+int wc_start(wclient *w, char **err)
+{
+	if (w->pid > 0 && !w->hello_pending)
+		return 0;
+	if (w->pid <= 0 && wc_spawn(w, err) != 0)
+		return -1;
+	return await_hello(w, 30, err);
+}
+
+int wc_start_under(wclient *w, const char *const *prefix, int hello_s, char **err)
+{
+	if (w->pid > 0 && !w->hello_pending)
+		return 0;
+	if (w->pid <= 0 && spawn(w, prefix, err) != 0)
+		return -1;
+	return await_hello(w, hello_s > 0 ? hello_s : 30, err);
+}
+
+void wc_stop_wait(wclient *w, int grace_ms)
+{
+	if (w->pid <= 0)
+		return;
+	if (w->wfd >= 0)
+		wire_send(w->wfd, MSG_QUIT, NULL, 0, NULL, 0);
+	reap(w, grace_ms, NULL);
+}
+
+void wc_stop(wclient *w)
+{
+	wc_stop_wait(w, 2000);
+}
+
+/* A worker that died during a run: reap it and say how it ended. */
+static int worker_died(wclient *w, const char *name, char **err)
+{
+	int st = 0, have = reap(w, 2000, &st);
+	char how[128];
+	describe_status(have, st, how, sizeof how);
+	return fail(err, "the GPU worker %s while running '%s' " KEPT, how, name);
+}
+
+int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
+           double timeout_s, volatile int *interrupt, wc_progress cb, void *ctx,
+           result *res, char **err)
+{
+	memset(res, 0, sizeof *res);
+	if (w->pid > 0) {
+		/* a worker that died while idle (OOM killer, kill -9) is replaced
+		 * quietly */
+		int st;
+		if (waitpid(w->pid, &st, WNOHANG) == w->pid) {
+			w->pid = 0;
+			reap(w, 0, NULL); /* closes the sockets */
+		}
+	}
+	if (w->pid <= 0 && wc_start(w, err) != 0)
+		return -1;
+	if ((uint64_t)cubin_len > WIRE_MAX_PAYLOAD - sizeof(plan))
+		return fail(err, "the compiled module of '%s' is too large (%zu bytes)", p->launch.name, cubin_len);
+	char name[PLAN_NAME];
+	snprintf(name, sizeof name, "%s", p->launch.name);
+	plan *pp = xmalloc(sizeof *pp);
+	memcpy(pp, p, sizeof *pp);
+	pp->cubin_len = cubin_len;
+	int sent = wire_send(w->wfd, MSG_RUN, pp, sizeof *pp, cubin, cubin_len);
+	free(pp);
+	if (sent != 0)
+		return worker_died(w, name, err);
+
+	const uint64_t host_limit_ns = 600ull * 1000000000ull;
+	uint64_t gpu_limit_ns = timeout_s > 0 ? (uint64_t)(timeout_s * 1e9) : 0;
+	uint64_t last = now_ns(), stop_at = 0;
+	int host_phase = 0, stopped = 0;
+	for (;;) {
+		uint64_t now = now_ns();
+		if (interrupt && *interrupt && !stopped) {
+			stopped = 1;
+			stop_at = now;
+			wire_send(w->wfd, MSG_STOP, NULL, 0, NULL, 0);
+			if (w->pid > 0)
+				kill(w->pid, SIGINT);
+		}
+		/* The deadline: no progress for the limit of the current phase;
+		 * host work cannot be interrupted, so after Ctrl-C it gets 2 s. */
+		uint64_t limit = gpu_limit_ns;
+		if (limit && host_phase && limit < host_limit_ns)
+			limit = host_limit_ns;
+		uint64_t deadline = limit ? last + limit : UINT64_MAX;
+		if (stopped && host_phase && stop_at + 2000000000ull < deadline)
+			deadline = stop_at + 2000000000ull;
+		if (now >= deadline) {
+			reap(w, 0, NULL);
+			if (stopped && host_phase)
+				return fail(err, "run of '%s' interrupted: worker stopped " KEPT, name);
+			if (host_phase)
+				return fail(err, "the GPU worker made no progress for %g s while preparing '%s': "
+				            "worker stopped " KEPT, (double)limit / 1e9, name);
+			return fail(err, "kernel '%s' made no progress for %g s: worker stopped " KEPT,
+			            name, timeout_s);
+		}
+		uint64_t wait_ns = deadline - now;
+		int wait_ms = wait_ns > 100000000ull ? 100 : (int)(wait_ns / 1000000ull) + 1;
+		struct pollfd pf = { w->rfd, POLLIN, 0 };
+		int n = poll(&pf, 1, wait_ms);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			reap(w, 0, NULL);
+			return fail(err, "waiting for the GPU worker: poll: %s", strerror(e));
+		}
+		if (n == 0)
+			continue;
+		uint32_t type = 0;
+		void *payload = NULL;
+		uint64_t len = 0;
+		int rr = wire_recv(w->rfd, &type, &payload, &len);
+		if (rr == 1)
+			return worker_died(w, name, err);
+		if (rr < 0) {
+			int e = errno;
+			reap(w, 0, NULL);
+			return fail(err, "reading from the GPU worker: %s: worker stopped " KEPT, strerror(e));
+		}
+		if (type == MSG_PROGRESS && len == sizeof(wire_progress)) {
+			wire_progress pg;
+			memcpy(&pg, payload, sizeof pg);
+			free(payload);
+			last = now_ns();
+			host_phase = pg.phase == WIRE_PHASE_HOST;
+			if (cb && pg.nsamples > 0)
+				cb(ctx, pg.nsamples, pg.last_ms);
+			continue;
+		}
+		if (type == MSG_RESULT && len == sizeof(result)) {
+			memcpy(res, payload, sizeof *res);
+			free(payload);
+			res->error[sizeof res->error - 1] = 0;
+			if (res->nsamples < 0)
+				res->nsamples = 0;
+			if (res->nsamples > RES_MAX_SAMPLES)
+				res->nsamples = RES_MAX_SAMPLES;
+			if (res->nchecks < 0)
+				res->nchecks = 0;
+			if (res->nchecks > PLAN_MAX_CHECKS)
+				res->nchecks = PLAN_MAX_CHECKS;
+			if (res->prof.n < 0 || res->prof.n > PROF_MAX_METRICS)
+				res->prof.n = 0;
+			res->prof.error[sizeof res->prof.error - 1] = 0;
+			res->prof.chip[sizeof res->prof.chip - 1] = 0;
+			res->cond.why[sizeof res->cond.why - 1] = 0;
+			if (res->status == RES_FATAL) /* it exits by itself; the caller says so */
+				reap(w, w->fatal_grace_ms > 0 ? w->fatal_grace_ms : 5000, NULL);
+			return 0;
+		}
+		if (type == MSG_ERROR) {
+			char *m = xstrdup(payload ? (const char *)payload : "unknown error");
+			free(payload);
+			reap(w, 0, NULL);
+			fail(err, "the GPU worker failed: %s " KEPT, m);
+			free(m);
+			return -1;
+		}
+		free(payload); /* unknown: ignore */
+	}
+}

@@ -1,0 +1,196 @@
+/* server.h: the GPU worker's own pieces, shared by its files (not by the
+ * rest of cuplay, which sees the worker through worker.h):
+ *   server.c        the serve loop: start-up, one request at a time, shutdown
+ *   server_time.c   the timing pass, the empty-kernel baseline, the copy
+ *                   roof, the L2 flush, the counters pass
+ *   server_check.c  the check pass: references, downloads, comparisons
+ *   server_pool.c   device buffers kept from run to run
+ *   server_base.c   errors, traces, progress, allocation, launches
+ * Each calls only the ones listed below it. */
+#ifndef CUPLAY_SERVER_H
+#define CUPLAY_SERVER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "cudrv.h"
+#include "ref.h"
+#include "util.h"
+#include "worker.h"
+
+#define KiB ((uint64_t)1024)
+#define MiB (KiB * 1024)
+#define GiB (MiB * 1024)
+
+enum { PAT_NONE, PAT_D8, PAT_D32 };
+
+/* A device buffer kept from run to run (the pool). Its signature says what
+ * its initial contents are; kernels write only outputs (the header's
+ * contract), so an input left clean by the last run needs no upload. */
+typedef struct pbuf {
+	buffer_sig sig;
+	CUdeviceptr d;         /* what the kernel sees; 0: an empty slot */
+	CUdeviceptr pristine;  /* a device copy of the initial contents, or 0 */
+	void *host;            /* the initial contents, or NULL until needed */
+	size_t bytes;
+	int pat;               /* PAT_*: the initial contents as one memset */
+	unsigned int pval;
+	int dirty;             /* d may differ from the initial contents */
+	int verified;          /* this run wrote d (and pristine) from host or pattern */
+} pbuf;
+
+/* The reference cache: at most this many results, of at most this many
+ * bytes in all. */
+#define REF_CACHE_ENTRIES 4
+#define REF_CACHE_BYTES (2 * GiB)
+/* The download buffer of checked outputs is kept between runs (page-locked
+ * when the driver can) up to this size. */
+#define STAGE_KEEP_MAX (1 * GiB)
+
+typedef struct wstate {
+	int rfd, wfd;
+	int ordinal;
+	CUdevice dev;
+	CUcontext ctx;
+	int have_ctx;
+	devinfo info;
+	CUevent ev0, ev1;
+	CUdeviceptr flush;     /* L2 flush scratch, allocated on first need */
+	size_t flush_bytes;
+	CUmodule flush_mod;    /* the read-only flush kernel (flush_l2) */
+	CUfunction flush_fn;
+	int have_flush_fn;
+	int roof_done;
+	double roof_gbps;
+	int empty_done;        /* an empty kernel, timed once: single and batched */
+	double empty_ms, empty_batch_ms;
+	int empty_kernel_done; /* ... and on the kernel clock */
+	double empty_kernel_ms;
+	char kclock_why[256];  /* why the kernel clock cannot be had in this worker; "" */
+	int stop, quit;        /* STOP / QUIT (or the front end gone) seen */
+	/* pool[i]: buffer i of the last plan. Only the last plan's buffers are
+	 * kept, so device memory never holds more than one plan's buffers and
+	 * their pristine copies. */
+	pbuf pool[PLAN_MAX_BUFS];
+	ref_cache refs;        /* reference results of recent checks */
+	void *stage;           /* download buffer for checked outputs */
+	size_t stage_bytes;
+	int stage_pinned;
+	nvml_dev nvml;         /* clocks and throttling around the samples */
+} wstate;
+
+typedef union argval {
+	CUdeviceptr p;
+	int32_t i32;
+	uint32_t u32;
+	int64_t i64;
+	uint64_t u64;
+	float f32;
+	double f64;
+} argval;
+
+/* Kernel arguments; params[i] points into v[i], so never copy one. */
+typedef struct kargs {
+	argval v[PLAN_MAX_ARGS];
+	void *params[PLAN_MAX_ARGS + 1];
+} kargs;
+
+typedef struct wrun {
+	wstate *ws;
+	const plan *p;
+	result *res;
+	CUmodule mod;
+	int have_mod;
+	CUfunction fn;
+	CUfunction other[PLAN_MAX_CHECKS];
+	kargs ka;
+	uint64_t t0;           /* the request's start, for traces */
+} wrun;
+
+_Static_assert(SPEC_MAX_CHECK_ARGS <= REF_MAX_ARGS, "a reference key holds every check argument");
+
+/* Buffer i of the run's plan. */
+static inline pbuf *B(wrun *r, int i)
+{
+	return &r->ws->pool[i];
+}
+
+/* Page-locked host memory for downloads: cuMemHostAlloc and cuMemFreeHost,
+ * looked up in the libcuda that cu_load opened (cudrv.h does not list
+ * them). A download into pageable memory is several times slower.
+ * CUPLAY_PAGEABLE=1 keeps to malloc (to compare). */
+typedef CUresult (*host_alloc_fn)(void **p, size_t bytes, unsigned int flags);
+typedef CUresult (*host_free_fn)(void *p);
+extern host_alloc_fn w_host_alloc;
+extern host_free_fn w_host_free;
+/* cuMemPrefetchAsync_v2 (CUDA 12.2+): sends managed pages back to the host
+ * before each timed launch, so every sample pays the first-touch migration
+ * that unified memory costs (lecture 002). */
+typedef struct cu_mem_location { int type, id; } cu_mem_location;
+enum { CU_MEM_LOCATION_TYPE_HOST_ = 2 };
+typedef CUresult (*prefetch_fn)(CUdeviceptr p, size_t bytes, cu_mem_location loc, unsigned int flags, CUstream s);
+extern prefetch_fn w_prefetch;
+
+/* A launch's kernel as the cubin names it (mangled, unless extern "C"). */
+static inline const char *kernel_symbol(const plan_launch *l)
+{
+	return l->lowered[0] ? l->lowered : l->name;
+}
+
+/* ---- server_base.c */
+extern volatile sig_atomic_t w_interrupted; /* SIGINT seen (w_on_sigint) */
+extern int w_tracing;                       /* CUPLAY_TRACE_WORKER */
+void w_on_sigint(int sig);
+/* CUPLAY_TRACE_WORKER=1: one line to stderr a phase of every run. */
+void w_trace(wrun *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* "1.5 GiB", "12 bytes": sizes in messages. */
+const char *w_bytes(uint64_t n, char *buf, size_t len);
+/* Records the run's error (a FATAL one replaces an earlier plain one);
+ * returns -1. */
+int w_fail(wrun *r, int fatal, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* A CUDA call's status: "CALL failed: CUDA_ERROR_X (text)". */
+int w_ck(wrun *r, CUresult e, const char *call);
+/* The status of waiting for a kernel: "kernel 'NAME' failed: ...". */
+int w_ck_kernel(wrun *r, CUresult e, const char *name);
+void *w_hmalloc(wrun *r, size_t n, const char *what);
+void w_progress(wstate *ws, int n, int phase, double ms);
+/* Reads STOP / QUIT without blocking: 1 when the run should stop. */
+int w_stop_now(wstate *ws);
+/* Device memory: out of memory is only returned by w_dalloc_try (the
+ * caller may make room and try again); w_dalloc reports every failure. */
+CUresult w_dalloc_try(wrun *r, CUdeviceptr *d, size_t bytes, int managed, const char *what);
+int w_dalloc(wrun *r, CUdeviceptr *d, size_t bytes, int managed, const char *what);
+void w_load_host_alloc(void);
+/* A plan from the wire, checked before anything is done with it. */
+int w_validate_plan(wrun *r);
+/* The function of a launch in the module, with its dynamic shared memory
+ * allowed. */
+int w_get_function(wrun *r, const plan_launch *l, CUfunction *fn);
+void w_build_args(kargs *ka, const plan_launch *l, const CUdeviceptr *ptrs);
+/* Launches on the default stream; every output counts as written. */
+int w_launch(wrun *r, CUfunction fn, const plan_launch *l, kargs *ka);
+
+/* ---- server_pool.c */
+int pool_release(wrun *r, pbuf *e);
+void *pool_host_of(wrun *r, int i);
+int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int use_pristine);
+int pool_reset_dirty(wrun *r);
+/* The run's buffers: reused from the pool where their contents allow,
+ * else allocated and written. */
+int pool_setup(wrun *r);
+int pool_all_verified(wrun *r);
+int pool_reverify(wrun *r);
+int pool_restore_outputs(wrun *r);
+
+/* ---- server_check.c */
+void stage_free(wstate *ws);
+int check_pass(wrun *r);
+
+/* ---- server_time.c */
+void measure_roof(wrun *r);
+int ensure_flush(wrun *r);
+CUresult flush_l2(wstate *ws, int n);
+int time_pass(wrun *r);
+void metrics_pass(wrun *r);
+
+#endif

@@ -1,0 +1,323 @@
+/* server_check.c: the check pass: the kernel once on fresh outputs, then
+ * every output compared with its reference or with another variant. */
+#include "server.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Integer outputs wrap as the device's arithmetic does. */
+static double wrap_int(double v, dtype t)
+{
+	if (!isfinite(v) || v != floor(v) || fabs(v) >= 9.2e18)
+		return v;
+	uint64_t x = (uint64_t)(int64_t)v;
+	switch (t) {
+	case DT_INT: return (double)(int32_t)(uint32_t)x;
+	case DT_UNSIGNED: return (double)(uint32_t)x;
+	default: return v;
+	}
+}
+
+/* The wanted values of a CHECK_REF check: the reference on the initial
+ * contents of its buffers, n values of type *wt. From the cache when the
+ * same reference ran on the same data before; else computed, and *owned is
+ * set to the new array (the caller gives it to the cache with *key). */
+static const void *ref_want(wrun *r, const plan_check *c, uint64_t n, dtype *wt, int *scalar_out,
+                            ref_key *key, void **owned)
+{
+	const plan *p = r->p;
+	const plan_buf *ob = &p->bufs[c->out];
+	const char *oname = ob->name;
+	const ref_fn *f = ref_find(c->ref);
+	*owned = NULL;
+	if (!f) {
+		w_fail(r, 0, "check of '%s': unknown reference '%s'", oname, c->ref);
+		return NULL;
+	}
+	*scalar_out = f->scalar_out;
+	if (c->nargs != f->nargs) {
+		w_fail(r, 0, "check of '%s': %s takes %d argument%s, got %d", oname, f->synopsis,
+		      f->nargs, f->nargs == 1 ? "" : "s", c->nargs);
+		return NULL;
+	}
+	ref_arg ra[SPEC_MAX_CHECK_ARGS];
+	memset(ra, 0, sizeof ra);
+	ref_key_init(key, f->name, ob->type, n);
+	for (int j = 0; j < c->nargs; j++) {
+		const plan_arg *a = &c->args[j];
+		int want_buf = f->argkinds[j] == 'b';
+		if (want_buf != (a->kind == ARG_PTR)) {
+			w_fail(r, 0, "check of '%s': argument %d of %s must be %s", oname, j + 1, f->synopsis,
+			      want_buf ? "a buffer" : "a number, not a buffer");
+			return NULL;
+		}
+		if (a->kind == ARG_PTR) {
+			ra[j].is_buf = 1;
+			ra[j].count = p->bufs[a->buf].count;
+			ra[j].name = p->bufs[a->buf].name;
+			ref_key_add_buf(key, &B(r, a->buf)->sig);
+			continue;
+		}
+		if (a->kind == ARG_F32 || a->kind == ARG_F64) {
+			ra[j].f = a->f;
+			ra[j].i = isfinite(a->f) && fabs(a->f) < 9.2e18 ? (int64_t)a->f : 0;
+		} else {
+			ra[j].i = a->i;
+			ra[j].f = (double)a->i;
+		}
+		ref_key_add_scalar(key, ra[j].i, ra[j].f);
+	}
+	uint64_t cn = 0;
+	const void *hit = ref_cache_get(&r->ws->refs, key, wt, &cn);
+	if (hit && cn == n) {
+		w_trace(r, "reference %s of '%s': cached", f->name, oname);
+		return hit;
+	}
+
+	uint64_t t0 = now_ns();
+	double *conv[SPEC_MAX_CHECK_ARGS] = {0};
+	double *want = NULL;
+	char *e = NULL;
+	const void *ret = NULL;
+	for (int j = 0; j < c->nargs; j++) {
+		if (!ra[j].is_buf)
+			continue;
+		int bi = c->args[j].buf;
+		const plan_buf *pb = &p->bufs[bi];
+		char what[96];
+		void *h = pool_host_of(r, bi);
+		if (!h)
+			goto out;
+		snprintf(what, sizeof what, "buffer '%s' as doubles", pb->name);
+		conv[j] = w_hmalloc(r, (size_t)pb->count * sizeof(double), what);
+		if (!conv[j])
+			goto out;
+		buffer_to_double(h, pb->type, pb->count, conv[j]);
+		ra[j].data = conv[j];
+	}
+	char what[96];
+	snprintf(what, sizeof what, "the reference of buffer '%s'", oname);
+	want = w_hmalloc(r, (size_t)n * sizeof(double), what);
+	if (!want)
+		goto out;
+	buffer_fill(want, DT_DOUBLE, n, INIT_VALUE, NAN, 0);
+	if (f->fn(ra, want, n, &e) != 0) {
+		w_fail(r, 0, "check of '%s': %s", oname, e ? e : "reference failed");
+		goto out;
+	}
+	if (!dtype_is_float(ob->type))
+		for (uint64_t k = 0; k < n; k++)
+			want[k] = wrap_int(want[k], ob->type);
+	*wt = DT_DOUBLE;
+	/* Kept in the output's own type when that holds every value exactly
+	 * (a transpose or copy of floats): half the memory to cache and read. */
+	if (ob->type == DT_FLOAT || ob->type == DT_INT || ob->type == DT_UNSIGNED) {
+		void *narrow = malloc(n ? (size_t)n * 4 : 1);
+		if (narrow && buffer_from_double_exact(want, n, ob->type, narrow)) {
+			free(want);
+			want = narrow;
+			*wt = ob->type;
+		} else {
+			free(narrow);
+		}
+	}
+	w_trace(r, "reference %s of '%s': computed in %.1f ms (kept as %s)", f->name, oname,
+	      (double)(now_ns() - t0) / 1e6, dtype_name(*wt));
+	*owned = want;
+	ret = want;
+	want = NULL;
+out:
+	free(e);
+	free(want);
+	for (int j = 0; j < SPEC_MAX_CHECK_ARGS; j++)
+		free(conv[j]);
+	return ret;
+}
+
+/* The buffer downloads of checked outputs go to, kept between runs. */
+void stage_free(wstate *ws)
+{
+	if (ws->stage) {
+		if (ws->stage_pinned && w_host_free)
+			w_host_free(ws->stage); /* nothing to do about a failure here */
+		else if (!ws->stage_pinned)
+			free(ws->stage);
+	}
+	ws->stage = NULL;
+	ws->stage_bytes = 0;
+	ws->stage_pinned = 0;
+}
+
+static void *stage_get(wrun *r, size_t bytes, const char *what)
+{
+	wstate *ws = r->ws;
+	if (bytes == 0)
+		bytes = 1;
+	if (ws->stage && ws->stage_bytes >= bytes)
+		return ws->stage;
+	stage_free(ws);
+	if (w_host_alloc && bytes <= STAGE_KEEP_MAX) {
+		void *h = NULL;
+		CUresult e = w_host_alloc(&h, bytes, 0);
+		if (e == CUDA_SUCCESS && h) {
+			ws->stage = h;
+			ws->stage_bytes = bytes;
+			ws->stage_pinned = 1;
+			return h;
+		}
+		if (cu_is_sticky(e)) {
+			w_ck(r, e, "cuMemHostAlloc");
+			return NULL;
+		}
+		w_trace(r, "cuMemHostAlloc failed (%s): pageable memory instead", cu_errstr(e));
+	}
+	void *h = w_hmalloc(r, bytes, what);
+	if (!h)
+		return NULL;
+	ws->stage = h;
+	ws->stage_bytes = bytes;
+	ws->stage_pinned = 0;
+	return h;
+}
+
+/* Downloads a device buffer into a new host array (for checks against
+ * another kernel). */
+static void *download_new(wrun *r, CUdeviceptr d, const plan_buf *pb, size_t bytes)
+{
+	char what[96];
+	snprintf(what, sizeof what, "buffer '%s'", pb->name);
+	void *raw = w_hmalloc(r, bytes, what);
+	if (!raw)
+		return NULL;
+	if (bytes && w_ck(r, cu.MemcpyDtoH(raw, d, bytes), "cuMemcpyDtoH") != 0) {
+		free(raw);
+		return NULL;
+	}
+	return raw;
+}
+
+/* One check pass: other variants first (into scratch copies of their
+ * output), then the kernel once on reset outputs, then every comparison.
+ * *failed: some check did not pass. */
+static int check_once(wrun *r, int *failed)
+{
+	const plan *p = r->p;
+	wstate *ws = r->ws;
+	void *kgot[PLAN_MAX_CHECKS] = {0};
+	int ret = -1;
+	r->res->nchecks = 0;
+	w_progress(ws, 0, WIRE_PHASE_GPU, 0);
+	for (int i = 0; i < p->nchecks; i++) {
+		const plan_check *c = &p->checks[i];
+		if (c->kind != CHECK_KERNEL)
+			continue;
+		const plan_buf *pb = &p->bufs[c->out];
+		pbuf *ob = B(r, c->out);
+		CUdeviceptr scratch = 0;
+		char what[128];
+		snprintf(what, sizeof what, "the check copy of buffer '%s'", pb->name);
+		if (w_dalloc(r, &scratch, ob->bytes, 0, what) != 0)
+			goto out;
+		CUdeviceptr ptrs[PLAN_MAX_BUFS];
+		for (int j = 0; j < p->nbufs; j++)
+			ptrs[j] = B(r, j)->d;
+		ptrs[c->out] = scratch;
+		kargs *ka = xmalloc(sizeof *ka);
+		w_build_args(ka, &c->other, ptrs);
+		int ok = pool_init_dev(r, c->out, scratch, 1) == 0 && pool_reset_dirty(r) == 0 &&
+		         w_launch(r, r->other[i], &c->other, ka) == 0 &&
+		         w_ck_kernel(r, cu.CtxSynchronize(), c->other.name) == 0;
+		free(ka);
+		if (ok) {
+			kgot[i] = download_new(r, scratch, pb, ob->bytes);
+			ok = kgot[i] != NULL;
+		}
+		CUresult e = cu.MemFree(scratch);
+		if (ok && w_ck(r, e, "cuMemFree") != 0)
+			ok = 0;
+		if (!ok)
+			goto out;
+	}
+	if (pool_reset_dirty(r) != 0)
+		goto out;
+	if (w_launch(r, r->fn, &p->launch, &r->ka) != 0 ||
+	    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
+		goto out;
+	w_trace(r, "checked launch done");
+	w_progress(ws, 0, WIRE_PHASE_HOST, 0);
+	int staged = -1; /* the output now in the download buffer */
+	for (int i = 0; i < p->nchecks; i++) {
+		const plan_check *c = &p->checks[i];
+		const plan_buf *pb = &p->bufs[c->out];
+		pbuf *ob = B(r, c->out);
+		uint64_t n = pb->count;
+		char what[96];
+		snprintf(what, sizeof what, "buffer '%s'", pb->name);
+		void *got = stage_get(r, ob->bytes, what);
+		if (!got)
+			goto out;
+		if (staged != c->out) {
+			staged = -1;
+			if (ob->bytes && w_ck(r, cu.MemcpyDtoH(got, ob->d, ob->bytes), "cuMemcpyDtoH") != 0)
+				goto out;
+			staged = c->out;
+			w_trace(r, "downloaded '%s' (%.1f MiB%s)", pb->name, (double)ob->bytes / (double)MiB,
+			      ws->stage_pinned ? ", page-locked" : "");
+		}
+		const void *want = kgot[i];
+		dtype wt = pb->type;
+		int scalar_out = 0;
+		void *owned = NULL;
+		ref_key key;
+		if (c->kind == CHECK_REF) {
+			want = ref_want(r, c, n, &wt, &scalar_out, &key, &owned);
+			if (!want)
+				goto out;
+		}
+		cmp_result cr;
+		ref_compare_typed(got, pb->type, want, wt, scalar_out && n > 1 ? 1 : n, c->tol, &cr);
+		w_trace(r, "compared '%s' on %d threads", pb->name, ref_threads());
+		if (owned)
+			ref_cache_put(&ws->refs, &key, owned, wt, n);
+		check_result *cres = &r->res->checks[i];
+		memset(cres, 0, sizeof *cres);
+		snprintf(cres->buf, sizeof cres->buf, "%s", pb->name);
+		cres->ok = cr.ok;
+		cres->rel_err = cr.rel_err;
+		cres->tol = c->tol;
+		cres->bad_index = cr.bad_index;
+		cres->got = cr.got;
+		cres->want = cr.want;
+		cres->nonfinite = cr.nonfinite;
+		r->res->nchecks = i + 1;
+		if (!cr.ok)
+			*failed = 1;
+	}
+	ret = 0;
+out:
+	for (int i = 0; i < PLAN_MAX_CHECKS; i++)
+		free(kgot[i]);
+	return ret;
+}
+
+/* The checks. When one fails on buffers an earlier run left on the device
+ * (trusted because kernels write only outputs), they are written again
+ * from their host copies and the checks run once more: a kernel that
+ * broke the contract (say, wrote past its output into an input) cannot
+ * make a later, correct kernel fail. */
+int check_pass(wrun *r)
+{
+	int failed = 0;
+	if (check_once(r, &failed) != 0)
+		return -1;
+	if (!failed || pool_all_verified(r))
+		return 0;
+	w_trace(r, "a check failed on reused buffers: writing them again and checking once more");
+	if (pool_reverify(r) != 0)
+		return -1;
+	failed = 0;
+	return check_once(r, &failed);
+}

@@ -1,0 +1,459 @@
+/* server_time.c: timing (warm-ups, samples, the stopping rule), the empty
+ * kernel's baseline, the copy roof, the L2 flush, and the counters pass. */
+#include "server.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kclock.h"
+#include "stats.h"
+
+/* The device-to-device copy roof, once per worker: 2 warm-ups, the median
+ * of 5 timed copies, bytes read + written. A failure that is not sticky
+ * leaves the roof at 0 and the run goes on. */
+void measure_roof(wrun *r)
+{
+	wstate *ws = r->ws;
+	if (ws->roof_done)
+		return;
+	size_t fr = 0, tot = 0;
+	CUresult e = cu.MemGetInfo(&fr, &tot);
+	if (e != CUDA_SUCCESS) {
+		if (cu_is_sticky(e))
+			w_ck(r, e, "cuMemGetInfo");
+		return;
+	}
+	size_t bytes = (size_t)(256 * MiB);
+	while (bytes > 16 * MiB && 2 * (uint64_t)bytes + 256 * MiB > fr)
+		bytes /= 2;
+	if (2 * (uint64_t)bytes + 64 * MiB > fr)
+		return; /* not now: try again on the next run */
+	ws->roof_done = 1;
+	CUdeviceptr a = 0, b = 0;
+	const char *call = "cuMemAlloc";
+	float ms[5];
+	int nms = 0;
+	if ((e = cu.MemAlloc(&a, bytes)) != CUDA_SUCCESS)
+		goto out;
+	if ((e = cu.MemAlloc(&b, bytes)) != CUDA_SUCCESS)
+		goto out;
+	call = "cuMemsetD8";
+	if ((e = cu.MemsetD8(a, 1, bytes)) != CUDA_SUCCESS)
+		goto out;
+	for (int i = 0; i < 7; i++) {
+		int timed = i >= 2;
+		call = "cuEventRecord";
+		if (timed && (e = cu.EventRecord(ws->ev0, NULL)) != CUDA_SUCCESS)
+			goto out;
+		call = "cuMemcpyDtoDAsync";
+		if ((e = cu.MemcpyDtoDAsync(b, a, bytes, NULL)) != CUDA_SUCCESS)
+			goto out;
+		if (!timed)
+			continue;
+		call = "cuEventRecord";
+		if ((e = cu.EventRecord(ws->ev1, NULL)) != CUDA_SUCCESS)
+			goto out;
+		call = "cuEventSynchronize";
+		if ((e = cu.EventSynchronize(ws->ev1)) != CUDA_SUCCESS)
+			goto out;
+		call = "cuEventElapsedTime";
+		if ((e = cu.EventElapsedTime(&ms[nms], ws->ev0, ws->ev1)) != CUDA_SUCCESS)
+			goto out;
+		nms++;
+	}
+	/* median of 5 */
+	for (int i = 1; i < nms; i++)
+		for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+			float t = ms[j];
+			ms[j] = ms[j - 1];
+			ms[j - 1] = t;
+		}
+	if (nms > 0 && ms[nms / 2] > 0)
+		ws->roof_gbps = 2.0 * (double)bytes / ((double)ms[nms / 2] * 1e-3) / 1e9;
+	e = CUDA_SUCCESS;
+out:
+	if (e != CUDA_SUCCESS && cu_is_sticky(e))
+		w_fail(r, 1, "measuring the copy roof: %s failed: %s", call, cu_errstr(e));
+	if (a)
+		cu.MemFree(a);
+	if (b)
+		cu.MemFree(b);
+}
+
+/* The flush kernel: each thread reads words of the buffer in a grid-stride
+ * loop; the xor of them decides a store that never happens (the buffer is
+ * all zeros), so the loads cannot be dropped and nothing is written. */
+static const char flush_ptx[] =
+	".version 7.0\n.target sm_70\n.address_size 64\n"
+	".visible .entry cuplay_flush(.param .u64 buf, .param .u64 nwords)\n{\n"
+	"\t.reg .pred %p<3>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
+	"\tld.param.u64 %rd1, [buf];\n\tld.param.u64 %rd2, [nwords];\n"
+	"\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n\tmov.u32 %r4, %nctaid.x;\n"
+	"\tmad.lo.s32 %r5, %r1, %r2, %r3;\n\tcvt.u64.u32 %rd3, %r5;\n\tmul.wide.u32 %rd4, %r4, %r2;\n"
+	"\tmov.u32 %r6, 0;\n\tsetp.ge.u64 %p1, %rd3, %rd2;\n\t@%p1 bra DONE;\n"
+	"LOOP:\n\tshl.b64 %rd5, %rd3, 2;\n\tadd.s64 %rd6, %rd1, %rd5;\n\tld.global.u32 %r7, [%rd6];\n"
+	"\txor.b32 %r6, %r6, %r7;\n\tadd.s64 %rd3, %rd3, %rd4;\n\tsetp.lt.u64 %p1, %rd3, %rd2;\n\t@%p1 bra LOOP;\n"
+	"DONE:\n\tsetp.ne.u32 %p2, %r6, 2143294004;\n\t@%p2 bra END;\n\tst.global.u32 [%rd1], %r6;\n"
+	"END:\n\tret;\n}\n";
+
+int ensure_flush(wrun *r)
+{
+	wstate *ws = r->ws;
+	if (ws->flush)
+		return 0;
+	uint64_t want = 2 * (uint64_t)(ws->info.l2_bytes > 0 ? ws->info.l2_bytes : 0);
+	if (want < 8 * MiB)
+		want = 8 * MiB;
+	if (w_dalloc(r, &ws->flush, (size_t)want, 0, "the L2 flush buffer") != 0)
+		return -1;
+	ws->flush_bytes = (size_t)want;
+	/* written once; after that the flush only reads it (flush_l2) */
+	if (w_ck(r, cu.MemsetD8(ws->flush, 0, ws->flush_bytes), "cuMemsetD8") != 0)
+		return -1;
+	if (cu.ModuleLoadData(&ws->flush_mod, flush_ptx) == CUDA_SUCCESS) {
+		if (cu.ModuleGetFunction(&ws->flush_fn, ws->flush_mod, "cuplay_flush") == CUDA_SUCCESS)
+			ws->have_flush_fn = 1;
+		else
+			cu.ModuleUnload(ws->flush_mod);
+	}
+	return 0;
+}
+
+/* A cold L2 before a timed launch: read a buffer twice the L2's size. A read
+ * evicts everything, and writes back what earlier kernels left dirty now,
+ * not during the next kernel (a memset would leave the L2 full of dirty
+ * lines whose write-back lands in the measured kernel: ~19 MB more DRAM
+ * writes than Nsight Compute counts, on an H100). Memset if PTX fails. */
+CUresult flush_l2(wstate *ws, int n)
+{
+	if (!ws->have_flush_fn)
+		return cu.MemsetD8Async(ws->flush, (unsigned char)(n & 1), ws->flush_bytes, NULL);
+	unsigned long long nwords = ws->flush_bytes / 4;
+	void *args[] = { &ws->flush, &nwords };
+	unsigned int blocks = (unsigned int)(ws->info.sm_count > 0 ? ws->info.sm_count * 4 : 512);
+	return cu.LaunchKernel(ws->flush_fn, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+}
+
+/* An empty kernel as PTX (the driver compiles it for this device): what any
+ * launch costs (measure_empty). */
+static const char empty_ptx[] =
+	".version 7.0\n.target sm_70\n.address_size 64\n"
+	".visible .entry cuplay_empty()\n{\n\tret;\n}\n";
+
+static int cmp_ms(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The empty kernel's time, once per worker and clock: with events, one
+ * launch after an L2 flush (21 times) and 100 back-to-back launches (5
+ * times); with the kernel clock, the kernel's own duration (21 times). The
+ * medians, the first launch left out. A baseline is a nicety: no message
+ * when it cannot be had. */
+static void measure_empty(wrun *r, int kernel_clock)
+{
+	wstate *ws = r->ws;
+	if (kernel_clock ? ws->empty_kernel_done : ws->empty_done)
+		return;
+	if (kernel_clock)
+		ws->empty_kernel_done = 1;
+	else
+		ws->empty_done = 1;
+	CUmodule mod;
+	CUfunction fn;
+	if (cu.ModuleLoadData(&mod, empty_ptx) != CUDA_SUCCESS)
+		return;
+	double single[21], batch[5];
+	int ok = cu.ModuleGetFunction(&fn, mod, "cuplay_empty") == CUDA_SUCCESS;
+	if (ok && kernel_clock) {
+		/* as the samples are taken: each launch waited for on its own */
+		for (int i = 0; i < 21 && ok; i++) {
+			if (ws->flush)
+				ok &= flush_l2(ws, i) == CUDA_SUCCESS;
+			ok &= cu.LaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS;
+			ok &= cu.CtxSynchronize() == CUDA_SUCCESS;
+		}
+		ok = ok && kclock_take("cuplay_empty", single, 21, NULL) == 21;
+		if (ok) {
+			qsort(single + 1, 20, sizeof single[0], cmp_ms);
+			ws->empty_kernel_ms = (single[10] + single[11]) / 2;
+		}
+	} else if (ok) {
+		for (int i = 0; i < 21 + 5 && ok; i++) {
+			int b = i < 21 ? 1 : 100;
+			if (b == 1 && ws->flush)
+				ok &= flush_l2(ws, i) == CUDA_SUCCESS;
+			ok &= cu.EventRecord(ws->ev0, NULL) == CUDA_SUCCESS;
+			for (int k = 0; k < b; k++)
+				ok &= cu.LaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS;
+			ok &= cu.EventRecord(ws->ev1, NULL) == CUDA_SUCCESS;
+			ok &= cu.EventSynchronize(ws->ev1) == CUDA_SUCCESS;
+			float ms = 0;
+			ok &= cu.EventElapsedTime(&ms, ws->ev0, ws->ev1) == CUDA_SUCCESS;
+			if (i < 21)
+				single[i] = ms;
+			else
+				batch[i - 21] = ms / b;
+		}
+		if (ok) {
+			qsort(single + 1, 20, sizeof single[0], cmp_ms); /* the first launch warms up */
+			qsort(batch, 5, sizeof batch[0], cmp_ms);
+			ws->empty_ms = (single[10] + single[11]) / 2;
+			ws->empty_batch_ms = batch[2];
+		}
+	}
+	cu.ModuleUnload(mod);
+}
+
+/* Whether this run's samples come from the kernel clock (kclock.c): asked
+ * for, one launch a sample, no launches from the device, and CUPTI willing.
+ * Otherwise events, with res->clock_note saying why where the kernel clock
+ * was asked for. A worker that could not start it once does not try again. */
+static int kernel_clock_begin(wrun *r, int batch)
+{
+	wstate *ws = r->ws;
+	result *res = r->res;
+	res->clock = CLOCK_EVENTS;
+	res->clock_note[0] = 0;
+	if (r->p->t.clock != CLOCK_KERNEL || batch > 1)
+		return 0;
+	if (r->p->device_launches) {
+		snprintf(res->clock_note, sizeof res->clock_note,
+		         "the kernel launches kernels from the device, and the event pair covers them all");
+		return 0;
+	}
+	if (!ws->kclock_why[0]) {
+		char *why = NULL;
+		if (kclock_start(&why) == 0) {
+			res->clock = CLOCK_KERNEL;
+			return 1;
+		}
+		snprintf(ws->kclock_why, sizeof ws->kclock_why, "%s", why ? why : "CUPTI failed");
+		free(why);
+	}
+	snprintf(res->clock_note, sizeof res->clock_note, "%s", ws->kclock_why);
+	return 0;
+}
+
+/* What comes before each sample: outputs reset, managed buffers back on
+ * the host, and (with flush) a cold L2. All on the stream, asynchronous. */
+static int sample_prologue(wrun *r, int n)
+{
+	const plan *p = r->p;
+	if (pool_restore_outputs(r) != 0)
+		return -1;
+	for (int i = 0; w_prefetch && i < p->nbufs; i++)
+		if (p->bufs[i].managed && B(r, i)->d &&
+		    w_ck(r, w_prefetch(B(r, i)->d, p->bufs[i].count * dtype_size(p->bufs[i].type),
+		                      (cu_mem_location){ CU_MEM_LOCATION_TYPE_HOST_, 0 }, 0, NULL),
+		       "cuMemPrefetchAsync (managed buffer to the host)") != 0)
+			return -1;
+	if (p->t.flush && r->ws->flush && w_ck(r, flush_l2(r->ws, n), "the L2 flush") != 0)
+		return -1;
+	return 0;
+}
+
+/* Samples on the kernel clock, k of them: each one's prologue and launch
+ * waited for on its own (with the next samples queued behind it, a 10 us
+ * kernel's record grew by ~0.4 us on an H100), then the k kernels' records
+ * in one CUPTI flush, which costs tens of microseconds. Returns k with
+ * ms[0..k-1]; 0 when the records did not all come (the caller goes over to
+ * events, and the worker stops asking for them); -1 on an error. */
+static int kernel_clock_samples(wrun *r, int n, int k, double *ms)
+{
+	const plan_launch *l = &r->p->launch;
+	for (int i = 0; i < k; i++)
+		if (sample_prologue(r, n + i) != 0 || w_launch(r, r->fn, l, &r->ka) != 0 ||
+		    w_ck_kernel(r, cu.CtxSynchronize(), l->name) != 0)
+			return -1;
+	char *why = NULL;
+	int got = kclock_take(kernel_symbol(l), ms, k, &why);
+	if (got != k) {
+		if (got >= 0)
+			snprintf(r->ws->kclock_why, sizeof r->ws->kclock_why,
+			         "CUPTI gave %d kernel records for %d launches", got, k);
+		else
+			snprintf(r->ws->kclock_why, sizeof r->ws->kclock_why, "%s", why);
+		snprintf(r->res->clock_note, sizeof r->res->clock_note, "%s", r->ws->kclock_why);
+	}
+	free(why);
+	return got == k ? k : 0;
+}
+
+/* How many kernel-clock samples to take records for at once: about 1 ms of
+ * GPU time (the kernel plus its prologue, ~0.1 ms with a flush), at most 8,
+ * and no more than are still allowed; one at first, to learn the time. The
+ * stopping rule looks after each group, so it may overshoot by k - 1. */
+static int group_size(const double *samples, int n, int max_reps)
+{
+	int k = 1;
+	if (n > 0) {
+		double each = samples[n - 1] + 0.1;
+		k = each >= 1.0 ? 1 : (int)(1.0 / each);
+		if (k > 8)
+			k = 8;
+	}
+	return k < max_reps - n ? k : max_reps - n;
+}
+
+/* One sample between two events: `batch` back-to-back launches, the
+ * launch gaps overlapping kernels; outputs are reset once per sample. The
+ * time of one launch. */
+static int events_sample(wrun *r, int n, int batch, double *ms)
+{
+	wstate *ws = r->ws;
+	const plan *p = r->p;
+	if (sample_prologue(r, n) != 0 || w_ck(r, cu.EventRecord(ws->ev0, NULL), "cuEventRecord") != 0)
+		return -1;
+	for (int b = 0; b < batch; b++)
+		if (w_launch(r, r->fn, &p->launch, &r->ka) != 0)
+			return -1;
+	if (w_ck(r, cu.EventRecord(ws->ev1, NULL), "cuEventRecord") != 0 ||
+	    w_ck_kernel(r, cu.EventSynchronize(ws->ev1), p->launch.name) != 0)
+		return -1;
+	float f = 0;
+	if (w_ck(r, cu.EventElapsedTime(&f, ws->ev0, ws->ev1), "cuEventElapsedTime") != 0)
+		return -1;
+	*ms = (double)f / batch;
+	return 0;
+}
+
+static int time_samples(wrun *r, int kernel_clock)
+{
+	const plan *p = r->p;
+	wstate *ws = r->ws;
+	result *res = r->res;
+	timing_opts t = p->t;
+	if (t.max_reps > RES_MAX_SAMPLES)
+		t.max_reps = RES_MAX_SAMPLES;
+	if (t.max_reps < 1)
+		t.max_reps = 1;
+	int n = 0;
+	double total_s = 0;
+	int batch = t.batch > 1 ? t.batch : 1;
+	uint64_t loop_t0 = now_ns();
+	measure_empty(r, kernel_clock);
+	while (n < t.max_reps && !stats_should_stop(res->samples_ms, n, total_s, &t)) {
+		int got = 1;
+		if (kernel_clock) {
+			got = kernel_clock_samples(r, n, group_size(res->samples_ms, n, t.max_reps), res->samples_ms + n);
+			if (got < 0)
+				return -1;
+			if (got == 0) {
+				/* over to events for the rest of the run: samples are not mixed */
+				kclock_stop();
+				kernel_clock = 0;
+				res->clock = CLOCK_EVENTS;
+				n = res->nsamples = 0;
+				total_s = 0;
+				measure_empty(r, 0);
+				continue;
+			}
+		} else if (events_sample(r, n, batch, &res->samples_ms[n]) != 0) {
+			return -1;
+		}
+		for (int i = 0; i < got; i++, n++) {
+			total_s += res->samples_ms[n] * batch * 1e-3;
+			res->nsamples = n + 1;
+			w_progress(ws, n + 1, WIRE_PHASE_GPU, res->samples_ms[n]);
+		}
+		if (t.max_wall_s > 0 && n >= t.min_reps && (double)(now_ns() - loop_t0) * 1e-9 >= t.max_wall_s)
+			break;
+		if (w_stop_now(ws)) {
+			res->status = RES_INTERRUPTED;
+			break;
+		}
+	}
+	res->empty_ms = batch > 1 ? ws->empty_batch_ms : kernel_clock ? ws->empty_kernel_ms : ws->empty_ms;
+	return 0;
+}
+
+/* Timing: warm-ups, then samples until the stopping rule says enough, each
+ * on reset outputs and (with flush) a cold L2. */
+int time_pass(wrun *r)
+{
+	const plan *p = r->p;
+	wstate *ws = r->ws;
+	result *res = r->res;
+	int warm = p->t.warmup < 0 ? 0 : p->t.warmup;
+	w_progress(ws, 0, WIRE_PHASE_GPU, 0);
+	nvml_begin(&ws->nvml, &res->cond);
+	for (int i = 0; i < warm; i++) {
+		if (w_stop_now(ws)) {
+			res->status = RES_INTERRUPTED;
+			nvml_end(&ws->nvml, &res->cond);
+			return 0;
+		}
+		if (pool_restore_outputs(r) != 0 || w_launch(r, r->fn, &p->launch, &r->ka) != 0 ||
+		    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
+			return -1;
+		w_progress(ws, 0, WIRE_PHASE_GPU, 0);
+	}
+	int kernel_clock = kernel_clock_begin(r, p->t.batch);
+	int rc = time_samples(r, kernel_clock);
+	kclock_stop();
+	if (rc != 0)
+		return -1;
+	nvml_end(&ws->nvml, &res->cond);
+	return 0;
+}
+
+/* The launch CUPTI profiles (and replays once per pass). */
+static int prof_launch(void *arg)
+{
+	wrun *r = arg;
+	return w_launch(r, r->fn, &r->p->launch, &r->ka) != 0;
+}
+
+/* Hardware counters: one more launch, outside the timed samples, on reset
+ * outputs and (with flush) a cold L2, with the GPU idle before, so the
+ * profiled range holds only the kernel. Counters that cannot be read are
+ * reported in res->prof and stop nothing; a launch that fails, or a broken
+ * context after a failed collect, takes the usual error path. */
+void metrics_pass(wrun *r)
+{
+	const plan *p = r->p;
+	wstate *ws = r->ws;
+	prof_reply *pr = &r->res->prof;
+	memset(pr, 0, sizeof *pr);
+	int n = p->nmetrics;
+	if (pool_restore_outputs(r) != 0)
+		return;
+	if (p->t.flush && ws->flush &&
+	    w_ck(r, flush_l2(ws, 0), "the L2 flush") != 0)
+		return;
+	if (w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
+		return;
+	/* CUPTI's setup and the replays are host work, and slow */
+	w_progress(ws, 0, WIRE_PHASE_HOST, 0);
+	const char *names[PROF_MAX_METRICS];
+	for (int i = 0; i < n; i++)
+		names[i] = p->metrics[i];
+	prof_info info;
+	memset(&info, 0, sizeof info);
+	char *err = NULL;
+	w_trace(r, "collecting %d metrics", n);
+	prof_status st = prof_collect(ws->ctx, ws->dev, names, n, prof_launch, r, pr->values, &info, &err);
+	pr->status = st;
+	pr->n = n;
+	pr->passes = info.passes;
+	pr->ranges = info.ranges;
+	pr->dropped = info.dropped;
+	pr->ms = info.ms;
+	snprintf(pr->chip, sizeof pr->chip, "%s", info.chip);
+	if (st != PROF_OK)
+		snprintf(pr->error, sizeof pr->error, "%s", err ? err : "hardware counters failed");
+	free(err);
+	w_trace(r, "metrics: status %d, %d passes, %.1f ms", (int)st, info.passes, info.ms);
+	if (st == PROF_LAUNCH) {
+		/* w_launch() recorded why; make sure a run error says so */
+		if (r->res->status == RES_OK)
+			w_fail(r, 0, "kernel '%s': the profiled launch failed", p->launch.name);
+		return;
+	}
+	if (st != PROF_OK)
+		w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name); /* a fault during the replays is sticky */
+}

@@ -1,0 +1,47 @@
+/* wire.h: the messages between the front end and the GPU worker, over two
+ * pipes (socket pairs used as pipes). */
+#ifndef CUPLAY_WIRE_H
+#define CUPLAY_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "plan.h"
+
+/* The wire: framed messages, a 12-byte header {u32 type, u64 payload length}
+ * in host byte order (both ends are this binary), then the payload. The
+ * worker answers every RUN with PROGRESS messages and then exactly one
+ * RESULT; after a RES_FATAL result it exits. */
+enum wire_msg {
+	MSG_HELLO = 1,    /* worker -> front: devinfo, once, after the context exists */
+	MSG_ERROR = 2,    /* worker -> front: one line of text; the worker then exits */
+	MSG_RUN = 3,      /* front -> worker: plan, then plan.cubin_len bytes of cubin */
+	MSG_STOP = 4,     /* front -> worker: end sampling early (RES_INTERRUPTED) */
+	MSG_QUIT = 5,     /* front -> worker: leave */
+	MSG_PROGRESS = 6, /* worker -> front: wire_progress */
+	MSG_RESULT = 7    /* worker -> front: result */
+};
+
+#define WIRE_MAX_PAYLOAD ((uint64_t)1 << 30)
+
+/* What the worker is doing: the front end's no-progress timeout applies to
+ * GPU work; host work (loading, filling buffers, CPU references) gets a
+ * longer limit. */
+enum { WIRE_PHASE_GPU = 0, WIRE_PHASE_HOST = 1 };
+
+typedef struct wire_progress {
+	int32_t nsamples; /* timed samples so far (0 before timing) */
+	int32_t phase;    /* WIRE_PHASE_* of the work that follows */
+	double last_ms;   /* the last sample, or 0 */
+} wire_progress;
+
+/* Writes one message: header, then a[0..alen) and b[0..blen). Retries on
+ * EINTR and short writes. 0, or -1 with errno (EPIPE: the other end left).
+ * On a socket (as wc_start makes) no SIGPIPE is raised; on a pipe SIGPIPE
+ * must be ignored. */
+int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen);
+/* Reads one message. 0: *payload (malloc'ed, NUL-terminated, caller frees;
+ * NULL when empty) and *len are set; 1: end of file before a header; -1: a
+ * read error or a bad frame (errno; EPROTO for a bad frame). */
+int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len);
+
+#endif
