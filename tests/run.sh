@@ -133,6 +133,27 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	fi
 fi
 
+# 3e. the wire: the binary as a worker refuses a front end of another wire
+#     version, before it loads the driver: one MSG_ERROR frame, exit 1
+if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
+	"$CUPLAY" --worker 3 4 0 0 3</dev/null 4>"$tmp/wire" 2>"$tmp/wire.err"
+	st=$?
+	msg=$(python3 - "$tmp/wire" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+t, n = struct.unpack("=IQ", b[:12])
+assert t == 2 and len(b) == 12 + n, (t, n, len(b))
+print(b[12:].decode())
+PY
+)
+	case "$msg" in
+	"the GPU worker is from another build of cuplay (wire version "*", this is 0): restart cuplay")
+		if [ $st = 1 ] && [ ! -s "$tmp/wire.err" ]; then ok; echo "wire: a worker refuses a front end of another version"
+		else bad "wire: worker exit status $st"; sed 's/^/    /' "$tmp/wire.err"; fi ;;
+	*) bad "wire: worker of another version said '$msg'" ;;
+	esac
+fi
+
 # 4. disk trouble under the compile cache: unwritable, read-only, full, corrupted
 CUPLAY="$CUPLAY" bash tests/cache.sh >"$tmp/cache" 2>&1
 p=$(sed -n 's/^cache: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/cache")

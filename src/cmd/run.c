@@ -618,6 +618,12 @@ int app_gpu(app *a)
 		a->gpu = 1;
 		return 1;
 	}
+	if (a->worker.other_build) {
+		/* the binary was rebuilt under this front end: no worker will do */
+		app_error_msg(a, err);
+		free(err);
+		return -1;
+	}
 	if (a->gpu == 1) {
 		/* it ran before: a restart failed; say so, stay in GPU mode */
 		app_error(a, "cannot restart the GPU worker: %s", err ? err : "unknown error");

@@ -73,8 +73,8 @@ static char *self_exe(const char *argv0)
 
 int main(int argc, char **argv)
 {
-	if (argc == 5 && strcmp(argv[1], "--worker") == 0)
-		return worker_main(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
+		return worker_main(argc - 2, argv + 2);
 
 	char *exe = self_exe(argv[0]);
 	app a;

@@ -151,7 +151,7 @@ static void close_other_fds(int a, int b)
 	close_span(hi + 1, INT32_MAX);
 }
 
-/* Starts `[PREFIX...] EXE --worker RFD WFD DEVICE`: prefix NULL runs the
+/* Starts `[PREFIX...] EXE --worker RFD WFD DEVICE WIRE_VERSION`: prefix NULL runs the
  * worker itself, else prefix[0] (a path) wraps it, e.g. a sanitizer. */
 static int spawn(wclient *w, const char *const *prefix, char **err)
 {
@@ -182,14 +182,15 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 			exe = self;
 		}
 	}
-	char a_r[24], a_w[24], a_d[24];
+	char a_r[24], a_w[24], a_d[24], a_v[24];
 	snprintf(a_r, sizeof a_r, "%d", to[0]);
 	snprintf(a_w, sizeof a_w, "%d", from[1]);
 	snprintf(a_d, sizeof a_d, "%d", w->device);
+	snprintf(a_v, sizeof a_v, "%d", WIRE_VERSION);
 	int np = 0;
 	while (prefix && prefix[np])
 		np++;
-	char **argv = xcalloc((size_t)np + 6, sizeof *argv);
+	char **argv = xcalloc((size_t)np + 7, sizeof *argv);
 	for (int i = 0; i < np; i++)
 		argv[i] = (char *)prefix[i];
 	argv[np] = (char *)exe;
@@ -197,6 +198,7 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 	argv[np + 2] = a_r;
 	argv[np + 3] = a_w;
 	argv[np + 4] = a_d;
+	argv[np + 5] = a_v;
 	const char *run = argv[0];
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -240,6 +242,7 @@ int wc_spawn(wclient *w, char **err)
 static int await_hello(wclient *w, int hello_s, char **err)
 {
 	w->hello_pending = 0;
+	w->other_build = 0;
 	uint64_t deadline = now_ns() + (uint64_t)hello_s * 1000000000ull;
 	for (;;) {
 		uint64_t now = now_ns();
@@ -269,17 +272,20 @@ static int await_hello(wclient *w, int hello_s, char **err)
 			describe_status(have, st, how, sizeof how);
 			return fail(err, "the GPU worker %s before it started", how);
 		}
-		if (type == MSG_HELLO && len == sizeof(devinfo)) {
-			memcpy(&w->dev, payload, sizeof(devinfo));
-			w->dev.name[sizeof w->dev.name - 1] = 0;
-			w->dev.pci_bus_id[sizeof w->dev.pci_bus_id - 1] = 0;
+		if (type == MSG_HELLO) {
+			int r = wire_hello_read(payload, len, &w->dev, err);
 			free(payload);
-			return 0;
+			if (r != 0) {
+				w->other_build = 1;
+				reap(w, 2000, NULL); /* end of input: it leaves */
+			}
+			return r;
 		}
 		if (type == MSG_ERROR) {
 			char *m = xstrdup(payload ? (const char *)payload : "the GPU worker failed to start");
 			free(payload);
 			reap(w, 2000, NULL);
+			w->other_build = strncmp(m, WIRE_OTHER_BUILD, strlen(WIRE_OTHER_BUILD)) == 0;
 			fail(err, "%s", m);
 			free(m);
 			return -1;

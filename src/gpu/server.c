@@ -264,8 +264,18 @@ static void sanitize_plan(plan *p)
 		p->metrics[i][PLAN_METRIC_NAME - 1] = 0;
 }
 
-int worker_main(int rfd, int wfd, int device)
+int worker_main(int argc, char **argv)
 {
+	if (argc < 3)
+		return 2;
+	int rfd = atoi(argv[0]), wfd = atoi(argv[1]), device = atoi(argv[2]);
+	char *err = NULL;
+	signal(SIGPIPE, SIG_IGN);
+	if (wire_version_check(argc > 3 ? argv[3] : NULL, &err) != 0) {
+		wire_send(wfd, MSG_ERROR, err, strlen(err), NULL, 0);
+		free(err);
+		return 1;
+	}
 	wstate ws;
 	memset(&ws, 0, sizeof ws);
 	ws.rfd = rfd;
@@ -278,7 +288,6 @@ int worker_main(int rfd, int wfd, int device)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	sigset_t ss;
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGINT);
@@ -288,7 +297,6 @@ int worker_main(int rfd, int wfd, int device)
 	w_tracing = tr && tr[0] && strcmp(tr, "0") != 0;
 	ref_cache_init(&ws.refs, REF_CACHE_ENTRIES, REF_CACHE_BYTES);
 
-	char *err = NULL;
 	if (worker_init(&ws, &err) != 0) {
 		const char *m = err ? err : "cannot start the GPU worker";
 		wire_send(wfd, MSG_ERROR, m, strlen(m), NULL, 0);
@@ -296,7 +304,9 @@ int worker_main(int rfd, int wfd, int device)
 		worker_fini(&ws);
 		return 1;
 	}
-	if (wire_send(wfd, MSG_HELLO, &ws.info, sizeof ws.info, NULL, 0) != 0) {
+	wire_hello hello;
+	wire_hello_make(&hello, &ws.info);
+	if (wire_send(wfd, MSG_HELLO, &hello, sizeof hello, NULL, 0) != 0) {
 		worker_fini(&ws);
 		return 1;
 	}

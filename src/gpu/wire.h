@@ -10,9 +10,22 @@
 /* The wire: framed messages, a 12-byte header {u32 type, u64 payload length}
  * in host byte order (both ends are this binary), then the payload. The
  * worker answers every RUN with PROGRESS messages and then exactly one
- * RESULT; after a RES_FATAL result it exits. */
+ * RESULT; after a RES_FATAL result it exits.
+ *
+ * Both ends should be one build, but need not be: a binary rebuilt under a
+ * running front end is what its next worker runs. So the front end passes
+ * WIRE_VERSION on the worker's command line, and the worker checks it
+ * before it loads the driver; the worker's HELLO carries its version and the
+ * sizes of the structs that cross the pipe, and the front end checks those.
+ * Either refusal is one line (WIRE_OTHER_BUILD ...: restart cuplay). The
+ * header and MSG_ERROR never change, so any two builds can say why they
+ * refuse. Builds from before the version count as version 0. */
+#define WIRE_VERSION 1
+#define WIRE_MAGIC 0x57504c43u /* "CLPW" in a little-endian word: a versioned HELLO */
+#define WIRE_OTHER_BUILD "the GPU worker is from another build of cuplay"
+
 enum wire_msg {
-	MSG_HELLO = 1,    /* worker -> front: devinfo, once, after the context exists */
+	MSG_HELLO = 1,    /* worker -> front: wire_hello, once, after the context exists */
 	MSG_ERROR = 2,    /* worker -> front: one line of text; the worker then exits */
 	MSG_RUN = 3,      /* front -> worker: plan, then plan.cubin_len bytes of cubin */
 	MSG_STOP = 4,     /* front -> worker: end sampling early (RES_INTERRUPTED) */
@@ -33,6 +46,26 @@ typedef struct wire_progress {
 	int32_t phase;    /* WIRE_PHASE_* of the work that follows */
 	double last_ms;   /* the last sample, or 0 */
 } wire_progress;
+
+/* The HELLO: version and struct sizes first, then the device. */
+enum { WIRE_SIZE_PLAN, WIRE_SIZE_RESULT, WIRE_SIZE_DEVINFO, WIRE_SIZE_PROGRESS, WIRE_NSIZES = 8 };
+typedef struct wire_hello {
+	uint32_t magic;               /* WIRE_MAGIC */
+	uint32_t version;             /* WIRE_VERSION */
+	uint32_t sizes[WIRE_NSIZES];  /* sizeof plan, result, devinfo, wire_progress; 0 after */
+	devinfo dev;
+} wire_hello;
+
+/* The worker's HELLO for device d. */
+void wire_hello_make(wire_hello *h, const devinfo *d);
+/* The front end's check of a HELLO payload: 0 with *d set, or -1 with
+ * *err: "the GPU worker is from another build of cuplay (wire version 2,
+ * this is 1): restart cuplay", or "(its result is N bytes, here M)". */
+int wire_hello_read(const void *payload, uint64_t len, devinfo *d, char **err);
+/* The worker's check of the version its front end passed (NULL: none, a
+ * front end from before the version): 0, or -1 with *err, the line to send
+ * back as MSG_ERROR ("... (wire version 1, this is 0): restart cuplay"). */
+int wire_version_check(const char *front_version, char **err);
 
 /* Writes one message: header, then a[0..alen) and b[0..blen). Retries on
  * EINTR and short writes. 0, or -1 with errno (EPIPE: the other end left).

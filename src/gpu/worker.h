@@ -1,6 +1,7 @@
 /* worker.h: the GPU worker, a child process that owns the CUDA context.
  *
- * The front end starts it lazily (this same binary, `--worker RFD WFD DEVICE`),
+ * The front end starts it lazily (this same binary, `--worker RFD WFD DEVICE
+ * WIRE_VERSION`),
  * sends it plans and reads back results over two pipes. A sticky CUDA error,
  * a crash or a kernel that makes no progress for `timeout` seconds costs only
  * the worker: the front end kills it, reports one line and starts a fresh
@@ -14,8 +15,11 @@
 #include "plan.h"
 #include "wire.h"
 
-/* Child side: serves requests until the pipe closes. Returns the exit code. */
-int worker_main(int rfd, int wfd, int device);
+/* Child side: `--worker RFD WFD DEVICE WIRE_VERSION`, the arguments after
+ * --worker. Refuses a front end of another wire version (before it loads
+ * the driver), else serves requests until the pipe closes. Returns the exit
+ * code. */
+int worker_main(int argc, char **argv);
 
 typedef struct wclient {
 	pid_t pid;    /* 0: not running */
@@ -24,6 +28,8 @@ typedef struct wclient {
 	devinfo dev;
 	const char *exe; /* path of this binary, for exec */
 	int hello_pending; /* spawned; its HELLO not read yet */
+	int other_build;   /* the last start failed: the worker is from another
+	                      build of cuplay (WIRE_OTHER_BUILD); restarting cannot help */
 	int fatal_grace_ms; /* how long a worker that answered RES_FATAL gets to
 	                       exit before it is killed (0: 5 s); a wrapper such as
 	                       compute-sanitizer has its report to write */

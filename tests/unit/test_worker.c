@@ -1,7 +1,7 @@
 /* test_worker.c: the worker protocol and client, and (where a GPU answers)
  * the worker end to end on hand-built plans and a PTX module.
  *
- * This program is its own worker: `test_worker --worker RFD WFD DEVICE`
+ * This program is its own worker: `test_worker --worker RFD WFD DEVICE VERSION`
  * runs worker_main, and the client execs /proc/self/exe. */
 #include "test.h"
 
@@ -148,6 +148,108 @@ TEST(framing_bad)
 
 /* ---------------------------------------------------- compile-only facts */
 
+/* ------------------------------------------------ builds that differ */
+
+static void devinfo_for_test(devinfo *d)
+{
+	memset(d, 0, sizeof *d);
+	d->count = 1;
+	d->cc_major = 9;
+	d->sm_count = 132;
+	snprintf(d->name, sizeof d->name, "Test GPU");
+}
+
+TEST(hello)
+{
+	devinfo d, got;
+	devinfo_for_test(&d);
+	wire_hello h;
+	wire_hello_make(&h, &d);
+	char *err = NULL;
+	memset(&got, 0, sizeof got);
+	CHECK(wire_hello_read(&h, sizeof h, &got, &err) == 0 && err == NULL);
+	CHECK_STREQ(got.name, "Test GPU");
+	CHECK(got.sm_count == 132 && got.count == 1);
+
+	wire_hello o = h;
+	o.version = WIRE_VERSION + 1;
+	CHECK(wire_hello_read(&o, sizeof o, &got, &err) == -1);
+	char want[200];
+	snprintf(want, sizeof want, "the GPU worker is from another build of cuplay (wire version %d, this is %d): "
+	         "restart cuplay", WIRE_VERSION + 1, WIRE_VERSION);
+	CHECK_STREQ(err, want);
+	free(err);
+	err = NULL;
+
+	/* before the version: a bare devinfo */
+	CHECK(wire_hello_read(&d, sizeof d, &got, &err) == -1);
+	snprintf(want, sizeof want, "the GPU worker is from another build of cuplay (wire version 0, this is %d): "
+	         "restart cuplay", WIRE_VERSION);
+	CHECK_STREQ(err, want);
+	free(err);
+	err = NULL;
+	CHECK(wire_hello_read(NULL, 0, &got, &err) == -1 && err && strstr(err, "(wire version 0,"));
+	free(err);
+	err = NULL;
+
+	/* one version, structs of another size (a change without a new version) */
+	o = h;
+	o.sizes[WIRE_SIZE_PLAN] += 4;
+	CHECK(wire_hello_read(&o, sizeof o, &got, &err) == -1);
+	snprintf(want, sizeof want, "the GPU worker is from another build of cuplay (its plan is %zu bytes, here %zu): "
+	         "restart cuplay", sizeof(plan) + 4, sizeof(plan));
+	CHECK_STREQ(err, want);
+	free(err);
+	err = NULL;
+	CHECK(wire_hello_read(&h, sizeof h - 8, &got, &err) == -1 && err && strstr(err, "its HELLO is"));
+	free(err);
+	err = NULL;
+	/* every size is checked */
+	for (int i = 0; i < WIRE_SIZE_PROGRESS + 1; i++) {
+		o = h;
+		o.sizes[i]++;
+		CHECK(wire_hello_read(&o, sizeof o, &got, &err) == -1 && err && strchr(err, '\n') == NULL);
+		free(err);
+		err = NULL;
+	}
+}
+
+TEST(version_arg)
+{
+	char v[16], want[200];
+	snprintf(v, sizeof v, "%d", WIRE_VERSION);
+	char *err = NULL;
+	CHECK(wire_version_check(v, &err) == 0 && err == NULL);
+	CHECK(wire_version_check(NULL, &err) == -1);
+	snprintf(want, sizeof want, "the GPU worker is from another build of cuplay (wire version %d, this is 0): "
+	         "restart cuplay", WIRE_VERSION);
+	CHECK_STREQ(err, want);
+	free(err);
+	err = NULL;
+	CHECK(wire_version_check("3x", &err) == -1 && err && strstr(err, "this is 3x)"));
+	free(err);
+	err = NULL;
+
+	/* the worker itself: refuses before it loads the driver, with one
+	 * MSG_ERROR line, whether or not this machine has a GPU */
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	char fd[16];
+	snprintf(fd, sizeof fd, "%d", sv[1]);
+	char *args[] = { fd, fd, (char *)"0", (char *)"0", NULL };
+	CHECK(worker_main(4, args) == 1);
+	uint32_t type = 0;
+	void *p = NULL;
+	uint64_t len = 0;
+	CHECK(wire_recv(sv[0], &type, &p, &len) == 0 && type == MSG_ERROR);
+	snprintf(want, sizeof want, "the GPU worker is from another build of cuplay (wire version %d, this is 0): "
+	         "restart cuplay", WIRE_VERSION);
+	CHECK_STREQ((const char *)p, want);
+	free(p);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* ------------------------------------------------------------ the client */
 
 static wclient client(const char *exe)
@@ -188,6 +290,44 @@ TEST(client_bad_exe)
 	free(p);
 	free(res);
 	free(err);
+}
+
+/* Through the client: a worker of another build (this program standing
+ * in for one, see other_build) and the line the front end gets. */
+static void start_other(const char *mode, const char *arg, const char *want_part)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	CHECK(n > 0);
+	if (n <= 0)
+		return;
+	self[n] = 0;
+	const char *prefix[] = { self, mode, arg, NULL };
+	wclient w = client(NULL);
+	char *err = NULL;
+	CHECK(wc_start_under(&w, prefix, 10, &err) == -1);
+	CHECK(w.pid == 0 && w.other_build == 1);
+	CHECK(err && strncmp(err, "the GPU worker is from another build of cuplay (", 48) == 0);
+	CHECK(err && strstr(err, want_part) != NULL);
+	CHECK(err && strchr(err, '\n') == NULL);
+	if (!err || !strstr(err, want_part))
+		fprintf(stderr, "  got: %s\n", err ? err : "(null)");
+	free(err);
+}
+
+TEST(client_other_build)
+{
+	char want[64];
+	/* the worker refuses the front end's version (before cuInit: the same
+	 * line with or without a driver) */
+	snprintf(want, sizeof want, "(wire version %d, this is 0): restart cuplay", WIRE_VERSION);
+	start_other("--as-version", "0", want);
+	/* the front end refuses the worker's HELLO */
+	snprintf(want, sizeof want, "(wire version 7, this is %d): restart cuplay", WIRE_VERSION);
+	start_other("--hello", "v7", want);
+	snprintf(want, sizeof want, "(wire version 0, this is %d): restart cuplay", WIRE_VERSION);
+	start_other("--hello", "bare", want);
+	start_other("--hello", "size", "(its result is ");
 }
 
 /* ----------------------------------------------- end to end, with a GPU */
@@ -1104,15 +1244,56 @@ TEST(client_worker)
 	free(err);
 }
 
+/* Stand-ins for a worker of another build, run through wc_start_under's
+ * prefix: `test_worker MODE ARG EXE --worker RFD WFD DEVICE VERSION`.
+ *   --as-version V  execs the real worker (this program) with version V, as
+ *                   a front end of another build would start it
+ *   --hello MODE    answers with a HELLO of another build: "v7" (version 7),
+ *                   "bare" (a devinfo alone, as before the version), "size"
+ *                   (a result size that differs), then waits for the end */
+static int other_build(char **argv)
+{
+	const char *mode = argv[1], *arg = argv[2];
+	char **wargv = argv + 3; /* EXE --worker RFD WFD DEVICE VERSION */
+	if (strcmp(mode, "--as-version") == 0) {
+		wargv[5] = (char *)arg;
+		execv(wargv[0], wargv);
+		return 127;
+	}
+	int rfd = atoi(wargv[2]), wfd = atoi(wargv[3]);
+	devinfo d;
+	devinfo_for_test(&d);
+	wire_hello h;
+	wire_hello_make(&h, &d);
+	if (strcmp(arg, "bare") == 0) {
+		wire_send(wfd, MSG_HELLO, &d, sizeof d, NULL, 0);
+	} else {
+		if (strcmp(arg, "v7") == 0)
+			h.version = 7;
+		else if (strcmp(arg, "size") == 0)
+			h.sizes[WIRE_SIZE_RESULT] += 8;
+		wire_send(wfd, MSG_HELLO, &h, sizeof h, NULL, 0);
+	}
+	char c;
+	while (read(rfd, &c, 1) > 0) /* until the front end closes its end */
+		;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc == 5 && strcmp(argv[1], "--worker") == 0)
-		return worker_main(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
+		return worker_main(argc - 2, argv + 2);
+	if (argc == 9 && (strcmp(argv[1], "--as-version") == 0 || strcmp(argv[1], "--hello") == 0))
+		return other_build(argv);
 	RUN(framing_roundtrip);
 	RUN(framing_large);
 	RUN(framing_socket);
 	RUN(framing_bad);
+	RUN(hello);
+	RUN(version_arg);
 	RUN(client_bad_exe);
+	RUN(client_other_build);
 	RUN(client_worker);
 	return test_report("worker");
 }
