@@ -35,6 +35,29 @@ typedef struct run_record {
 	double *met_values;
 } run_record;
 
+/* The compile of a kernel `info` showed last, for "what changed". */
+typedef struct kinfo_seen {
+	char *path, *kernel;
+	kres res;
+	plan_launch launch;
+} kinfo_seen;
+
+struct app;
+struct runctx;
+/* What watches `run` from outside the run loop: with `metrics on`, the
+ * counters of each kernel after its timed samples; the GPU's throttling,
+ * noted under the results. The run loop calls begin after run_prepare (it
+ * returns this run's state), plan after each run_plan (it may ask for
+ * counters), result after each record is added, and end after the results
+ * table (it prints what it has and frees the state). The front end installs
+ * one (cmd/look.c's look_observer); NULL: none. */
+typedef struct run_observer {
+	void *(*begin)(struct app *a, const struct runctx *c);
+	void (*plan)(void *st, plan *p);
+	void (*result)(struct app *a, void *st, const struct runctx *c, const plan *p, const result *res);
+	void (*end)(struct app *a, void *st);
+} run_observer;
+
 typedef struct app {
 	/* options */
 	int no_gpu, mask_times, interactive, color, step, bail;
@@ -80,10 +103,11 @@ typedef struct app {
 	char *record_path;
 	int record_depth;     /* the source depth `record` was given at */
 	/* look.c: inspection */
+	const run_observer *observer; /* what watches each run, or NULL */
 	int metrics_on;       /* `metrics on`: counters after every run */
 	char *prof_why;       /* why counters were unavailable the last time, or NULL */
 	char *clock_why;      /* why the last run was timed with events, as said, or NULL */
-	struct kinfo_seen *kseen; /* `info`: the last compile of each kernel looked at */
+	kinfo_seen *kseen;    /* `info`: the last compile of each kernel looked at */
 	int nkseen;
 	const char *cmd_text; /* the command being run, as typed */
 	int quit;

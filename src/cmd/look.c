@@ -20,26 +20,6 @@
 _Static_assert(METRICS_NAME == PLAN_METRIC_NAME, "metric names cross the pipe in a plan");
 _Static_assert(METRICS_MAX_RAW <= PROF_MAX_METRICS, "a metric selection fits in a plan");
 
-/* The compile of a kernel `info` showed last, for "what changed". */
-struct kinfo_seen {
-	char *path, *kernel;
-	kres res;
-	plan_launch launch;
-};
-
-void look_free(app *a)
-{
-	for (int i = 0; i < a->nkseen; i++) {
-		free(a->kseen[i].path);
-		free(a->kseen[i].kernel);
-	}
-	free(a->kseen);
-	a->kseen = NULL;
-	a->nkseen = 0;
-	free(a->prof_why);
-	a->prof_why = NULL;
-}
-
 /* "metrics transpose_tiled shared" as typed, for "skipped" notes. */
 static char *words_line(int argc, char **argv)
 {
@@ -268,28 +248,42 @@ out:
 
 /* ------------------------------------------------------ metrics on, NVML */
 
-void look_run_begin(app *a, const runctx *c, look_run *m)
+/* The state of one run for look_observer. */
+typedef struct look_run {
+	int on;             /* collecting counters */
+	metric_sel sel;
+	int n;              /* kernels with counters */
+	char **kernels;
+	double **figs;
+	double *theory;
+	sbuf notes;         /* throttling, printed under the table */
+	int stopped;        /* counters unavailable or failing: said once, no more asked */
+} look_run;
+static void *look_run_begin(app *a, const runctx *c)
 {
-	memset(m, 0, sizeof *m);
+	look_run *m = xcalloc(1, sizeof *m);
 	if (!a->metrics_on || !c->gpu)
-		return;
+		return m;
 	char *err = NULL;
 	if (metrics_parse(NULL, &m->sel, &err) != 0) {
 		app_note(a, "metrics: %s", err ? err : "no default set");
 		free(err);
-		return;
+		return m;
 	}
 	m->on = 1;
+	return m;
 }
 
-void look_run_plan(const look_run *m, plan *p)
+static void look_run_plan(void *st, plan *p)
 {
+	const look_run *m = st;
 	if (m->on && !m->stopped)
 		set_plan_metrics(&m->sel, p);
 }
 
-void look_run_result(app *a, look_run *m, const runctx *c, const plan *p, const result *res)
+static void look_run_result(app *a, void *st, const runctx *c, const plan *p, const result *res)
 {
+	look_run *m = st;
 	/* a slowed GPU explains a slow result; csv and json carry it in
 	 * columns, and masked output (golden tests) cannot hold it */
 	char w[256];
@@ -323,8 +317,9 @@ void look_run_result(app *a, look_run *m, const runctx *c, const plan *p, const 
 	m->n++;
 }
 
-void look_run_end(app *a, look_run *m)
+static void look_run_end(app *a, void *st)
 {
+	look_run *m = st;
 	if (m->notes.len)
 		fputs(m->notes.s, stdout);
 	fflush(stdout);
@@ -345,8 +340,10 @@ void look_run_end(app *a, look_run *m)
 	free(m->figs);
 	free(m->theory);
 	sb_free(&m->notes);
-	memset(m, 0, sizeof *m);
+	free(m);
 }
+
+const run_observer look_observer = { look_run_begin, look_run_plan, look_run_result, look_run_end };
 
 /* ---------------------------------------------------------------- info */
 

@@ -20,9 +20,6 @@ int look_sass(app *a, const char *kernel);
 /* `sanitize [memcheck|racecheck|synccheck|initcheck] [KERNEL]` */
 int look_sanitize(app *a, int argc, char **argv);
 
-/* Frees what look.c keeps in the app. */
-void look_free(app *a);
-
 /* Stores the counters of a run in its record: the figures of s (fig[i])
  * by short name, then the raw metrics (raw[i]) not already named. */
 void look_record_metrics(run_record *r, const metric_sel *s, const double *raw, const double *fig);
@@ -30,21 +27,7 @@ void look_record_metrics(run_record *r, const metric_sel *s, const double *raw, 
 /* What `run` adds to its results: with `metrics on`, the default counters
  * of each kernel (one profiled launch after the timed samples) and their
  * table under the results; the GPU's throttling during the samples, one
- * note a kernel. begin after run_prepare; plan after run_plan; result
- * after add_record; end after the results table. */
-typedef struct look_run {
-	int on;             /* collecting counters */
-	metric_sel sel;
-	int n;              /* kernels with counters */
-	char **kernels;
-	double **figs;
-	double *theory;
-	sbuf notes;         /* throttling, printed under the table */
-	int stopped;        /* counters unavailable or failing: said once, no more asked */
-} look_run;
-void look_run_begin(app *a, const runctx *c, look_run *m);
-void look_run_plan(const look_run *m, plan *p);
-void look_run_result(app *a, look_run *m, const runctx *c, const plan *p, const result *res);
-void look_run_end(app *a, look_run *m);
+ * note a kernel. The front end puts it in app.observer. */
+extern const run_observer look_observer;
 
 #endif

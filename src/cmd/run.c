@@ -1,7 +1,6 @@
 /* run.c: use a kernel file, set values, and the run itself: compile (cache),
  * plan, launch in the worker, check, time, report. */
 #include "app.h"
-#include "look.h"
 #include "ref.h"
 
 #include <dirent.h>
@@ -137,7 +136,12 @@ void app_free(app *a)
 	if (a->record_fd >= 0)
 		close(a->record_fd);
 	free(a->record_path);
-	look_free(a);
+	for (int i = 0; i < a->nkseen; i++) {
+		free(a->kseen[i].path);
+		free(a->kseen[i].kernel);
+	}
+	free(a->kseen);
+	free(a->prof_why);
 	free(g_installed_dir);
 	g_installed_dir = NULL;
 }
@@ -1181,8 +1185,8 @@ int app_run(app *a, char **names, int nnames)
 	result *res = xcalloc(1, sizeof *res);
 	int printed_bufs = 0, nrec = 0;
 	char *err = NULL;
-	look_run lr; /* `metrics on`, throttling notes */
-	look_run_begin(a, &c, &lr);
+	const run_observer *ob = a->observer; /* `metrics on`, throttling notes */
+	void *ost = ob ? ob->begin(a, &c) : NULL;
 	for (int i = 0; i < nk && !g_interrupt; i++) {
 		const char *name = a->sp->kernels[ks[i]].name;
 		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
@@ -1199,7 +1203,8 @@ int app_run(app *a, char **names, int nnames)
 			resource_row(&t, &c, p);
 			continue;
 		}
-		look_run_plan(&lr, p);
+		if (ob)
+			ob->plan(ost, p);
 		if (run_exec_checked(a, &c, ks[i], p, res, &err) != 0) {
 			app_error(a, "%s: %s", name, err ? err : "the worker failed");
 			free(err);
@@ -1219,7 +1224,8 @@ int app_run(app *a, char **names, int nnames)
 			if (!res->checks[k].ok)
 				rc = -1;
 		add_record(a, name, c.vline, res, p, &st);
-		look_run_result(a, &lr, &c, p, res);
+		if (ob)
+			ob->result(a, ost, &c, p, res);
 		nrec += res->nsamples > 0;
 		if (res->status == RES_INTERRUPTED)
 			break;
@@ -1233,7 +1239,8 @@ int app_run(app *a, char **names, int nnames)
 		app_note(a, "%s at %s ('//@ check at'), timed at the values above", c.gpu ? "checked" : "to be checked", ca);
 		free(ca);
 	}
-	look_run_end(a, &lr);
+	if (ob)
+		ob->end(a, ost);
 	if (c.gpu && nrec > 1 && a->format == FMT_TABLE && !a->mask_times) {
 		/* several kernels: the speedup over the first, as the lab's graph */
 		chart ch;

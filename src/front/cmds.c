@@ -401,7 +401,7 @@ static void record_line(app *a, const command *c)
 
 static int cmd_edit(app *a, int argc, char **argv, const char *rest)
 {
-	return app_edit(a, argc > 1 ? argv[1] : NULL);
+	return app_edit(a, argc > 1 ? argv[1] : NULL, command_line);
 }
 
 static int cmd_watch(app *a, int argc, char **argv, const char *rest)
@@ -410,7 +410,7 @@ static int cmd_watch(app *a, int argc, char **argv, const char *rest)
 		return 0; /* not watching */
 	if (argc > 1 && strcmp(argv[1], "on") != 0)
 		return app_error(a, "watch: expected 'on' or 'off', got '%s'", argv[1]);
-	return app_watch(a);
+	return app_watch(a, command_line);
 }
 
 static int cmd_sweep(app *a, int argc, char **argv, const char *rest)
@@ -513,6 +513,11 @@ static const command commands[] = {
 	{ "source", cmd_source, "FILE", "run the commands of a session file", 1, 1, 0, COMPL_NONE, NULL },
 	{ "quit", cmd_quit, "", "leave cuplay", 0, 0, 0, COMPL_NONE, NULL },
 };
+
+void command_init(app *a)
+{
+	a->observer = &look_observer;
+}
 
 const command *command_table(int *n)
 {

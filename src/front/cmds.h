@@ -26,6 +26,10 @@ typedef struct command {
 	const char *words;    /* COMPL_WORDS: space-separated choices */
 } command;
 
+/* Makes a fresh app (app_init) ready for the commands: installs what
+ * watches each run (the counters of `metrics on`, throttling notes). */
+void command_init(app *a);
+
 const command *command_table(int *n);
 const command *command_find(const char *name);
 

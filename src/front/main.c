@@ -79,6 +79,7 @@ int main(int argc, char **argv)
 	char *exe = self_exe(argv[0]);
 	app a;
 	app_init(&a, exe);
+	command_init(&a);
 	const char *commands = NULL;
 	char **files = xcalloc((size_t)argc + 1, sizeof *files);
 	int nfiles = 0;

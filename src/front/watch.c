@@ -1,6 +1,5 @@
 /* watch.c: edit and watch. */
 #include "watch.h"
-#include "cmds.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -13,16 +12,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int rerun(app *a)
+static int rerun(app *a, line_runner run_line)
 {
 	const char *line = a->last_run ? a->last_run : "run";
 	char *copy = xstrdup(line);
-	int r = command_line(a, copy);
+	int r = run_line(a, copy);
 	free(copy);
 	return r;
 }
 
-int app_edit(app *a, const char *path)
+int app_edit(app *a, const char *path, line_runner run_line)
 {
 	if (!path)
 		path = a->path;
@@ -53,8 +52,8 @@ int app_edit(app *a, const char *path)
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		app_note(a, "edit: the editor exited with status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	if (!a->sp && path != a->path)
-		return app_use(a, path) == 0 ? rerun(a) : -1;
-	return rerun(a) ? -1 : 0;
+		return app_use(a, path) == 0 ? rerun(a, run_line) : -1;
+	return rerun(a, run_line) ? -1 : 0;
 }
 
 /* Adds watches on the directories of the file and of its "..." includes:
@@ -88,7 +87,7 @@ static int relevant(const spec *s, const char *name)
 	return hit;
 }
 
-int app_watch(app *a)
+int app_watch(app *a, line_runner run_line)
 {
 	if (!a->sp)
 		return app_error(a, "watch: no kernel file: 'use FILE' first");
@@ -98,7 +97,7 @@ int app_watch(app *a)
 	add_watches(fd, a->sp);
 	app_note(a, "watching %s: save it to run '%s' again; type commands, or 'watch off' (or Ctrl-C) to stop",
 	         a->path, a->last_run ? a->last_run : "run");
-	rerun(a);
+	rerun(a, run_line);
 	g_interrupt = 0;
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	int rc = 0;
@@ -131,7 +130,7 @@ int app_watch(app *a)
 			}
 			if (hit) {
 				app_note(a, "-- %s saved", a->path);
-				rerun(a); /* compile errors print; watching goes on */
+				rerun(a, run_line); /* compile errors print; watching goes on */
 				/* a new include may have appeared */
 				add_watches(fd, a->sp);
 			}
@@ -148,7 +147,7 @@ int app_watch(app *a)
 				line[--l] = 0;
 			int stop = strcmp(line, "watch off") == 0 || strcmp(line, "q") == 0 || strcmp(line, "off") == 0;
 			if (!stop && *line)
-				command_line(a, line);
+				run_line(a, line);
 			free(line);
 			if (stop)
 				break;

@@ -6,12 +6,17 @@
 
 #include "app.h"
 
+/* What runs a line of commands (the front end's dispatcher, command_line):
+ * the number of commands that failed. */
+typedef int (*line_runner)(app *a, const char *line);
+
 /* Opens $VISUAL, $EDITOR or vi on path (the current file when NULL), waits,
- * then re-runs the last `run` line (or `run`). */
-int app_edit(app *a, const char *path);
+ * then re-runs the last `run` line (or `run`) with run_line. */
+int app_edit(app *a, const char *path, line_runner run_line);
 
 /* Re-runs the last `run` on every save until `watch off`, an empty line
- * with q, Ctrl-C, or end of input. Lines typed meanwhile run as commands. */
-int app_watch(app *a);
+ * with q, Ctrl-C, or end of input. Lines typed meanwhile run as commands.
+ * Both go through run_line. */
+int app_watch(app *a, line_runner run_line);
 
 #endif

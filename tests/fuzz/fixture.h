@@ -250,6 +250,7 @@ static void fixture_app(app *a)
 	g_interrupt = 0;
 	fixture_budget(FX_BUDGET_S);
 	app_init(a, "cuplay");
+	command_init(a);
 	a->no_gpu = 1;
 	a->mask_times = 1;
 }
