@@ -1,6 +1,7 @@
 # cuplay: a CUDA kernel playground. `make`, `make run`, `make test`.
 #
-# src/ is in folders by layer, bottom to top:
+# src/ is in folders by layer, bottom to top (src/README.md; a file calls
+# only its own layer and those below, as tests/layers.sh checks):
 #   base  check  kfile  compile  gpu  record  cmd  front
 LAYERS    := base check kfile compile gpu record cmd front
 
@@ -103,7 +104,7 @@ endif
 RUN_BIN := $(if $(filter /%,$(BIN)),$(BIN),./$(BIN))
 
 test: cuplay $(UNIT_BIN)
-	$(Q)$(SAN_ENV) CUPLAY=$(RUN_BIN) UNIT_BIN="$(UNIT_BIN)" bash tests/run.sh
+	$(Q)$(SAN_ENV) CUPLAY=$(RUN_BIN) UNIT_BIN="$(UNIT_BIN)" OBJ_DIR=$(BUILD) bash tests/run.sh
 
 bench: cuplay build/bench/cublas_sgemm
 	$(Q)CUPLAY=./cuplay bash tests/bench.sh

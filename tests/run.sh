@@ -2,6 +2,7 @@
 # tests/run.sh: every test, from `make test`. Prints one line a failure and
 # a closing "total: N passed, N failed, N skipped" line.
 #   UNIT_BIN   unit test programs (from the Makefile)
+#   OBJ_DIR    the objects of the build under test, for tests/layers.sh
 #   CUPLAY     the binary under test (default ./cuplay)
 #   UPDATE=1   rewrite golden files from the current output
 #   SKIP_GPU=1 skip the GPU tests even where a GPU exists
@@ -19,6 +20,16 @@ export CUPLAY_IGNORE_PTXAS_LOG=1
 
 ok()   { pass=$((pass + 1)); }
 bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# 0. the shape of src/: no call or include into a layer above, no two files
+#    that call each other, no file over 1,500 lines (tests/layers.sh)
+if [ -z "${GOLDEN:-}" ]; then
+	OBJ_DIR=${OBJ_DIR:-build/rel} bash tests/layers.sh >"$tmp/layers" 2>&1
+	st=$?
+	if [ $st -eq 0 ]; then ok; tail -n 1 "$tmp/layers"
+	elif [ $st -eq 77 ]; then skip=$((skip + 1)); tail -n 1 "$tmp/layers"
+	else bad "layers"; sed 's/^/    /' "$tmp/layers"; fi
+fi
 
 # 1. unit tests: each program prints "suite: N passed, N failed"
 for t in ${UNIT_BIN:-}; do

@@ -39,7 +39,7 @@ void stats_compute(const double *x, int n, stats *out)
 	out->noise = out->mean > 0 ? out->stdev / out->mean : 0;
 }
 
-int stats_should_stop(const double *x, int n, double total_s, const timing_opts *t)
+int stats_should_stop(const double *x, int n, double total_s, const stop_rule *t)
 {
 	int min_reps = t->min_reps > 1 ? t->min_reps : 1;
 	if (n < min_reps)

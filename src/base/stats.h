@@ -2,8 +2,6 @@
 #ifndef CUPLAY_STATS_H
 #define CUPLAY_STATS_H
 
-#include "plan.h"
-
 typedef struct stats {
 	int n;
 	double median, min, max, mean, stdev;
@@ -12,9 +10,15 @@ typedef struct stats {
 
 void stats_compute(const double *x, int n, stats *out);
 
+/* When sampling stops (a plan's timing_opts carries these). */
+typedef struct stop_rule {
+	int min_reps, max_reps;
+	double noise_target, min_time_s, max_time_s;
+} stop_rule;
+
 /* 1 when sampling may stop: n >= min_reps and either (noise <= target and
  * total >= min_time_s) or total >= max_time_s or n >= max_reps. */
-int stats_should_stop(const double *x, int n, double total_s, const timing_opts *t);
+int stats_should_stop(const double *x, int n, double total_s, const stop_rule *t);
 
 #endif
 

@@ -336,7 +336,8 @@ static int time_samples(wrun *r, int kernel_clock)
 	int batch = t.batch > 1 ? t.batch : 1;
 	uint64_t loop_t0 = now_ns();
 	measure_empty(r, kernel_clock);
-	while (n < t.max_reps && !stats_should_stop(res->samples_ms, n, total_s, &t)) {
+	const stop_rule rule = { t.min_reps, t.max_reps, t.noise_target, t.min_time_s, t.max_time_s };
+	while (n < t.max_reps && !stats_should_stop(res->samples_ms, n, total_s, &rule)) {
 		int got = 1;
 		if (kernel_clock) {
 			got = kernel_clock_samples(r, n, group_size(res->samples_ms, n, t.max_reps), res->samples_ms + n);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "plan.h"
+#include "result.h"
 
 /* The wire: framed messages, a 12-byte header {u32 type, u64 payload length}
  * in host byte order (both ends are this binary), then the payload. The

@@ -1,5 +1,5 @@
-/* plan.h: one launch, fully resolved, as the worker receives it; the device
- * facts the worker reports; the result it sends back.
+/* plan.h: one launch, fully resolved, as the worker receives it, and the
+ * device facts the worker reports (the result it sends back: result.h).
  *
  * These structs cross the pipe to the worker byte for byte (the worker is
  * this same binary), so they hold fixed-size arrays and no pointers. */
@@ -10,8 +10,6 @@
 #include "types.h"
 #include "spec.h"
 #include "expr.h"
-#include "nvml.h"
-#include "prof.h"
 
 #define PLAN_MAX_BUFS 16
 #define PLAN_MAX_ARGS 32
@@ -19,6 +17,7 @@
 #define PLAN_NAME 128
 #define PLAN_LOWERED 512
 #define RES_MAX_SAMPLES 2048
+#define PLAN_MAX_METRICS 48  /* = PROF_MAX_METRICS (prof.h) */
 #define PLAN_METRIC_NAME 128 /* = METRICS_NAME (metrics.h) */
 
 typedef struct devinfo {
@@ -113,57 +112,11 @@ typedef struct plan {
 	/* hardware counters (raw ncu names) collected in one extra launch
 	 * after the timed samples; 0: none */
 	int32_t nmetrics;
-	char metrics[PROF_MAX_METRICS][PLAN_METRIC_NAME];
+	char metrics[PLAN_MAX_METRICS][PLAN_METRIC_NAME];
 	int32_t info_only;        /* `info`: load the module, query the function, launch nothing */
 	int32_t device_launches;  /* linked with cudadevrt: the kernel may launch kernels */
 	uint64_t cubin_len;       /* cubin bytes follow the struct on the wire */
 } plan;
-
-typedef enum res_status {
-	RES_OK = 0,
-	RES_ERROR = 1,        /* the run failed; error says why; worker still usable */
-	RES_FATAL = 2,        /* the context is broken (sticky error): worker must go */
-	RES_INTERRUPTED = 3   /* Ctrl-C: partial samples may be present */
-} res_status;
-
-typedef struct check_result {
-	char buf[64];
-	int ok;
-	double rel_err, tol;
-	int64_t bad_index;  /* -1: none */
-	double got, want;
-	uint64_t nonfinite;
-} check_result;
-
-/* What the driver says of a kernel's function (for `info`): its
- * attributes and the occupancy API's figures for the planned launch. */
-typedef struct func_info {
-	int32_t known;          /* 0: no module loaded (error says why) */
-	int32_t regs, static_smem, local_bytes, const_bytes, max_threads;
-	int32_t occ_blocks;     /* cuOccupancyMaxActiveBlocksPerMultiprocessor; -1 unknown */
-	int32_t suggest_block;  /* cuOccupancyMaxPotentialBlockSize; 0 unknown */
-	int32_t suggest_grid;   /* ... its minimum grid for full occupancy */
-} func_info;
-
-typedef struct result {
-	res_status status;
-	char error[512];      /* one line, for RES_ERROR / RES_FATAL */
-	int nchecks;
-	check_result checks[PLAN_MAX_CHECKS];
-	int nsamples;
-	double samples_ms[RES_MAX_SAMPLES];
-	double roof_gbps;     /* the device-to-device copy, measured once per worker */
-	double launch_ms;     /* host time of the whole request */
-	double setup_ms;      /* module load, allocation, input init and upload */
-	double check_ms;      /* the checked launch, download, reference, compare */
-	double time_ms;       /* the timing loop (warm-up, flushes and samples) */
-	double empty_ms;      /* an empty kernel's launch, timed the same way (batch or not) */
-	int32_t clock;        /* timing_clock the samples were taken with */
-	char clock_note[256]; /* why events, when the kernel clock was asked for; else "" */
-	prof_reply prof;      /* the counters, when the plan asked for metrics */
-	nvml_cond cond;       /* clocks, temperature, throttling around the samples */
-	func_info fn;         /* info_only plans */
-} result;
 
 /* Front end: from a parsed file, values of defines and params, and the device,
  * to a plan for kernel k. Errors carry "path:line:col: ". */

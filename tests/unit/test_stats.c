@@ -41,9 +41,9 @@ TEST(noise)
 	CHECK(s.stdev == 0 && s.noise == 0 && s.median == 1.5);
 }
 
-static timing_opts opts(int min_reps, int max_reps, double noise, double min_t, double max_t)
+static stop_rule opts(int min_reps, int max_reps, double noise, double min_t, double max_t)
 {
-	timing_opts t;
+	stop_rule t;
 	memset(&t, 0, sizeof t);
 	t.min_reps = min_reps;
 	t.max_reps = max_reps;
@@ -55,7 +55,7 @@ static timing_opts opts(int min_reps, int max_reps, double noise, double min_t, 
 
 TEST(stop_rule)
 {
-	timing_opts t = opts(10, 100, 0.005, 0.5, 5);
+	stop_rule t = opts(10, 100, 0.005, 0.5, 5);
 	double flat[100], noisy[100];
 	for (int i = 0; i < 100; i++) {
 		flat[i] = 1.0;
@@ -71,18 +71,18 @@ TEST(stop_rule)
 	CHECK(!stats_should_stop(noisy, 99, 0.1, &t));
 
 	/* min_reps above max_reps: min_reps wins */
-	timing_opts u = opts(20, 5, 0.005, 0, 10);
+	stop_rule u = opts(20, 5, 0.005, 0, 10);
 	CHECK(!stats_should_stop(noisy, 5, 0.1, &u));
 	CHECK(stats_should_stop(noisy, 20, 0.1, &u));
 
 	/* min_reps below 1 counts as 1 */
-	timing_opts v = opts(0, 100, 0.005, 0, 10);
+	stop_rule v = opts(0, 100, 0.005, 0, 10);
 	CHECK(!stats_should_stop(flat, 0, 0, &v));
 	CHECK(stats_should_stop(flat, 1, 0, &v));
 }
 
 /* Feeds a synthetic sequence sample by sample, as the worker does. */
-static int run_until_stop(const double *seq, int len, const timing_opts *t)
+static int run_until_stop(const double *seq, int len, const stop_rule *t)
 {
 	double total = 0;
 	int n = 0;
@@ -99,7 +99,7 @@ TEST(stop_sequences)
 	/* 1 ms samples, 0.1% jitter: stops once 50 ms are sampled */
 	for (int i = 0; i < 3000; i++)
 		seq[i] = 1.0 + (i % 2) * 0.002;
-	timing_opts t = opts(10, 2048, 0.005, 0.05, 1.0);
+	stop_rule t = opts(10, 2048, 0.005, 0.05, 1.0);
 	CHECK(run_until_stop(seq, 3000, &t) == 50);
 
 	/* 10 ms samples: min_reps (10) reached before min time matters */

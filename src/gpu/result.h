@@ -1,0 +1,62 @@
+/* result.h: what the GPU worker sends back for a plan: how the run went,
+ * the checks, the samples, the counters and the GPU's conditions.
+ *
+ * It crosses the pipe byte for byte, as the plan does (plan.h): fixed-size
+ * arrays, no pointers. */
+#ifndef CUPLAY_RESULT_H
+#define CUPLAY_RESULT_H
+
+#include <stdint.h>
+#include "nvml.h"
+#include "plan.h"
+#include "prof.h"
+
+_Static_assert(PLAN_MAX_METRICS == PROF_MAX_METRICS, "a plan's metrics fit one profiler request");
+
+typedef enum res_status {
+	RES_OK = 0,
+	RES_ERROR = 1,        /* the run failed; error says why; worker still usable */
+	RES_FATAL = 2,        /* the context is broken (sticky error): worker must go */
+	RES_INTERRUPTED = 3   /* Ctrl-C: partial samples may be present */
+} res_status;
+
+typedef struct check_result {
+	char buf[64];
+	int ok;
+	double rel_err, tol;
+	int64_t bad_index;  /* -1: none */
+	double got, want;
+	uint64_t nonfinite;
+} check_result;
+
+/* What the driver says of a kernel's function (for `info`): its
+ * attributes and the occupancy API's figures for the planned launch. */
+typedef struct func_info {
+	int32_t known;          /* 0: no module loaded (error says why) */
+	int32_t regs, static_smem, local_bytes, const_bytes, max_threads;
+	int32_t occ_blocks;     /* cuOccupancyMaxActiveBlocksPerMultiprocessor; -1 unknown */
+	int32_t suggest_block;  /* cuOccupancyMaxPotentialBlockSize; 0 unknown */
+	int32_t suggest_grid;   /* ... its minimum grid for full occupancy */
+} func_info;
+
+typedef struct result {
+	res_status status;
+	char error[512];      /* one line, for RES_ERROR / RES_FATAL */
+	int nchecks;
+	check_result checks[PLAN_MAX_CHECKS];
+	int nsamples;
+	double samples_ms[RES_MAX_SAMPLES];
+	double roof_gbps;     /* the device-to-device copy, measured once per worker */
+	double launch_ms;     /* host time of the whole request */
+	double setup_ms;      /* module load, allocation, input init and upload */
+	double check_ms;      /* the checked launch, download, reference, compare */
+	double time_ms;       /* the timing loop (warm-up, flushes and samples) */
+	double empty_ms;      /* an empty kernel's launch, timed the same way (batch or not) */
+	int32_t clock;        /* timing_clock the samples were taken with */
+	char clock_note[256]; /* why events, when the kernel clock was asked for; else "" */
+	prof_reply prof;      /* the counters, when the plan asked for metrics */
+	nvml_cond cond;       /* clocks, temperature, throttling around the samples */
+	func_info fn;         /* info_only plans */
+} result;
+
+#endif
