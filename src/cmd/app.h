@@ -128,7 +128,7 @@ void app_note(app *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* run.c: the edit -> compile -> run -> check -> time loop. */
 int app_use(app *a, const char *name);
 int app_reload(app *a);                 /* re-reads the file when it changed */
-int app_run(app *a, char **kernels, int nk);
+int app_run(app *a, char **kernels, int nk); /* the file re-read first (CMD_FRESH_FILE) */
 int app_set(app *a, const char *name, const char *expr);
 int app_unset(app *a, const char *name);
 void app_show(app *a);
@@ -164,8 +164,8 @@ int check_at_values(app *a, const runctx *c, symtab *extra, char **err);
 void app_keep_table(app *a, table *t);
 void app_keep_chart(app *a, chart *c);
 /* compare.c */
-int app_sweep(app *a, int argc, char **argv);
-int app_compare(app *a, int argc, char **argv);
+int app_sweep(app *a, int argc, char **argv);   /* the file re-read first (CMD_FRESH_FILE) */
+int app_compare(app *a, int argc, char **argv); /* likewise */
 int app_save(app *a, const char *path);
 int app_plot(app *a, const char *path);
 

@@ -233,8 +233,6 @@ static int all_workers(app *a, wclient ***ws, int *n)
 
 int app_sweep(app *a, int argc, char **argv)
 {
-	if (app_reload(a) != 0)
-		return -1;
 	axis *ax = xcalloc((size_t)argc, sizeof *ax);
 	int nax = 0, nnames = 0, on_all = 0;
 	char **names = xcalloc((size_t)argc + 1, sizeof *names);
@@ -535,8 +533,6 @@ int app_compare(app *a, int argc, char **argv)
 		return app_error(a, "usage: compare KERNEL[NAME=VALUE,...] KERNEL[...] ... (at least two)");
 	if (argc - 1 > COMPARE_MAX)
 		return app_error(a, "compare: at most %d variants", COMPARE_MAX);
-	if (app_reload(a) != 0)
-		return -1;
 	int nv = argc - 1;
 	variant *v = xcalloc((size_t)nv, sizeof *v);
 	int rc = 0;

@@ -42,9 +42,6 @@ static const char fma_source[] =
 
 int app_roof(app *a)
 {
-	int gpu = app_gpu(a);
-	if (gpu <= 0)
-		return gpu < 0 ? -1 : (app_note(a, "roof: skipped (no GPU)"), 0);
 	spec *s = xcalloc(1, sizeof *s);
 	char *err = NULL;
 	if (spec_parse("<builtin>/fma_roof.cu", fma_source, s, &err) != 0) {
@@ -156,8 +153,6 @@ void pager_close(FILE *f)
  * module header and that entry. */
 int app_ptx(app *a, const char *kernel)
 {
-	if (app_reload(a) != 0)
-		return -1;
 	int *ks = NULL, nk = 0;
 	char *names[] = { (char *)kernel };
 	if (pick_kernels(a, kernel ? names : NULL, kernel ? 1 : 0, &ks, &nk) != 0)

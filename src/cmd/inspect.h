@@ -5,6 +5,9 @@
 
 #include "app.h"
 
+/* The command handlers; the dispatcher has done what the command's flags
+ * ask (cmds.h): roof runs with the GPU started, ptx on the file as it is
+ * on disk now. */
 int app_roof(app *a);
 int app_device(app *a, int argc, char **argv);
 int app_ptx(app *a, const char *kernel);

@@ -410,8 +410,6 @@ static void driver_rows(table *t, const runctx *c, const plan *p, const result *
 
 int look_info(app *a, int argc, char **argv)
 {
-	if (app_reload(a) != 0)
-		return -1;
 	int *ks = NULL, nk = 0;
 	if (pick_kernels(a, argv + 1, argc - 1, &ks, &nk) != 0)
 		return -1;
@@ -481,8 +479,6 @@ static int one_kernel(app *a, const char *kernel, int *k)
 
 int look_sass(app *a, const char *kernel)
 {
-	if (app_reload(a) != 0)
-		return -1;
 	int k;
 	if (one_kernel(a, kernel, &k) != 0)
 		return -1;
@@ -546,8 +542,6 @@ static char *temp_log(char **err)
 
 int look_sanitize(app *a, int argc, char **argv)
 {
-	if (app_reload(a) != 0)
-		return -1;
 	san_tool tool = SAN_MEMCHECK;
 	const char *kernel = NULL;
 	char *err = NULL;

@@ -13,7 +13,8 @@
 int look_metrics(app *a, int argc, char **argv);
 /* The catalogue and the sets (`metrics list`, `help metrics`). */
 void look_metrics_list(app *a);
-/* `info [KERNEL...]` */
+/* `info [KERNEL...]`; info, sass and sanitize find the file re-read when it
+ * changed on disk (CMD_FRESH_FILE, done by the dispatcher). */
 int look_info(app *a, int argc, char **argv);
 /* `sass [KERNEL]` */
 int look_sass(app *a, const char *kernel);

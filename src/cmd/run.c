@@ -1163,8 +1163,6 @@ static void resource_row(table *t, const runctx *c, const plan *p)
 int app_run(app *a, char **names, int nnames)
 {
 	uint64_t t_start = now_ns();
-	if (app_reload(a) != 0)
-		return -1;
 	int *ks = NULL, nk = 0;
 	if (pick_kernels(a, names, nnames, &ks, &nk) != 0)
 		return -1;

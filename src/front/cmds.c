@@ -481,19 +481,19 @@ static const command commands[] = {
 	{ "show", cmd_show, "", "show the loaded file: defines, params, buffers, kernels, options", 0, 0, 0, COMPL_NONE, NULL },
 	{ "set", cmd_set, "NAME=VALUE...", "set a define (recompiles) or a param (no recompile)", 1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL },
 	{ "unset", cmd_unset, "NAME...", "return names to the file's default", 1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL },
-	{ "run", cmd_run, "[KERNEL...|all]", "compile, launch, check and time kernels (default: all)", 0, -1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
-	{ "sweep", cmd_sweep, "NAME=v1,v2,... [NAME=...] [KERNEL...]", "run every combination of values; table, chart, best marked", 1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL },
-	{ "compare", cmd_compare, "KERNEL[NAME=V,...] KERNEL[...]...", "interleaved runs of variants: speedup over the first and a verdict", 2, -1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
+	{ "run", cmd_run, "[KERNEL...|all]", "compile, launch, check and time kernels (default: all)", 0, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
+	{ "sweep", cmd_sweep, "NAME=v1,v2,... [NAME=...] [KERNEL...]", "run every combination of values; table, chart, best marked", 1, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_NAME, NULL },
+	{ "compare", cmd_compare, "KERNEL[NAME=V,...] KERNEL[...]...", "interleaved runs of variants: speedup over the first and a verdict", 2, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
 	{ "save", cmd_save, "FILE", "write the last results (.csv, .json, .md or the current format)", 1, 1, 0, COMPL_NONE, NULL },
 	{ "plot", cmd_plot, "FILE.svg", "write the last comparison or sweep as an SVG bar chart", 1, 1, 0, COMPL_NONE, NULL },
-	{ "info", cmd_info, "[KERNEL...]", "registers, shared memory, spills, occupancy and its limit; what changed since the last look", 0, -1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
-	{ "ptx", cmd_ptx, "[KERNEL]", "show the PTX NVRTC made of a kernel, with its source lines", 0, 1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
-	{ "sass", cmd_sass, "[KERNEL]", "show the machine code (SASS) of a kernel, with its source lines", 0, 1, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
+	{ "info", cmd_info, "[KERNEL...]", "registers, shared memory, spills, occupancy and its limit; what changed since the last look", 0, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
+	{ "ptx", cmd_ptx, "[KERNEL]", "show the PTX NVRTC made of a kernel, with its source lines", 0, 1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
+	{ "sass", cmd_sass, "[KERNEL]", "show the machine code (SASS) of a kernel, with its source lines", 0, 1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
 	{ "metrics", cmd_metrics, "[KERNEL...] [METRIC|SET...] | on|off | list",
 	  "hardware counters of one launch: memory traffic, sectors per request, bank conflicts, occupancy", 0, -1, 0, COMPL_KERNEL, NULL },
 	{ "sanitize", cmd_sanitize, "[memcheck|racecheck|synccheck|initcheck] [KERNEL]",
-	  "one launch under compute-sanitizer: out-of-bounds accesses, races, bad syncs, uninitialised reads", 0, 2, CMD_NEEDS_FILE, COMPL_KERNEL, NULL },
-	{ "roof", cmd_roof, "", "measure the device's memory bandwidth and FP32 FMA throughput", 0, 0, 0, COMPL_NONE, NULL },
+	  "one launch under compute-sanitizer: out-of-bounds accesses, races, bad syncs, uninitialised reads", 0, 2, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
+	{ "roof", cmd_roof, "", "measure the device's memory bandwidth and FP32 FMA throughput", 0, 0, CMD_NEEDS_GPU, COMPL_NONE, NULL },
 	{ "device", cmd_device, "[N]", "show the GPU, or switch to GPU N (settings kept)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL },
 	{ "warmup", cmd_warmup, "[N]", "untimed launches before timing (default 2)", 0, 1, 0, COMPL_NONE, NULL },
@@ -572,6 +572,21 @@ int command_run(app *a, int argc, char **argv, const char *rest)
 	if ((c->flags & CMD_INTERACTIVE) && !a->interactive)
 		return app_error(a, "%s: only at an interactive prompt", c->name);
 	record_line(a, c);
+	if ((c->flags & CMD_FRESH_FILE) && a->sp && app_reload(a) != 0)
+		return -1;
+	if (c->flags & CMD_NEEDS_GPU) {
+		int gpu = app_gpu(a);
+		if (gpu <= 0) {
+			if (gpu < 0)
+				return -1;
+			sbuf b = {0};
+			for (int i = 0; i < argc; i++)
+				sb_printf(&b, "%s%s", i ? " " : "", argv[i]);
+			app_note(a, "%s: skipped (no GPU)", b.s);
+			sb_free(&b);
+			return 0;
+		}
+	}
 	return c->fn(a, argc, argv, rest);
 }
 

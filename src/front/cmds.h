@@ -6,10 +6,21 @@
 #include <stdio.h>
 #include "app.h"
 
+/* What the dispatcher (command_run) checks and prepares before the handler
+ * runs, in this order, so that handlers do not. Commands that check their
+ * arguments before they need a GPU (metrics, sanitize, and run and the
+ * others through run_prepare) start the worker themselves, so that a bad
+ * argument is reported before the compile-only notice; device manages the
+ * worker itself. */
 enum {
 	CMD_NEEDS_FILE = 1 << 0,  /* a kernel file must be loaded */
 	CMD_INTERACTIVE = 1 << 1, /* only at an interactive prompt */
 	CMD_WHOLE_LINE = 1 << 2,  /* takes the rest of the line, `;` included */
+	CMD_FRESH_FILE = 1 << 3,  /* re-read the loaded file first when it changed on disk */
+	CMD_NEEDS_GPU = 1 << 4,   /* start or attach the worker first (or say, once, that this
+	                             is compile-only mode); without a GPU say "CMD ARGS:
+	                             skipped (no GPU)" instead of running the handler */
+	CMD_FLAGS_ALL = (1 << 5) - 1
 };
 
 /* What completion offers for a command's arguments. */
