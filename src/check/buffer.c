@@ -1,0 +1,349 @@
+/* buffer.c: the deterministic buffer initialisers the worker uploads,
+ * conversions to and from double, and buffer signatures. */
+#include "buffer.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "par.h"
+#include "util.h"
+
+void buffer_to_double_range(const void *src, dtype t, uint64_t lo, uint64_t hi, double *out)
+{
+	uint64_t m = hi - lo;
+	switch (t) {
+	case DT_FLOAT: {
+		const float *s = (const float *)src + lo;
+		for (uint64_t i = 0; i < m; i++)
+			out[i] = s[i];
+		break;
+	}
+	case DT_DOUBLE:
+		memcpy(out, (const double *)src + lo, m * sizeof *out);
+		break;
+	case DT_INT: {
+		const int32_t *s = (const int32_t *)src + lo;
+		for (uint64_t i = 0; i < m; i++)
+			out[i] = s[i];
+		break;
+	}
+	case DT_UNSIGNED: {
+		const uint32_t *s = (const uint32_t *)src + lo;
+		for (uint64_t i = 0; i < m; i++)
+			out[i] = s[i];
+		break;
+	}
+	case DT_LONG: {
+		const int64_t *s = (const int64_t *)src + lo;
+		for (uint64_t i = 0; i < m; i++)
+			out[i] = (double)s[i];
+		break;
+	}
+	default:
+		memset(out, 0, m * sizeof *out);
+		break;
+	}
+}
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t buffer_seed(uint64_t seed, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)(name ? name : ""); *p; p++) {
+		h ^= *p;
+		h *= 0x100000001b3ull;
+	}
+	return mix64(seed ^ mix64(h));
+}
+
+/* Element i of the random stream of seed (splitmix64, counter based). */
+static uint64_t rnd(uint64_t seed, uint64_t i)
+{
+	return mix64(seed + (i + 1) * 0x9e3779b97f4a7c15ull);
+}
+
+/* A double to an integer type, saturating (out-of-range casts are UB). */
+static int64_t sat_i64(double v, double lo, double hi)
+{
+	if (isnan(v))
+		return 0;
+	if (v <= lo)
+		return (int64_t)lo;
+	if (v >= hi)
+		return (int64_t)hi;
+	return (int64_t)v;
+}
+
+static void fill_const(void *dst, dtype t, uint64_t count, double v)
+{
+	switch (t) {
+	case DT_FLOAT: {
+		float x = (float)v, *p = dst;
+		for (uint64_t i = 0; i < count; i++)
+			p[i] = x;
+		break;
+	}
+	case DT_DOUBLE: {
+		double *p = dst;
+		for (uint64_t i = 0; i < count; i++)
+			p[i] = v;
+		break;
+	}
+	case DT_INT: {
+		int32_t x = (int32_t)sat_i64(v, (double)INT32_MIN, (double)INT32_MAX), *p = dst;
+		for (uint64_t i = 0; i < count; i++)
+			p[i] = x;
+		break;
+	}
+	case DT_UNSIGNED: {
+		uint32_t x = (uint32_t)sat_i64(v, 0, (double)UINT32_MAX), *p = dst;
+		for (uint64_t i = 0; i < count; i++)
+			p[i] = x;
+		break;
+	}
+	case DT_LONG: {
+		/* 2^63 as a double is one past INT64_MAX: clamp below it. */
+		int64_t x, *p = dst;
+		if (isnan(v))
+			x = 0;
+		else if (v >= 9223372036854775807.0)
+			x = INT64_MAX;
+		else if (v <= -9223372036854775808.0)
+			x = INT64_MIN;
+		else
+			x = (int64_t)v;
+		for (uint64_t i = 0; i < count; i++)
+			p[i] = x;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+typedef struct fill_ctx {
+	void *dst;
+	dtype t;
+	size_t es;
+	init_kind k;
+	double value;
+	uint64_t seed;
+} fill_ctx;
+
+/* Elements [lo, hi) of buffer_fill's result: every value depends on its
+ * index only, so chunks can be filled in any order. */
+static void fill_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	const fill_ctx *f = p;
+	void *dst = f->dst;
+	(void)ci;
+	switch (f->k) {
+	case INIT_ZERO:
+		memset((char *)dst + lo * f->es, 0, (hi - lo) * f->es);
+		return;
+	case INIT_POISON:
+		memset((char *)dst + lo * f->es, 0xff, (hi - lo) * f->es);
+		return;
+	case INIT_ONE:
+		fill_const((char *)dst + lo * f->es, f->t, hi - lo, 1.0);
+		return;
+	case INIT_VALUE:
+		fill_const((char *)dst + lo * f->es, f->t, hi - lo, f->value);
+		return;
+	case INIT_IOTA:
+		for (uint64_t i = lo; i < hi; i++) {
+			switch (f->t) {
+			case DT_FLOAT: ((float *)dst)[i] = (float)i; break;
+			case DT_DOUBLE: ((double *)dst)[i] = (double)i; break;
+			case DT_INT: ((int32_t *)dst)[i] = (int32_t)(uint32_t)i; break;
+			case DT_UNSIGNED: ((uint32_t *)dst)[i] = (uint32_t)i; break;
+			case DT_LONG: ((int64_t *)dst)[i] = (int64_t)i; break;
+			default: break;
+			}
+		}
+		return;
+	case INIT_RANDOM:
+		switch (f->t) {
+		case DT_FLOAT:
+			for (uint64_t i = lo; i < hi; i++)
+				((float *)dst)[i] = (float)((double)(rnd(f->seed, i) >> 40) * 0x1p-23 - 1.0);
+			break;
+		case DT_DOUBLE:
+			for (uint64_t i = lo; i < hi; i++)
+				((double *)dst)[i] = (double)(rnd(f->seed, i) >> 11) * 0x1p-52 - 1.0;
+			break;
+		case DT_INT:
+			for (uint64_t i = lo; i < hi; i++)
+				((int32_t *)dst)[i] = (int32_t)(uint32_t)(rnd(f->seed, i) >> 32);
+			break;
+		case DT_UNSIGNED:
+			for (uint64_t i = lo; i < hi; i++)
+				((uint32_t *)dst)[i] = (uint32_t)(rnd(f->seed, i) >> 32);
+			break;
+		case DT_LONG:
+			for (uint64_t i = lo; i < hi; i++)
+				((int64_t *)dst)[i] = (int64_t)(int32_t)(uint32_t)(rnd(f->seed, i) >> 32);
+			break;
+		default:
+			break;
+		}
+		return;
+	}
+}
+
+void buffer_fill(void *dst, dtype t, uint64_t count, init_kind k, double value, uint64_t seed)
+{
+	size_t es = dtype_size(t);
+	if (!dst || es == 0 || count == 0)
+		return;
+	fill_ctx f = { dst, t, es, k, value, seed };
+	par_chunks(count, par_grain(count), fill_chunk, &f);
+}
+
+typedef struct conv_ctx {
+	const void *src;
+	dtype t;
+	double *out;
+} conv_ctx;
+
+static void conv_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	const conv_ctx *c = p;
+	(void)ci;
+	buffer_to_double_range(c->src, c->t, lo, hi, c->out + lo);
+}
+
+void buffer_to_double(const void *src, dtype t, uint64_t count, double *out)
+{
+	conv_ctx c = { src, t, out };
+	par_chunks(count, par_grain(count), conv_chunk, &c);
+}
+
+typedef struct narrow_ctx {
+	const double *src;
+	dtype t;
+	void *dst;
+	atomic_int inexact;
+} narrow_ctx;
+
+static void narrow_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	narrow_ctx *c = p;
+	const double *s = c->src;
+	int bad = 0;
+	(void)ci;
+	switch (c->t) {
+	case DT_FLOAT: {
+		float *d = c->dst;
+		for (uint64_t i = lo; i < hi; i++) {
+			double v = s[i];
+			if (isnan(v)) {
+				d[i] = NAN;
+			} else if (fabs(v) > FLT_MAX && isfinite(v)) {
+				bad = 1;
+				break;
+			} else {
+				d[i] = (float)v;
+				if ((double)d[i] != v) {
+					bad = 1;
+					break;
+				}
+			}
+		}
+		break;
+	}
+	case DT_INT: {
+		int32_t *d = c->dst;
+		for (uint64_t i = lo; i < hi; i++) {
+			double v = s[i];
+			if (!(v >= (double)INT32_MIN && v <= (double)INT32_MAX) || v != floor(v) ||
+			    (v == 0 && signbit(v))) {
+				bad = 1;
+				break;
+			}
+			d[i] = (int32_t)v;
+		}
+		break;
+	}
+	case DT_UNSIGNED: {
+		uint32_t *d = c->dst;
+		for (uint64_t i = lo; i < hi; i++) {
+			double v = s[i];
+			if (!(v >= 0 && v <= (double)UINT32_MAX) || v != floor(v) || (v == 0 && signbit(v))) {
+				bad = 1;
+				break;
+			}
+			d[i] = (uint32_t)v;
+		}
+		break;
+	}
+	default:
+		bad = 1;
+		break;
+	}
+	if (bad)
+		atomic_store_explicit(&c->inexact, 1, memory_order_relaxed);
+}
+
+int buffer_from_double_exact(const double *src, uint64_t count, dtype t, void *dst)
+{
+	if (t != DT_FLOAT && t != DT_INT && t != DT_UNSIGNED)
+		return 0;
+	narrow_ctx c;
+	c.src = src;
+	c.t = t;
+	c.dst = dst;
+	atomic_init(&c.inexact, 0);
+	par_chunks(count, par_grain(count), narrow_chunk, &c);
+	return !atomic_load(&c.inexact);
+}
+
+/* ---- buffer signatures ---- */
+
+void buffer_sig_make(buffer_sig *s, const char *name, dtype t, uint64_t count, init_kind k,
+                     double value, int managed, uint64_t plan_seed)
+{
+	memset(s, 0, sizeof *s);
+	snprintf(s->name, sizeof s->name, "%s", name ? name : "");
+	s->type = t;
+	s->count = count;
+	s->init = k;
+	s->managed = managed != 0;
+	if (k == INIT_VALUE)
+		memcpy(&s->value_bits, &value, sizeof s->value_bits);
+	if (k == INIT_RANDOM)
+		s->seed = buffer_seed(plan_seed, s->name);
+}
+
+int buffer_sig_eq(const buffer_sig *a, const buffer_sig *b)
+{
+	return strcmp(a->name, b->name) == 0 && a->type == b->type && a->count == b->count &&
+	       a->init == b->init && a->value_bits == b->value_bits && a->seed == b->seed &&
+	       a->managed == b->managed;
+}
+
+void buffer_sig_match(const buffer_sig *have, int nhave, const buffer_sig *want, int nwant,
+                      int *match)
+{
+	unsigned char *used = xcalloc(nhave > 0 ? (size_t)nhave : 1, 1);
+	for (int i = 0; i < nwant; i++) {
+		match[i] = -1;
+		for (int j = 0; j < nhave; j++)
+			if (!used[j] && buffer_sig_eq(&have[j], &want[i])) {
+				used[j] = 1;
+				match[i] = j;
+				break;
+			}
+	}
+	free(used);
+}
