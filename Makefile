@@ -102,9 +102,11 @@ SAN_ENV := ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_a
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 endif
 RUN_BIN := $(if $(filter /%,$(BIN)),$(BIN),./$(BIN))
+# the objects tests/layers.sh reads the call graph from
+test: export OBJ_DIR = $(BUILD)
 
 test: cuplay $(UNIT_BIN)
-	$(Q)$(SAN_ENV) CUPLAY=$(RUN_BIN) UNIT_BIN="$(UNIT_BIN)" OBJ_DIR=$(BUILD) bash tests/run.sh
+	$(Q)$(SAN_ENV) CUPLAY=$(RUN_BIN) UNIT_BIN="$(UNIT_BIN)" bash tests/run.sh
 
 bench: cuplay build/bench/cublas_sgemm
 	$(Q)CUPLAY=./cuplay bash tests/bench.sh

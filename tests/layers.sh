@@ -9,7 +9,7 @@
 #   - a source file is not in a layer folder, or is over MAX_LINES lines.
 #   OBJ_DIR    where the objects are (default build/rel): OBJ_DIR/L/F.o for src/L/F.c
 #   MAX_LINES  default 1500
-# Closing line: "layers: N checks, N failed"; exit 1 on a failure, 77 when
+# Closing line: "layers: N checks, N failed (objects: DIR)"; exit 1 on a failure, 77 when
 # it cannot run (no python3 or nm).
 set -u
 cd "$(dirname "$0")/.."
@@ -130,6 +130,6 @@ for comp in sccs:
     check(False, f"files call each other in a loop: {steps} -> {path[-1]}")
 check(len(sccs) > 0 or not objs, "no objects read")
 
-print(f"layers: {checks} checks, {failed} failed")
+print(f"layers: {checks} checks, {failed} failed (objects: {obj_dir})")
 sys.exit(1 if failed else 0)
 PY

@@ -144,7 +144,18 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	fi
 fi
 
-# 3e. the wire: the binary as a worker refuses a front end of another wire
+# 4. disk trouble under the compile cache: unwritable, read-only, full, corrupted
+CUPLAY="$CUPLAY" bash tests/cache.sh >"$tmp/cache" 2>&1
+p=$(sed -n 's/^cache: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/cache")
+if [ -n "$p" ]; then
+	set -- $p
+	pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
+	grep -v '^ok:' "$tmp/cache"
+else
+	bad "cache tests did not finish"; sed 's/^/    /' "$tmp/cache" | tail -n 20
+fi
+
+# 4b. the wire: the binary as a worker refuses a front end of another wire
 #     version, before it loads the driver: one MSG_ERROR frame, exit 1
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	"$CUPLAY" --worker 3 4 0 0 3</dev/null 4>"$tmp/wire" 2>"$tmp/wire.err"
@@ -163,17 +174,6 @@ PY
 		else bad "wire: worker exit status $st"; sed 's/^/    /' "$tmp/wire.err"; fi ;;
 	*) bad "wire: worker of another version said '$msg'" ;;
 	esac
-fi
-
-# 4. disk trouble under the compile cache: unwritable, read-only, full, corrupted
-CUPLAY="$CUPLAY" bash tests/cache.sh >"$tmp/cache" 2>&1
-p=$(sed -n 's/^cache: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/cache")
-if [ -n "$p" ]; then
-	set -- $p
-	pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
-	grep -v '^ok:' "$tmp/cache"
-else
-	bad "cache tests did not finish"; sed 's/^/    /' "$tmp/cache" | tail -n 20
 fi
 
 # 5. GPU tests
