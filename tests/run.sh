@@ -67,6 +67,27 @@ for f in kernels_src/*.cu; do
 done
 echo "compile: $(ls kernels_src/*.cu 2>/dev/null | wc -l) kernel files"
 
+# 2b. the wire: the binary as a worker refuses a front end of another wire
+#     version, before it loads the driver: one MSG_ERROR frame, exit 1
+if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
+	"$CUPLAY" --worker 3 4 0 0 3</dev/null 4>"$tmp/wire" 2>"$tmp/wire.err"
+	st=$?
+	msg=$(python3 - "$tmp/wire" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+t, n = struct.unpack("=IQ", b[:12])
+assert t == 2 and len(b) == 12 + n, (t, n, len(b))
+print(b[12:].decode())
+PY
+)
+	case "$msg" in
+	"the GPU worker is from another build of cuplay (wire version "*", this is 0): restart cuplay")
+		if [ $st = 1 ] && [ ! -s "$tmp/wire.err" ]; then ok; echo "wire: a worker refuses a front end of another version"
+		else bad "wire: worker exit status $st"; sed 's/^/    /' "$tmp/wire.err"; fi ;;
+	*) bad "wire: worker of another version said '$msg'" ;;
+	esac
+fi
+
 # 3. golden tests: tests/golden/NAME.session replayed with --no-gpu
 #    --mask-times (or NAME.args: the arguments), output and exit status
 #    compared with NAME.out. no_driver*: what a machine without a CUDA
@@ -153,27 +174,6 @@ if [ -n "$p" ]; then
 	grep -v '^ok:' "$tmp/cache"
 else
 	bad "cache tests did not finish"; sed 's/^/    /' "$tmp/cache" | tail -n 20
-fi
-
-# 4b. the wire: the binary as a worker refuses a front end of another wire
-#     version, before it loads the driver: one MSG_ERROR frame, exit 1
-if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
-	"$CUPLAY" --worker 3 4 0 0 3</dev/null 4>"$tmp/wire" 2>"$tmp/wire.err"
-	st=$?
-	msg=$(python3 - "$tmp/wire" <<'PY'
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-t, n = struct.unpack("=IQ", b[:12])
-assert t == 2 and len(b) == 12 + n, (t, n, len(b))
-print(b[12:].decode())
-PY
-)
-	case "$msg" in
-	"the GPU worker is from another build of cuplay (wire version "*", this is 0): restart cuplay")
-		if [ $st = 1 ] && [ ! -s "$tmp/wire.err" ]; then ok; echo "wire: a worker refuses a front end of another version"
-		else bad "wire: worker exit status $st"; sed 's/^/    /' "$tmp/wire.err"; fi ;;
-	*) bad "wire: worker of another version said '$msg'" ;;
-	esac
 fi
 
 # 5. GPU tests
