@@ -5,9 +5,11 @@
 #include "cmds.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <unistd.h>
 
 #ifdef HAVE_READLINE
@@ -126,10 +128,64 @@ static char **complete(const char *text, int start, int end)
 	return rl_completion_matches(text, generator);
 }
 
+/* readline's callback interface: the line is read a character at a time
+ * between waits on stdin, so a Ctrl-C (a flag set by main's handler; with
+ * rl_catch_signals off readline installs none of its own) can drop the
+ * half-typed line and give a fresh prompt, as bash, sqlite3 and psql do. */
+static char *g_line;
+static int g_line_done;
+
+static void line_handler(char *line)
+{
+	g_line = line;
+	g_line_done = 1;
+	/* no prompt again until the next read_line */
+	rl_callback_handler_remove();
+}
+
+/* Ctrl-C: drop the line, start a fresh one. */
+static void drop_line(void)
+{
+	g_interrupt = 0;
+	rl_free_line_state();
+	rl_callback_sigcleanup();
+	rl_replace_line("", 0);
+	fputs("^C\n", rl_outstream);
+	fflush(rl_outstream);
+	rl_on_new_line();
+	rl_redisplay();
+}
+
 static char *read_line(app *a, const char *prompt)
 {
 	(void)a;
-	return readline(prompt);
+	g_line = NULL;
+	g_line_done = 0;
+	/* SIGINT is blocked but inside pselect, so a Ctrl-C that comes while
+	 * readline handles a key is seen at the next wait, never missed */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	rl_callback_handler_install(prompt, line_handler);
+	while (!g_line_done) {
+		if (g_interrupt) {
+			drop_line();
+			continue;
+		}
+		fd_set in;
+		FD_ZERO(&in);
+		FD_SET(fileno(rl_instream), &in);
+		int n = pselect(fileno(rl_instream) + 1, &in, NULL, NULL, NULL, &old);
+		if (n > 0) {
+			rl_callback_read_char();
+		} else if (n < 0 && errno != EINTR) {
+			rl_callback_handler_remove();
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return g_line;
 }
 
 static void repl_begin(app *a)
@@ -137,6 +193,7 @@ static void repl_begin(app *a)
 	g_app = a;
 	rl_readline_name = "cuplay";
 	rl_attempted_completion_function = complete;
+	rl_catch_signals = 0;
 	char *h = history_path();
 	if (h) {
 		read_history(h);
@@ -219,6 +276,8 @@ int repl_loop(app *a)
 			fputs("\n", stdout);
 			break;
 		}
+		/* a Ctrl-C at the prompt is the prompt's, not the next command's */
+		g_interrupt = 0;
 		const char *s = line;
 		while (*s == ' ' || *s == '\t')
 			s++;
