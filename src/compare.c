@@ -353,8 +353,10 @@ int app_sweep(app *a, int argc, char **argv)
 			}
 			if (!c.gpu) {
 				int ci = cunit_find(c.u, kname);
-				table_set(&t, r, nax + 5, "not launched (no GPU): %d regs, %d B smem",
-				          c.u->res[ci].regs, c.u->res[ci].smem + (int)p->launch.smem);
+				char sz[32];
+				fmt_bytes((double)c.u->res[ci].smem + p->launch.smem, sz, sizeof sz);
+				table_set(&t, r, nax + 5, "not launched (no GPU): %d regs, %s smem",
+				          c.u->res[ci].regs, sz);
 				continue;
 			}
 			if (parallel) {

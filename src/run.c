@@ -364,9 +364,7 @@ int app_use(app *a, const char *name)
 	a->sp = s;
 	a->path = path;
 	prestart(a);
-	int launchable = 0;
-	for (int i = 0; i < s->nkernels; i++)
-		launchable += !s->kernels[i].is_template && !s->kernels[i].skip;
+	int launchable = spec_launchable(s);
 	sbuf b = {0};
 	sb_printf(&b, "%s: %d kernel%s", path, launchable, launchable == 1 ? "" : "s");
 	for (int i = 0, k = 0; i < s->nkernels; i++)
@@ -576,7 +574,7 @@ void app_ls(app *a)
 		int r = table_row(&t);
 		table_set(&t, r, 0, "%s%s", files[i], a->path && strcmp(a->path, path) == 0 ? " *" : "");
 		if (read_file(path, &src, NULL) == 0 && spec_parse(path, src, &s, &err) == 0) {
-			table_set(&t, r, 1, "%d", s.nkernels);
+			table_set(&t, r, 1, "%d", spec_launchable(&s));
 			const char *sum = s.summary ? s.summary : "";
 			size_t fl = strlen(files[i]);
 			if (strncmp(sum, files[i], fl) == 0 && strncmp(sum + fl, ".cu:", 4) == 0)

@@ -144,6 +144,19 @@ else
 	bad "cache tests did not finish"; sed 's/^/    /' "$tmp/cache" | tail -n 20
 fi
 
+# 4b. the command line, help, the search path, make: tests/cli.sh
+if [ -z "${GOLDEN:-}" ]; then
+	CUPLAY="$CUPLAY" bash tests/cli.sh >"$tmp/cli" 2>&1
+	p=$(sed -n 's/^cli: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/cli")
+	if [ -n "$p" ]; then
+		set -- $p
+		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
+		grep -v '^ok:' "$tmp/cli"
+	else
+		bad "cli tests did not finish"; sed 's/^/    /' "$tmp/cli" | tail -n 20
+	fi
+fi
+
 # 5. GPU tests
 if [ "${SKIP_GPU:-}" = 1 ]; then
 	echo "gpu: skipped: SKIP_GPU=1"; skip=$((skip + 1))
