@@ -3,6 +3,7 @@
 #include "expect.h"
 #include "inspect.h"
 #include "look.h"
+#include "search.h"
 #include "watch.h"
 
 #include <fcntl.h>
@@ -324,6 +325,41 @@ static int cmd_source(app *a, int argc, char **argv, const char *rest)
 	return r == 0 ? 0 : -1;
 }
 
+/* `lessons`: the sessions on the search path, each with the first comment
+ * line of its file. */
+static int cmd_lessons(app *a, int argc, char **argv, const char *rest)
+{
+	int n, nd;
+	char **dirs;
+	search_entry *e = search_list(SEARCH_SESSIONS, &n, &dirs, &nd);
+	if (n == 0) {
+		app_note(a, "no sessions found (looked in ./sessions, CUPLAY_PATH and the installed ones)");
+	} else {
+		int w = 0, from = 0;
+		for (int i = 0; i < n; i++) {
+			int l = (int)strlen(e[i].name);
+			w = l > w ? l : w;
+			from |= e[i].dir != e[0].dir;
+		}
+		sbuf b = {0};
+		for (int i = 0; i < n; i++) {
+			char *sum = search_session_summary(e[i].path);
+			sb_printf(&b, "%-*s  ", w, e[i].name);
+			char *text = from ? xasprintf("%s [%s]", sum ? sum : "", dirs[e[i].dir]) : NULL;
+			sb_wrap(&b, text ? text : sum ? sum : "", w + 2, w + 2, 80);
+			sb_putc(&b, '\n');
+			free(text);
+			free(sum);
+		}
+		fputs(b.s, stdout);
+		sb_free(&b);
+		app_note(a, "Replay one with 'source NAME' (or 'cuplay NAME' from the shell; --step on a projector).");
+	}
+	search_list_free(e, n);
+	search_strv_free(dirs, nd);
+	return 0;
+}
+
 static int cmd_expect(app *a, int argc, char **argv, const char *rest)
 {
 	return expect_run(a, argc, argv);
@@ -510,7 +546,8 @@ static const command commands[] = {
 	{ "edit", cmd_edit, "[FILE]", "open $VISUAL/$EDITOR on the kernel file, then run again", 0, 1, CMD_INTERACTIVE, COMPL_FILE, NULL },
 	{ "watch", cmd_watch, "[on|off]", "run again whenever the kernel file is saved", 0, 1, CMD_INTERACTIVE | CMD_NEEDS_FILE, COMPL_WORDS, "on off" },
 	{ "say", cmd_say, "TEXT", "print narration (the rest of the line, ';' included)", 0, -1, CMD_WHOLE_LINE, COMPL_NONE, NULL },
-	{ "source", cmd_source, "FILE", "run the commands of a session file", 1, 1, 0, COMPL_NONE, NULL },
+	{ "source", cmd_source, "FILE|LESSON", "run the commands of a session file, or a lesson by name", 1, 1, 0, COMPL_NONE, NULL },
+	{ "lessons", cmd_lessons, "", "list the lessons (sessions/*.session), each with its summary", 0, 0, 0, COMPL_NONE, NULL },
 	{ "quit", cmd_quit, "", "leave cuplay", 0, 0, 0, COMPL_NONE, NULL },
 };
 
@@ -679,14 +716,38 @@ int command_line(app *a, const char *line)
  * `source` lines (two lines: 65536 nested opens and as many messages). */
 static struct { dev_t dev; ino_t ino; } sourcing[SOURCE_DEPTH_MAX];
 
-int source_file(app *a, const char *path)
+/* "cannot open session 'x': No such file or directory (did you mean 'y'?)" */
+static void no_session(app *a, const char *name)
+{
+	int n;
+	search_entry *e = search_list(SEARCH_SESSIONS, &n, NULL, NULL);
+	const char **names = xcalloc((size_t)n + 1, sizeof *names);
+	for (int i = 0; i < n; i++)
+		names[i] = e[i].name;
+	const char *near = strchr(name, '/') ? NULL : nearest_name(name, names, n);
+	if (near)
+		app_error(a, "cannot open session '%s': %s (did you mean '%s'?)", name, strerror(ENOENT), near);
+	else
+		app_error(a, "cannot open session '%s': %s", name, strerror(ENOENT));
+	free(names);
+	search_list_free(e, n);
+}
+
+int source_file(app *a, const char *name)
 {
 	int d = a->source_depth;
 	if (d >= SOURCE_DEPTH_MAX)
-		return app_error(a, "source '%s': nested %d deep, too deep", path, SOURCE_DEPTH_MAX), 1;
+		return app_error(a, "source '%s': nested %d deep, too deep", name, SOURCE_DEPTH_MAX), 1;
+	/* a path, or a lesson by name: sessions/NAME.session on the search path */
+	char *path = search_find(SEARCH_SESSIONS, name);
+	if (!path) {
+		no_session(a, name);
+		return -1;
+	}
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		app_error(a, "cannot open session '%s': %s", path, strerror(errno));
+		free(path);
 		return -1;
 	}
 	struct stat st;
@@ -694,8 +755,10 @@ int source_file(app *a, const char *path)
 		for (int i = 0; i < d; i++)
 			if (sourcing[i].ino && sourcing[i].dev == st.st_dev && sourcing[i].ino == st.st_ino) {
 				fclose(f);
-				return app_error(a, "source '%s': already being read (a session cannot source itself, "
-				                 "directly or through another)", path), 1;
+				app_error(a, "source '%s': already being read (a session cannot source itself, "
+				          "directly or through another)", path);
+				free(path);
+				return 1;
 			}
 		sourcing[d].dev = st.st_dev;
 		sourcing[d].ino = st.st_ino;
@@ -704,6 +767,7 @@ int source_file(app *a, const char *path)
 	sourcing[d].dev = 0;
 	sourcing[d].ino = 0;
 	fclose(f);
+	free(path);
 	return failed;
 }
 

@@ -57,5 +57,36 @@ t "ls counts the kernels that use counts" '
 	"$CUPLAY" --no-gpu -c "use mine" | grep -q "^kernels_src/mine.cu: 2 kernels (copy_a, copy_b)$" &&
 	"$CUPLAY" --no-gpu -c ls | grep -q "^mine  *2  "'
 
+# ---- the search path: ./kernels_src, CUPLAY_PATH, the installed ones ------
+mkdir -p "$tmp/course/kernels_src" "$tmp/course/sessions"
+cp tests/golden/kernels/saxpy.cu "$tmp/course/kernels_src/"
+cp "$tmp/own/kernels_src/mine.cu" "$tmp/course/kernels_src/"   # hidden by own/'s
+printf '# A lesson of the course: saxpy by name\nuse saxpy\nrun\n' >"$tmp/course/sessions/course_saxpy.session"
+t "CUPLAY_PATH: kernel files of a course, after ./kernels_src" '
+	cd "$tmp/own" &&
+	CUPLAY_PATH="$tmp/nothere::$tmp/course" "$CUPLAY" --no-gpu -c "ls; use saxpy; use mine" >"$tmp/o" 2>&1 &&
+	grep -q "^$tmp/course/kernels_src/saxpy.cu: 1 kernel (saxpy)$" "$tmp/o" &&
+	grep -q "^kernels_src/mine.cu: 2 kernels" "$tmp/o" &&
+	grep -q "^saxpy  *1  $tmp/course/kernels_src  " "$tmp/o" &&
+	grep -q "^mine  *2  kernels_src  " "$tmp/o" &&
+	grep -q "^hidden by the files above: mine in $tmp/course/kernels_src$" "$tmp/o"'
+t "CUPLAY_PATH: a lesson by name, from the shell, with source and in lessons" '
+	cd "$tmp/own" &&
+	CUPLAY_PATH="$tmp/course" "$CUPLAY" --no-gpu --mask-times course_saxpy >"$tmp/o" 2>&1 &&
+	grep -q "saxpy.cu  BLOCK=256" "$tmp/o" &&
+	CUPLAY_PATH="$tmp/course" "$CUPLAY" --no-gpu --mask-times -c "source course_saxpy" | grep -q "saxpy.cu  BLOCK=256" &&
+	CUPLAY_PATH="$tmp/course" "$CUPLAY" -c lessons | grep -q "^course_saxpy  A lesson of the course: saxpy by name$"'
+t "a session that is nowhere: the error names it and the nearest lesson" '
+	out=$("$CUPLAY" --no-gpu bank_conflict 2>&1); st=$?
+	[ $st = 1 ] && [ "$out" = "error: cannot open session '"'bank_conflict'"': No such file or directory (did you mean '"'bank_conflicts'"'?)" ]'
+t "lessons: each session of sessions/ with the first comment line of its file" '
+	"$CUPLAY" -c lessons >"$tmp/o" &&
+	for f in sessions/*.session; do
+		n=$(basename "$f" .session)
+		sum=$(sed -n "s/^# *//p;/^[^#]/q" "$f" | head -n 1 | cut -c1-30)
+		grep "^$n " "$tmp/o" | grep -qF "$sum" || { echo "missing: $n ($sum)"; exit 1; }
+	done &&
+	[ $(grep -c "^[a-z]" "$tmp/o") -ge $(ls sessions/*.session | wc -l) ]'
+
 echo "cli: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
