@@ -12,8 +12,13 @@ enum {
 	CMD_WHOLE_LINE = 1 << 2,  /* takes the rest of the line, `;` included */
 };
 
-/* What completion offers for a command's arguments. */
-typedef enum { COMPL_NONE, COMPL_FILE, COMPL_KERNEL, COMPL_NAME, COMPL_COMMAND, COMPL_WORDS } compl_kind;
+/* What completion offers for a command's arguments: nothing, kernel files
+ * by name, kernels of the loaded file, its defines and params, commands
+ * (and help topics), fixed words, paths of the file system, or lessons by
+ * name and paths. */
+typedef enum {
+	COMPL_NONE, COMPL_FILE, COMPL_KERNEL, COMPL_NAME, COMPL_COMMAND, COMPL_WORDS, COMPL_PATH, COMPL_SESSION
+} compl_kind;
 
 typedef struct command {
 	const char *name;

@@ -14,14 +14,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage_text[] =
-	"usage: cuplay [options] [FILE.session...]\n"
-	"       cuplay [options] -c 'COMMANDS'\n"
+	"usage: cuplay [options] [SESSION...]\n"
+	"       cuplay [options] -c 'COMMANDS' [-c 'COMMANDS'...]\n"
 	"\n"
 	"Compile, run, check and time CUDA kernels from kernels_src/.\n"
-	"With no arguments: an interactive prompt (batch mode when stdin is not a terminal).\n"
+	"With no arguments: the prompt (commands from stdin when it is no terminal).\n"
+	"A SESSION is a file or a lesson's name: 'cuplay bank_conflicts' (see 'lessons').\n"
 	"\n"
 	"  -c COMMANDS       run commands (separated by ';') and exit; may be repeated\n"
 	"  --step            wait for Enter before each session command (projector demos)\n"
@@ -31,7 +33,9 @@ static const char usage_text[] =
 	"  --arch sm_XY      compile for this architecture (default: the GPU's, or sm_90)\n"
 	"  --format F        table, csv, json or markdown\n"
 	"  --mask-times      print <t> for every measured figure (golden tests)\n"
-	"  --help            this text\n"
+	"  -X, --no-rc       do not read the start-up file ($XDG_CONFIG_HOME/cuplay/rc,\n"
+	"                    run at the start of an interactive session only)\n"
+	"  -h, --help        this text\n"
 	"  --version         the version\n"
 	"  --                the end of options: what follows are session files\n"
 	"\n"
@@ -75,7 +79,7 @@ static char *self_exe(const char *argv0)
 
 enum {
 	OPT_STEP = 256, OPT_BAIL, OPT_NO_GPU, OPT_MASK_TIMES, OPT_DEVICE, OPT_ARCH, OPT_FORMAT,
-	OPT_VERSION,
+	OPT_VERSION, OPT_NO_RC,
 };
 
 static const struct option long_options[] = {
@@ -85,6 +89,7 @@ static const struct option long_options[] = {
 	{ "bail", no_argument, NULL, OPT_BAIL },
 	{ "no-gpu", no_argument, NULL, OPT_NO_GPU },
 	{ "mask-times", no_argument, NULL, OPT_MASK_TIMES },
+	{ "no-rc", no_argument, NULL, 'X' },
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "arch", required_argument, NULL, OPT_ARCH },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -101,6 +106,22 @@ static const char *option_name(int val, char *buf, size_t n)
 		}
 	snprintf(buf, n, "-%c", val);
 	return buf;
+}
+
+/* The start-up file of an interactive session: $XDG_CONFIG_HOME/cuplay/rc,
+ * else ~/.config/cuplay/rc, when there is one. Only interactive sessions
+ * read it: -c, session files and piped commands give the same output on
+ * every machine. Its errors print as file:line and the session goes on. */
+static void run_rc(app *a)
+{
+	const char *cfg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	char *path = cfg && *cfg ? xasprintf("%s/cuplay/rc", cfg)
+	             : home && *home ? xasprintf("%s/.config/cuplay/rc", home) : NULL;
+	struct stat st;
+	if (path && stat(path, &st) == 0)
+		source_file(a, path);
+	free(path);
 }
 
 /* "--no" when it is the start of more than one long option: says so. */
@@ -133,13 +154,13 @@ int main(int argc, char **argv)
 	int ncommands = 0;
 	char **files = xcalloc((size_t)argc + 1, sizeof *files);
 	int nfiles = 0;
-	int rc = 0;
+	int rc = 0, no_rc = 0;
 
 	/* GNU getopt_long: options anywhere, `--` ends them, -cCMD and
 	 * --opt=value; messages are ours (opterr off), worded like the rest */
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":hc:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hXc:", long_options, NULL)) != -1) {
 		char name[64];
 		const char *val = optarg;
 		switch (c) {
@@ -163,6 +184,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MASK_TIMES:
 			a.mask_times = 1;
+			break;
+		case 'X':
+			no_rc = 1;
 			break;
 		case OPT_DEVICE:
 			if (parse_int(val, 0, 1023, &a.device) != 0) {
@@ -240,6 +264,10 @@ int main(int argc, char **argv)
 	} else if (isatty(STDIN_FILENO)) {
 		a.interactive = 1;
 		printf("cuplay %s: type 'help' for commands, 'ls' for kernel files, 'quit' to leave\n", CUPLAY_VERSION);
+		/* no GPU: said now, not at the first run */
+		app_gpu_early(&a, 500);
+		if (!no_rc)
+			run_rc(&a);
 		repl_loop(&a);
 	} else {
 		/* batch: stdin is a script */

@@ -3,6 +3,7 @@
  * Without: plain line reads. */
 #include "repl.h"
 #include "cmds.h"
+#include "search.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -67,6 +68,12 @@ static char **candidates(const char *cmd, int *n)
 		} else if (k == COMPL_NAME && a->sp) {
 			for (int i = 0; i < a->sp->nvars; i++)
 				ADD(a->sp->vars[i].name);
+		} else if (k == COMPL_SESSION) {
+			int ns;
+			search_entry *e = search_list(SEARCH_SESSIONS, &ns, NULL, NULL);
+			for (int i = 0; i < ns; i++)
+				ADD(e[i].name);
+			search_list_free(e, ns);
 		} else if (k == COMPL_WORDS && c->words) {
 			char *w = xstrdup(c->words);
 			for (char *s = strtok(w, " "); s; s = strtok(NULL, " "))
@@ -82,6 +89,7 @@ static char **candidates(const char *cmd, int *n)
 
 static char **g_cands;
 static int g_ncands, g_next;
+static int g_paths; /* after the candidates, readline's file names */
 
 static char *generator(const char *text, int state)
 {
@@ -92,6 +100,13 @@ static char *generator(const char *text, int state)
 		const char *c = g_cands[g_next++];
 		if (strncmp(c, text, l) == 0)
 			return xstrdup(c);
+	}
+	if (g_paths) {
+		/* its own state: 0 on its first call */
+		char *f = rl_filename_completion_function(text, g_next++ - g_ncands);
+		if (f)
+			rl_filename_completion_desired = 1;
+		return f;
 	}
 	return NULL;
 }
@@ -120,7 +135,9 @@ static char **complete(const char *text, int start, int end)
 		cmd = xstrndup(line + s0, (size_t)(e - s0));
 	}
 	g_cands = candidates(cmd, &g_ncands);
-	if (cmd && command_find(cmd) && command_find(cmd)->compl == COMPL_NAME)
+	const command *c = cmd ? command_find(cmd) : NULL;
+	g_paths = c && (c->compl == COMPL_PATH || c->compl == COMPL_SESSION);
+	if (c && c->compl == COMPL_NAME)
 		rl_completion_append_character = '=';
 	else
 		rl_completion_append_character = ' ';

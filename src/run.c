@@ -5,6 +5,7 @@
 #include "ref.h"
 #include "search.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -97,6 +98,7 @@ void app_free(app *a)
 {
 	warm_join();
 	free(a->clock_why);
+	free(a->gpu_why);
 	for (int i = -1; i < a->nmore; i++) {
 		wclient *w = i < 0 ? &a->worker : &a->more[i];
 		if (!w->pid)
@@ -598,21 +600,40 @@ int app_gpu(app *a)
 		return -1;
 	}
 	a->gpu = 0;
-	if (!a->notice_said) {
-		/* "no CUDA driver found: compile-only mode", said once; the loader's
-		 * own words (dlerror, in parentheses) only with CUPLAY_TRACE */
-		const char *why = err ? err : "no GPU";
-		int n = (int)strlen(why);
-		if (strncmp(why, "no CUDA driver found (", 22) == 0) {
-			n = 20;
-			if (getenv("CUPLAY_TRACE"))
-				fprintf(stderr, "trace: %s\n", why);
-		}
-		app_note(a, "%.*s: compile-only mode", n, why);
+	/* "no CUDA driver found", kept for `device`; the loader's own words
+	 * (dlerror, in parentheses) only with CUPLAY_TRACE */
+	const char *why = err ? err : "no GPU";
+	int n = (int)strlen(why);
+	if (strncmp(why, "no CUDA driver found (", 22) == 0) {
+		n = 20;
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: %s\n", why);
 	}
+	free(a->gpu_why);
+	a->gpu_why = xstrndup(why, (size_t)n);
+	if (!a->notice_said)
+		app_note(a, "%s: compile-only mode", a->gpu_why); /* said once */
 	a->notice_said = 1;
 	free(err);
 	return 0;
+}
+
+void app_gpu_early(app *a, int wait_ms)
+{
+	if (a->no_gpu || a->gpu != -1) {
+		app_gpu(a);
+		return;
+	}
+	char *err = NULL;
+	a->worker.device = a->device;
+	if (!a->worker.pid && wc_spawn(&a->worker, &err) != 0) {
+		free(err);
+		app_gpu(a); /* says why */
+		return;
+	}
+	struct pollfd pf = { a->worker.rfd, POLLIN, 0 };
+	if (poll(&pf, 1, wait_ms) > 0)
+		app_gpu(a); /* the worker answered: a GPU, or why not */
 }
 
 /* ---- the run ---- */
