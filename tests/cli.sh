@@ -88,5 +88,68 @@ t "lessons: each session of sessions/ with the first comment line of its file" '
 	done &&
 	[ $(grep -c "^[a-z]" "$tmp/o") -ge $(ls sessions/*.session | wc -l) ]'
 
+# ---- make ----------------------------------------------------------------
+MAKE_BIN=${MAKE_BIN:-cuplay}
+MK="make --no-print-directory"
+t "make: a second make relinks nothing" '
+	{ $MK -q "$MAKE_BIN" || { echo "make -q: $MAKE_BIN is out of date after make"; false; }; } &&
+	$MK >"$tmp/o" 2>&1 && ! grep -q "LINK\|  CC " "$tmp/o" || { cat "$tmp/o"; false; }'
+t "make: without readline headers the link says so" '
+	$MK -n -B BIN="$tmp/plain" READLINE_H=readline/no-such-header.h "$tmp/plain" |
+		grep -q "readline headers not found: line editing off; install libreadline-dev"'
+
+# install into a DESTDIR, run the installed binary from a directory with a
+# kernels_src of its own, then uninstall: nothing of ours is left behind
+dest=$tmp/dest
+scratch=
+if git ls-files --error-unmatch kernels_src >/dev/null 2>&1; then
+	scratch=kernels_src/zz_scratch_$$.cu   # untracked: must not be installed
+	cp tests/golden/kernels/saxpy.cu "$scratch"
+	trap 'rm -rf "$tmp"; rm -f "$ROOT/$scratch"' EXIT
+fi
+if $MK -s install DESTDIR="$dest" PREFIX=/opt/cuplay >"$tmp/install" 2>&1; then
+	ok "make install DESTDIR=... PREFIX=/opt/cuplay"
+else
+	cp "$tmp/install" "$tmp/out"; bad "make install DESTDIR=... PREFIX=/opt/cuplay"
+fi
+[ -n "$scratch" ] && rm -f "$scratch"
+inst=$dest/opt/cuplay
+t "install: the binary, the man page, and only the shipped kernel files and sessions" '
+	[ -x "$inst/bin/cuplay" ] && [ -f "$inst/share/man/man1/cuplay.1" ] &&
+	want=$( { git ls-files -- kernels_src sessions 2>/dev/null || ls kernels_src/*.cu sessions/*.session; } | sort) &&
+	have=$(cd "$inst/share/cuplay" && find . -type f | sed "s|^\./||" | sort) &&
+	[ "$want" = "$have" ] || { echo "want: ${want:-}"; echo "have: ${have:-}"; false; }'
+t "installed: finds its own kernel files and the shipped ones, from elsewhere" '
+	cd "$tmp/own" && "$inst/bin/cuplay" --no-gpu -c "ls; use mine; use transpose" >"$tmp/o" 2>&1 &&
+	grep -q "^kernels_src/mine.cu: 2 kernels" "$tmp/o" &&
+	grep -q "^$inst/share/cuplay/kernels_src/transpose.cu: 3 kernels" "$tmp/o" &&
+	grep -q "^mine  *2  kernels_src  " "$tmp/o" &&
+	grep -q "^transpose  *3  $inst/share/cuplay/kernels_src  " "$tmp/o" || { cat "$tmp/o"; false; }'
+lesson=$(ls sessions/*.session 2>/dev/null | head -n 1)
+lesson=$(basename "${lesson:-none}" .session)
+t "installed: a shipped lesson by name, from elsewhere" '
+	cd "$tmp/own" && "$inst/bin/cuplay" -c lessons | grep -q "^$lesson " &&
+	"$inst/bin/cuplay" --no-gpu --mask-times "$lesson" >"$tmp/o" 2>&1 || { cat "$tmp/o"; false; }'
+# every --option of the usage text is in the man page (its source without
+# the roff escapes: \-\-no\-gpu)
+man_names_options() {
+	tr -d '\\' <cuplay.1 >"$tmp/man.txt"
+	for o in $("$CUPLAY" --help | grep -o -- "--[a-z][a-z-]*" | sort -u); do
+		grep -q -- "$o" "$tmp/man.txt" || { echo "not in cuplay.1: $o"; return 1; }
+	done
+}
+t "man cuplay: renders without warnings and names every option of --help" '
+	{ ! command -v groff >/dev/null || [ -z "$(groff -man -Tutf8 -ww -z "$inst/share/man/man1/cuplay.1" 2>&1)" ]; } &&
+	man_names_options'
+mkdir -p "$inst/share/cuplay/kernels_src" && echo "// not ours" >"$inst/share/cuplay/kernels_src/foreign.cu"
+$MK -s uninstall DESTDIR="$dest" PREFIX=/opt/cuplay >"$tmp/uninstall" 2>&1
+t "make uninstall: removes what install wrote and nothing else" '
+	[ "$(cd "$dest" && find . -type f)" = "./opt/cuplay/share/cuplay/kernels_src/foreign.cu" ] &&
+	grep -q "kept .*/share/cuplay/kernels_src" "$tmp/uninstall" || { find "$dest"; cat "$tmp/uninstall"; false; }'
+rm -f "$inst/share/cuplay/kernels_src/foreign.cu"
+$MK -s uninstall DESTDIR="$dest" PREFIX=/opt/cuplay >"$tmp/uninstall" 2>&1
+t "make uninstall: leaves nothing behind" '
+	[ -z "$(find "$dest" -type f)" ] && [ ! -e "$inst/share/cuplay" ] || { find "$dest"; false; }'
+
 echo "cli: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
