@@ -95,7 +95,7 @@ t "make: a second make relinks nothing" '
 	{ $MK -q "$MAKE_BIN" || { echo "make -q: $MAKE_BIN is out of date after make"; false; }; } &&
 	$MK >"$tmp/o" 2>&1 && ! grep -q "LINK\|  CC " "$tmp/o" || { cat "$tmp/o"; false; }'
 t "make: without readline headers the link says so" '
-	$MK -n -B BIN="$tmp/plain" READLINE_H=readline/no-such-header.h "$tmp/plain" |
+	env -u HAVE_READLINE MAKEFLAGS= $MK -n -B BIN="$tmp/plain" READLINE_H=readline/no-such-header.h "$tmp/plain" |
 		grep -q "readline headers not found: line editing off; install libreadline-dev"'
 
 # install into a DESTDIR, run the installed binary from a directory with a
