@@ -50,7 +50,7 @@ static int eval_plain(app *a, const char *cmd, const char *name, const char *tex
 {
 	int col = 0;
 	char *err = NULL;
-	if (expr_eval(text, NULL, v, &col, &err) == 0)
+	if (plan_eval_value(a->sp, name, text, NULL, v, &col, &err) == 0)
 		return 0;
 	app_error(a, "%s: %s=%s: %s", cmd, name, text, err);
 	free(err);

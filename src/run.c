@@ -391,17 +391,19 @@ int app_set(app *a, const char *name, const char *text)
 		err = NULL;
 		memset(&vals, 0, sizeof vals);
 	}
+	/* typed by the kernels that take it: a float or double parameter gets
+	 * float arithmetic, an integer one refuses a fraction now, not at run */
 	value val;
 	int col = 0;
-	if (expr_eval(text, &vals, &val, &col, &err) != 0) {
-		app_error(a, "set %s: %s (at column %d of '%s')", name, err, col, text);
-		free(err);
-		symtab_free(&vals);
-		return -1;
-	}
+	int r = plan_eval_value(a->sp, name, text, &vals, &val, &col, &err);
 	symtab_free(&vals);
-	if (val.is_float && v->is_define) {
-		/* defines may be floats too: they become -D text */
+	if (r != 0) {
+		if (col > 0)
+			app_error(a, "set %s: %s (at column %d of '%s')", name, err, col, text);
+		else
+			app_error(a, "set %s: %s", name, err);
+		free(err);
+		return -1;
 	}
 	symtab_set(&a->settings, name, val, 0);
 	return 0;
