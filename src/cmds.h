@@ -29,6 +29,7 @@ typedef struct command {
 	unsigned flags;
 	compl_kind compl;
 	const char *words;    /* COMPL_WORDS: space-separated choices */
+	const char *long_help; /* `help NAME`: paragraphs, then indented examples (help.h) */
 } command;
 
 const command *command_table(int *n);

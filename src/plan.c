@@ -272,6 +272,11 @@ static int build_launch(const spec *s, int k, const symtab *t, const spec_launch
 	return bind_args(s, k, t, l, err);
 }
 
+double plan_kernel_check_tol(dtype t)
+{
+	return t == DT_FLOAT ? 1e-5 : t == DT_DOUBLE ? 1e-12 : 0;
+}
+
 static int build_check(const spec *s, const spec_check *c, const symtab *t, plan_check *pc, char **err)
 {
 	memset(pc, 0, sizeof *pc);
@@ -289,7 +294,7 @@ static int build_check(const spec *s, const spec_check *c, const symtab *t, plan
 		spec_effective(s, k, &eff);
 		if (build_launch(s, k, t, &eff, &pc->other, err) != 0)
 			return -1;
-		pc->tol = c->tol > 0 ? c->tol : (ot == DT_FLOAT ? 1e-5 : ot == DT_DOUBLE ? 1e-12 : 0);
+		pc->tol = c->tol > 0 ? c->tol : plan_kernel_check_tol(ot);
 		snprintf(pc->ref, sizeof pc->ref, "%s", c->ref);
 		return 0;
 	}

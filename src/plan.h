@@ -203,6 +203,9 @@ int plan_param_check(const spec *s, const char *name, value v, char **err);
  * *col (the 1-based column in text, 0 when the value as a whole is wrong). */
 int plan_eval_value(const spec *s, const char *name, const char *text, const symtab *t, value *out,
                     int *col, char **err);
+/* The default tolerance of `check OUT = KERNEL` for an output of type t:
+ * relative L2 error; 0 (exact) for the integer types. */
+double plan_kernel_check_tol(dtype t);
 
 /* "NAME=VALUE" for every define of s (caller frees each and the array). */
 char **plan_defines(const spec *s, const symtab *values, int *n);

@@ -3,6 +3,7 @@
  * Without: plain line reads. */
 #include "repl.h"
 #include "cmds.h"
+#include "help.h"
 #include "search.h"
 
 #include <errno.h>
@@ -53,6 +54,8 @@ static char **candidates(const char *cmd, int *n)
 		if (k == COMPL_COMMAND) {
 			for (int i = 0; i < nc; i++)
 				ADD(t[i].name);
+			for (const char *const *tp = help_topics(); *tp; tp++)
+				ADD(*tp);
 		} else if (k == COMPL_FILE) {
 			int nf;
 			char **files = app_kernel_files(&nf);

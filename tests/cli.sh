@@ -51,11 +51,37 @@ template <typename T> __global__ void copy_t(int n, const T *x, T *y) {}
 __global__ void never(int n, const float *x, float *y) {}
 EOF
 
+# ---- help: 80 columns, a paragraph and examples for each command ----------
+t "help fits 80 columns" '
+	"$CUPLAY" -c help >"$tmp/o" && [ $(wc -l <"$tmp/o") -gt 30 ] && [ -z "$(awk "length > 80" "$tmp/o")" ]'
+t "help CMD: usage, a paragraph and an example, within 80 columns, for every command" '
+	for c in $("$CUPLAY" -c help | sed -n "s/^  \([a-z][a-z]*\) .*/\1/p"); do
+		"$CUPLAY" -c "help $c" >"$tmp/o" &&
+		head -n 1 "$tmp/o" | grep -q "^usage: $c" && grep -q "^Examples*:$" "$tmp/o" &&
+		grep -q "^  $c\( \|$\)" "$tmp/o" && [ -z "$(awk "length > 80" "$tmp/o")" ] ||
+		{ echo "help $c:"; cat "$tmp/o"; exit 1; }
+	done'
+t "help header, help refs, help buffers: within 80 columns" '
+	for topic in header refs buffers; do
+		"$CUPLAY" -c "help $topic" >"$tmp/o" && [ $(wc -l <"$tmp/o") -gt 10 ] &&
+		[ -z "$(awk "length > 80" "$tmp/o")" ] || { echo "help $topic:"; cat "$tmp/o"; exit 1; }
+	done &&
+	"$CUPLAY" -c "help refs" | grep -q "^  saxpy(alpha, x, y)$" &&
+	"$CUPLAY" -c "help sweep" | grep -q "^usage: sweep .*\[on all\]$"'
+t "help: a misspelt topic gets the nearest" '
+	[ "$("$CUPLAY" -c "help hedaer" 2>&1)" = "error: no command or topic '"'hedaer'"' (did you mean '"'header'"'?)" ]'
+
 # ---- kernel files ---------------------------------------------------------
 t "ls counts the kernels that use counts" '
 	cd "$tmp/own" &&
 	"$CUPLAY" --no-gpu -c "use mine" | grep -q "^kernels_src/mine.cu: 2 kernels (copy_a, copy_b)$" &&
 	"$CUPLAY" --no-gpu -c ls | grep -q "^mine  *2  "'
+
+t "sweep gives shared memory in the units run gives it" '
+	"$CUPLAY" --no-gpu -c "use transpose; run transpose_tiled; sweep PAD=1 transpose_tiled" >"$tmp/o" 2>&1 &&
+	run=$(sed -n "s/^transpose_tiled  *[0-9]*  *\([0-9.]* [KM]*i*B\)  .*/\1/p" "$tmp/o") &&
+	sweep=$(sed -n "s/.*not launched (no GPU): [0-9]* regs, \(.*\) smem$/\1/p" "$tmp/o") &&
+	[ -n "$run" ] && [ "$run" = "$sweep" ] || { echo "run: ${run:-} sweep: ${sweep:-}"; cat "$tmp/o"; false; }'
 
 # ---- the search path: ./kernels_src, CUPLAY_PATH, the installed ones ------
 mkdir -p "$tmp/course/kernels_src" "$tmp/course/sessions"
