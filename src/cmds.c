@@ -708,8 +708,8 @@ static const char lh_batch[] =
 	"  batch 100\n"
 	"  batch off\n";
 static const char lh_flush[] =
-	"With flush on (the default), a buffer the size of the L2 is written before each timed "
-	"launch, so every kernel starts with a cold cache; flush off shows warm-cache "
+	"With flush on (the default), a buffer twice the size of the L2 is read before each "
+	"timed launch, so every kernel starts with a cold cache; flush off shows warm-cache "
 	"behaviour.\n"
 	"\n"
 	"Example:\n"
