@@ -46,18 +46,28 @@ static int eval_int(const spec *s, const spec_expr *e, const symtab *t, const ch
 	return 0;
 }
 
-/* The scalar parameters named `name` of the file's kernels (templates
- * aside: their parameter types are not known until instantiated). */
-#define EACH_SCALAR_PARAM(s, name, k, p) \
-	for (int k = 0; k < (s)->nkernels; k++) \
-		if (!(s)->kernels[k].is_template) \
-			for (const kparam *p = (s)->kernels[k].params; p < (s)->kernels[k].params + (s)->kernels[k].nparams; p++) \
-				if (p->kind != ARG_PTR && p->kind != ARG_NONE && strcmp(p->name, (name)) == 0)
+/* The next scalar parameter named `name` of the file's kernels (templates
+ * aside: their parameter types are not known until instantiated): start
+ * with *k = 0, *j = -1; NULL after the last. */
+static const kparam *next_scalar(const spec *s, const char *name, int *k, int *j)
+{
+	for (; *k < s->nkernels; (*k)++, *j = -1) {
+		const spec_kernel *sk = &s->kernels[*k];
+		if (sk->is_template)
+			continue;
+		while (++*j < sk->nparams) {
+			const kparam *p = &sk->params[*j];
+			if (p->kind != ARG_PTR && p->kind != ARG_NONE && strcmp(p->name, name) == 0)
+				return p;
+		}
+	}
+	return NULL;
+}
 
 int plan_param_is_float(const spec *s, const char *name)
 {
-	int fl = 0, in = 0;
-	EACH_SCALAR_PARAM(s, name, k, p) {
+	int fl = 0, in = 0, k = 0, j = -1;
+	for (const kparam *p; (p = next_scalar(s, name, &k, &j)) != NULL;) {
 		if (p->kind == ARG_F32 || p->kind == ARG_F64)
 			fl = 1;
 		else
@@ -68,7 +78,8 @@ int plan_param_is_float(const spec *s, const char *name)
 
 int plan_param_check(const spec *s, const char *name, value v, char **err)
 {
-	EACH_SCALAR_PARAM(s, name, k, p) {
+	int k = 0, j = -1;
+	for (const kparam *p; (p = next_scalar(s, name, &k, &j)) != NULL;) {
 		const char *kn = s->kernels[k].name;
 		if (p->kind == ARG_F32 || p->kind == ARG_F64)
 			continue;
