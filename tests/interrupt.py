@@ -6,7 +6,7 @@ a half-typed line and is not held over to stop the next command; in a
 replay, Ctrl-C stops the replay and the exit status is 1. With GPU=1,
 Ctrl-C also cuts a long timing loop short. Prints "interrupt: N passed, N
 failed"."""
-import os, pty, select, signal, subprocess, sys, time
+import os, pty, re, select, signal, subprocess, sys, time
 
 CUPLAY = os.environ.get("CUPLAY", "./cuplay")
 GPU = os.environ.get("GPU") == "1"
@@ -88,22 +88,24 @@ def finish(pid, fd):
     os.close(fd)
 
 
-def at_prompt():
+def at_prompt(nogpu):
     """Ctrl-C on an empty prompt, then a command: the command runs whole."""
-    pid, fd = start([CUPLAY, "--no-gpu"])
+    pid, fd = start([CUPLAY] + (["--no-gpu"] if nogpu else []))
     read_until(fd, "cuplay>", 20)
     os.write(fd, b"use transpose\r")
+    read_until(fd, "cuplay transpose>", 20)
+    os.write(fd, b"set N=2000\r")
     read_until(fd, "cuplay transpose>", 20)
     os.write(fd, b"\x03")
     fresh, ok = read_until(fd, "cuplay transpose>", 10)
     os.write(fd, b"run transpose_tiled\r")
-    out, _ = read_until(fd, "not launched (no GPU)", 60)
-    out2, _ = read_until(fd, "cuplay transpose>", 10)
+    out, _ = read_until(fd, "cuplay transpose>", 120)
     finish(pid, fd)
-    out += out2
-    report(ok, "Ctrl-C on an empty prompt gives a fresh prompt", fresh[-300:])
-    report("interrupted" not in out and "transpose_tiled " in out and "not launched (no GPU)" in out,
-           "Ctrl-C at the prompt is not held over to stop the next command", out[-600:])
+    label = "compile-only" if nogpu else "GPU"
+    done = "not launched (no GPU)" in out if nogpu else re.search(r"\ntranspose_tiled +ok ", out) is not None
+    report(ok, f"{label}: Ctrl-C on an empty prompt gives a fresh prompt", fresh[-300:])
+    report("interrupted" not in out and done,
+           f"{label}: Ctrl-C at the prompt is not held over to stop the next command", out[-600:])
 
 
 def half_typed():
@@ -139,9 +141,10 @@ def replay(nogpu):
 
 interactive(True, "sweep TILE_SIZE=4,8,16,32 PAD=0,1,2,3,4,5,6,7 BLOCK_ROWS=1,2,4", "compile-only sweep")
 replay(True)
-at_prompt()
+at_prompt(True)
 half_typed()
 if GPU:
+    at_prompt(False)
     interactive(False, "timing min 60 max 120 wall 120; reps 2000; run transpose_tiled", "timing loop")
 print(f"interrupt: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
