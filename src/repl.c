@@ -245,36 +245,80 @@ static void repl_end(void)
 
 #else /* plain line reads */
 
+/* Lines from the terminal with read(2): in canonical mode the terminal
+ * edits the line and a read returns it whole. SIGINT is blocked but inside
+ * pselect, so a Ctrl-C (the terminal drops the line) always gives a fresh
+ * prompt, however close it comes to the wait. */
+static sbuf g_pending; /* bytes after a newline, for the next line */
+
 static char *read_line(app *a, const char *prompt)
 {
 	(void)a;
+	sbuf line = {0};
+	int eof = 0;
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	fputs(prompt, stdout);
 	fflush(stdout);
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	errno = 0;
-	while ((n = getline(&line, &cap, stdin)) < 0 && errno == EINTR && !feof(stdin)) {
-		/* Ctrl-C at the prompt: a fresh prompt */
-		clearerr(stdin);
-		g_interrupt = 0;
-		fputs("\n", stdout);
-		fputs(prompt, stdout);
-		fflush(stdout);
-		errno = 0;
+	for (;;) {
+		char *nl = g_pending.len ? memchr(g_pending.s, '\n', g_pending.len) : NULL;
+		if (nl) {
+			size_t n = (size_t)(nl - g_pending.s);
+			sb_add(&line, g_pending.s, n);
+			memmove(g_pending.s, nl + 1, g_pending.len - n - 1);
+			g_pending.len -= n + 1;
+			break;
+		}
+		if (g_interrupt) {
+			/* Ctrl-C: the terminal has dropped the line; a fresh prompt */
+			g_interrupt = 0;
+			g_pending.len = 0;
+			fputs("\n", stdout);
+			fputs(prompt, stdout);
+			fflush(stdout);
+			continue;
+		}
+		fd_set in;
+		FD_ZERO(&in);
+		FD_SET(STDIN_FILENO, &in);
+		if (pselect(STDIN_FILENO + 1, &in, NULL, NULL, NULL, &old) < 0) {
+			if (errno == EINTR)
+				continue;
+			eof = 1;
+			break;
+		}
+		char buf[4096];
+		ssize_t r = read(STDIN_FILENO, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			eof = 1;
+			break;
+		}
+		sb_add(&g_pending, buf, (size_t)r);
 	}
-	if (n < 0) {
-		free(line);
-		return NULL;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (eof) {
+		/* a last line without its newline, else the end */
+		sb_add(&line, g_pending.s ? g_pending.s : "", g_pending.len);
+		g_pending.len = 0;
+		if (!line.len) {
+			sb_free(&line);
+			return NULL;
+		}
 	}
-	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-		line[--n] = 0;
-	return line;
+	char *s = sb_steal(&line);
+	size_t n = strlen(s);
+	while (n > 0 && s[n - 1] == '\r')
+		s[--n] = 0;
+	return s;
 }
 
 static void repl_begin(app *a) { (void)a; }
 static void repl_remember(const char *line) { (void)line; }
-static void repl_end(void) {}
+static void repl_end(void) { sb_free(&g_pending); }
 
 #endif
 

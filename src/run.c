@@ -7,6 +7,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -54,7 +55,13 @@ static void prestart(app *a)
 	static int warmed;
 	if (!warmed && !getenv("CUPLAY_NO_WARMUP")) {
 		warmed = 1;
+		/* the thread blocks every signal: a Ctrl-C goes to the main thread,
+		 * where it interrupts the wait at the prompt */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		g_warming = pthread_create(&g_warm, NULL, warm_nvrtc, NULL) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	if (!a->no_gpu && a->gpu != 0 && !a->worker.pid) {
 		char *err = NULL;
