@@ -127,6 +127,8 @@ static void run_rc(app *a)
 /* "--no" when it is the start of more than one long option: says so. */
 static int ambiguous(const char *arg)
 {
+	if (strncmp(arg, "--", 2) != 0)
+		return 0;
 	size_t l = strlen(arg) - 2;
 	int n = 0;
 	char list[256] = "";
