@@ -9,6 +9,7 @@ CUDA_HOME ?= /usr/local/cuda
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 SHAREDIR  ?= $(PREFIX)/share/cuplay
+MANDIR    ?= $(PREFIX)/share/man
 CC        ?= cc
 VERSION   := 0.1.0
 
@@ -20,10 +21,15 @@ INCLUDES  := $(LAYERS:%=-Isrc/%)
 BASEFLAGS := -std=c17 -D_GNU_SOURCE -O2 -g $(WARN) -MMD -MP $(DEFINES) $(INCLUDES)
 LIBS      := -pthread -ldl -lm
 
-# GNU readline when its headers exist; plain line reads otherwise.
+# GNU readline when its headers exist; plain line reads otherwise (said when
+# the binary is linked: arrow keys then print ^[[A).
+READLINE_H ?= readline/readline.h
 ifeq ($(origin HAVE_READLINE), undefined)
 HAVE_READLINE := $(shell echo 'int main(void){return 0;}' | $(CC) -x c -include stdio.h \
-                   -include readline/readline.h - -o /dev/null -lreadline >/dev/null 2>&1 && echo 1 || echo 0)
+                   -include $(READLINE_H) - -o /dev/null -lreadline >/dev/null 2>&1 && echo 1 || echo 0)
+ifneq ($(HAVE_READLINE),1)
+READLINE_NOTE := readline headers not found: line editing off; install libreadline-dev
+endif
 endif
 ifeq ($(HAVE_READLINE),1)
 BASEFLAGS += -DHAVE_READLINE=1
@@ -60,15 +66,19 @@ MAIN_OBJ := $(BUILD)/front/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit bench soak demo install uninstall clean cuplay
+.PHONY: all run test unit bench soak demo install uninstall clean
 all: cuplay
+# `cuplay` is the binary itself (a second `make` relinks nothing), or a name
+# for $(BIN) when that is elsewhere (SANITIZE=1)
 ifneq ($(BIN),cuplay)
+.PHONY: cuplay
 cuplay: $(BIN)
 endif
 
 $(BIN): $(MAIN_OBJ) $(BUILD)/libcuplay.a
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	$(if $(READLINE_NOTE),@echo "  note: $(READLINE_NOTE)" >&2)
 
 $(BUILD)/libcuplay.a: $(CORE_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -106,7 +116,7 @@ RUN_BIN := $(if $(filter /%,$(BIN)),$(BIN),./$(BIN))
 test: export OBJ_DIR = $(BUILD)
 
 test: cuplay $(UNIT_BIN)
-	$(Q)$(SAN_ENV) CUPLAY=$(RUN_BIN) UNIT_BIN="$(UNIT_BIN)" bash tests/run.sh
+	$(Q)$(SAN_ENV) CUPLAY=$(RUN_BIN) MAKE_BIN=$(BIN) HAVE_READLINE=$(HAVE_READLINE) UNIT_BIN="$(UNIT_BIN)" bash tests/run.sh
 
 bench: cuplay build/bench/cublas_sgemm
 	$(Q)CUPLAY=./cuplay bash tests/bench.sh
@@ -121,15 +131,28 @@ soak: cuplay
 demo: cuplay
 	./cuplay --step sessions/bank_conflicts.session
 
+# What `make install` ships: the kernel files, headers and sessions the
+# project tracks (git ls-files in a checkout, so scratch files stay out;
+# every one where there is no git), the binary and the man page. `uninstall`
+# removes those same files, then the directories install made if empty.
+SHIP_ALL   = $(wildcard kernels_src/*.cu kernels_src/*.cuh sessions/*.session)
+SHIP_GIT   = $(shell git ls-files -- kernels_src sessions 2>/dev/null)
+SHIP_FILES = $(if $(SHIP_GIT),$(filter $(SHIP_GIT),$(SHIP_ALL)),$(SHIP_ALL))
+SHIP_DIRS  = $(DESTDIR)$(SHAREDIR)/kernels_src $(DESTDIR)$(SHAREDIR)/sessions
+
 install: cuplay
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SHAREDIR)/kernels_src $(DESTDIR)$(SHAREDIR)/sessions
-	install -m 755 cuplay $(DESTDIR)$(BINDIR)/cuplay
-	install -m 644 $(wildcard kernels_src/*.cu kernels_src/*.cuh) $(DESTDIR)$(SHAREDIR)/kernels_src/
-	$(if $(wildcard sessions/*.session),install -m 644 $(wildcard sessions/*.session) $(DESTDIR)$(SHAREDIR)/sessions/)
+	install -d $(DESTDIR)$(BINDIR) $(SHIP_DIRS) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/cuplay
+	install -m 644 cuplay.1 $(DESTDIR)$(MANDIR)/man1/cuplay.1
+	$(foreach d,kernels_src sessions,$(if $(filter $(d)/%,$(SHIP_FILES)),\
+	  install -m 644 $(filter $(d)/%,$(SHIP_FILES)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/cuplay
-	rm -rf $(DESTDIR)$(SHAREDIR)
+	rm -f $(DESTDIR)$(BINDIR)/cuplay $(DESTDIR)$(MANDIR)/man1/cuplay.1 \
+	  $(addprefix $(DESTDIR)$(SHAREDIR)/,$(SHIP_FILES))
+	@for d in $(SHIP_DIRS) $(DESTDIR)$(SHAREDIR); do \
+	  if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || echo "uninstall: kept $$d (it holds files install did not write)"; fi; \
+	done
 
 # Every golden test under valgrind (memcheck): errors and definite leaks fail.
 valgrind: cuplay

@@ -175,6 +175,28 @@ else
 	echo "skip: under ncu: no ncu"
 fi
 
+# 12. device with a GPU: one line that names it, no compile-only notice
+if run device 0 -c 'device'; then
+	if [ "$(wc -l <"$tmp/out")" = 1 ] && grep -q '^GPU [0-9]* of [0-9]*: .*, sm_[0-9]*, [0-9]* SMs' "$tmp/out" &&
+	   ! grep -q 'compile-only' "$tmp/out"; then
+		ok "device: $(cut -c1-100 "$tmp/out")"
+	else
+		bad "device: expected one line 'GPU N of M: NAME, sm_XY, K SMs, ...'"
+	fi
+fi
+
+# 13. typed params on the GPU: alpha=5/2 reaches the float parameter as 2.5 and
+#     the check (the CPU saxpy with the same alpha) holds; n=2.5 is refused at
+#     set and the values stay as they were
+if run typed 1 -c 'use tests/golden/kernels/saxpy.cu; set alpha=5/2; set n=2.5; run'; then
+	if grep -q 'n=1000003 alpha=2.5 ' "$tmp/out" && grep -q '^saxpy  *ok ' "$tmp/out" &&
+	   grep -q "set n: 2.5 is not a whole number: kernel 'saxpy' takes 'n' as int" "$tmp/out"; then
+		ok "typed params: alpha=5/2 runs as 2.5 and checks ok; n=2.5 refused at set"
+	else
+		bad "typed params: expected alpha=2.5 in the run line, saxpy ok, and n=2.5 refused"
+	fi
+fi
+
 # lessons, the kernel library's contrasts, memcheck, sweep and compare
 CUPLAY="$CUPLAY" bash tests/gpu_more.sh >"$tmp/more" 2>&1
 cat "$tmp/more"

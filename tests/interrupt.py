@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""tests/interrupt.py: fault-matrix row 8, Ctrl-C. In an interactive REPL
-(a pseudo-terminal), Ctrl-C during a long sweep returns to the prompt and the
-next command still sees the values set before; in a replay, Ctrl-C stops
-the replay and the exit status is 1. With GPU=1, Ctrl-C also cuts a long
-timing loop short. Prints "interrupt: N passed, N failed"."""
-import os, pty, select, signal, subprocess, sys, time
+"""tests/interrupt.py: Ctrl-C. In an interactive REPL (a pseudo-terminal),
+Ctrl-C during a long sweep returns to the prompt and the next command still
+sees the values set before; Ctrl-C at the prompt gives a fresh prompt, drops
+a half-typed line and is not held over to stop the next command; in a
+replay, Ctrl-C stops the replay and the exit status is 1. With GPU=1,
+Ctrl-C also cuts a long timing loop short. Prints "interrupt: N passed, N
+failed"."""
+import os, pty, re, select, signal, subprocess, sys, time
 
 CUPLAY = os.environ.get("CUPLAY", "./cuplay")
 GPU = os.environ.get("GPU") == "1"
@@ -69,6 +71,60 @@ def interactive(nogpu, sweep_cmd, label):
     report("0 (set)" in shown + shown2, f"{label}: the REPL kept PAD=0 after Ctrl-C", (shown + shown2)[-600:])
 
 
+def start(args):
+    env = dict(os.environ, NO_COLOR="1", TERM="dumb", HOME=os.environ.get("TMPDIR", "/tmp"))
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvpe(args[0], args, env)
+    return pid, fd
+
+
+def finish(pid, fd):
+    os.write(fd, b"quit\r")
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    os.close(fd)
+
+
+def at_prompt(nogpu):
+    """Ctrl-C on an empty prompt, then a command: the command runs whole."""
+    pid, fd = start([CUPLAY] + (["--no-gpu"] if nogpu else []))
+    read_until(fd, "cuplay>", 20)
+    os.write(fd, b"use transpose\r")
+    read_until(fd, "cuplay transpose>", 20)
+    os.write(fd, b"set N=2000\r")
+    read_until(fd, "cuplay transpose>", 20)
+    os.write(fd, b"\x03")
+    fresh, ok = read_until(fd, "cuplay transpose>", 10)
+    os.write(fd, b"run transpose_tiled\r")
+    out, _ = read_until(fd, "cuplay transpose>", 120)
+    finish(pid, fd)
+    label = "compile-only" if nogpu else "GPU"
+    done = "not launched (no GPU)" in out if nogpu else re.search(r"\ntranspose_tiled +ok ", out) is not None
+    report(ok, f"{label}: Ctrl-C on an empty prompt gives a fresh prompt", fresh[-300:])
+    report("interrupted" not in out and done,
+           f"{label}: Ctrl-C at the prompt is not held over to stop the next command", out[-600:])
+
+
+def half_typed():
+    """Ctrl-C drops a half-typed line, as bash, sqlite3 and psql do."""
+    pid, fd = start([CUPLAY, "--no-gpu"])
+    read_until(fd, "cuplay>", 20)
+    os.write(fd, b"half typed")
+    read_until(fd, "half typed", 5)
+    os.write(fd, b"\x03")
+    fresh, ok = read_until(fd, "cuplay>", 10)
+    os.write(fd, b"\r")
+    out, _ = read_until(fd, "cuplay>", 10)
+    os.write(fd, b"say next line\r")
+    out2, said = read_until(fd, "next line\r\n", 10)
+    finish(pid, fd)
+    report(ok and "unknown command" not in out + out2 and said,
+           "Ctrl-C drops a half-typed line", (fresh + out + out2)[-600:])
+
+
 def replay(nogpu):
     path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "cuplay-interrupt-%d.session" % os.getpid())
     with open(path, "w") as f:
@@ -85,7 +141,10 @@ def replay(nogpu):
 
 interactive(True, "sweep TILE_SIZE=4,8,16,32 PAD=0,1,2,3,4,5,6,7 BLOCK_ROWS=1,2,4", "compile-only sweep")
 replay(True)
+at_prompt(True)
+half_typed()
 if GPU:
+    at_prompt(False)
     interactive(False, "timing min 60 max 120 wall 120; reps 2000; run transpose_tiled", "timing loop")
 print(f"interrupt: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -7,6 +7,7 @@
 #   UPDATE=1   rewrite golden files from the current output
 #   SKIP_GPU=1 skip the GPU tests even where a GPU exists
 #   GOLDEN=pat only the golden tests whose name matches the shell pattern
+#   HAVE_READLINE=0  the binary has no readline (prompt tests skip completion)
 set -u
 cd "$(dirname "$0")/.."
 CUPLAY=${CUPLAY:-./cuplay}
@@ -14,6 +15,8 @@ pass=0 fail=0 skip=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export NO_COLOR=1
+# kernel files and sessions from this tree only
+unset CUPLAY_PATH
 # resources from the cubin, not from NVRTC's ptxas report: some NVRTC builds
 # return no report (seen on the H100 machine), so golden files hold either way
 export CUPLAY_IGNORE_PTXAS_LOG=1
@@ -165,6 +168,21 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	fi
 fi
 
+# 3e. the prompt: the banner, the start-up file, edit, completion
+if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
+	has_gpu=0
+	if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && ls /dev/nvidia[0-9]* >/dev/null 2>&1; then has_gpu=1; fi
+	CUPLAY="$CUPLAY" GPU=$has_gpu python3 tests/prompt.py >"$tmp/prompt" 2>&1
+	p=$(sed -n 's/^prompt: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/prompt")
+	if [ -n "$p" ]; then
+		set -- $p
+		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
+		grep '^ok:\|^FAIL\|^skipped\|^    ' "$tmp/prompt" | sed 's/^ok:   /prompt: /'
+	else
+		bad "prompt tests did not finish"; sed 's/^/    /' "$tmp/prompt" | tail -n 20
+	fi
+fi
+
 # 4. disk trouble under the compile cache: unwritable, read-only, full, corrupted
 CUPLAY="$CUPLAY" bash tests/cache.sh >"$tmp/cache" 2>&1
 p=$(sed -n 's/^cache: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/cache")
@@ -174,6 +192,19 @@ if [ -n "$p" ]; then
 	grep -v '^ok:' "$tmp/cache"
 else
 	bad "cache tests did not finish"; sed 's/^/    /' "$tmp/cache" | tail -n 20
+fi
+
+# 4b. the command line, help, the search path, make: tests/cli.sh
+if [ -z "${GOLDEN:-}" ]; then
+	CUPLAY="$CUPLAY" bash tests/cli.sh >"$tmp/cli" 2>&1
+	p=$(sed -n 's/^cli: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/cli")
+	if [ -n "$p" ]; then
+		set -- $p
+		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
+		grep -v '^ok:' "$tmp/cli"
+	else
+		bad "cli tests did not finish"; sed 's/^/    /' "$tmp/cli" | tail -n 20
+	fi
 fi
 
 # 5. GPU tests

@@ -310,3 +310,29 @@ int is_ident_char(int c)
 {
 	return c == '_' || isalnum(c);
 }
+
+void sb_wrap(sbuf *b, const char *text, int col, int indent, int width)
+{
+	const char *p = text;
+	int first = 1;
+	while (*p) {
+		while (*p == ' ' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		int l = (int)strcspn(p, " \n");
+		if (!first && col + 1 + l > width) {
+			sb_putc(b, '\n');
+			for (int i = 0; i < indent; i++)
+				sb_putc(b, ' ');
+			col = indent;
+		} else if (!first) {
+			sb_putc(b, ' ');
+			col++;
+		}
+		sb_add(b, p, (size_t)l);
+		col += l;
+		p += l;
+		first = 0;
+	}
+}

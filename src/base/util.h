@@ -31,6 +31,12 @@ void sb_free(sbuf *b);
  * returns the number of characters written. */
 int sb_copy_out(sbuf *b, char *buf, int n);
 
+/* Appends text to b, its words wrapped at `width` columns: the text starts
+ * at column `col` of the current line (what b's last line already holds),
+ * and every further line starts with `indent` spaces. A word wider than
+ * the room gets a line of its own. */
+void sb_wrap(sbuf *b, const char *text, int col, int indent, int width);
+
 /* Allocation never fails silently: out of memory aborts (not exit()). */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);

@@ -371,17 +371,19 @@ static int r_dot(const ref_arg *a, double *out, uint64_t n, char **err)
 }
 
 static const ref_fn refs[] = {
-	{ "copy", 1, "copy(in)", "b", r_copy, 1e-5, 0 },
-	{ "add", 2, "add(a, b)", "bb", r_add, 1e-5, 0 },
-	{ "sub", 2, "sub(a, b)", "bb", r_sub, 1e-5, 0 },
-	{ "mul", 2, "mul(a, b)", "bb", r_mul, 1e-5, 0 },
-	{ "scale", 2, "scale(a, alpha)", "bs", r_scale, 1e-5, 0 },
-	{ "square", 1, "square(a)", "b", r_square, 1e-5, 0 },
-	{ "saxpy", 3, "saxpy(alpha, x, y)", "sbb", r_saxpy, 1e-5, 0 },
-	{ "transpose", 3, "transpose(in, rows, cols)", "bss", r_transpose, 1e-4, 0 },
-	{ "matmul", 5, "matmul(A, B, M, N, K)", "bbsss", r_matmul, 1e-4, 0 },
-	{ "sum", 1, "sum(in)", "b", r_sum, 1e-4, 1 },
-	{ "dot", 2, "dot(a, b)", "bb", r_dot, 1e-4, 1 },
+	{ "copy", 1, "copy(in)", "b", r_copy, 1e-5, 0, "out[i] = in[i]" },
+	{ "add", 2, "add(a, b)", "bb", r_add, 1e-5, 0, "out[i] = a[i] + b[i]" },
+	{ "sub", 2, "sub(a, b)", "bb", r_sub, 1e-5, 0, "out[i] = a[i] - b[i]" },
+	{ "mul", 2, "mul(a, b)", "bb", r_mul, 1e-5, 0, "out[i] = a[i] * b[i]" },
+	{ "scale", 2, "scale(a, alpha)", "bs", r_scale, 1e-5, 0, "out[i] = alpha * a[i]" },
+	{ "square", 1, "square(a)", "b", r_square, 1e-5, 0, "out[i] = a[i] * a[i]" },
+	{ "saxpy", 3, "saxpy(alpha, x, y)", "sbb", r_saxpy, 1e-5, 0, "out[i] = alpha * x[i] + y[i]" },
+	{ "transpose", 3, "transpose(in, rows, cols)", "bss", r_transpose, 1e-4, 0,
+	  "out[c * rows + r] = in[r * cols + c]: in is rows x cols, row-major" },
+	{ "matmul", 5, "matmul(A, B, M, N, K)", "bbsss", r_matmul, 1e-4, 0,
+	  "out = A * B: A is M x K, B is K x N, out M x N, row-major" },
+	{ "sum", 1, "sum(in)", "b", r_sum, 1e-4, 1, "out[0] = the sum of every element of in" },
+	{ "dot", 2, "dot(a, b)", "bb", r_dot, 1e-4, 1, "out[0] = the sum of a[i] * b[i]" },
 };
 
 const ref_fn *ref_find(const char *name)

@@ -25,6 +25,7 @@ typedef struct ref_fn {
 	int (*fn)(const ref_arg *a, double *out, uint64_t out_count, char **err);
 	double float_tol;    /* default relative L2 tolerance for float outputs */
 	int scalar_out;      /* 1: fn defines out[0] only (sum, dot); compare 1 element */
+	const char *what;    /* what it computes, for `help refs` */
 } ref_fn;
 
 const ref_fn *ref_find(const char *name);

@@ -84,6 +84,7 @@ typedef struct app {
 	int gpu;              /* -1: not tried yet, 0: compile-only, 1: worker up */
 	double roof_gbps, roof_gflops; /* from `roof` */
 	int notice_said;
+	char *gpu_why;        /* why there is no GPU ("no CUDA driver found"), once known */
 
 	/* where input comes from, for messages */
 	const char *in_file;
@@ -184,5 +185,10 @@ void clock_note(app *a, const result *res);
 char **app_kernel_files(int *n);
 /* 1 when a GPU worker is running or can be started; says why not once. */
 int app_gpu(app *a);
+/* At the start of an interactive session: starts the worker and gives it
+ * up to wait_ms to answer, so that "no CUDA driver found: compile-only
+ * mode" comes with the banner rather than at the first run. A worker still
+ * creating its context is left to finish while the user types. */
+void app_gpu_early(app *a, int wait_ms);
 
 #endif

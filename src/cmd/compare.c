@@ -50,7 +50,7 @@ static int eval_plain(app *a, const char *cmd, const char *name, const char *tex
 {
 	int col = 0;
 	char *err = NULL;
-	if (expr_eval(text, NULL, v, &col, &err) == 0)
+	if (plan_eval_value(a->sp, name, text, NULL, v, &col, &err) == 0)
 		return 0;
 	app_error(a, "%s: %s=%s: %s", cmd, name, text, err);
 	free(err);
@@ -351,8 +351,10 @@ int app_sweep(app *a, int argc, char **argv)
 			}
 			if (!c.gpu) {
 				int ci = cunit_find(c.u, kname);
-				table_set(&t, r, nax + 5, "not launched (no GPU): %d regs, %d B smem",
-				          c.u->res[ci].regs, c.u->res[ci].smem + (int)p->launch.smem);
+				char sz[32];
+				fmt_bytes((double)c.u->res[ci].smem + p->launch.smem, sz, sizeof sz);
+				table_set(&t, r, nax + 5, "not launched (no GPU): %d regs, %s smem",
+				          c.u->res[ci].regs, sz);
 				continue;
 			}
 			if (parallel) {

@@ -111,13 +111,19 @@ int app_device(app *a, int argc, char **argv)
 			a->gpu = -1;
 		a->roof_gbps = a->roof_gflops = 0;
 	}
+	/* without a GPU, one line says so, why, and what is compiled for */
+	int said = a->notice_said;
+	a->notice_said = 1;
 	int gpu = app_gpu(a);
+	a->notice_said = said || gpu == 0;
 	if (gpu < 0)
 		return -1;
 	if (!gpu) {
-		devinfo d;
-		devinfo_for_arch(a->arch_sm ? a->arch_sm : 90, &d);
-		app_note(a, "no GPU: compiling for %s", d.name);
+		int sm = a->arch_sm ? a->arch_sm : 90;
+		if (a->no_gpu)
+			app_note(a, "compile-only mode (--no-gpu), compiling for sm_%d", sm);
+		else
+			app_note(a, "%s: compile-only mode, compiling for sm_%d", a->gpu_why ? a->gpu_why : "no GPU", sm);
 		return 0;
 	}
 	const devinfo *d = &a->worker.dev;

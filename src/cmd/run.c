@@ -2,9 +2,11 @@
  * plan, launch in the worker, check, time, report. */
 #include "app.h"
 #include "ref.h"
+#include "search.h"
 
-#include <dirent.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -17,7 +19,6 @@
 
 volatile sig_atomic_t g_interrupt;
 
-#define KERNELS_DIR "kernels_src"
 #define RUNS_KEPT 1024
 
 /* NVRTC's first compile in a process costs ~200 ms (loading its builtins);
@@ -53,7 +54,13 @@ static void prestart(app *a)
 	static int warmed;
 	if (!warmed && !getenv("CUPLAY_NO_WARMUP")) {
 		warmed = 1;
+		/* the thread blocks every signal: a Ctrl-C goes to the main thread,
+		 * where it interrupts the wait at the prompt */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		g_warming = pthread_create(&g_warm, NULL, warm_nvrtc, NULL) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	if (!a->no_gpu && a->gpu != 0 && !a->worker.pid) {
 		char *err = NULL;
@@ -62,8 +69,6 @@ static void prestart(app *a)
 			free(err); /* said again, properly, by the first run */
 	}
 }
-
-static char *g_installed_dir; /* <exe>/../share/cuplay/kernels_src */
 
 void app_init(app *a, const char *exe)
 {
@@ -80,10 +85,7 @@ void app_init(app *a, const char *exe)
 	};
 	ccache_init(&a->cache, NULL);
 	a->worker.exe = exe;
-	if (exe && strrchr(exe, '/') && !g_installed_dir) {
-		int n = (int)(strrchr(exe, '/') - exe);
-		g_installed_dir = xasprintf("%.*s/../share/cuplay/" KERNELS_DIR, n, exe);
-	}
+	search_set_exe(exe);
 }
 
 static void record_free(run_record *r)
@@ -102,6 +104,7 @@ void app_free(app *a)
 {
 	warm_join();
 	free(a->clock_why);
+	free(a->gpu_why);
 	for (int i = -1; i < a->nmore; i++) {
 		wclient *w = i < 0 ? &a->worker : &a->more[i];
 		if (!w->pid)
@@ -142,8 +145,7 @@ void app_free(app *a)
 	}
 	free(a->kseen);
 	free(a->prof_why);
-	free(g_installed_dir);
-	g_installed_dir = NULL;
+	search_set_exe(NULL);
 }
 
 /* "path:12:" at the start of a message means it names its own location. */
@@ -212,52 +214,15 @@ void app_keep_chart(app *a, chart *c)
 
 /* ---- kernel files ---- */
 
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-static int is_dir(const char *p)
-{
-	struct stat st;
-	return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* kernels_src in the current directory; else next to the installed binary;
- * else where `make install` put it. */
-static const char *kernels_dir(void)
-{
-	if (is_dir(KERNELS_DIR))
-		return KERNELS_DIR;
-	if (is_dir(g_installed_dir))
-		return g_installed_dir;
-	return CUPLAY_SHAREDIR "/" KERNELS_DIR;
-}
-
 char **app_kernel_files(int *n)
 {
-	*n = 0;
-	DIR *d = opendir(kernels_dir());
-	if (!d)
-		return xcalloc(1, sizeof(char *));
-	char **v = NULL;
-	int cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		size_t l = strlen(e->d_name);
-		if (l < 4 || strcmp(e->d_name + l - 3, ".cu") != 0)
-			continue;
-		if (*n + 1 >= cap) {
-			cap = cap ? cap * 2 : 16;
-			v = xrealloc(v, (size_t)cap * sizeof *v);
-		}
-		v[(*n)++] = xstrndup(e->d_name, l - 3);
+	search_entry *e = search_list(SEARCH_KERNELS, n, NULL, NULL);
+	char **v = xcalloc((size_t)*n + 1, sizeof *v);
+	for (int i = 0; i < *n; i++) {
+		v[i] = e[i].name;
+		e[i].name = NULL;
 	}
-	closedir(d);
-	if (!v)
-		v = xcalloc(1, sizeof *v);
-	qsort(v, (size_t)*n, sizeof *v, cmp_str);
-	v[*n] = NULL;
+	search_list_free(e, *n);
 	return v;
 }
 
@@ -268,28 +233,16 @@ static void free_list(char **v, int n)
 	free(v);
 }
 
-/* NAME, NAME.cu, kernels_src/NAME[.cu], or a path. */
-static char *resolve_file(const char *name)
+/* "kernels_src, /home/x/course/kernels_src": the directories searched. */
+static char *searched(search_kind k)
 {
-	struct stat st;
-	const char *dir = kernels_dir();
-	char *c[4] = {
-		xstrdup(name),
-		xasprintf("%s.cu", name),
-		xasprintf("%s/%s", dir, name),
-		xasprintf("%s/%s.cu", dir, name),
-	};
-	char *found = NULL;
-	/* a bare name looks in kernels_src first */
-	int order[4] = { 2, 3, 0, 1 };
-	if (strchr(name, '/'))
-		order[0] = 0, order[1] = 1, order[2] = 2, order[3] = 3;
-	for (int i = 0; i < 4 && !found; i++)
-		if (stat(c[order[i]], &st) == 0 && S_ISREG(st.st_mode))
-			found = xstrdup(c[order[i]]);
-	for (int i = 0; i < 4; i++)
-		free(c[i]);
-	return found;
+	int n;
+	char **d = search_dirs(k, &n);
+	sbuf b = {0};
+	for (int i = 0; i < n; i++)
+		sb_printf(&b, "%s%s", i ? ", " : "", d[i]);
+	search_strv_free(d, n);
+	return n ? sb_steal(&b) : xstrdup("kernels_src (absent)");
 }
 
 static int load_spec(app *a, const char *path, spec **out)
@@ -313,7 +266,7 @@ static int load_spec(app *a, const char *path, spec **out)
 
 int app_use(app *a, const char *name)
 {
-	char *path = resolve_file(name);
+	char *path = search_find(SEARCH_KERNELS, name);
 	if (!path) {
 		int n;
 		char **files = app_kernel_files(&n);
@@ -323,9 +276,12 @@ int app_use(app *a, const char *name)
 			sb_printf(&known, "%s%s", i ? ", " : "", files[i]);
 		if (near)
 			app_error(a, "cannot find kernel file '%s' (did you mean '%s'?)", name, near);
-		else
-			app_error(a, "cannot find kernel file '%s' (in %s: %s)", name, kernels_dir(),
+		else {
+			char *dirs = searched(SEARCH_KERNELS);
+			app_error(a, "cannot find kernel file '%s' (in %s: %s)", name, dirs,
 			          known.len ? known.s : "none");
+			free(dirs);
+		}
 		sb_free(&known);
 		free_list(files, n);
 		return -1;
@@ -368,9 +324,7 @@ int app_use(app *a, const char *name)
 	a->sp = s;
 	a->path = path;
 	prestart(a);
-	int launchable = 0;
-	for (int i = 0; i < s->nkernels; i++)
-		launchable += !s->kernels[i].is_template && !s->kernels[i].skip;
+	int launchable = spec_launchable(s);
 	sbuf b = {0};
 	sb_printf(&b, "%s: %d kernel%s", path, launchable, launchable == 1 ? "" : "s");
 	for (int i = 0, k = 0; i < s->nkernels; i++)
@@ -448,17 +402,19 @@ int app_set(app *a, const char *name, const char *text)
 		err = NULL;
 		memset(&vals, 0, sizeof vals);
 	}
+	/* typed by the kernels that take it: a float or double parameter gets
+	 * float arithmetic, an integer one refuses a fraction now, not at run */
 	value val;
 	int col = 0;
-	if (expr_eval(text, &vals, &val, &col, &err) != 0) {
-		app_error(a, "set %s: %s (at column %d of '%s')", name, err, col, text);
-		free(err);
-		symtab_free(&vals);
-		return -1;
-	}
+	int r = plan_eval_value(a->sp, name, text, &vals, &val, &col, &err);
 	symtab_free(&vals);
-	if (val.is_float && v->is_define) {
-		/* defines may be floats too: they become -D text */
+	if (r != 0) {
+		if (col > 0)
+			app_error(a, "set %s: %s (at column %d of '%s')", name, err, col, text);
+		else
+			app_error(a, "set %s: %s", name, err);
+		free(err);
+		return -1;
 	}
 	symtab_set(&a->settings, name, val, 0);
 	return 0;
@@ -562,41 +518,69 @@ void app_show(app *a)
 
 void app_ls(app *a)
 {
-	int n;
-	char **files = app_kernel_files(&n);
+	int n, nd;
+	char **dirs;
+	search_entry *e = search_list(SEARCH_KERNELS, &n, &dirs, &nd);
 	if (n == 0) {
-		app_note(a, "no kernel files in %s", kernels_dir());
-		free_list(files, n);
+		char *d = searched(SEARCH_KERNELS);
+		app_note(a, "no kernel files in %s", d);
+		free(d);
+		search_list_free(e, n);
+		search_strv_free(dirs, nd);
 		return;
 	}
+	/* where each comes from, when more than one directory gives files */
+	int from = 0;
+	for (int i = 1; i < n; i++)
+		from |= e[i].dir != e[0].dir;
 	table t;
-	const char *head[] = { "file", "kernels", "summary" };
-	table_init(&t, 3, head, "lrl");
+	const char *head4[] = { "file", "kernels", "from", "summary" };
+	const char *head3[] = { "file", "kernels", "summary" };
+	table_init(&t, from ? 4 : 3, from ? head4 : head3, "lrll");
+	int sc = from ? 3 : 2; /* the summary's column */
 	for (int i = 0; i < n; i++) {
-		char *path = xasprintf("%s/%s.cu", kernels_dir(), files[i]);
+		const char *path = e[i].path;
 		char *src = NULL;
 		spec s;
 		char *err = NULL;
 		int r = table_row(&t);
-		table_set(&t, r, 0, "%s%s", files[i], a->path && strcmp(a->path, path) == 0 ? " *" : "");
+		table_set(&t, r, 0, "%s%s", e[i].name, a->path && strcmp(a->path, path) == 0 ? " *" : "");
 		if (read_file(path, &src, NULL) == 0 && spec_parse(path, src, &s, &err) == 0) {
-			table_set(&t, r, 1, "%d", s.nkernels);
+			table_set(&t, r, 1, "%d", spec_launchable(&s));
 			const char *sum = s.summary ? s.summary : "";
-			size_t fl = strlen(files[i]);
-			if (strncmp(sum, files[i], fl) == 0 && strncmp(sum + fl, ".cu:", 4) == 0)
+			size_t fl = strlen(e[i].name);
+			if (strncmp(sum, e[i].name, fl) == 0 && strncmp(sum + fl, ".cu:", 4) == 0)
 				sum += fl + 4 + (sum[fl + 4] == ' ');
-			table_set(&t, r, 2, "%s", sum);
+			table_set(&t, r, sc, "%s", sum);
 			spec_free(&s);
 		} else {
-			table_set(&t, r, 2, "(does not parse: 'use %s' says why)", files[i]);
+			table_set(&t, r, sc, "(does not parse: 'use %s' says why)", e[i].name);
 			free(err);
 		}
+		if (from)
+			table_set(&t, r, 2, "%s", dirs[e[i].dir]);
 		free(src);
-		free(path);
 	}
 	table_print(&t, stdout, FMT_TABLE, a->color, 0);
 	table_free(&t);
-	free_list(files, n);
+	/* a file of one's own hides the shipped one of the same name: say so */
+	for (int d = 1; d < nd; d++) {
+		sbuf b = {0};
+		for (int i = 0; i < n; i++) {
+			if (!e[i].hides || e[i].dir >= d)
+				continue;
+			char *other = xasprintf("%s/%s.cu", dirs[d], e[i].name);
+			struct stat st;
+			if (stat(other, &st) == 0)
+				sb_printf(&b, "%s%s", b.len ? ", " : "", e[i].name);
+			free(other);
+		}
+		if (b.len)
+			app_note(a, "hidden by the files above: %s in %s", b.s, dirs[d]);
+		sb_free(&b);
+	}
+	search_list_free(e, n);
+	search_strv_free(dirs, nd);
 }
 
 /* ---- the GPU ---- */
@@ -635,21 +619,40 @@ int app_gpu(app *a)
 		return -1;
 	}
 	a->gpu = 0;
-	if (!a->notice_said) {
-		/* "no CUDA driver found: compile-only mode", said once; the loader's
-		 * own words (dlerror, in parentheses) only with CUPLAY_TRACE */
-		const char *why = err ? err : "no GPU";
-		int n = (int)strlen(why);
-		if (strncmp(why, "no CUDA driver found (", 22) == 0) {
-			n = 20;
-			if (getenv("CUPLAY_TRACE"))
-				fprintf(stderr, "trace: %s\n", why);
-		}
-		app_note(a, "%.*s: compile-only mode", n, why);
+	/* "no CUDA driver found", kept for `device`; the loader's own words
+	 * (dlerror, in parentheses) only with CUPLAY_TRACE */
+	const char *why = err ? err : "no GPU";
+	int n = (int)strlen(why);
+	if (strncmp(why, "no CUDA driver found (", 22) == 0) {
+		n = 20;
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: %s\n", why);
 	}
+	free(a->gpu_why);
+	a->gpu_why = xstrndup(why, (size_t)n);
+	if (!a->notice_said)
+		app_note(a, "%s: compile-only mode", a->gpu_why); /* said once */
 	a->notice_said = 1;
 	free(err);
 	return 0;
+}
+
+void app_gpu_early(app *a, int wait_ms)
+{
+	if (a->no_gpu || a->gpu != -1) {
+		app_gpu(a);
+		return;
+	}
+	char *err = NULL;
+	a->worker.device = a->device;
+	if (!a->worker.pid && wc_spawn(&a->worker, &err) != 0) {
+		free(err);
+		app_gpu(a); /* says why */
+		return;
+	}
+	struct pollfd pf = { a->worker.rfd, POLLIN, 0 };
+	if (poll(&pf, 1, wait_ms) > 0)
+		app_gpu(a); /* the worker answered: a GPU, or why not */
 }
 
 /* ---- the run ---- */

@@ -1,8 +1,11 @@
 /* cmds.c: the command table and the handlers of the REPL's commands. */
 #include "cmds.h"
 #include "expect.h"
+#include "help.h"
 #include "inspect.h"
 #include "look.h"
+#include "metrics.h"
+#include "search.h"
 #include "watch.h"
 
 #include <fcntl.h>
@@ -29,33 +32,49 @@ static int cmd_help(app *a, int argc, char **argv, const char *rest)
 {
 	int n;
 	const command *t = command_table(&n);
-	if (argc == 2) {
+	char *text = NULL;
+	if (argc == 1) {
+		text = help_list(t, n);
+	} else if ((text = help_topic(argv[1])) == NULL) {
 		const command *c = command_find(argv[1]);
 		if (!c) {
-			const char *names[64];
-			for (int i = 0; i < n && i < 64; i++)
-				names[i] = t[i].name;
-			const char *near = nearest_name(argv[1], names, n < 64 ? n : 64);
+			const char **names = xcalloc((size_t)n + 8, sizeof *names);
+			int k = 0;
+			for (int i = 0; i < n; i++)
+				names[k++] = t[i].name;
+			for (const char *const *tp = help_topics(); *tp; tp++)
+				names[k++] = *tp;
+			const char *near = nearest_name(argv[1], names, k);
+			free(names);
 			if (near)
-				return app_error(a, "no command '%s' (did you mean '%s'?)", argv[1], near);
-			return app_error(a, "no command '%s' (type 'help' for the list)", argv[1]);
+				return app_error(a, "no command or topic '%s' (did you mean '%s'?)", argv[1], near);
+			return app_error(a, "no command or topic '%s' (type 'help' for the list)", argv[1]);
 		}
-		app_note(a, "%s%s%s\n  %s", c->name, c->args[0] ? " " : "", c->args, c->help);
-		if (strcmp(c->name, "metrics") == 0)
-			look_metrics_list(a);
-		return 0;
+		text = help_command(c);
+		if (strcmp(c->name, "metrics") == 0) {
+			/* the figures, from the catalogue */
+			sbuf b = {0};
+			sb_puts(&b, text);
+			free(text);
+			int nm;
+			const metric_def *m = metrics_catalogue(&nm);
+			sb_puts(&b, "\nFigures ('metrics list' adds the raw ncu metrics):\n");
+			for (int i = 0; i < nm; i++) {
+				sb_printf(&b, "  %-19s ", m[i].name);
+				sb_wrap(&b, m[i].meaning, 22, 22, HELP_WIDTH);
+				sb_putc(&b, '\n');
+			}
+			sb_puts(&b, "Sets:");
+			for (const char *const *s = metrics_set_names(); *s; s++)
+				sb_printf(&b, " %s", *s);
+			sb_putc(&b, '\n');
+			text = sb_steal(&b);
+		}
 	}
-	table tb;
-	const char *head[] = { "command", "what it does" };
-	table_init(&tb, 2, head, "ll");
-	for (int i = 0; i < n; i++) {
-		int r = table_row(&tb);
-		table_set(&tb, r, 0, "%s%s%s", t[i].name, t[i].args[0] ? " " : "", t[i].args);
-		table_set(&tb, r, 1, "%s", t[i].help);
-	}
-	table_print(&tb, stdout, FMT_TABLE, a->color, 2);
-	table_free(&tb);
-	app_note(a, "Separate commands with ';'. 'help CMD' for one command.");
+	FILE *f = pager_open(a);
+	fputs(text, f);
+	pager_close(f);
+	free(text);
 	return 0;
 }
 
@@ -324,6 +343,41 @@ static int cmd_source(app *a, int argc, char **argv, const char *rest)
 	return r == 0 ? 0 : -1;
 }
 
+/* `lessons`: the sessions on the search path, each with the first comment
+ * line of its file. */
+static int cmd_lessons(app *a, int argc, char **argv, const char *rest)
+{
+	int n, nd;
+	char **dirs;
+	search_entry *e = search_list(SEARCH_SESSIONS, &n, &dirs, &nd);
+	if (n == 0) {
+		app_note(a, "no sessions found (looked in ./sessions, CUPLAY_PATH and the installed ones)");
+	} else {
+		int w = 0, from = 0;
+		for (int i = 0; i < n; i++) {
+			int l = (int)strlen(e[i].name);
+			w = l > w ? l : w;
+			from |= e[i].dir != e[0].dir;
+		}
+		sbuf b = {0};
+		for (int i = 0; i < n; i++) {
+			char *sum = search_session_summary(e[i].path);
+			sb_printf(&b, "%-*s  ", w, e[i].name);
+			char *text = from ? xasprintf("%s [%s]", sum ? sum : "", dirs[e[i].dir]) : NULL;
+			sb_wrap(&b, text ? text : sum ? sum : "", w + 2, w + 2, 80);
+			sb_putc(&b, '\n');
+			free(text);
+			free(sum);
+		}
+		fputs(b.s, stdout);
+		sb_free(&b);
+		app_note(a, "Replay one with 'source NAME' (or 'cuplay NAME' from the shell; --step on a projector).");
+	}
+	search_list_free(e, n);
+	search_strv_free(dirs, nd);
+	return 0;
+}
+
 static int cmd_expect(app *a, int argc, char **argv, const char *rest)
 {
 	return expect_run(a, argc, argv);
@@ -474,44 +528,349 @@ static int cmd_quit(app *a, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+/* ---- the long help of each command (`help NAME`): paragraphs, then
+ * indented examples; help.c lays them out ---- */
+
+static const char lh_help[] =
+	"Lists the commands with a line each, or explains one: its usage, what it does, and "
+	"examples. The topics explain the kernel file: 'help header' its //@ lines, 'help refs' "
+	"the CPU references a check compares with, 'help buffers' what buffers are filled with.\n"
+	"\n"
+	"Examples:\n"
+	"  help\n"
+	"  help sweep\n"
+	"  help header\n";
+static const char lh_ls[] =
+	"Lists the kernel files, each with its number of kernels and the first comment line of the "
+	"file. They are looked for in ./kernels_src, then in DIR/kernels_src for each DIR of "
+	"CUPLAY_PATH (colon-separated), then in the kernel files that come with cuplay; when "
+	"files come from more than one of these, a column says where. A file hides one of the "
+	"same name further down that path. '*' marks the loaded file.\n"
+	"\n"
+	"Example:\n"
+	"  ls\n";
+static const char lh_use[] =
+	"Loads a kernel file: its //@ header, its kernels and its values. FILE is a name looked "
+	"for as 'ls' lists them (transpose is kernels_src/transpose.cu), or a path. The values set "
+	"for a file stay with it: back to a file, its settings are back too.\n"
+	"\n"
+	"Examples:\n"
+	"  use transpose\n"
+	"  use ../mine/kernels_src/stencil.cu\n";
+static const char lh_show[] =
+	"Shows the loaded file: each define and param with its value, whether it was set, and "
+	"its default; the buffers; the kernels; the timing options and the GPU.\n"
+	"\n"
+	"Example:\n"
+	"  show\n";
+static const char lh_set[] =
+	"Sets defines and params of the loaded file. A define is a -D macro: a change "
+	"recompiles. A param is a kernel argument: no recompile. A value is an expression of "
+	"the other names and SM_COUNT, WARP_SIZE, L2_BYTES ('help header'). Its type comes from "
+	"the kernel parameters it binds to: for a float or double one the arithmetic is in "
+	"floating point (5/2 is 2.5); an int one takes whole numbers only, in its range.\n"
+	"\n"
+	"Examples:\n"
+	"  set PAD=0\n"
+	"  set N=8192 TILE_SIZE=16\n"
+	"  set N = 2 * SM_COUNT * 1024\n"
+	"  set alpha=5/2\n";
+static const char lh_unset[] =
+	"Returns defines and params to the defaults the file's header gives them.\n"
+	"\n"
+	"Examples:\n"
+	"  unset PAD\n"
+	"  unset N TILE_SIZE\n";
+static const char lh_run[] =
+	"Compiles the loaded file (cached), launches each kernel, checks its outputs against the "
+	"reference and times it: warm-up launches, then samples on a cold L2 until the noise is "
+	"small; the table gives the median, the range, the noise, GB/s and the % of the roof. "
+	"Several kernels get a speedup chart. With no kernel, every kernel of the file but the "
+	"'skip' ones. The file is read again on every run, so an edit shows at once. Without a "
+	"GPU: registers, shared memory, spills, grid and block of each kernel.\n"
+	"\n"
+	"Examples:\n"
+	"  run\n"
+	"  run transpose_tiled\n"
+	"  run transpose_naive transpose_tiled\n";
+static const char lh_sweep[] =
+	"Runs every combination of the values given, for the kernels named (default: all), and "
+	"prints a table and a chart with the best marked. A combination that cannot launch (too "
+	"many threads, too much shared memory) is a row that says why. With 'on all' the "
+	"combinations are spread over every GPU of the machine, one worker each. 'plot' writes "
+	"the chart, 'save' the table.\n"
+	"\n"
+	"Examples:\n"
+	"  sweep PAD=0,1\n"
+	"  sweep TILE_SIZE=8,16,32 PAD=0,1 transpose_tiled\n"
+	"  sweep BLOCK_SIZE=64,128,256,512,1024 on all\n";
+static const char lh_compare[] =
+	"Runs variants of kernels in turns (A B C A B C ...), so a drift of the clocks hits all "
+	"alike, and gives each one's speedup over the first with a verdict: faster, slower, "
+	"the same, or ambiguous when the noise is too large to say. A variant is a kernel with "
+	"values in brackets.\n"
+	"\n"
+	"Examples:\n"
+	"  compare transpose_tiled[PAD=0] transpose_tiled[PAD=1]\n"
+	"  compare vadd_naive vadd_float4[BLOCK_SIZE=512]\n";
+static const char lh_save[] =
+	"Writes the last results table (a run, sweep, comparison or metrics) to FILE: .csv, "
+	".json and .md by the name's ending, else in the current format. CSV and JSON carry "
+	"raw numbers with the unit in the column name.\n"
+	"\n"
+	"Examples:\n"
+	"  save results.csv\n"
+	"  save padding.md\n";
+static const char lh_plot[] =
+	"Writes the chart of the last comparison, sweep or multi-kernel run as an SVG file.\n"
+	"\n"
+	"Example:\n"
+	"  plot padding.svg\n";
+static const char lh_info[] =
+	"Shows what the compiler made of each kernel: registers, shared memory, stack, spills, "
+	"the launch, and the occupancy with what limits it. Looked at again, it says what "
+	"changed since the last look (after a 'set', say).\n"
+	"\n"
+	"Examples:\n"
+	"  info\n"
+	"  info transpose_tiled\n";
+static const char lh_ptx[] =
+	"Shows the PTX of a kernel (default: the first), with the source lines it came from.\n"
+	"\n"
+	"Example:\n"
+	"  ptx transpose_tiled\n";
+static const char lh_sass[] =
+	"Shows the machine code (SASS) of a kernel (default: the first), disassembled with "
+	"nvdisasm, with the source lines it came from.\n"
+	"\n"
+	"Example:\n"
+	"  sass transpose_tiled\n";
+static const char lh_metrics[] =
+	"Reads hardware counters in one more launch of each kernel named (default: all) through "
+	"CUPTI, as Nsight Compute does: the default set, a named set, or figures and raw ncu "
+	"metrics by name. 'metrics on' reads the default set after every run; 'metrics list' "
+	"shows every figure with its meaning and raw metrics. Where counters are not "
+	"permitted it says how to enable them.\n"
+	"\n"
+	"Examples:\n"
+	"  metrics\n"
+	"  metrics transpose_tiled shared\n"
+	"  metrics ld_sectors_per_req dram__bytes_read.sum\n"
+	"  metrics on\n";
+static const char lh_sanitize[] =
+	"Runs one launch of a kernel under compute-sanitizer: memcheck (the default) finds "
+	"out-of-bounds and misaligned accesses, racecheck shared-memory races, synccheck bad "
+	"__syncthreads, initcheck reads of memory never written. Each finding names the source "
+	"line.\n"
+	"\n"
+	"Examples:\n"
+	"  sanitize transpose_tiled\n"
+	"  sanitize racecheck reduce_shared\n";
+static const char lh_roof[] =
+	"Measures the GPU's memory bandwidth (a large device-to-device copy) and its FP32 "
+	"throughput (chains of fused multiply-adds): the roofs that 'run' gives as a %.\n"
+	"\n"
+	"Example:\n"
+	"  roof\n";
+static const char lh_device[] =
+	"Shows the GPU in use, or switches to GPU N; every setting is kept. Without a GPU it "
+	"says so, and which architecture kernels are compiled for.\n"
+	"\n"
+	"Examples:\n"
+	"  device\n"
+	"  device 1\n";
+static const char lh_reps[] =
+	"Sets the least number of timed launches of each kernel (default 10); more come while "
+	"the noise is over its target ('timing'). Alone: shows it.\n"
+	"\n"
+	"Example:\n"
+	"  reps 50\n";
+static const char lh_warmup[] =
+	"Sets the number of untimed launches before timing (default 2). Alone: shows it.\n"
+	"\n"
+	"Example:\n"
+	"  warmup 5\n";
+static const char lh_timing[] =
+	"Sets when sampling stops: at a noise target once enough kernel time is sampled (noise "
+	"0.005 and min 0.02 s by default), at a cap of kernel time (max 0.5 s), or at a cap of "
+	"wall time in the loop (wall 1 s). 'clock kernel' times each launch by the GPU's own "
+	"start and end timestamps (the default); 'clock events' by a CUDA event pair, which "
+	"also counts the launch's processing. Shows the rule it ends with.\n"
+	"\n"
+	"Examples:\n"
+	"  timing noise 0.01 max 2\n"
+	"  timing clock events\n";
+static const char lh_batch[] =
+	"Times N back-to-back launches per sample, between two events, and divides: for kernels "
+	"shorter than a launch. 'batch off' goes back to one launch a sample.\n"
+	"\n"
+	"Examples:\n"
+	"  batch 100\n"
+	"  batch off\n";
+static const char lh_flush[] =
+	"With flush on (the default), a buffer twice the size of the L2 is read before each "
+	"timed launch, so every kernel starts with a cold cache; flush off shows warm-cache "
+	"behaviour.\n"
+	"\n"
+	"Example:\n"
+	"  flush off\n";
+static const char lh_check[] =
+	"With check on (the default), every run compares each output with its reference before "
+	"timing; check off skips that (a kernel under construction).\n"
+	"\n"
+	"Example:\n"
+	"  check off\n";
+static const char lh_timeout[] =
+	"Stops a kernel that makes no progress for this many seconds (default 10): the worker "
+	"is stopped, every setting is kept, and the next run starts a new one.\n"
+	"\n"
+	"Example:\n"
+	"  timeout 60\n";
+static const char lh_format[] =
+	"Sets how results print: an aligned table (the default), csv, json or markdown. csv and "
+	"json carry raw numbers, for scripts.\n"
+	"\n"
+	"Example:\n"
+	"  format csv\n";
+static const char lh_expect[] =
+	"Checks a result of an earlier run, as a lab does: a failure prints file:line and makes "
+	"the exit status 1. A kernel may carry the values it ran with in brackets. 'correct': "
+	"its check passed. 'faster'/'slower': the ratio of medians, at least X when 'by X' is "
+	"given. gbps, roof (a fraction), time (ms) and gflops compare a figure; 'metric' a "
+	"hardware counter ('metrics list'). OP is one of < <= > >=. Without a GPU it says "
+	"skipped.\n"
+	"\n"
+	"Examples:\n"
+	"  expect transpose_tiled correct\n"
+	"  expect transpose_tiled[PAD=1] faster transpose_tiled[PAD=0] by 1.5\n"
+	"  expect vadd_float4 roof > 0.85\n"
+	"  expect transpose_tiled[PAD=1] metric bank_conflicts_ld < 1000\n";
+static const char lh_pause[] =
+	"Waits for Enter: in a lesson, time to talk. Only at the prompt or with --step; a "
+	"replay goes straight on.\n"
+	"\n"
+	"Example:\n"
+	"  pause\n";
+static const char lh_record[] =
+	"Appends every command from now on to a session file, starting with the 'use' and "
+	"'set' lines that bring back where you are; 'record off' stops. Replay the file with "
+	"'source FILE' or 'cuplay FILE'.\n"
+	"\n"
+	"Examples:\n"
+	"  record padding.session\n"
+	"  record off\n";
+static const char lh_edit[] =
+	"Opens $VISUAL or $EDITOR (default vi) on a kernel file, found as 'use' finds it "
+	"(default: the loaded one), and when the editor exits runs it: the loaded file its last "
+	"'run' line again, another file loaded and run whole.\n"
+	"\n"
+	"Examples:\n"
+	"  edit\n"
+	"  edit transpose\n";
+static const char lh_watch[] =
+	"Runs the last 'run' line again whenever the kernel file, or a header it includes, is "
+	"saved: edit in another window and see the result here. Commands can be typed "
+	"meanwhile; 'watch off' or Ctrl-C stops.\n"
+	"\n"
+	"Example:\n"
+	"  watch\n";
+static const char lh_say[] =
+	"Prints the rest of the line, ';' included: the narration of a lesson.\n"
+	"\n"
+	"Example:\n"
+	"  say Padding moves each row of the tile to another bank.\n";
+static const char lh_source[] =
+	"Runs the commands of a session file, as if typed; an error names file:line. A lesson "
+	"is found by name, as 'lessons' lists them: ./sessions, CUPLAY_PATH, then the lessons "
+	"that come with cuplay.\n"
+	"\n"
+	"Examples:\n"
+	"  source bank_conflicts\n"
+	"  source my_lab.session\n";
+static const char lh_lessons[] =
+	"Lists the lessons (sessions/*.session in ./sessions, CUPLAY_PATH and the lessons that "
+	"come with cuplay), each with the first comment line of its file. 'source NAME' replays "
+	"one here; 'cuplay --step NAME' replays one a command at a time, for a projector.\n"
+	"\n"
+	"Example:\n"
+	"  lessons\n";
+static const char lh_quit[] =
+	"Leaves cuplay (so does 'exit', or Ctrl-D at the prompt).\n"
+	"\n"
+	"Example:\n"
+	"  quit\n";
+
 static const command commands[] = {
-	{ "help", cmd_help, "[COMMAND]", "list the commands, or explain one", 0, 1, 0, COMPL_COMMAND, NULL },
-	{ "ls", cmd_ls, "", "list the kernel files in kernels_src/", 0, 0, 0, COMPL_NONE, NULL },
-	{ "use", cmd_use, "FILE", "load a kernel file (kernels_src/FILE.cu)", 1, 1, 0, COMPL_FILE, NULL },
-	{ "show", cmd_show, "", "show the loaded file: defines, params, buffers, kernels, options", 0, 0, 0, COMPL_NONE, NULL },
-	{ "set", cmd_set, "NAME=VALUE...", "set a define (recompiles) or a param (no recompile)", 1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL },
-	{ "unset", cmd_unset, "NAME...", "return names to the file's default", 1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL },
-	{ "run", cmd_run, "[KERNEL...|all]", "compile, launch, check and time kernels (default: all)", 0, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
-	{ "sweep", cmd_sweep, "NAME=v1,v2,... [NAME=...] [KERNEL...]", "run every combination of values; table, chart, best marked", 1, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_NAME, NULL },
-	{ "compare", cmd_compare, "KERNEL[NAME=V,...] KERNEL[...]...", "interleaved runs of variants: speedup over the first and a verdict", 2, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
-	{ "save", cmd_save, "FILE", "write the last results (.csv, .json, .md or the current format)", 1, 1, 0, COMPL_NONE, NULL },
-	{ "plot", cmd_plot, "FILE.svg", "write the last comparison or sweep as an SVG bar chart", 1, 1, 0, COMPL_NONE, NULL },
-	{ "info", cmd_info, "[KERNEL...]", "registers, shared memory, spills, occupancy and its limit; what changed since the last look", 0, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
-	{ "ptx", cmd_ptx, "[KERNEL]", "show the PTX NVRTC made of a kernel, with its source lines", 0, 1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
-	{ "sass", cmd_sass, "[KERNEL]", "show the machine code (SASS) of a kernel, with its source lines", 0, 1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
+	{ "help", cmd_help, "[COMMAND|TOPIC]", "list the commands, or explain one (or a topic)",
+	  0, 1, 0, COMPL_COMMAND, NULL, lh_help },
+	{ "ls", cmd_ls, "", "list the kernel files, where they come from",
+	  0, 0, 0, COMPL_NONE, NULL, lh_ls },
+	{ "use", cmd_use, "FILE", "load a kernel file (kernels_src/FILE.cu)", 1, 1, 0, COMPL_FILE, NULL, lh_use },
+	{ "show", cmd_show, "", "the loaded file's values, buffers and kernels",
+	  0, 0, 0, COMPL_NONE, NULL, lh_show },
+	{ "set", cmd_set, "NAME=VALUE...", "set a define (recompiles) or a param (no recompile)",
+	  1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL, lh_set },
+	{ "unset", cmd_unset, "NAME...", "return names to the file's default", 1, -1, CMD_NEEDS_FILE, COMPL_NAME, NULL, lh_unset },
+	{ "run", cmd_run, "[KERNEL...|all]", "compile, launch, check and time (default: all)",
+	  0, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL, lh_run },
+	{ "sweep", cmd_sweep, "NAME=v1,v2,... [NAME=...] [KERNEL...] [on all]",
+	  "run every combination of values (on all: all GPUs)",
+	  1, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_NAME, NULL, lh_sweep },
+	{ "compare", cmd_compare, "KERNEL[NAME=V,...] KERNEL[...]...",
+	  "interleaved runs of variants, with a verdict",
+	  2, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL, lh_compare },
+	{ "save", cmd_save, "FILE", "write the last results: .csv, .json or .md",
+	  1, 1, 0, COMPL_PATH, NULL, lh_save },
+	{ "plot", cmd_plot, "FILE.svg", "write the last chart as an SVG file",
+	  1, 1, 0, COMPL_PATH, NULL, lh_plot },
+	{ "info", cmd_info, "[KERNEL...]", "registers, shared memory, spills, occupancy",
+	  0, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL, lh_info },
+	{ "ptx", cmd_ptx, "[KERNEL]", "the PTX of a kernel, with its source lines",
+	  0, 1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL, lh_ptx },
+	{ "sass", cmd_sass, "[KERNEL]", "the machine code (SASS), with its source lines",
+	  0, 1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL, lh_sass },
 	{ "metrics", cmd_metrics, "[KERNEL...] [METRIC|SET...] | on|off | list",
-	  "hardware counters of one launch: memory traffic, sectors per request, bank conflicts, occupancy", 0, -1, 0, COMPL_KERNEL, NULL },
+	  "hardware counters: traffic, sectors, bank conflicts",
+	  0, -1, 0, COMPL_KERNEL, NULL, lh_metrics },
 	{ "sanitize", cmd_sanitize, "[memcheck|racecheck|synccheck|initcheck] [KERNEL]",
-	  "one launch under compute-sanitizer: out-of-bounds accesses, races, bad syncs, uninitialised reads", 0, 2, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL },
-	{ "roof", cmd_roof, "", "measure the device's memory bandwidth and FP32 FMA throughput", 0, 0, CMD_NEEDS_GPU, COMPL_NONE, NULL },
-	{ "device", cmd_device, "[N]", "show the GPU, or switch to GPU N (settings kept)", 0, 1, 0, COMPL_NONE, NULL },
-	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL },
-	{ "warmup", cmd_warmup, "[N]", "untimed launches before timing (default 2)", 0, 1, 0, COMPL_NONE, NULL },
-	{ "timing", cmd_timing, "[noise X] [min S] [max S] [wall S] [clock kernel|events]", "the stopping rule: noise target, kernel-time floor and cap, wall cap; what times a sample", 0, -1, 0, COMPL_WORDS, "noise min max wall clock kernel events" },
-	{ "batch", cmd_batch, "[N|off]", "time N back-to-back launches per sample, for kernels shorter than a launch", 0, 1, 0, COMPL_WORDS, "off 10 100 1000" },
-	{ "flush", cmd_flush, "[on|off]", "write an L2-sized buffer before each timed launch (cold cache)", 0, 1, 0, COMPL_WORDS, "on off" },
-	{ "check", cmd_check, "[on|off]", "compare outputs with the reference on each run", 0, 1, 0, COMPL_WORDS, "on off" },
-	{ "timeout", cmd_timeout, "[SECONDS]", "stop a kernel that makes no progress for this long (default 10)", 0, 1, 0, COMPL_NONE, NULL },
-	{ "format", cmd_format, "[table|csv|json|markdown]", "how results are printed", 0, 1, 0, COMPL_WORDS, "table csv json markdown" },
-	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster B [by X] | KERNEL gbps|roof|time OP X | KERNEL metric NAME OP X",
-	  "check a result of an earlier run; a failure makes the exit status 1", 2, -1, 0, COMPL_KERNEL, NULL },
-	{ "pause", cmd_pause, "", "wait for Enter (interactive or --step; nothing in batch mode)", 0, 0, 0, COMPL_NONE, NULL },
-	{ "record", cmd_record, "[FILE|off]", "append every command from now on to a session file", 0, 1, 0, COMPL_NONE, NULL },
-	{ "edit", cmd_edit, "[FILE]", "open $VISUAL/$EDITOR on the kernel file, then run again", 0, 1, CMD_INTERACTIVE, COMPL_FILE, NULL },
-	{ "watch", cmd_watch, "[on|off]", "run again whenever the kernel file is saved", 0, 1, CMD_INTERACTIVE | CMD_NEEDS_FILE, COMPL_WORDS, "on off" },
-	{ "say", cmd_say, "TEXT", "print narration (the rest of the line, ';' included)", 0, -1, CMD_WHOLE_LINE, COMPL_NONE, NULL },
-	{ "source", cmd_source, "FILE", "run the commands of a session file", 1, 1, 0, COMPL_NONE, NULL },
-	{ "quit", cmd_quit, "", "leave cuplay", 0, 0, 0, COMPL_NONE, NULL },
+	  "one launch under compute-sanitizer (memcheck, ...)",
+	  0, 2, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL, lh_sanitize },
+	{ "roof", cmd_roof, "", "measure memory bandwidth and FP32 throughput",
+	  0, 0, CMD_NEEDS_GPU, COMPL_NONE, NULL, lh_roof },
+	{ "device", cmd_device, "[N]", "show the GPU, or switch to GPU N", 0, 1, 0, COMPL_NONE, NULL, lh_device },
+	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL, lh_reps },
+	{ "warmup", cmd_warmup, "[N]", "untimed launches before timing (default 2)", 0, 1, 0, COMPL_NONE, NULL, lh_warmup },
+	{ "timing", cmd_timing, "[noise X] [min S] [max S] [wall S] [clock kernel|events]",
+	  "when sampling stops; what clock times a sample",
+	  0, -1, 0, COMPL_WORDS, "noise min max wall clock kernel events", lh_timing },
+	{ "batch", cmd_batch, "[N|off]", "time N back-to-back launches per sample",
+	  0, 1, 0, COMPL_WORDS, "off 10 100 1000", lh_batch },
+	{ "flush", cmd_flush, "[on|off]", "a cold L2 before each timed launch (default on)",
+	  0, 1, 0, COMPL_WORDS, "on off", lh_flush },
+	{ "check", cmd_check, "[on|off]", "compare outputs with the reference (default on)",
+	  0, 1, 0, COMPL_WORDS, "on off", lh_check },
+	{ "timeout", cmd_timeout, "[SECONDS]", "stop a kernel stuck this long (default 10 s)",
+	  0, 1, 0, COMPL_NONE, NULL, lh_timeout },
+	{ "format", cmd_format, "[table|csv|json|markdown]", "how results print: table, csv, json, markdown",
+	  0, 1, 0, COMPL_WORDS, "table csv json markdown", lh_format },
+	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster|slower B [by X] | KERNEL gbps|roof|time|gflops OP X "
+	  "| KERNEL metric NAME OP X",
+	  "check an earlier result (a lab's assertion)", 2, -1, 0, COMPL_KERNEL, NULL, lh_expect },
+	{ "pause", cmd_pause, "", "wait for Enter (at the prompt or with --step)",
+	  0, 0, 0, COMPL_NONE, NULL, lh_pause },
+	{ "record", cmd_record, "[FILE|off]", "append the commands from now on to a session file",
+	  0, 1, 0, COMPL_PATH, NULL, lh_record },
+	{ "edit", cmd_edit, "[FILE]", "edit a kernel file in $EDITOR, then run it",
+	  0, 1, CMD_INTERACTIVE, COMPL_FILE, NULL, lh_edit },
+	{ "watch", cmd_watch, "[on|off]", "run again whenever the kernel file is saved",
+	  0, 1, CMD_INTERACTIVE | CMD_NEEDS_FILE, COMPL_WORDS, "on off", lh_watch },
+	{ "say", cmd_say, "TEXT", "print narration (the rest of the line)",
+	  0, -1, CMD_WHOLE_LINE, COMPL_NONE, NULL, lh_say },
+	{ "source", cmd_source, "FILE|LESSON", "run a session file, or a lesson by name",
+	  1, 1, 0, COMPL_SESSION, NULL, lh_source },
+	{ "lessons", cmd_lessons, "", "list the lessons, each with its summary",
+	  0, 0, 0, COMPL_NONE, NULL, lh_lessons },
+	{ "quit", cmd_quit, "", "leave cuplay", 0, 0, 0, COMPL_NONE, NULL, lh_quit },
 };
 
 void command_init(app *a)
@@ -699,14 +1058,38 @@ int command_line(app *a, const char *line)
  * `source` lines (two lines: 65536 nested opens and as many messages). */
 static struct { dev_t dev; ino_t ino; } sourcing[SOURCE_DEPTH_MAX];
 
-int source_file(app *a, const char *path)
+/* "cannot open session 'x': No such file or directory (did you mean 'y'?)" */
+static void no_session(app *a, const char *name)
+{
+	int n;
+	search_entry *e = search_list(SEARCH_SESSIONS, &n, NULL, NULL);
+	const char **names = xcalloc((size_t)n + 1, sizeof *names);
+	for (int i = 0; i < n; i++)
+		names[i] = e[i].name;
+	const char *near = strchr(name, '/') ? NULL : nearest_name(name, names, n);
+	if (near)
+		app_error(a, "cannot open session '%s': %s (did you mean '%s'?)", name, strerror(ENOENT), near);
+	else
+		app_error(a, "cannot open session '%s': %s", name, strerror(ENOENT));
+	free(names);
+	search_list_free(e, n);
+}
+
+int source_file(app *a, const char *name)
 {
 	int d = a->source_depth;
 	if (d >= SOURCE_DEPTH_MAX)
-		return app_error(a, "source '%s': nested %d deep, too deep", path, SOURCE_DEPTH_MAX), 1;
+		return app_error(a, "source '%s': nested %d deep, too deep", name, SOURCE_DEPTH_MAX), 1;
+	/* a path, or a lesson by name: sessions/NAME.session on the search path */
+	char *path = search_find(SEARCH_SESSIONS, name);
+	if (!path) {
+		no_session(a, name);
+		return -1;
+	}
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		app_error(a, "cannot open session '%s': %s", path, strerror(errno));
+		free(path);
 		return -1;
 	}
 	struct stat st;
@@ -714,8 +1097,10 @@ int source_file(app *a, const char *path)
 		for (int i = 0; i < d; i++)
 			if (sourcing[i].ino && sourcing[i].dev == st.st_dev && sourcing[i].ino == st.st_ino) {
 				fclose(f);
-				return app_error(a, "source '%s': already being read (a session cannot source itself, "
-				                 "directly or through another)", path), 1;
+				app_error(a, "source '%s': already being read (a session cannot source itself, "
+				          "directly or through another)", path);
+				free(path);
+				return 1;
 			}
 		sourcing[d].dev = st.st_dev;
 		sourcing[d].ino = st.st_ino;
@@ -724,6 +1109,7 @@ int source_file(app *a, const char *path)
 	sourcing[d].dev = 0;
 	sourcing[d].ino = 0;
 	fclose(f);
+	free(path);
 	return failed;
 }
 

@@ -23,8 +23,14 @@ enum {
 	CMD_FLAGS_ALL = (1 << 5) - 1
 };
 
-/* What completion offers for a command's arguments. */
-typedef enum { COMPL_NONE, COMPL_FILE, COMPL_KERNEL, COMPL_NAME, COMPL_COMMAND, COMPL_WORDS } compl_kind;
+/* What completion offers for a command's arguments: nothing, kernel files
+ * by name, kernels of the loaded file, its defines and params, commands
+ * (and help topics), fixed words, paths of the file system, or lessons by
+ * name and paths. */
+typedef enum {
+	COMPL_NONE, COMPL_FILE, COMPL_KERNEL, COMPL_NAME, COMPL_COMMAND, COMPL_WORDS, COMPL_PATH, COMPL_SESSION,
+	COMPL__COUNT
+} compl_kind;
 
 typedef struct command {
 	const char *name;
@@ -35,6 +41,7 @@ typedef struct command {
 	unsigned flags;
 	compl_kind compl;
 	const char *words;    /* COMPL_WORDS: space-separated choices */
+	const char *long_help; /* `help NAME`: paragraphs, then indented examples (help.h) */
 } command;
 
 /* Makes a fresh app (app_init) ready for the commands: installs what

@@ -1,5 +1,5 @@
 /* main.c: the command line. Everything else lives in the core; this file
- * parses argv, sets up signals, picks interactive, -c or session mode, and
+ * parses argv (getopt_long), sets up signals, picks interactive, -c or session mode, and
  * decides the exit status: 0 all ran and held, 1 a command or expectation
  * failed, 2 usage. */
 #include "app.h"
@@ -8,21 +8,24 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage_text[] =
-	"usage: cuplay [options] [FILE.session...]\n"
-	"       cuplay [options] -c 'COMMANDS'\n"
+	"usage: cuplay [options] [SESSION...]\n"
+	"       cuplay [options] -c 'COMMANDS' [-c 'COMMANDS'...]\n"
 	"\n"
 	"Compile, run, check and time CUDA kernels from kernels_src/.\n"
-	"With no arguments: an interactive prompt (batch mode when stdin is not a terminal).\n"
+	"With no arguments: the prompt (commands from stdin when it is no terminal).\n"
+	"A SESSION is a file or a lesson's name: 'cuplay bank_conflicts' (see 'lessons').\n"
 	"\n"
-	"  -c COMMANDS       run commands (separated by ';') and exit\n"
+	"  -c COMMANDS       run commands (separated by ';') and exit; may be repeated\n"
 	"  --step            wait for Enter before each session command (projector demos)\n"
 	"  --bail            stop at the first error\n"
 	"  --no-gpu          compile-only mode even where a GPU exists\n"
@@ -30,8 +33,11 @@ static const char usage_text[] =
 	"  --arch sm_XY      compile for this architecture (default: the GPU's, or sm_90)\n"
 	"  --format F        table, csv, json or markdown\n"
 	"  --mask-times      print <t> for every measured figure (golden tests)\n"
-	"  --help            this text\n"
+	"  -X, --no-rc       do not read the start-up file ($XDG_CONFIG_HOME/cuplay/rc,\n"
+	"                    run at the start of an interactive session only)\n"
+	"  -h, --help        this text\n"
 	"  --version         the version\n"
+	"  --                the end of options: what follows are session files\n"
 	"\n"
 	"Exit status: 0 all ran and held, 1 a command or expectation failed, 2 usage.\n";
 
@@ -71,6 +77,72 @@ static char *self_exe(const char *argv0)
 	return xstrdup(argv0);
 }
 
+enum {
+	OPT_STEP = 256, OPT_BAIL, OPT_NO_GPU, OPT_MASK_TIMES, OPT_DEVICE, OPT_ARCH, OPT_FORMAT,
+	OPT_VERSION, OPT_NO_RC,
+};
+
+static const struct option long_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "step", no_argument, NULL, OPT_STEP },
+	{ "bail", no_argument, NULL, OPT_BAIL },
+	{ "no-gpu", no_argument, NULL, OPT_NO_GPU },
+	{ "mask-times", no_argument, NULL, OPT_MASK_TIMES },
+	{ "no-rc", no_argument, NULL, 'X' },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "arch", required_argument, NULL, OPT_ARCH },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The option's name as typed, for messages: "--device", "-c". */
+static const char *option_name(int val, char *buf, size_t n)
+{
+	for (const struct option *o = long_options; o->name; o++)
+		if (o->val == val) {
+			snprintf(buf, n, "--%s", o->name);
+			return buf;
+		}
+	snprintf(buf, n, "-%c", val);
+	return buf;
+}
+
+/* The start-up file of an interactive session: $XDG_CONFIG_HOME/cuplay/rc,
+ * else ~/.config/cuplay/rc, when there is one. Only interactive sessions
+ * read it: -c, session files and piped commands give the same output on
+ * every machine. Its errors print as file:line and the session goes on. */
+static void run_rc(app *a)
+{
+	const char *cfg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	char *path = cfg && *cfg ? xasprintf("%s/cuplay/rc", cfg)
+	             : home && *home ? xasprintf("%s/.config/cuplay/rc", home) : NULL;
+	struct stat st;
+	if (path && stat(path, &st) == 0)
+		source_file(a, path);
+	free(path);
+}
+
+/* "--no" when it is the start of more than one long option: says so. */
+static int ambiguous(const char *arg)
+{
+	if (strncmp(arg, "--", 2) != 0)
+		return 0;
+	size_t l = strlen(arg) - 2;
+	int n = 0;
+	char list[256] = "";
+	for (const struct option *o = long_options; o->name; o++)
+		if (strncmp(o->name, arg + 2, l) == 0) {
+			size_t k = strlen(list);
+			snprintf(list + k, sizeof list - k, "%s--%s", n++ ? ", " : "", o->name);
+		}
+	if (n < 2)
+		return 0;
+	fprintf(stderr, "cuplay: option '%s' is ambiguous (%s)\n(see 'cuplay --help')\n", arg, list);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
@@ -80,69 +152,88 @@ int main(int argc, char **argv)
 	app a;
 	app_init(&a, exe);
 	command_init(&a);
-	const char *commands = NULL;
+	/* -c may be given more than once: run in order */
+	const char **commands = xcalloc((size_t)argc + 1, sizeof *commands);
+	int ncommands = 0;
 	char **files = xcalloc((size_t)argc + 1, sizeof *files);
 	int nfiles = 0;
-	int rc = 0;
+	int rc = 0, no_rc = 0;
 
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i];
-		const char *val = NULL;
-		/* --opt=value as well as --opt value */
+	/* GNU getopt_long: options anywhere, `--` ends them, -cCMD and
+	 * --opt=value; messages are ours (opterr off), worded like the rest */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":hXc:", long_options, NULL)) != -1) {
 		char name[64];
-		const char *eq = strchr(o, '=');
-		if (o[0] == '-' && o[1] == '-' && eq && (size_t)(eq - o) < sizeof name) {
-			memcpy(name, o, (size_t)(eq - o));
-			name[eq - o] = 0;
-			o = name;
-			val = eq + 1;
-		}
-#define NEED_VALUE() do { if (!val) { if (i + 1 >= argc) { rc = usage_error("option '%s' needs a value", o); goto out; } val = argv[++i]; } } while (0)
-		if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+		const char *val = optarg;
+		switch (c) {
+		case 'h':
 			fputs(usage_text, stdout);
 			goto out;
-		} else if (strcmp(o, "--version") == 0) {
+		case OPT_VERSION:
 			printf("cuplay %s\n", CUPLAY_VERSION);
 			goto out;
-		} else if (strcmp(o, "-c") == 0) {
-			NEED_VALUE();
-			commands = val;
-		} else if (strcmp(o, "--step") == 0) {
+		case 'c':
+			commands[ncommands++] = val;
+			break;
+		case OPT_STEP:
 			a.step = 1;
-		} else if (strcmp(o, "--bail") == 0) {
+			break;
+		case OPT_BAIL:
 			a.bail = 1;
-		} else if (strcmp(o, "--no-gpu") == 0) {
+			break;
+		case OPT_NO_GPU:
 			a.no_gpu = 1;
-		} else if (strcmp(o, "--mask-times") == 0) {
+			break;
+		case OPT_MASK_TIMES:
 			a.mask_times = 1;
-		} else if (strcmp(o, "--device") == 0) {
-			NEED_VALUE();
+			break;
+		case 'X':
+			no_rc = 1;
+			break;
+		case OPT_DEVICE:
 			if (parse_int(val, 0, 1023, &a.device) != 0) {
 				rc = usage_error("--device: '%s' is not a device number", val);
 				goto out;
 			}
-		} else if (strcmp(o, "--arch") == 0) {
-			NEED_VALUE();
+			break;
+		case OPT_ARCH: {
 			const char *v = strncmp(val, "sm_", 3) == 0 ? val + 3 : val;
 			if (parse_int(v, 30, 1299, &a.arch_sm) != 0) {
 				rc = usage_error("--arch: '%s' is not an architecture like sm_90", val);
 				goto out;
 			}
-		} else if (strcmp(o, "--format") == 0) {
-			NEED_VALUE();
+			break;
+		}
+		case OPT_FORMAT:
 			if (format_parse(val, &a.format) != 0) {
 				rc = usage_error("--format: '%s' is not table, csv, json or markdown", val);
 				goto out;
 			}
-		} else if (o[0] == '-' && o[1] != 0) {
-			rc = usage_error("unknown option '%s'", o);
+			break;
+		case ':':
+			rc = usage_error("option '%s' needs a value", option_name(optopt, name, sizeof name));
 			goto out;
-		} else {
-			files[nfiles++] = argv[i];
+		default: {
+			/* '?': an unknown option, an ambiguous abbreviation, or a
+			 * value given to an option that takes none (--no-gpu=yes) */
+			const char *arg = argv[optind - 1];
+			if (optopt && optopt != '?' && arg[0] == '-' && arg[1] == '-' && strchr(arg, '=')) {
+				rc = usage_error("option '%s' takes no value", option_name(optopt, name, sizeof name));
+			} else if (optopt && optopt < 256) {
+				snprintf(name, sizeof name, "-%c", optopt);
+				rc = usage_error("unknown option '%s'", name);
+			} else {
+				snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+				rc = ambiguous(name) ? 2 : usage_error("unknown option '%s'", name);
+			}
+			goto out;
 		}
-#undef NEED_VALUE
+		}
 	}
-	if (commands && nfiles) {
+	for (int i = optind; i < argc; i++)
+		files[nfiles++] = argv[i];
+	if (ncommands && nfiles) {
 		rc = usage_error("%s", "-c and session files cannot be mixed");
 		goto out;
 	}
@@ -160,8 +251,12 @@ int main(int argc, char **argv)
 		step_hook = repl_step;
 
 	int failed = 0;
-	if (commands) {
-		failed = command_line(&a, commands);
+	if (ncommands) {
+		for (int i = 0; i < ncommands && !a.quit; i++) {
+			failed += command_line(&a, commands[i]);
+			if ((failed && a.bail) || g_interrupt)
+				break;
+		}
 	} else if (nfiles) {
 		for (int i = 0; i < nfiles && !a.quit; i++) {
 			int r = source_file(&a, files[i]);
@@ -172,6 +267,10 @@ int main(int argc, char **argv)
 	} else if (isatty(STDIN_FILENO)) {
 		a.interactive = 1;
 		printf("cuplay %s: type 'help' for commands, 'ls' for kernel files, 'quit' to leave\n", CUPLAY_VERSION);
+		/* no GPU: said now, not at the first run */
+		app_gpu_early(&a, 500);
+		if (!no_rc)
+			run_rc(&a);
 		repl_loop(&a);
 	} else {
 		/* batch: stdin is a script */
@@ -180,6 +279,7 @@ int main(int argc, char **argv)
 	rc = failed || (!a.interactive && a.nerrors) ? 1 : 0;
 out:
 	app_free(&a);
+	free(commands);
 	free(files);
 	free(exe);
 	return rc;

@@ -3,11 +3,15 @@
  * Without: plain line reads. */
 #include "repl.h"
 #include "cmds.h"
+#include "help.h"
+#include "search.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <unistd.h>
 
 #ifdef HAVE_READLINE
@@ -50,6 +54,8 @@ static char **candidates(const char *cmd, int *n)
 		if (k == COMPL_COMMAND) {
 			for (int i = 0; i < nc; i++)
 				ADD(t[i].name);
+			for (const char *const *tp = help_topics(); *tp; tp++)
+				ADD(*tp);
 		} else if (k == COMPL_FILE) {
 			int nf;
 			char **files = app_kernel_files(&nf);
@@ -65,6 +71,12 @@ static char **candidates(const char *cmd, int *n)
 		} else if (k == COMPL_NAME && a->sp) {
 			for (int i = 0; i < a->sp->nvars; i++)
 				ADD(a->sp->vars[i].name);
+		} else if (k == COMPL_SESSION) {
+			int ns;
+			search_entry *e = search_list(SEARCH_SESSIONS, &ns, NULL, NULL);
+			for (int i = 0; i < ns; i++)
+				ADD(e[i].name);
+			search_list_free(e, ns);
 		} else if (k == COMPL_WORDS && c->words) {
 			char *w = xstrdup(c->words);
 			for (char *s = strtok(w, " "); s; s = strtok(NULL, " "))
@@ -80,6 +92,7 @@ static char **candidates(const char *cmd, int *n)
 
 static char **g_cands;
 static int g_ncands, g_next;
+static int g_paths; /* after the candidates, readline's file names */
 
 static char *generator(const char *text, int state)
 {
@@ -90,6 +103,13 @@ static char *generator(const char *text, int state)
 		const char *c = g_cands[g_next++];
 		if (strncmp(c, text, l) == 0)
 			return xstrdup(c);
+	}
+	if (g_paths) {
+		/* its own state: 0 on its first call */
+		char *f = rl_filename_completion_function(text, g_next++ - g_ncands);
+		if (f)
+			rl_filename_completion_desired = 1;
+		return f;
 	}
 	return NULL;
 }
@@ -118,7 +138,9 @@ static char **complete(const char *text, int start, int end)
 		cmd = xstrndup(line + s0, (size_t)(e - s0));
 	}
 	g_cands = candidates(cmd, &g_ncands);
-	if (cmd && command_find(cmd) && command_find(cmd)->compl == COMPL_NAME)
+	const command *c = cmd ? command_find(cmd) : NULL;
+	g_paths = c && (c->compl == COMPL_PATH || c->compl == COMPL_SESSION);
+	if (c && c->compl == COMPL_NAME)
 		rl_completion_append_character = '=';
 	else
 		rl_completion_append_character = ' ';
@@ -126,10 +148,64 @@ static char **complete(const char *text, int start, int end)
 	return rl_completion_matches(text, generator);
 }
 
+/* readline's callback interface: the line is read a character at a time
+ * between waits on stdin, so a Ctrl-C (a flag set by main's handler; with
+ * rl_catch_signals off readline installs none of its own) can drop the
+ * half-typed line and give a fresh prompt, as bash, sqlite3 and psql do. */
+static char *g_line;
+static int g_line_done;
+
+static void line_handler(char *line)
+{
+	g_line = line;
+	g_line_done = 1;
+	/* no prompt again until the next read_line */
+	rl_callback_handler_remove();
+}
+
+/* Ctrl-C: drop the line, start a fresh one. */
+static void drop_line(void)
+{
+	g_interrupt = 0;
+	rl_free_line_state();
+	rl_callback_sigcleanup();
+	rl_replace_line("", 0);
+	fputs("^C\n", rl_outstream);
+	fflush(rl_outstream);
+	rl_on_new_line();
+	rl_redisplay();
+}
+
 static char *read_line(app *a, const char *prompt)
 {
 	(void)a;
-	return readline(prompt);
+	g_line = NULL;
+	g_line_done = 0;
+	/* SIGINT is blocked but inside pselect, so a Ctrl-C that comes while
+	 * readline handles a key is seen at the next wait, never missed */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	rl_callback_handler_install(prompt, line_handler);
+	while (!g_line_done) {
+		if (g_interrupt) {
+			drop_line();
+			continue;
+		}
+		fd_set in;
+		FD_ZERO(&in);
+		FD_SET(fileno(rl_instream), &in);
+		int n = pselect(fileno(rl_instream) + 1, &in, NULL, NULL, NULL, &old);
+		if (n > 0) {
+			rl_callback_read_char();
+		} else if (n < 0 && errno != EINTR) {
+			rl_callback_handler_remove();
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return g_line;
 }
 
 static void repl_begin(app *a)
@@ -137,6 +213,7 @@ static void repl_begin(app *a)
 	g_app = a;
 	rl_readline_name = "cuplay";
 	rl_attempted_completion_function = complete;
+	rl_catch_signals = 0;
 	char *h = history_path();
 	if (h) {
 		read_history(h);
@@ -168,36 +245,80 @@ static void repl_end(void)
 
 #else /* plain line reads */
 
+/* Lines from the terminal with read(2): in canonical mode the terminal
+ * edits the line and a read returns it whole. SIGINT is blocked but inside
+ * pselect, so a Ctrl-C (the terminal drops the line) always gives a fresh
+ * prompt, however close it comes to the wait. */
+static sbuf g_pending; /* bytes after a newline, for the next line */
+
 static char *read_line(app *a, const char *prompt)
 {
 	(void)a;
+	sbuf line = {0};
+	int eof = 0;
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	fputs(prompt, stdout);
 	fflush(stdout);
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	errno = 0;
-	while ((n = getline(&line, &cap, stdin)) < 0 && errno == EINTR && !feof(stdin)) {
-		/* Ctrl-C at the prompt: a fresh prompt */
-		clearerr(stdin);
-		g_interrupt = 0;
-		fputs("\n", stdout);
-		fputs(prompt, stdout);
-		fflush(stdout);
-		errno = 0;
+	for (;;) {
+		char *nl = g_pending.len ? memchr(g_pending.s, '\n', g_pending.len) : NULL;
+		if (nl) {
+			size_t n = (size_t)(nl - g_pending.s);
+			sb_add(&line, g_pending.s, n);
+			memmove(g_pending.s, nl + 1, g_pending.len - n - 1);
+			g_pending.len -= n + 1;
+			break;
+		}
+		if (g_interrupt) {
+			/* Ctrl-C: the terminal has dropped the line; a fresh prompt */
+			g_interrupt = 0;
+			g_pending.len = 0;
+			fputs("\n", stdout);
+			fputs(prompt, stdout);
+			fflush(stdout);
+			continue;
+		}
+		fd_set in;
+		FD_ZERO(&in);
+		FD_SET(STDIN_FILENO, &in);
+		if (pselect(STDIN_FILENO + 1, &in, NULL, NULL, NULL, &old) < 0) {
+			if (errno == EINTR)
+				continue;
+			eof = 1;
+			break;
+		}
+		char buf[4096];
+		ssize_t r = read(STDIN_FILENO, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			eof = 1;
+			break;
+		}
+		sb_add(&g_pending, buf, (size_t)r);
 	}
-	if (n < 0) {
-		free(line);
-		return NULL;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (eof) {
+		/* a last line without its newline, else the end */
+		sb_add(&line, g_pending.s ? g_pending.s : "", g_pending.len);
+		g_pending.len = 0;
+		if (!line.len) {
+			sb_free(&line);
+			return NULL;
+		}
 	}
-	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-		line[--n] = 0;
-	return line;
+	char *s = sb_steal(&line);
+	size_t n = strlen(s);
+	while (n > 0 && s[n - 1] == '\r')
+		s[--n] = 0;
+	return s;
 }
 
 static void repl_begin(app *a) { (void)a; }
 static void repl_remember(const char *line) { (void)line; }
-static void repl_end(void) {}
+static void repl_end(void) { sb_free(&g_pending); }
 
 #endif
 
@@ -219,6 +340,8 @@ int repl_loop(app *a)
 			fputs("\n", stdout);
 			break;
 		}
+		/* a Ctrl-C at the prompt is the prompt's, not the next command's */
+		g_interrupt = 0;
 		const char *s = line;
 		while (*s == ' ' || *s == '\t')
 			s++;

@@ -1,5 +1,6 @@
 /* watch.c: edit and watch. */
 #include "watch.h"
+#include "search.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,10 +23,18 @@ static int rerun(app *a, line_runner run_line)
 	return r;
 }
 
-int app_edit(app *a, const char *path, line_runner run_line)
+static int same_file(const char *x, const char *y)
 {
-	if (!path)
-		path = a->path;
+	struct stat sx, sy;
+	return stat(x, &sx) == 0 && stat(y, &sy) == 0 && sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
+}
+
+int app_edit(app *a, const char *name, line_runner run_line)
+{
+	/* a name resolves as `use` resolves it: kernels_src/NAME.cu, ... */
+	char *path = name ? search_find(SEARCH_KERNELS, name) : a->path ? xstrdup(a->path) : NULL;
+	if (!path && name)
+		return app_use(a, name); /* says what there is instead */
 	if (!path)
 		return app_error(a, "edit: no kernel file: 'use FILE' first, or 'edit FILE'");
 	const char *ed = getenv("VISUAL");
@@ -34,8 +44,10 @@ int app_edit(app *a, const char *path, line_runner run_line)
 		ed = "vi";
 	fflush(stdout);
 	pid_t pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		free(path);
 		return app_error(a, "edit: cannot start '%s': %s", ed, strerror(errno));
+	}
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		/* $EDITOR may carry arguments ("code -w"): let sh split it; the
@@ -47,13 +59,26 @@ int app_edit(app *a, const char *path, line_runner run_line)
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+		free(path);
 		return app_error(a, "edit: cannot run editor '%s' (set VISUAL or EDITOR)", ed);
+	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		app_note(a, "edit: the editor exited with status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	if (!a->sp && path != a->path)
-		return app_use(a, path) == 0 ? rerun(a, run_line) : -1;
-	return rerun(a, run_line) ? -1 : 0;
+	/* run what was edited: the loaded file runs its last `run` again;
+	 * another file is loaded and runs whole */
+	int r;
+	if (a->path && same_file(path, a->path)) {
+		r = rerun(a, run_line) ? -1 : 0;
+	} else if (app_use(a, path) == 0) {
+		free(a->last_run);
+		a->last_run = NULL;
+		r = rerun(a, run_line) ? -1 : 0;
+	} else {
+		r = -1;
+	}
+	free(path);
+	return r;
 }
 
 /* Adds watches on the directories of the file and of its "..." includes:

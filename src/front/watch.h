@@ -10,9 +10,11 @@
  * the number of commands that failed. */
 typedef int (*line_runner)(app *a, const char *line);
 
-/* Opens $VISUAL, $EDITOR or vi on path (the current file when NULL), waits,
- * then re-runs the last `run` line (or `run`) with run_line. */
-int app_edit(app *a, const char *path, line_runner run_line);
+/* Opens $VISUAL, $EDITOR or vi on the kernel file `name` names (found as
+ * `use` finds it; the current file when NULL), waits, then runs it: the
+ * current file's last `run` line again (or `run`), or another file loaded
+ * and run whole. */
+int app_edit(app *a, const char *name, line_runner run_line);
 
 /* Re-runs the last `run` on every save until `watch off`, an empty line
  * with q, Ctrl-C, or end of input. Lines typed meanwhile run as commands.

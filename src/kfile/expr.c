@@ -12,7 +12,9 @@
  * Every operation is checked: division by zero and int64 overflow are errors,
  * never undefined behaviour. Floats are handled before the parser runs: an
  * expression that is exactly [-]FLOAT or [-]FLOATNAME is a float value; a
- * float anywhere else is an error. */
+ * float anywhere else is an error. In float mode (expr_eval_float, for a
+ * value that a kernel takes as float or double) the same grammar computes
+ * in double precision: integers and floats mix, 5/2 is 2.5. */
 #include "expr.h"
 #include "util.h"
 
@@ -66,6 +68,7 @@ typedef struct parser {
 	int depth;
 	int col;       /* where the error is */
 	char *err;
+	int fl;        /* float mode: every value is a double (expr_eval_float) */
 } parser;
 
 static int perr(parser *ps, const char *at, const char *fmt, ...) PRINTF_LIKE(3, 4);
@@ -171,7 +174,7 @@ static int unknown_name(parser *ps, const char *at, int len)
 }
 
 /* a op b for the binary operators and functions; at locates errors. */
-static int apply(parser *ps, const char *at, char op, int64_t a, int64_t b, int64_t *r)
+static int apply_int(parser *ps, const char *at, char op, int64_t a, int64_t b, int64_t *r)
 {
 	switch (op) {
 	case '+':
@@ -229,7 +232,58 @@ static int apply(parser *ps, const char *at, char op, int64_t a, int64_t b, int6
 	return perr(ps, at, "integer overflow");
 }
 
-static int parse_shift(parser *ps, int64_t *v);
+/* a op b in float mode: + - * / min max in double precision; the others
+ * are integer operations. */
+static int apply_float(parser *ps, const char *at, char op, double a, double b, double *r)
+{
+	switch (op) {
+	case '+': *r = a + b; break;
+	case '-': *r = a - b; break;
+	case '*': *r = a * b; break;
+	case '/':
+		if (b == 0)
+			return perr(ps, at, "division by zero");
+		*r = a / b;
+		break;
+	case 'm': *r = a < b ? a : b; break;
+	case 'M': *r = a > b ? a : b; break;
+	default:
+		return perr(ps, at, "'%s' takes integers, not a floating-point value",
+		            op == '%' ? "%" : op == 'c' ? "cdiv" : op == '<' ? "<<" : ">>");
+	}
+	if (!isfinite(*r))
+		return perr(ps, at, "floating-point overflow");
+	return 0;
+}
+
+static int apply(parser *ps, const char *at, char op, value a, value b, value *r)
+{
+	memset(r, 0, sizeof *r);
+	if (ps->fl) {
+		r->is_float = 1;
+		return apply_float(ps, at, op, a.f, b.f, &r->f);
+	}
+	return apply_int(ps, at, op, a.i, b.i, &r->i);
+}
+
+/* A number or a name's value as this mode holds it: in float mode every
+ * value is a double; otherwise a float is an error. */
+static int take(parser *ps, const char *at, int len, value x, int is_name, value *v)
+{
+	memset(v, 0, sizeof *v);
+	if (ps->fl) {
+		v->is_float = 1;
+		v->f = x.is_float ? x.f : (double)x.i;
+		return 0;
+	}
+	if (x.is_float)
+		return is_name ? perr(ps, at, "float param '%.*s' in integer expression", len, at)
+		               : perr(ps, at, "float literal '%.*s' in integer expression", len, at);
+	v->i = x.i;
+	return 0;
+}
+
+static int parse_shift(parser *ps, value *v);
 
 /* The operator of function NAME (cdiv, min, max), or 0. */
 static char func_op(const char *name, int len)
@@ -244,12 +298,13 @@ static char func_op(const char *name, int len)
 }
 
 /* FUNC '(' args ')': the name is at `at`, ps->p at the '('. */
-static int parse_call(parser *ps, const char *at, int len, int64_t *v)
+static int parse_call(parser *ps, const char *at, int len, value *v)
 {
 	char op = func_op(at, len);
 	if (!op)
 		return perr(ps, at, "unknown function '%.*s' (known: cdiv, min, max)", len, at);
-	int64_t args[2] = { 0, 0 };
+	value args[2];
+	memset(args, 0, sizeof args);
 	int n = 0;
 	ps->p++;
 	skip_ws(ps);
@@ -257,7 +312,7 @@ static int parse_call(parser *ps, const char *at, int len, int64_t *v)
 		ps->p++;
 	else
 		for (;;) {
-			int64_t x;
+			value x;
 			if (parse_shift(ps, &x) != 0)
 				return -1;
 			if (n < 2)
@@ -279,7 +334,7 @@ static int parse_call(parser *ps, const char *at, int len, int64_t *v)
 	return apply(ps, at, op, args[0], args[1], v);
 }
 
-static int parse_primary(parser *ps, int64_t *v)
+static int parse_primary(parser *ps, value *v)
 {
 	skip_ws(ps);
 	const char *at = ps->p;
@@ -299,10 +354,7 @@ static int parse_primary(parser *ps, int64_t *v)
 		value x;
 		if (scan_number(ps, at, &x, &ps->p) != 0)
 			return -1;
-		if (x.is_float)
-			return perr(ps, at, "float literal '%.*s' in integer expression", (int)(ps->p - at), at);
-		*v = x.i;
-		return 0;
+		return take(ps, at, (int)(ps->p - at), x, 0, v);
 	}
 	int len = ident_len(at);
 	if (len == 0)
@@ -315,13 +367,10 @@ static int parse_primary(parser *ps, int64_t *v)
 		return parse_call(ps, at, len, v);
 	if (!s)
 		return unknown_name(ps, at, len);
-	if (s->v.is_float)
-		return perr(ps, at, "float param '%.*s' in integer expression", len, at);
-	*v = s->v.i;
-	return 0;
+	return take(ps, at, len, s->v, 1, v);
 }
 
-static int parse_unary(parser *ps, int64_t *v)
+static int parse_unary(parser *ps, value *v)
 {
 	skip_ws(ps);
 	const char *at = ps->p;
@@ -330,14 +379,15 @@ static int parse_unary(parser *ps, int64_t *v)
 	if (++ps->depth > MAX_DEPTH)
 		return perr(ps, at, "expression nested too deeply");
 	ps->p++;
-	int64_t x;
+	value x;
 	if (parse_unary(ps, &x) != 0)
 		return -1;
 	ps->depth--;
-	return *at == '-' ? apply(ps, at, '-', 0, x, v) : (*v = x, 0);
+	value zero = { ps->fl, 0, 0 };
+	return *at == '-' ? apply(ps, at, '-', zero, x, v) : (*v = x, 0);
 }
 
-static int parse_product(parser *ps, int64_t *v)
+static int parse_product(parser *ps, value *v)
 {
 	if (parse_unary(ps, v) != 0)
 		return -1;
@@ -347,13 +397,13 @@ static int parse_product(parser *ps, int64_t *v)
 		if (*at != '*' && *at != '/' && *at != '%')
 			return 0;
 		ps->p++;
-		int64_t b;
+		value b;
 		if (parse_unary(ps, &b) != 0 || apply(ps, at, *at, *v, b, v) != 0)
 			return -1;
 	}
 }
 
-static int parse_sum(parser *ps, int64_t *v)
+static int parse_sum(parser *ps, value *v)
 {
 	if (parse_product(ps, v) != 0)
 		return -1;
@@ -363,13 +413,13 @@ static int parse_sum(parser *ps, int64_t *v)
 		if (*at != '+' && *at != '-')
 			return 0;
 		ps->p++;
-		int64_t b;
+		value b;
 		if (parse_product(ps, &b) != 0 || apply(ps, at, *at, *v, b, v) != 0)
 			return -1;
 	}
 }
 
-static int parse_shift(parser *ps, int64_t *v)
+static int parse_shift(parser *ps, value *v)
 {
 	if (++ps->depth > MAX_DEPTH)
 		return perr(ps, ps->p, "expression nested too deeply");
@@ -383,7 +433,7 @@ static int parse_shift(parser *ps, int64_t *v)
 			return 0;
 		}
 		ps->p += 2;
-		int64_t b;
+		value b;
 		if (parse_sum(ps, &b) != 0 || apply(ps, at, at[0], *v, b, v) != 0)
 			return -1;
 	}
@@ -427,18 +477,18 @@ static int whole_float(const char *s, const symtab *t, double *f)
 	return 1;
 }
 
-int expr_eval(const char *s, const symtab *t, value *out, int *col, char **err)
+static int eval(const char *s, const symtab *t, int fl, value *out, int *col, char **err)
 {
 	static const symtab empty;
 	if (!t)
 		t = &empty;
 	memset(out, 0, sizeof *out);
-	if (whole_float(s, t, &out->f)) {
+	if (!fl && whole_float(s, t, &out->f)) {
 		out->is_float = 1;
 		return 0;
 	}
-	parser ps = { .s = s, .p = s, .t = t };
-	int r = parse_shift(&ps, &out->i);
+	parser ps = { .s = s, .p = s, .t = t, .fl = fl };
+	int r = parse_shift(&ps, out);
 	if (r == 0) {
 		skip_ws(&ps);
 		if (*ps.p)
@@ -446,7 +496,7 @@ int expr_eval(const char *s, const symtab *t, value *out, int *col, char **err)
 	}
 	if (r == 0)
 		return 0;
-	out->i = 0;
+	memset(out, 0, sizeof *out);
 	if (col)
 		*col = ps.col;
 	if (err) {
@@ -456,6 +506,16 @@ int expr_eval(const char *s, const symtab *t, value *out, int *col, char **err)
 		free(ps.err);
 	}
 	return -1;
+}
+
+int expr_eval(const char *s, const symtab *t, value *out, int *col, char **err)
+{
+	return eval(s, t, 0, out, col, err);
+}
+
+int expr_eval_float(const char *s, const symtab *t, value *out, int *col, char **err)
+{
+	return eval(s, t, 1, out, col, err);
 }
 
 void value_format(value v, char *buf, int n)

@@ -3,7 +3,8 @@
  *   64-bit integers, + - * / % ( ), unary -, cdiv(a,b), min(a,b), max(a,b),
  *   and names looked up in a symbol table (defines, params, device facts).
  *   A float literal or float-valued name is allowed only as the whole
- *   expression (e.g. `//@ param alpha = 2.5`); in arithmetic it is an error.
+ *   expression (e.g. `//@ param alpha = 2.5`); in arithmetic it is an error,
+ *   except in float mode (expr_eval_float).
  */
 #ifndef CUPLAY_EXPR_H
 #define CUPLAY_EXPR_H
@@ -35,6 +36,12 @@ void symtab_free(symtab *t);
  * where the problem is and *err to the message without location, e.g.
  * "unknown param 'TILE' in expression (known: N, TILE_SIZE, PAD)". */
 int expr_eval(const char *s, const symtab *t, value *out, int *col, char **err);
+
+/* The same in floating point, for a value a kernel takes as float or
+ * double: literals and names of either kind, + - * / min max in double
+ * precision (5/2 is 2.5); %, cdiv, << and >> are errors. The result is
+ * always a float. */
+int expr_eval_float(const char *s, const symtab *t, value *out, int *col, char **err);
 
 /* Formats v the way it is passed to NVRTC and shown to users. */
 void value_format(value v, char *buf, int n);

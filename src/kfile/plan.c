@@ -46,6 +46,75 @@ static int eval_int(const spec *s, const spec_expr *e, const symtab *t, const ch
 	return 0;
 }
 
+/* The next scalar parameter named `name` of the file's kernels (templates
+ * aside: their parameter types are not known until instantiated): start
+ * with *k = 0, *j = -1; NULL after the last. */
+static const kparam *next_scalar(const spec *s, const char *name, int *k, int *j)
+{
+	for (; *k < s->nkernels; (*k)++, *j = -1) {
+		const spec_kernel *sk = &s->kernels[*k];
+		if (sk->is_template)
+			continue;
+		while (++*j < sk->nparams) {
+			const kparam *p = &sk->params[*j];
+			if (p->kind != ARG_PTR && p->kind != ARG_NONE && strcmp(p->name, name) == 0)
+				return p;
+		}
+	}
+	return NULL;
+}
+
+int plan_param_is_float(const spec *s, const char *name)
+{
+	int fl = 0, in = 0, k = 0, j = -1;
+	for (const kparam *p; (p = next_scalar(s, name, &k, &j)) != NULL;) {
+		if (p->kind == ARG_F32 || p->kind == ARG_F64)
+			fl = 1;
+		else
+			in = 1;
+	}
+	return fl && !in;
+}
+
+int plan_param_check(const spec *s, const char *name, value v, char **err)
+{
+	int k = 0, j = -1;
+	for (const kparam *p; (p = next_scalar(s, name, &k, &j)) != NULL;) {
+		const char *kn = s->kernels[k].name;
+		if (p->kind == ARG_F32 || p->kind == ARG_F64)
+			continue;
+		if (v.is_float) {
+			char buf[64];
+			value_format(v, buf, sizeof buf);
+			return fail(err, "%s is not a whole number: kernel '%s' takes '%s' as %s", buf, kn, name, p->type);
+		}
+		if ((p->kind == ARG_I32 && (v.i < INT32_MIN || v.i > INT32_MAX)) ||
+		    (p->kind == ARG_U32 && (v.i < 0 || v.i > (int64_t)UINT32_MAX)) ||
+		    (p->kind == ARG_U64 && v.i < 0))
+			return fail(err, "%" PRId64 " does not fit: kernel '%s' takes '%s' as %s", v.i, kn, name, p->type);
+	}
+	return 0;
+}
+
+int plan_eval_value(const spec *s, const char *name, const char *text, const symtab *t, value *out,
+                    int *col, char **err)
+{
+	const spec_var *v = spec_var_find(s, name);
+	int param = v && !v->is_define;
+	int fl = param && plan_param_is_float(s, name);
+	*col = 0;
+	if ((fl ? expr_eval_float : expr_eval)(text, t, out, col, err) != 0)
+		return -1;
+	/* a whole number written as a float (1e6, 4096.0) is that integer */
+	if (param && !fl && out->is_float && out->f == floor(out->f) && fabs(out->f) < 9.2e18)
+		*out = (value){ 0, (int64_t)out->f, 0 };
+	if (param && plan_param_check(s, name, *out, err) != 0) {
+		*col = 0;
+		return -1;
+	}
+	return 0;
+}
+
 int plan_values(const spec *s, const symtab *overrides, const devinfo *dev, symtab *out, char **err)
 {
 	memset(out, 0, sizeof *out);
@@ -56,6 +125,17 @@ int plan_values(const spec *s, const symtab *overrides, const devinfo *dev, symt
 		value val;
 		if (o) {
 			val = o->v;
+		} else if (!v->is_define && plan_param_is_float(s, v->name)) {
+			/* a param the kernels take as float or double: float arithmetic */
+			int col = 0;
+			char *msg = NULL;
+			if (expr_eval_float(v->value.text, out, &val, &col, &msg) != 0) {
+				fail(err, "%s:%d:%d: %s", s->path, v->value.line,
+				     v->value.col + (col > 0 ? col - 1 : 0), msg);
+				free(msg);
+				symtab_free(out);
+				return -1;
+			}
 		} else if (eval_at(s, &v->value, out, &val, err) != 0) {
 			symtab_free(out);
 			return -1;
@@ -203,6 +283,11 @@ static int build_launch(const spec *s, int k, const symtab *t, const spec_launch
 	return bind_args(s, k, t, l, err);
 }
 
+double plan_kernel_check_tol(dtype t)
+{
+	return t == DT_FLOAT ? 1e-5 : t == DT_DOUBLE ? 1e-12 : 0;
+}
+
 static int build_check(const spec *s, const spec_check *c, const symtab *t, plan_check *pc, char **err)
 {
 	memset(pc, 0, sizeof *pc);
@@ -220,7 +305,7 @@ static int build_check(const spec *s, const spec_check *c, const symtab *t, plan
 		spec_effective(s, k, &eff);
 		if (build_launch(s, k, t, &eff, &pc->other, err) != 0)
 			return -1;
-		pc->tol = c->tol > 0 ? c->tol : (ot == DT_FLOAT ? 1e-5 : ot == DT_DOUBLE ? 1e-12 : 0);
+		pc->tol = c->tol > 0 ? c->tol : plan_kernel_check_tol(ot);
 		snprintf(pc->ref, sizeof pc->ref, "%s", c->ref);
 		return 0;
 	}

@@ -137,6 +137,26 @@ int plan_validate(const plan *p, const devinfo *dev, int static_smem, char **err
  * names before it. Errors carry "path:line:col: ". */
 int plan_values(const spec *s, const symtab *overrides, const devinfo *dev, symtab *out, char **err);
 
+/* The type of a param comes from the kernels that take it. 1 when every
+ * kernel with a scalar parameter `name` takes it as float or double (its
+ * value is then computed in floating point: 5/2 is 2.5), else 0. */
+int plan_param_is_float(const spec *s, const char *name);
+/* Whether every kernel with a scalar parameter `name` can take v: not a
+ * float where one takes an integer, not a value outside its integer type.
+ * 0, or -1 with *err ("2.5 is not a whole number: kernel 'saxpy' takes
+ * 'n' as int"). */
+int plan_param_check(const spec *s, const char *name, value v, char **err);
+/* A value given for define or param `name` of s (`set`, `sweep`,
+ * `compare`), evaluated with the names in t (may be NULL): in floating
+ * point for a float param, a whole float (1e6) made an integer for an
+ * integer one, then checked with plan_param_check. 0, or -1 with *err and
+ * *col (the 1-based column in text, 0 when the value as a whole is wrong). */
+int plan_eval_value(const spec *s, const char *name, const char *text, const symtab *t, value *out,
+                    int *col, char **err);
+/* The default tolerance of `check OUT = KERNEL` for an output of type t:
+ * relative L2 error; 0 (exact) for the integer types. */
+double plan_kernel_check_tol(dtype t);
+
 /* "NAME=VALUE" for every define of s (caller frees each and the array). */
 char **plan_defines(const spec *s, const symtab *values, int *n);
 #endif

@@ -217,6 +217,14 @@ int spec_kernel_find(const spec *s, const char *name)
 	return -1;
 }
 
+int spec_launchable(const spec *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->nkernels; i++)
+		n += !s->kernels[i].is_template && !s->kernels[i].skip;
+	return n;
+}
+
 void spec_effective(const spec *s, int k, spec_launch *out)
 {
 	const spec_launch *o = &s->kernels[k].over;

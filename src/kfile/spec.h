@@ -122,6 +122,9 @@ void spec_free(spec *s);
 const spec_var *spec_var_find(const spec *s, const char *name);
 int spec_buffer_find(const spec *s, const char *name); /* index or -1 */
 int spec_kernel_find(const spec *s, const char *name); /* index or -1 */
+/* The kernels that can be launched: neither templates nor `skip`ped; what
+ * `use` and `ls` count. */
+int spec_launchable(const spec *s);
 
 /* The effective launch lines of kernel k: its overrides over the base. */
 void spec_effective(const spec *s, int k, spec_launch *out);

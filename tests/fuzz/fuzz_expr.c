@@ -2,10 +2,12 @@
  * evaluated against a small symbol table (integers, a float, a hidden
  * device fact, values near the int64 limits). A failure must say where:
  * a column from 1 to the length + 1 and a message; a success must format.
- * Each input is evaluated twice: with the table and with none. */
+ * Each input is evaluated four times: with the table and with none, in the
+ * integer mode and in float mode. */
 #include "expr.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +31,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* One evaluation and its invariants. */
-static void eval_one(const char *s, const symtab *t)
+/* One evaluation and its invariants; fl: float mode, whose results are
+ * finite floats. */
+static void eval_one(const char *s, const symtab *t, int fl)
 {
 	value v;
 	int col = 0;
 	char *err = NULL;
-	int r = expr_eval(s, t, &v, &col, &err);
+	int r = (fl ? expr_eval_float : expr_eval)(s, t, &v, &col, &err);
 	if (r == 0) {
-		if (err)
+		if (err || (fl && (!v.is_float || !isfinite(v.f))))
 			__builtin_trap();
 		char buf[64];
 		value_format(v, buf, sizeof buf);
@@ -54,8 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 4096)
 		return 0;
 	char *s = xstrndup((const char *)data, size);
-	eval_one(s, &tab);
-	eval_one(s, NULL); /* no names at all */
+	eval_one(s, &tab, 0);
+	eval_one(s, NULL, 0); /* no names at all */
+	eval_one(s, &tab, 1);
+	eval_one(s, NULL, 1);
 	free(s);
 	return 0;
 }

@@ -43,7 +43,7 @@ TEST(table)
 		ITEM(!(c->flags & CMD_FRESH_FILE) || (c->flags & CMD_NEEDS_FILE));
 		ITEM(!(c->flags & CMD_WHOLE_LINE) || c->max_args == -1);
 		/* completion */
-		ITEM(c->compl >= COMPL_NONE && c->compl <= COMPL_WORDS);
+		ITEM(c->compl >= COMPL_NONE && c->compl < COMPL__COUNT);
 		ITEM((c->compl == COMPL_WORDS) == (c->words != NULL));
 		ITEM(c->compl == COMPL_NONE || c->max_args != 0);
 		/* found by name, once */

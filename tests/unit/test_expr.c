@@ -270,12 +270,64 @@ TEST(value_format)
 	CHECK_STREQ(small, "123");
 }
 
+/* Float mode: what `set` uses for a param a kernel takes as float/double. */
+static value eval_float(const char *s, int *ok, int *col, char **err)
+{
+	symtab t;
+	value v;
+	std_syms(&t);
+	*col = 0;
+	*ok = expr_eval_float(s, &t, &v, col, err) == 0;
+	symtab_free(&t);
+	return v;
+}
+
+#define EXPECT_FMODE(s, want) do { \
+	int ok_, col_; char *err_ = NULL; \
+	value v_ = eval_float((s), &ok_, &col_, &err_); \
+	CHECK(ok_); CHECK(v_.is_float); CHECK(v_.f == (want)); \
+	if (err_ || v_.f != (want)) fprintf(stderr, "  '%s': %g %s\n", (s), v_.f, err_ ? err_ : ""); \
+	free(err_); \
+} while (0)
+
+#define EXPECT_FMODE_ERR(s, wcol, wmsg) do { \
+	int ok_, col_; char *err_ = NULL; \
+	eval_float((s), &ok_, &col_, &err_); \
+	CHECK(!ok_); CHECK_STREQ(err_, (wmsg)); CHECK(col_ == (wcol)); \
+	free(err_); \
+} while (0)
+
+TEST(float_mode)
+{
+	EXPECT_FMODE("5/2", 2.5);
+	EXPECT_FMODE("5", 5.0);
+	EXPECT_FMODE("2.5", 2.5);
+	EXPECT_FMODE("-alpha", -2.5);
+	EXPECT_FMODE("alpha * 2 + 1", 6.0);
+	EXPECT_FMODE("N / 4 / 1024", 1.0);
+	EXPECT_FMODE("1 / 3", 1.0 / 3);
+	EXPECT_FMODE("min(1, 0.5)", 0.5);
+	EXPECT_FMODE("max(alpha, TILE_SIZE / 8)", 4.0);
+	EXPECT_FMODE("(1 + 2) * 0.5", 1.5);
+	EXPECT_FMODE("SM_COUNT / 2", 66.0);
+	EXPECT_FMODE_ERR("5 % 2", 3, "'%' takes integers, not a floating-point value");
+	EXPECT_FMODE_ERR("cdiv(5, 2)", 1, "'cdiv' takes integers, not a floating-point value");
+	EXPECT_FMODE_ERR("1 << 2", 3, "'<<' takes integers, not a floating-point value");
+	EXPECT_FMODE_ERR("alpha / 0", 7, "division by zero");
+	EXPECT_FMODE_ERR("1e308 * 10", 7, "floating-point overflow");
+	EXPECT_FMODE_ERR("beta", 1, "unknown param 'beta' in expression (known: N, TILE_SIZE, PAD, alpha)");
+	/* the integer mode is unchanged: 5/2 is 2, a float in arithmetic an error */
+	EXPECT_INT("5/2", 2);
+	EXPECT_ERR("alpha * 2", 1, "float param 'alpha' in integer expression");
+}
+
 int main(void)
 {
 	RUN(literals);
 	RUN(precedence);
 	RUN(names_and_functions);
 	RUN(floats);
+	RUN(float_mode);
 	RUN(overflow_and_division);
 	RUN(syntax_errors);
 	RUN(no_names);

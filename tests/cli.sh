@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# tests/cli.sh: what a newcomer meets first: the command line (options),
+# `help`, where kernel files and sessions are found, and the Makefile
+# (no relink, install and uninstall). Prints one line a failure and
+# "cli: N passed, N failed, N skipped".
+#   CUPLAY     the binary under test (default ./cuplay)
+#   MAKE_BIN   the Makefile's name for it (default cuplay), for the relink test
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+CUPLAY=${CUPLAY:-./cuplay}
+case "$CUPLAY" in /*) ;; *) CUPLAY=$ROOT/${CUPLAY#./} ;; esac
+pass=0 fail=0 skip=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NO_COLOR=1 XDG_CACHE_HOME="$tmp/cache" CUPLAY_IGNORE_PTXAS_LOG=1
+unset CUPLAY_PATH
+
+ok()   { pass=$((pass + 1)); echo "ok:   $*"; }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*"; [ -s "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -30; }
+# t WHAT COMMAND...: passes when COMMAND (a shell string) exits 0; its
+# output is in $tmp/out for the failure message
+t() {
+	local what=$1; shift
+	if (eval "$*") >"$tmp/out" 2>&1; then ok "$what"; else bad "$what"; fi
+}
+
+# A directory of one's own, away from the repository, with a kernel file
+# that has a template and a skipped kernel: neither counts as a kernel.
+mkdir -p "$tmp/own/kernels_src"
+cat >"$tmp/own/kernels_src/mine.cu" <<'EOF'
+// mine.cu: two kernels, a template and a skipped one (a test's own file)
+//@ param  n = 1000
+//@ buffer x float[n] random
+//@ buffer y float[n] poison output
+//@ grid   cdiv(n, 128)
+//@ block  128
+//@ check  y = copy(x)
+//@ kernel never skip
+__global__ void copy_a(int n, const float *x, float *y)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) y[i] = x[i];
+}
+__global__ void copy_b(int n, const float *x, float *y)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) y[i] = x[i];
+}
+template <typename T> __global__ void copy_t(int n, const T *x, T *y) {}
+__global__ void never(int n, const float *x, float *y) {}
+EOF
+
+# ---- help: 80 columns, a paragraph and examples for each command ----------
+t "help fits 80 columns" '
+	"$CUPLAY" -c help >"$tmp/o" && [ $(wc -l <"$tmp/o") -gt 30 ] && [ -z "$(awk "length > 80" "$tmp/o")" ]'
+t "help CMD: usage, a paragraph and an example, within 80 columns, for every command" '
+	for c in $("$CUPLAY" -c help | sed -n "s/^  \([a-z][a-z]*\) .*/\1/p"); do
+		"$CUPLAY" -c "help $c" >"$tmp/o" &&
+		head -n 1 "$tmp/o" | grep -q "^usage: $c" && grep -q "^Examples*:$" "$tmp/o" &&
+		grep -q "^  $c\( \|$\)" "$tmp/o" && [ -z "$(awk "length > 80" "$tmp/o")" ] ||
+		{ echo "help $c:"; cat "$tmp/o"; exit 1; }
+	done'
+t "help header, help refs, help buffers: within 80 columns" '
+	for topic in header refs buffers; do
+		"$CUPLAY" -c "help $topic" >"$tmp/o" && [ $(wc -l <"$tmp/o") -gt 10 ] &&
+		[ -z "$(awk "length > 80" "$tmp/o")" ] || { echo "help $topic:"; cat "$tmp/o"; exit 1; }
+	done &&
+	"$CUPLAY" -c "help refs" | grep -q "^  saxpy(alpha, x, y)$" &&
+	"$CUPLAY" -c "help sweep" | grep -q "^usage: sweep .*\[on all\]$"'
+t "README: every command of the table and every reference of help refs" '
+	for c in $("$CUPLAY" -c help | sed -n "s/^  \([a-z][a-z]*\) .*/\1/p"); do
+		grep -q "^| .*\`$c[] \`]" README.md || { echo "README has no row for $c"; exit 1; }
+	done &&
+	"$CUPLAY" -c "help refs" | sed -n "s/^  \([a-z]*\)(\(.*\))$/\1(\2)/p" >"$tmp/refs" &&
+	[ $(wc -l <"$tmp/refs") -ge 11 ] &&
+	while read -r r; do grep -qF "\`$r\`" README.md || { echo "README lacks $r"; exit 1; }; done <"$tmp/refs"'
+t "help: a misspelt topic gets the nearest" '
+	[ "$("$CUPLAY" -c "help hedaer" 2>&1)" = "error: no command or topic '"'hedaer'"' (did you mean '"'header'"'?)" ]'
+
+# ---- kernel files ---------------------------------------------------------
+t "ls counts the kernels that use counts" '
+	cd "$tmp/own" &&
+	"$CUPLAY" --no-gpu -c "use mine" | grep -q "^kernels_src/mine.cu: 2 kernels (copy_a, copy_b)$" &&
+	"$CUPLAY" --no-gpu -c ls | grep -q "^mine  *2  "'
+
+t "sweep gives shared memory in the units run gives it" '
+	"$CUPLAY" --no-gpu -c "use transpose; run transpose_tiled; sweep PAD=1 transpose_tiled" >"$tmp/o" 2>&1 &&
+	run=$(sed -n "s/^transpose_tiled  *[0-9]*  *\([0-9.]* [KM]*i*B\)  .*/\1/p" "$tmp/o") &&
+	sweep=$(sed -n "s/.*not launched (no GPU): [0-9]* regs, \(.*\) smem$/\1/p" "$tmp/o") &&
+	[ -n "$run" ] && [ "$run" = "$sweep" ] || { echo "run: ${run:-} sweep: ${sweep:-}"; cat "$tmp/o"; false; }'
+
+# ---- the search path: ./kernels_src, CUPLAY_PATH, the installed ones ------
+mkdir -p "$tmp/course/kernels_src" "$tmp/course/sessions"
+cp tests/golden/kernels/saxpy.cu "$tmp/course/kernels_src/"
+cp "$tmp/own/kernels_src/mine.cu" "$tmp/course/kernels_src/"   # hidden by own/'s
+printf '# A lesson of the course: saxpy by name\nuse saxpy\nrun\n' >"$tmp/course/sessions/course_saxpy.session"
+t "CUPLAY_PATH: kernel files of a course, after ./kernels_src" '
+	cd "$tmp/own" &&
+	CUPLAY_PATH="$tmp/nothere::$tmp/course" "$CUPLAY" --no-gpu -c "ls; use saxpy; use mine" >"$tmp/o" 2>&1 &&
+	grep -q "^$tmp/course/kernels_src/saxpy.cu: 1 kernel (saxpy)$" "$tmp/o" &&
+	grep -q "^kernels_src/mine.cu: 2 kernels" "$tmp/o" &&
+	grep -q "^saxpy  *1  $tmp/course/kernels_src  " "$tmp/o" &&
+	grep -q "^mine  *2  kernels_src  " "$tmp/o" &&
+	grep -q "^hidden by the files above: mine in $tmp/course/kernels_src$" "$tmp/o"'
+t "CUPLAY_PATH: a lesson by name, from the shell, with source and in lessons" '
+	cd "$tmp/own" &&
+	CUPLAY_PATH="$tmp/course" "$CUPLAY" --no-gpu --mask-times course_saxpy >"$tmp/o" 2>&1 &&
+	grep -q "saxpy.cu  BLOCK=256" "$tmp/o" &&
+	CUPLAY_PATH="$tmp/course" "$CUPLAY" --no-gpu --mask-times -c "source course_saxpy" | grep -q "saxpy.cu  BLOCK=256" &&
+	CUPLAY_PATH="$tmp/course" "$CUPLAY" -c lessons | grep -q "^course_saxpy  A lesson of the course: saxpy by name$"'
+t "a session that is nowhere: the error names it and the nearest lesson" '
+	out=$("$CUPLAY" --no-gpu bank_conflict 2>&1); st=$?
+	[ $st = 1 ] && [ "$out" = "error: cannot open session '"'bank_conflict'"': No such file or directory (did you mean '"'bank_conflicts'"'?)" ]'
+t "lessons: each session of sessions/ with the first comment line of its file" '
+	"$CUPLAY" -c lessons >"$tmp/o" &&
+	for f in sessions/*.session; do
+		n=$(basename "$f" .session)
+		sum=$(sed -n "s/^# *//p;/^[^#]/q" "$f" | head -n 1 | cut -c1-30)
+		grep "^$n " "$tmp/o" | grep -qF "$sum" || { echo "missing: $n ($sum)"; exit 1; }
+	done &&
+	[ $(grep -c "^[a-z]" "$tmp/o") -ge $(ls sessions/*.session | wc -l) ]'
+
+# ---- make ----------------------------------------------------------------
+MAKE_BIN=${MAKE_BIN:-cuplay}
+MK="make --no-print-directory"
+t "make: a second make relinks nothing" '
+	{ $MK -q "$MAKE_BIN" || { echo "make -q: $MAKE_BIN is out of date after make"; false; }; } &&
+	$MK >"$tmp/o" 2>&1 && ! grep -q "LINK\|  CC " "$tmp/o" || { cat "$tmp/o"; false; }'
+t "make: without readline headers the link says so" '
+	env -u HAVE_READLINE MAKEFLAGS= $MK -n -B BIN="$tmp/plain" READLINE_H=readline/no-such-header.h "$tmp/plain" |
+		grep -q "readline headers not found: line editing off; install libreadline-dev"'
+
+# install into a DESTDIR, run the installed binary from a directory with a
+# kernels_src of its own, then uninstall: nothing of ours is left behind
+dest=$tmp/dest
+scratch=
+if git ls-files --error-unmatch kernels_src >/dev/null 2>&1; then
+	scratch=kernels_src/zz_scratch_$$.cu   # untracked: must not be installed
+	cp tests/golden/kernels/saxpy.cu "$scratch"
+	trap 'rm -rf "$tmp"; rm -f "$ROOT/$scratch"' EXIT
+fi
+if $MK -s install DESTDIR="$dest" PREFIX=/opt/cuplay >"$tmp/install" 2>&1; then
+	ok "make install DESTDIR=... PREFIX=/opt/cuplay"
+else
+	cp "$tmp/install" "$tmp/out"; bad "make install DESTDIR=... PREFIX=/opt/cuplay"
+fi
+[ -n "$scratch" ] && rm -f "$scratch"
+inst=$dest/opt/cuplay
+t "install: the binary, the man page, and only the shipped kernel files and sessions" '
+	[ -x "$inst/bin/cuplay" ] && [ -f "$inst/share/man/man1/cuplay.1" ] &&
+	want=$( { git ls-files -- kernels_src sessions 2>/dev/null || ls kernels_src/*.cu sessions/*.session; } | sort) &&
+	have=$(cd "$inst/share/cuplay" && find . -type f | sed "s|^\./||" | sort) &&
+	[ "$want" = "$have" ] || { echo "want: ${want:-}"; echo "have: ${have:-}"; false; }'
+t "installed: finds its own kernel files and the shipped ones, from elsewhere" '
+	cd "$tmp/own" && "$inst/bin/cuplay" --no-gpu -c "ls; use mine; use transpose" >"$tmp/o" 2>&1 &&
+	grep -q "^kernels_src/mine.cu: 2 kernels" "$tmp/o" &&
+	grep -q "^$inst/share/cuplay/kernels_src/transpose.cu: 3 kernels" "$tmp/o" &&
+	grep -q "^mine  *2  kernels_src  " "$tmp/o" &&
+	grep -q "^transpose  *3  $inst/share/cuplay/kernels_src  " "$tmp/o" || { cat "$tmp/o"; false; }'
+lesson=$(ls sessions/*.session 2>/dev/null | head -n 1)
+lesson=$(basename "${lesson:-none}" .session)
+t "installed: a shipped lesson by name, from elsewhere" '
+	cd "$tmp/own" && "$inst/bin/cuplay" -c lessons | grep -q "^$lesson " &&
+	"$inst/bin/cuplay" --no-gpu --mask-times "$lesson" >"$tmp/o" 2>&1 || { cat "$tmp/o"; false; }'
+# every --option of the usage text is in the man page (its source without
+# the roff escapes: \-\-no\-gpu)
+man_names_options() {
+	tr -d '\\' <cuplay.1 >"$tmp/man.txt"
+	for o in $("$CUPLAY" --help | grep -o -- "--[a-z][a-z-]*" | sort -u); do
+		grep -q -- "$o" "$tmp/man.txt" || { echo "not in cuplay.1: $o"; return 1; }
+	done
+}
+t "man cuplay: renders without warnings and names every option of --help" '
+	{ ! command -v groff >/dev/null || [ -z "$(groff -man -Tutf8 -ww -z "$inst/share/man/man1/cuplay.1" 2>&1)" ]; } &&
+	man_names_options'
+mkdir -p "$inst/share/cuplay/kernels_src" && echo "// not ours" >"$inst/share/cuplay/kernels_src/foreign.cu"
+$MK -s uninstall DESTDIR="$dest" PREFIX=/opt/cuplay >"$tmp/uninstall" 2>&1
+t "make uninstall: removes what install wrote and nothing else" '
+	[ "$(cd "$dest" && find . -type f)" = "./opt/cuplay/share/cuplay/kernels_src/foreign.cu" ] &&
+	grep -q "kept .*/share/cuplay/kernels_src" "$tmp/uninstall" || { find "$dest"; cat "$tmp/uninstall"; false; }'
+rm -f "$inst/share/cuplay/kernels_src/foreign.cu"
+$MK -s uninstall DESTDIR="$dest" PREFIX=/opt/cuplay >"$tmp/uninstall" 2>&1
+t "make uninstall: leaves nothing behind" '
+	[ -z "$(find "$dest" -type f)" ] && [ ! -e "$inst/share/cuplay" ] || { find "$dest"; false; }'
+
+echo "cli: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""tests/prompt.py: the interactive prompt in a pseudo-terminal: the banner
+says when there is no GPU; the start-up file runs (and -X skips it; -c never
+reads it); `edit NAME` opens the file `use NAME` would load and runs it;
+file names complete after source, save, record and plot. GPU=1: a GPU is
+present (the banner then names none missing). Prints "prompt: N passed, N
+failed, N skipped"; HAVE_READLINE=0 (a plain build) skips completion."""
+import os, pty, select, shutil, subprocess, sys, tempfile, time
+
+CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GPU = os.environ.get("GPU") == "1"
+READLINE = os.environ.get("HAVE_READLINE", "1") != "0"
+passed = failed = skipped = 0
+
+
+def report(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("ok:   " + what)
+    else:
+        failed += 1
+        print("FAIL: " + what + ("\n    " + detail.replace("\n", "\n    ") if detail else ""))
+
+
+def read_until(fd, want, timeout):
+    buf = b""
+    end = time.time() + timeout
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+            if want.encode() in buf:
+                return buf.decode(errors="replace"), True
+    return buf.decode(errors="replace"), False
+
+
+def start(args, env, cwd):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(cwd)
+        os.execvpe(args[0], args, env)
+    return pid, fd
+
+
+def finish(pid, fd):
+    try:
+        os.write(fd, b"quit\r")
+    except OSError:
+        pass
+    read_until(fd, "\x00", 2)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    os.close(fd)
+
+
+tmp = tempfile.mkdtemp(prefix="cuplay-prompt-")
+try:
+    home = os.path.join(tmp, "home")
+    cfg = os.path.join(tmp, "config")
+    os.makedirs(os.path.join(cfg, "cuplay"))
+    os.makedirs(home)
+    with open(os.path.join(cfg, "cuplay", "rc"), "w") as f:
+        f.write("say the start-up file ran\nreps 17\n")
+    env = dict(os.environ, NO_COLOR="1", TERM="dumb", HOME=home, XDG_CONFIG_HOME=cfg,
+               XDG_STATE_HOME=os.path.join(tmp, "state"), XDG_CACHE_HOME=os.path.join(tmp, "cache"))
+    env.pop("CUPLAY_PATH", None)
+
+    # the banner, then the start-up file
+    pid, fd = start([CUPLAY], env, ROOT)
+    out, _ = read_until(fd, "cuplay>", 20)
+    os.write(fd, b"reps\r")
+    out2, _ = read_until(fd, "cuplay>", 10)
+    finish(pid, fd)
+    banner = out.split("cuplay>")[0]
+    if GPU:
+        report("compile-only" not in banner, "banner: a GPU, no compile-only notice", banner)
+    else:
+        report("compile-only mode" in banner, "banner: says there is no GPU before the first prompt", banner)
+    report("the start-up file ran" in banner and "reps 17" in out2,
+           "start-up file: $XDG_CONFIG_HOME/cuplay/rc runs at the start", out + out2)
+
+    pid, fd = start([CUPLAY, "-X", "--no-gpu"], env, ROOT)
+    out, _ = read_until(fd, "cuplay>", 20)
+    os.write(fd, b"reps\r")
+    out2, _ = read_until(fd, "cuplay>", 10)
+    finish(pid, fd)
+    report("start-up file ran" not in out and "reps 10" in out2, "start-up file: -X skips it", out + out2)
+    banner = out.split("cuplay>")[0]
+    report("compile-only mode (--no-gpu)" in banner, "banner: --no-gpu is said before the first prompt", banner)
+
+    r = subprocess.run([CUPLAY, "--no-gpu", "-c", "reps"], env=env, cwd=ROOT, capture_output=True, text=True)
+    report("start-up file ran" not in r.stdout and r.stdout.strip() == "reps 10 (at least this many timed launches)",
+           "start-up file: -c does not read it", r.stdout + r.stderr)
+
+    # edit NAME: resolved as `use` resolves it, and the edited file runs
+    work = os.path.join(tmp, "work")
+    os.makedirs(os.path.join(work, "kernels_src"))
+    shutil.copy(os.path.join(ROOT, "tests/golden/kernels/saxpy.cu"), os.path.join(work, "kernels_src"))
+    shutil.copy(os.path.join(ROOT, "kernels_src/vector_add.cu"), os.path.join(work, "kernels_src"))
+    log = os.path.join(tmp, "edited")
+    editor = os.path.join(tmp, "editor.sh")
+    with open(editor, "w") as f:
+        f.write('#!/bin/sh\necho "$1" >>"%s"\necho "// edited" >>"$1"\n' % log)
+    os.chmod(editor, 0o755)
+    eenv = dict(env, VISUAL=editor)
+    pid, fd = start([CUPLAY, "-X", "--no-gpu", "--mask-times"], eenv, work)
+    read_until(fd, "cuplay>", 20)
+    os.write(fd, b"use vector_add\r")
+    read_until(fd, "cuplay vector_add>", 20)
+    os.write(fd, b"run vadd_naive\r")
+    read_until(fd, "cuplay vector_add>", 60)
+    os.write(fd, b"edit saxpy\r")
+    out, back = read_until(fd, "cuplay saxpy>", 60)
+    finish(pid, fd)
+    edited = open(log).read().split() if os.path.exists(log) else []
+    report(edited == ["kernels_src/saxpy.cu"], "edit NAME: opens kernels_src/NAME.cu, as use finds it",
+           "editor got: %r" % edited)
+    report(back and "saxpy.cu  BLOCK=256" in out and "vadd_naive" not in out,
+           "edit NAME: runs the edited file, not the previous one", out[-800:])
+
+    # completion of file names
+    if not READLINE:
+        skipped += 1
+        print("skipped: completion (a build without readline)")
+        cases = []
+    os.makedirs(os.path.join(work, "results_dir"))
+    with open(os.path.join(work, "a_lesson.session"), "w") as f:
+        f.write("say hi\n")
+    pid, fd = start([CUPLAY, "-X", "--no-gpu"], env, work)
+    read_until(fd, "cuplay>", 20)
+    cases = [] if not READLINE else [("source a_les", "a_lesson.session"), ("save results_d", "results_dir/"),
+             ("record results_d", "results_dir/"), ("plot results_d", "results_dir/")]
+    for typed, want in cases:
+        os.write(fd, typed.encode() + b"\t")
+        out, ok = read_until(fd, want, 5)
+        os.write(fd, b"\x03")  # drop the line
+        read_until(fd, "cuplay>", 5)
+        report(ok, "completion: '%s<TAB>' gives %s" % (typed, want), out[-300:])
+    finish(pid, fd)
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+print(f"prompt: {passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed else 0)
