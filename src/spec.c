@@ -12,6 +12,7 @@
  * Expressions are not evaluated here; they are kept as text with the line
  * and column of their first character (plan.c evaluates them). */
 #include "spec.h"
+#include "cxxlex.h"
 #include "ref.h"
 #include "util.h"
 
@@ -29,7 +30,8 @@
 } while (0)
 
 static const char *const directive_names[] = {
-	"define", "param", "buffer", "grid", "block", "smem", "bytes", "flops", "check", "link", "kernel",
+	"define", "param", "buffer", "grid", "block", "smem", "bytes", "flops", "check", "link", "include",
+	"kernel",
 };
 static const char *const override_names[] = {
 	"grid", "block", "smem", "bytes", "flops", "check", "skip",
@@ -163,6 +165,11 @@ void spec_free(spec *s)
 	for (int i = 0; i < s->nkernels; i++) {
 		spec_kernel *k = &s->kernels[i];
 		free(k->name);
+		free(k->expr);
+		free(k->base);
+		for (int j = 0; j < k->ntparams; j++)
+			free(k->tparams[j].name);
+		free(k->tparams);
 		for (int j = 0; j < k->nparams; j++) {
 			free(k->params[j].type);
 			free(k->params[j].name);
@@ -174,6 +181,9 @@ void spec_free(spec *s)
 		free(s->includes[i]);
 	for (int i = 0; i < s->nlinks; i++)
 		free(s->links[i]);
+	for (int i = 0; i < s->nincdirs; i++)
+		free(s->incdirs[i].dir);
+	free(s->incdirs);
 	for (int i = 0; i < s->ncheck_at; i++) {
 		free(s->check_at[i].name);
 		free(s->check_at[i].value.text);
@@ -209,18 +219,86 @@ int spec_buffer_find(const spec *s, const char *name)
 	return -1;
 }
 
-int spec_kernel_find(const spec *s, const char *name)
+/* name without blanks, but one between two words: "reduce< unsigned  int, 4 >"
+ * -> "reduce<unsigned int,4>" (caller frees). */
+static char *normalize_name(const char *name, size_t n)
 {
-	for (int i = 0; i < s->nkernels; i++)
-		if (strcmp(s->kernels[i].name, name) == 0)
-			return i;
-	return -1;
+	sbuf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		if (isspace((unsigned char)name[i])) {
+			size_t j = i;
+			while (j < n && isspace((unsigned char)name[j]))
+				j++;
+			if (b.len && j < n && is_ident_char((unsigned char)b.s[b.len - 1]) &&
+			    is_ident_char((unsigned char)name[j]))
+				sb_putc(&b, ' ');
+			i = j - 1;
+			continue;
+		}
+		sb_putc(&b, name[i]);
+	}
+	return sb_steal(&b);
 }
 
-void spec_effective(const spec *s, int k, spec_launch *out)
+/* The part of a kernel name after its last `::` outside template arguments. */
+static const char *last_part(const char *name)
 {
-	const spec_launch *o = &s->kernels[k].over;
-	*out = s->base;
+	const char *last = name;
+	int depth = 0;
+	for (const char *p = name; *p; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && depth > 0)
+			depth--;
+		else if (depth == 0 && p[0] == ':' && p[1] == ':')
+			last = p + 2;
+	}
+	return last;
+}
+
+int spec_kernel_find(const spec *s, const char *name)
+{
+	char *n = normalize_name(name, strlen(name));
+	int found = -1;
+	for (int i = 0; i < s->nkernels && found < 0; i++)
+		if (strcmp(s->kernels[i].name, n) == 0)
+			found = i;
+	if (found < 0 && last_part(n) == n) {
+		/* "copy" for "course::copy", when only one kernel ends so */
+		int hits = 0;
+		for (int i = 0; i < s->nkernels; i++)
+			if (strcmp(last_part(s->kernels[i].name), n) == 0) {
+				hits++;
+				found = i;
+			}
+		if (hits != 1)
+			found = -1;
+	}
+	free(n);
+	return found;
+}
+
+int spec_template_find(const spec *s, const char *name)
+{
+	const char *lt = strchr(name, '<');
+	if (!lt)
+		return -1;
+	char *t = xstrndup(name, (size_t)(lt - name));
+	int k = spec_kernel_find(s, t);
+	free(t);
+	return k >= 0 && s->kernels[k].is_template ? k : -1;
+}
+
+int spec_kernel_launchable(const spec *s, int k)
+{
+	const spec_kernel *sk = &s->kernels[k];
+	if (sk->is_template || sk->skip)
+		return 0;
+	return sk->tmpl < 0 || !s->kernels[sk->tmpl].skip;
+}
+
+static void effective_over(spec_launch *out, const spec_launch *o)
+{
 	if (o->ngrid > 0) {
 		out->ngrid = o->ngrid;
 		memcpy(out->grid, o->grid, sizeof out->grid);
@@ -241,91 +319,27 @@ void spec_effective(const spec *s, int k, spec_launch *out)
 	}
 }
 
+void spec_effective(const spec *s, int k, spec_launch *out)
+{
+	*out = s->base;
+	if (s->kernels[k].tmpl >= 0)
+		effective_over(out, &s->kernels[s->kernels[k].tmpl].over);
+	effective_over(out, &s->kernels[k].over);
+}
+
+int spec_text_check(const char *path, const char *text, size_t len, char **err)
+{
+	int line, col, byte = cxx_bad_byte(text, len, &line, &col);
+	if (byte < 0)
+		return 0;
+	if (err) {
+		free(*err);
+		*err = cxx_bad_byte_msg(path, byte, line, col);
+	}
+	return -1;
+}
+
 /* ---- kernel discovery: blanking --------------------------------------- */
-
-/* 1 when the newline at src[j] is escaped by a backslash (a line splice). */
-static int spliced(const char *src, size_t j)
-{
-	if (j >= 1 && src[j - 1] == '\\')
-		return 1;
-	return j >= 2 && src[j - 1] == '\r' && src[j - 2] == '\\';
-}
-
-/* 1 when the quote at src[i] is a C++14 digit separator, as in 1'000'000. */
-static int digit_separator(const char *src, size_t i)
-{
-	size_t k = i;
-	while (k > 0 && (is_ident_char((unsigned char)src[k - 1]) || src[k - 1] == '\''))
-		k--;
-	return k < i && isdigit((unsigned char)src[k]);
-}
-
-/* 1 when the quote at src[i] opens a raw string: R"x(...)x", u8R"(...)"... */
-static int raw_string_start(const char *src, size_t i)
-{
-	if (i == 0 || src[i - 1] != 'R')
-		return 0;
-	size_t k = i - 1;
-	if (k >= 2 && src[k - 2] == 'u' && src[k - 1] == '8')
-		k -= 2;
-	else if (k >= 1 && (src[k - 1] == 'u' || src[k - 1] == 'U' || src[k - 1] == 'L'))
-		k -= 1;
-	return k == 0 || !is_ident_char((unsigned char)src[k - 1]);
-}
-
-/* End of the raw string whose quote is at src[i], or 0 when it is malformed. */
-static size_t skip_raw_string(const char *src, size_t i)
-{
-	size_t d = i + 1, dn = 0;
-	while (src[d + dn] && src[d + dn] != '(' && dn <= 16) {
-		if (isspace((unsigned char)src[d + dn]) || src[d + dn] == ')' || src[d + dn] == '\\')
-			return 0;
-		dn++;
-	}
-	if (src[d + dn] != '(')
-		return 0;
-	for (size_t j = d + dn + 1; src[j]; j++)
-		if (src[j] == ')' && strncmp(src + j + 1, src + d, dn) == 0 && src[j + 1 + dn] == '"')
-			return j + dn + 2;
-	return strlen(src);
-}
-
-/* End of the quoted literal that starts at src[i] (quote q); an unterminated
- * one ends at the end of its line. */
-static size_t skip_quoted(const char *src, size_t i, char q)
-{
-	size_t j = i + 1;
-	while (src[j] && src[j] != q && src[j] != '\n') {
-		if (src[j] == '\\' && src[j + 1])
-			j++;
-		j++;
-	}
-	return src[j] == q ? j + 1 : j;
-}
-
-/* End of the comment, string or character literal that starts at src[i],
- * or i when none starts there. A // comment ends before its newline. */
-static size_t skip_literal_or_comment(const char *src, size_t i)
-{
-	const char *p = src + i;
-	if (p[0] == '/' && p[1] == '/') {
-		size_t j = i + 2;
-		while (src[j] && !(src[j] == '\n' && !spliced(src, j)))
-			j++;
-		return j;
-	}
-	if (p[0] == '/' && p[1] == '*') {
-		const char *e = strstr(p + 2, "*/");
-		return e ? (size_t)(e - src) + 2 : strlen(src);
-	}
-	if (p[0] == '"') {
-		size_t e = raw_string_start(src, i) ? skip_raw_string(src, i) : 0;
-		return e ? e : skip_quoted(src, i, '"');
-	}
-	if (p[0] == '\'' && !digit_separator(src, i))
-		return skip_quoted(src, i, '\'');
-	return i;
-}
 
 /* Records `#include "name"` when the directive at p is one. */
 static void add_include(spec *s, const char *p)
@@ -357,8 +371,8 @@ static size_t skip_directive(spec *s, const char *src, size_t i)
 {
 	add_include(s, src + i);
 	size_t j = i;
-	while (src[j] && !(src[j] == '\n' && !spliced(src, j))) {
-		size_t e = skip_literal_or_comment(src, j);
+	while (src[j] && !(src[j] == '\n' && !cxx_spliced(src, j))) {
+		size_t e = cxx_skip_literal_or_comment(src, j);
 		j = e > j ? e : j + 1;
 	}
 	return j;
@@ -385,7 +399,7 @@ static char *blank_source(spec *s)
 			i++;
 			continue;
 		}
-		size_t e = bol && src[i] == '#' ? skip_directive(s, src, i) : skip_literal_or_comment(src, i);
+		size_t e = bol && src[i] == '#' ? skip_directive(s, src, i) : cxx_skip_literal_or_comment(src, i);
 		bol = 0;
 		if (e > i) {
 			blank_range(b, i, e);
@@ -630,19 +644,79 @@ static void add_param(spec_kernel *k, const toks *t, int a, int e)
 	PUSH(k->params, k->nparams, p);
 }
 
-/* The kernel whose name is t[name], its parameter list ending at t[close]. */
-static void add_kernel(spec *s, const toks *t, int name, int close, int is_template)
+/* The text of tokens t[a, e), as type_text writes it, normalised. */
+static char *tokens_text(const toks *t, int a, int e)
 {
-	spec_kernel k = {0};
-	k.name = xstrndup(t->v[name].p, (size_t)t->v[name].len);
-	if (spec_kernel_find(s, k.name) >= 0) {
-		/* the same name again: #if/#else variants or overloads; the first wins */
-		free(k.name);
-		return;
+	char *raw = type_text(t, a, e, 0);
+	char *n = normalize_name(raw, strlen(raw));
+	free(raw);
+	return n;
+}
+
+/* The parameters of `template < ... >`, the '<' at t[a] and '>' at t[e]. */
+static void template_params(spec_kernel *k, const toks *t, int a, int e)
+{
+	int start = a + 1, depth = 0;
+	for (int i = a + 1; i <= e; i++) {
+		const tok *x = &t->v[i];
+		if (i < e && (tok_is(x, "(") || tok_is(x, "<") || tok_is(x, "[")))
+			depth++;
+		else if (i < e && (tok_is(x, ")") || tok_is(x, ">") || tok_is(x, "]")))
+			depth--;
+		if (i < e && !(depth == 0 && tok_is(x, ",")))
+			continue;
+		/* t[start, i): `typename T`, `class T = float`, `int N`, `int N = 4` */
+		int stop = i;
+		for (int j = start; j < i; j++)
+			if (tok_is(&t->v[j], "=")) {
+				stop = j;
+				break;
+			}
+		int name = -1;
+		for (int j = start; j < stop; j++)
+			if (tok_ident(&t->v[j]))
+				name = j;
+		if (name >= 0 && stop > start) {
+			tparam tp = { xstrndup(t->v[name].p, (size_t)t->v[name].len),
+			              tok_is(&t->v[start], "typename") || tok_is(&t->v[start], "class") ||
+			              tok_is(&t->v[start], "template") };
+			if (name == start && !tp.is_type) { /* a name alone: no kind known */
+				free(tp.name);
+			} else {
+				PUSH(k->tparams, k->ntparams, tp);
+			}
+		}
+		start = i + 1;
 	}
+}
+
+/* The kernel whose name is t[name], its parameter list ending at t[close];
+ * prefix: the enclosing namespaces ("" or "a::b"); tmpl: the '<' and '>' of
+ * its template head, or -1. */
+static void add_kernel(spec *s, const toks *t, int name, int close, const char *prefix, int tl, int tr)
+{
+	/* a qualified definition: void course::copy(...) */
+	int q = name;
+	while (q >= 2 && tok_is(&t->v[q - 1], "::") && tok_ident(&t->v[q - 2]))
+		q -= 2;
+	char *qual = tokens_text(t, q, name + 1);
+	spec_kernel k = {0};
+	k.name = *prefix ? xasprintf("%s::%s", prefix, qual) : xstrdup(qual);
+	free(qual);
+	for (int i = 0; i < s->nkernels; i++)
+		if (strcmp(s->kernels[i].name, k.name) == 0) {
+			/* the same name again: #if/#else variants or overloads; the first wins */
+			free(k.name);
+			return;
+		}
+	k.expr = xstrdup(k.name);
+	k.base = xstrndup(t->v[name].p, (size_t)t->v[name].len);
 	k.line = t->v[name].line;
 	k.col = t->v[name].col;
-	k.is_template = is_template;
+	k.is_template = tl >= 0;
+	k.tmpl = -1;
+	if (tl >= 0)
+		template_params(&k, t, tl, tr);
 	launch_init(&k.over);
 	int a = name + 2, depth = 0;
 	for (int i = a; i <= close; i++) {
@@ -662,7 +736,7 @@ static void add_kernel(spec *s, const toks *t, int name, int close, int is_templ
  *   [attributes] void [__launch_bounds__(...)] NAME ( PARAMS ) [...] { body
  * Adds a kernel when it is a definition (a prototype ends in ';').
  * Returns the index to go on from. */
-static int global_decl(spec *s, const toks *t, int g, int is_template)
+static int global_decl(spec *s, const toks *t, int g, const char *prefix, int tl, int tr)
 {
 	for (int j = g + 1; j < t->n; j++) {
 		const tok *x = &t->v[j];
@@ -681,35 +755,126 @@ static int global_decl(spec *s, const toks *t, int g, int is_template)
 		while (k < t->n && !tok_is(&t->v[k], "{") && !tok_is(&t->v[k], ";"))
 			k++;
 		if (k < t->n && tok_is(&t->v[k], "{"))
-			add_kernel(s, t, j, close, is_template);
+			add_kernel(s, t, j, close, prefix, tl, tr);
 		return k;
 	}
 	return t->n;
 }
 
-/* Finds the __global__ functions of s->src and its "..." includes. */
-static void discover(spec *s)
+/* An explicit instantiation in the source: `template __global__ void
+ * NAME<ARGS>(...);` names a kernel to run unless the header names others. */
+typedef struct inst {
+	char *tmpl;  /* as written, qualified as far as written, with the namespaces around */
+	char *args;  /* normalised */
+	int line, col;
+} inst;
+
+typedef struct insts {
+	inst *v;
+	int n;
+} insts;
+
+/* The explicit instantiation whose `template` is at t[i] (not followed by
+ * '<'); records it when it names a __global__ function with template
+ * arguments. Returns the index of its ';'. */
+static int explicit_inst(const toks *t, int i, const char *prefix, insts *out)
+{
+	int end = i + 1, global = 0;
+	while (end < t->n && !tok_is(&t->v[end], ";") && !tok_is(&t->v[end], "{") && !tok_is(&t->v[end], "}")) {
+		global |= tok_is(&t->v[end], "__global__");
+		end++;
+	}
+	for (int j = i + 1; global && j + 1 < end; j++) {
+		if (!tok_ident(&t->v[j]) || !tok_is(&t->v[j + 1], "<"))
+			continue;
+		int close = match_angle(t, j + 1);
+		if (close < 0 || close + 1 >= end || !tok_is(&t->v[close + 1], "("))
+			continue;
+		int q = j;
+		while (q >= 2 && tok_is(&t->v[q - 1], "::") && tok_ident(&t->v[q - 2]))
+			q -= 2;
+		char *name = tokens_text(t, q, j + 1);
+		inst in = { *prefix ? xasprintf("%s::%s", prefix, name) : xstrdup(name),
+		            tokens_text(t, j + 2, close), t->v[j].line, t->v[j].col };
+		free(name);
+		PUSH(out->v, out->n, in);
+		break;
+	}
+	return end;
+}
+
+/* Namespaces around the scanner: one entry per open brace. */
+typedef struct scopes {
+	char **ns; /* the namespace a brace opened ("" anonymous), or NULL */
+	int n;
+} scopes;
+
+static char *scope_prefix(const scopes *sc)
+{
+	sbuf b = {0};
+	for (int i = 0; i < sc->n; i++)
+		if (sc->ns[i] && *sc->ns[i])
+			sb_printf(&b, "%s%s", b.len ? "::" : "", sc->ns[i]);
+	return sb_steal(&b);
+}
+
+/* Finds the __global__ functions of s->src and its "..." includes; the
+ * explicit instantiations go to *in. */
+static void discover(spec *s, insts *in)
 {
 	char *b = blank_source(s);
 	toks t = {0};
 	tokenize(b, &t);
-	int in_template = 0; /* a template<...> head awaits its declaration */
+	scopes sc = {0};
+	int tl = -1, tr = -1; /* a template<...> head awaits its declaration */
 	for (int i = 0; i < t.n;) {
 		const tok *x = &t.v[i];
 		if (tok_is(x, "template") && i + 1 < t.n && tok_is(&t.v[i + 1], "<")) {
 			int e = match_angle(&t, i + 1);
-			in_template = e >= 0;
+			tl = e >= 0 ? i + 1 : -1;
+			tr = e;
 			i = e >= 0 ? e + 1 : i + 1;
 			continue;
 		}
+		if (tok_is(x, "template") && (i == 0 || !tok_is(&t.v[i - 1], "extern"))) {
+			char *prefix = scope_prefix(&sc);
+			i = explicit_inst(&t, i, prefix, in);
+			free(prefix);
+			continue;
+		}
+		if (tok_is(x, "namespace") && (i == 0 || !tok_is(&t.v[i - 1], "using"))) {
+			/* namespace a {, namespace a::b {, namespace {, inline namespace v1 { */
+			int j = i + 1;
+			while (j < t.n && (tok_ident(&t.v[j]) || tok_is(&t.v[j], "::")))
+				j++;
+			if (j < t.n && tok_is(&t.v[j], "{")) {
+				char *name = tokens_text(&t, i + 1, j);
+				PUSH(sc.ns, sc.n, name);
+				tl = -1;
+				i = j + 1;
+				continue;
+			}
+			i = j; /* an alias: namespace cg = cooperative_groups; */
+			continue;
+		}
+		if (tok_is(x, "{")) {
+			PUSH(sc.ns, sc.n, NULL);
+		} else if (tok_is(x, "}") && sc.n > 0) {
+			free(sc.ns[--sc.n]);
+		}
 		if (tok_is(x, ";") || tok_is(x, "{") || tok_is(x, "}"))
-			in_template = 0;
+			tl = -1;
 		if (tok_is(x, "__global__")) {
-			i = global_decl(s, &t, i, in_template);
+			char *prefix = scope_prefix(&sc);
+			i = global_decl(s, &t, i, prefix, tl, tr);
+			free(prefix);
 			continue;
 		}
 		i++;
 	}
+	for (int i = 0; i < sc.n; i++)
+		free(sc.ns[i]);
+	free(sc.ns);
 	free(t.v);
 	free(b);
 }
@@ -916,7 +1081,7 @@ static int check_define_clash(cur *c, const char *w, int n)
 	const spec *s = c->s;
 	for (int i = 0; i < s->nkernels; i++) {
 		const spec_kernel *k = &s->kernels[i];
-		if (word_is(w, n, k->name))
+		if (word_is(w, n, k->base))
 			return cerr(c, w, "define '%.*s' is also the name of a kernel (a define becomes "
 			            "a -D macro and would rewrite it)", n, w);
 		for (int j = 0; j < k->nparams; j++)
@@ -924,6 +1089,11 @@ static int check_define_clash(cur *c, const char *w, int n)
 				return cerr(c, w, "define '%.*s' is also a parameter of kernel '%s': declare it "
 				            "with '//@ param' (a define becomes a -D macro and would rewrite "
 				            "the parameter)", n, w, k->name);
+		for (int j = 0; j < k->ntparams; j++)
+			if (word_is(w, n, k->tparams[j].name))
+				return cerr(c, w, "define '%.*s' is also a template parameter of kernel '%s': "
+				            "rename one (a define becomes a -D macro and would rewrite the "
+				            "template parameter)", n, w, k->name);
 	}
 	return 0;
 }
@@ -1275,24 +1445,215 @@ static int launch_line(cur *c, const char *dir, const char *at, const scope *sc)
 	return r;
 }
 
-/* kernel NAME skip | kernel NAME grid|block|smem|bytes|flops|check ... */
+/* ---- template instantiations ------------------------------------------ */
+
+/* args split at commas outside brackets (caller frees each and the array). */
+static char **split_args(const char *args, int *n)
+{
+	char **v = NULL;
+	*n = 0;
+	int depth = 0;
+	const char *a = args;
+	for (const char *p = args;; p++) {
+		if (*p == '<' || *p == '(' || *p == '[')
+			depth++;
+		else if ((*p == '>' || *p == ')' || *p == ']') && depth > 0)
+			depth--;
+		else if (*p == 0 || (*p == ',' && depth == 0)) {
+			if (p > a || *p == ',')
+				PUSH(v, *n, xstrndup(a, (size_t)(p - a)));
+			if (*p == 0)
+				break;
+			a = p + 1;
+		}
+	}
+	return v;
+}
+
+/* A parameter of template tk as it is in an instantiation: type parameters
+ * replaced by the arguments given for them, then classified again
+ * ("const T*" with T = float binds to a float buffer). */
+static void substitute_param(kparam *p, const spec_kernel *tk, char **args, int nargs)
+{
+	toks t = {0};
+	tokenize(p->type, &t);
+	sbuf b = {0};
+	int changed = 0;
+	for (int i = 0; i < t.n; i++) {
+		const char *with = NULL;
+		for (int j = 0; j < tk->ntparams && j < nargs && !with; j++)
+			if (tk->tparams[j].is_type && tok_is(&t.v[i], tk->tparams[j].name))
+				with = args[j];
+		if (i > 0)
+			sb_putc(&b, ' ');
+		if (with) {
+			sb_puts(&b, with);
+			changed = 1;
+		} else {
+			sb_add(&b, t.v[i].p, (size_t)t.v[i].len);
+		}
+	}
+	free(t.v);
+	if (!changed) {
+		sb_free(&b);
+		return;
+	}
+	toks u = {0};
+	tokenize(b.s, &u);
+	char *type = type_text(&u, 0, u.n, 0);
+	p->elem_known = 0;
+	classify(p, &u, 0, u.n, 0);
+	free(u.v);
+	sb_free(&b);
+	free(p->type);
+	p->type = type;
+}
+
+/* The instantiation TEMPLATE<args> of template kernel tk, named at
+ * line:col; made once. Returns its index. */
+static int instantiate(spec *s, int tk, const char *args, int line, int col)
+{
+	char *name = xasprintf("%s<%s>", s->kernels[tk].name, args);
+	for (int i = 0; i < s->nkernels; i++)
+		if (strcmp(s->kernels[i].name, name) == 0) {
+			free(name);
+			return i;
+		}
+	const spec_kernel *t = &s->kernels[tk];
+	int nargs = 0;
+	char **argv = split_args(args, &nargs);
+	spec_kernel k = {0};
+	k.name = name;
+	k.expr = xstrdup(name);
+	k.base = xstrdup(t->base);
+	k.line = t->line;
+	k.col = t->col;
+	k.tmpl = tk;
+	k.decl_line = line;
+	k.decl_col = col;
+	launch_init(&k.over);
+	k.nparams = t->nparams;
+	k.params = xcalloc((size_t)t->nparams + 1, sizeof *k.params);
+	for (int i = 0; i < t->nparams; i++) {
+		k.params[i] = t->params[i];
+		k.params[i].type = xstrdup(t->params[i].type);
+		k.params[i].name = xstrdup(t->params[i].name);
+		substitute_param(&k.params[i], t, argv, nargs);
+	}
+	for (int i = 0; i < nargs; i++)
+		free(argv[i]);
+	free(argv);
+	PUSH(s->kernels, s->nkernels, k);
+	return s->nkernels - 1;
+}
+
+/* Reads a kernel name at the cursor: NAME, A::B::NAME, NAME<ARGS> (brackets
+ * balanced). Returns its length, 0 when there is none. */
+static int read_kernel_name(cur *c, const char **w)
+{
+	int n = read_word(c, w);
+	if (n == 0)
+		return 0;
+	const char *p = *w + n;
+	for (;;) {
+		if (p + 2 < c->end && p[0] == ':' && p[1] == ':' && is_ident_start((unsigned char)p[2])) {
+			p += 2;
+			while (p < c->end && is_ident_char((unsigned char)*p))
+				p++;
+			continue;
+		}
+		const char *q = p;
+		while (q < c->end && is_blank(*q))
+			q++;
+		if (q < c->end && *q == '<') {
+			int depth = 0;
+			const char *r = q;
+			for (; r < c->end; r++) {
+				if (*r == '<' || *r == '(')
+					depth++;
+				else if ((*r == '>' || *r == ')') && --depth == 0)
+					break;
+			}
+			if (r < c->end) {
+				p = r + 1;
+				continue;
+			}
+		}
+		break;
+	}
+	c->p = p;
+	return (int)(p - *w);
+}
+
+static const char **template_names(const spec *s, int *n)
+{
+	const char **v = xmalloc(((size_t)s->nkernels + 1) * sizeof *v);
+	*n = 0;
+	for (int i = 0; i < s->nkernels; i++)
+		if (s->kernels[i].is_template)
+			v[(*n)++] = s->kernels[i].name;
+	return v;
+}
+
+/* The kernel that `//@ kernel` names at w (n characters): an existing one,
+ * or an instantiation of a template made now. Index, or -1 with the error. */
+static int kernel_named(cur *c, const char *w, int n)
+{
+	char *name = normalize_name(w, (size_t)n);
+	char *lt = strchr(name, '<');
+	int ki;
+	if (!lt) {
+		ki = spec_kernel_find(c->s, name);
+		free(name);
+		if (ki >= 0)
+			return ki;
+		const char **names = kernel_names(c->s);
+		cerr_choices(c, w, xasprintf("unknown kernel '%.*s'", n, w), w, n, names, c->s->nkernels,
+		             "kernels", "no __global__ functions in the file");
+		free(names);
+		return -1;
+	}
+	*lt = 0;
+	const char *args = lt + 1;
+	size_t al = strlen(args);
+	ki = spec_kernel_find(c->s, name);
+	if (ki < 0 || !c->s->kernels[ki].is_template) {
+		int nt = 0;
+		const char **names = template_names(c->s, &nt);
+		if (ki >= 0)
+			cerr(c, w, "kernel '%s' is not a template: '<...>' gives template arguments", name);
+		else
+			cerr_choices(c, w, xasprintf("unknown kernel template '%s'", name), name, (int)strlen(name),
+			             names, nt, "templates", "no template __global__ functions in the file");
+		free(names);
+		free(name);
+		return -1;
+	}
+	if (al < 1 || args[al - 1] != '>') {
+		free(name);
+		return cerr(c, w, "expected '>' after the template arguments of '%.*s'", n, w);
+	}
+	char *a = xstrndup(args, al - 1);
+	int k = instantiate(c->s, ki, a, c->line, col_of(c, w));
+	free(a);
+	free(name);
+	return k;
+}
+
+/* kernel NAME skip | kernel NAME grid|block|smem|bytes|flops|check ...
+ * | kernel TEMPLATE<ARGS> [the same] */
 static int dir_kernel(cur *c, const char *dir)
 {
 	const char *w, *d;
-	int n = read_word(c, &w);
+	int n = read_kernel_name(c, &w);
 	if (n == 0)
 		return cerr(c, c->p, "expected a kernel name after '%s'", dir);
-	char *name = xstrndup(w, (size_t)n);
-	int ki = spec_kernel_find(c->s, name);
-	free(name);
-	if (ki < 0) {
-		const char **names = kernel_names(c->s);
-		int r = cerr_choices(c, w, xasprintf("unknown kernel '%.*s'", n, w), w, n, names,
-		                     c->s->nkernels, "kernels", "no __global__ functions in the file");
-		free(names);
-		return r;
-	}
+	int ki = kernel_named(c, w, n);
+	if (ki < 0)
+		return -1;
 	spec_kernel *k = &c->s->kernels[ki];
+	if (k->tmpl >= 0 && at_end(c))
+		return 0; /* an instantiation to run, nothing else */
 	int dn = read_word(c, &d);
 	if (dn == 0)
 		return cerr(c, c->p, "expected an override after kernel name '%s' (grid, block, smem, "
@@ -1309,6 +1670,33 @@ static int dir_kernel(cur *c, const char *dir)
 		return r;
 	return cerr_choices(c, d, xasprintf("unknown override '%.*s' for kernel '%s'", dn, d, k->name),
 	                    d, dn, override_names, (int)ARRAY_LEN(override_names), "known", "");
+}
+
+/* include DIR... (blank-separated; quotes for a name with blanks) */
+static int dir_include(cur *c, const char *dir)
+{
+	skip_blank(c);
+	if (c->p == c->end)
+		return cerr(c, c->p, "expected a directory after '%s'", dir);
+	while (!at_end(c)) {
+		const char *a = c->p, *e;
+		if (*a == '"') {
+			e = memchr(a + 1, '"', (size_t)(c->end - a - 1));
+			if (!e)
+				return cerr(c, a, "expected '\"' to close the directory name");
+			spec_incdir d = { xstrndup(a + 1, (size_t)(e - a - 1)), c->line, col_of(c, a + 1) };
+			PUSH(c->s->incdirs, c->s->nincdirs, d);
+			c->p = e + 1;
+			continue;
+		}
+		e = a;
+		while (e < c->end && !is_blank(*e))
+			e++;
+		spec_incdir d = { xstrndup(a, (size_t)(e - a)), c->line, col_of(c, a) };
+		PUSH(c->s->incdirs, c->s->nincdirs, d);
+		c->p = e;
+	}
+	return 0;
 }
 
 /* One //@ line: bol is its first character, p just after "//@". */
@@ -1340,6 +1728,8 @@ static int header_line(spec *s, int line, const char *bol, const char *p, const 
 		r = dir_buffer(&c, dir);
 	else if (strcmp(dir, "link") == 0)
 		r = dir_link(&c, dir);
+	else if (strcmp(dir, "include") == 0)
+		r = dir_include(&c, dir);
 	else if (strcmp(dir, "kernel") == 0)
 		r = dir_kernel(&c, dir);
 	else if ((r = launch_line(&c, dir, w, &base)) > 0)
@@ -1452,15 +1842,47 @@ static int validate(const spec *s, char **err)
 	return 0;
 }
 
+/* The explicit instantiations of the source are kernels (the header can
+ * override or skip them like any other). */
+static void explicit_instances(spec *s, const insts *in)
+{
+	for (int i = 0; i < in->n; i++) {
+		int tk = -1;
+		for (int k = 0; k < s->nkernels && tk < 0; k++)
+			if (s->kernels[k].is_template && strcmp(s->kernels[k].name, in->v[i].tmpl) == 0)
+				tk = k;
+		if (tk < 0) /* written qualified differently: by its last part */
+			tk = spec_template_find(s, in->v[i].tmpl) >= 0 ? spec_template_find(s, in->v[i].tmpl) : -1;
+		if (tk < 0) {
+			int k = spec_kernel_find(s, in->v[i].tmpl);
+			tk = k >= 0 && s->kernels[k].is_template ? k : -1;
+		}
+		if (tk >= 0)
+			instantiate(s, tk, in->v[i].args, in->v[i].line, in->v[i].col);
+	}
+}
+
 int spec_parse(const char *path, const char *src, spec *out, char **err)
 {
 	memset(out, 0, sizeof *out);
 	out->path = xstrdup(path);
 	out->src = xstrdup(src);
+	if (spec_text_check(path, src, strlen(src), err) != 0) {
+		spec_free(out);
+		return -1;
+	}
 	out->summary = find_summary(src);
 	launch_init(&out->base);
-	discover(out);
-	if (parse_header(out, err) != 0 || validate(out, err) != 0) {
+	insts in = {0};
+	discover(out, &in);
+	explicit_instances(out, &in);
+	int rc = parse_header(out, err);
+	for (int i = 0; i < in.n; i++) {
+		free(in.v[i].tmpl);
+		free(in.v[i].args);
+	}
+	free(in.v);
+	if (rc != 0 || validate(out, err) != 0) {
 		spec_free(out);
 		return -1;
 	}

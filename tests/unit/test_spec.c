@@ -330,16 +330,16 @@ TEST(directive_errors)
 {
 	EXPECT_SPEC_ERR("//@ defne X = 1\n",
 		PATH ":1:5: unknown directive 'defne' (known: define, param, buffer, grid, block, smem, "
-		"bytes, flops, check, link, kernel); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel); did you mean 'define'?");
 	EXPECT_SPEC_ERR("\n//@ frobnicate\n",
 		PATH ":2:5: unknown directive 'frobnicate' (known: define, param, buffer, grid, block, smem, "
-		"bytes, flops, check, link, kernel)");
+		"bytes, flops, check, link, include, kernel)");
 	EXPECT_SPEC_ERR("//@ 42\n",
 		PATH ":1:5: expected a directive after '//@' (known: define, param, buffer, grid, block, smem, "
-		"bytes, flops, check, link, kernel)");
+		"bytes, flops, check, link, include, kernel)");
 	EXPECT_SPEC_ERR("//@ Define X = 1\n",
 		PATH ":1:5: unknown directive 'Define' (known: define, param, buffer, grid, block, smem, "
-		"bytes, flops, check, link, kernel); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel); did you mean 'define'?");
 }
 
 TEST(var_errors)
