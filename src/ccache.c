@@ -629,9 +629,10 @@ int ccache_prune(const char *dir, uint64_t max_bytes)
 	}
 	closedir(d);
 	if (total > max_bytes) {
-		/* least recently used first (a hit renews an entry's time) */
+		/* least recently used first (a hit renews an entry's time); the
+		 * newest stays, however small the bound */
 		qsort(v, (size_t)n, sizeof *v, older);
-		for (int i = 0; i < n && total > max_bytes; i++)
+		for (int i = 0; i + 1 < n && total > max_bytes; i++)
 			if (unlink(v[i].path) == 0) {
 				total -= v[i].size;
 				removed++;

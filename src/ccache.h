@@ -86,8 +86,8 @@ int cunit_find(const cunit *u, const char *name); /* index or -1 */
 int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, int sm,
                uint8_t key[32], char **err);
 
-/* Removes the oldest entries of dir until its entries take at most
- * max_bytes; returns how many went. */
+/* Removes the least recently used entries of dir until its entries take
+ * at most max_bytes, keeping the newest; returns how many went. */
 int ccache_prune(const char *dir, uint64_t max_bytes);
 
 #endif

@@ -148,19 +148,32 @@ static char *get_log(nvrtcProgram prog)
 	return log;
 }
 
-/* `__nv_name_map(N): ` at p: NVRTC's internal file of name expressions,
- * line N holding expression N - 1. Returns N, or 0. */
+/* `__nv_name_map(N): ` at p: a line of NVRTC's internal file of name
+ * expressions (their order there is NVRTC's own). */
 static int name_map_line(const char *p, size_t n)
 {
 	static const char tag[] = "__nv_name_map(";
-	size_t tl = sizeof tag - 1;
-	if (n <= tl || strncmp(p, tag, tl) != 0)
-		return 0;
-	int v = 0;
-	size_t i = tl;
-	while (i < n && p[i] >= '0' && p[i] <= '9' && v < 1000000)
-		v = v * 10 + (p[i++] - '0');
-	return i < n && p[i] == ')' ? v : 0;
+	return n > sizeof tag - 1 && strncmp(p, tag, sizeof tag - 1) == 0;
+}
+
+/* The expression of the name-map excerpt line after the error at e (its
+ * newline): "  #pragma nv_mangled_name &red<4,3>". Index in exprs, or -1. */
+static int name_map_expr(const char *e, const char *const *exprs, int n)
+{
+	static const char tag[] = "#pragma nv_mangled_name &";
+	if (!e)
+		return -1;
+	const char *q = e + 1;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (strncmp(q, tag, sizeof tag - 1) != 0)
+		return -1;
+	q += sizeof tag - 1;
+	size_t len = strcspn(q, "\r\n");
+	for (int i = 0; i < n; i++)
+		if (strlen(exprs[i]) == len && strncmp(exprs[i], q, len) == 0)
+			return i;
+	return -1;
 }
 
 static int line_has(const char *p, size_t n, const char *what)
@@ -191,13 +204,15 @@ char *nvrtc_user_log_names(const char *log, const char *const *exprs, const char
 			skip = 1;
 		else
 			in_name_map = 0;
-		int nm = skip ? 0 : name_map_line(p, n);
-		if (nm > 0) {
-			in_name_map = 1;
-			const char *rest = memchr(p, ')', n) + 1; /* ": error: ..." */
+		int nm = name_map_line(p, n);
+		if (nm)
+			in_name_map = 1; /* its excerpt is NVRTC's text, not the user's */
+		if (nm && !skip) {
+			const char *rest = memchr(p, ')', n);
+			rest = rest ? rest + 1 : p + n; /* ": error: ..." */
 			size_t rn = n - (size_t)(rest - p);
-			int i = nm - 1;
-			if (i >= 0 && i < nexprs && where && where[i])
+			int i = name_map_expr(e, exprs, nexprs);
+			if (i >= 0 && where && where[i])
 				sb_printf(&b, "%s%.*s (in kernel '%s')\n", where[i], (int)rn, rest, exprs[i]);
 			else if (i >= 0 && i < nexprs)
 				sb_printf(&b, "kernel '%s'%.*s\n", exprs[i], (int)rn, rest);

@@ -895,10 +895,20 @@ int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 				return -1;
 			}
 			if (s->kernels[j].is_template) {
+				sbuf known = {0};
+				for (int m = 0; m < s->nkernels; m++)
+					if (s->kernels[m].tmpl == j)
+						sb_printf(&known, "%s%s", known.len ? ", " : "", s->kernels[m].name);
 				free(idx);
-				return app_error(a, "%s:%d: kernel '%s' is a template with no instantiation to run: name "
-				                 "one in the header, e.g. '//@ kernel %s<...>' with its template arguments",
-				                 s->path, s->kernels[j].line, s->kernels[j].name, s->kernels[j].name);
+				if (known.len)
+					app_error(a, "kernel '%s' is a template: run an instantiation of it (%s)",
+					          s->kernels[j].name, known.s);
+				else
+					app_error(a, "%s:%d: kernel '%s' is a template with no instantiation to run: name "
+					          "one in the header, e.g. '//@ kernel %s<...>' with its template arguments",
+					          s->path, s->kernels[j].line, s->kernels[j].name, s->kernels[j].name);
+				sb_free(&known);
+				return -1;
 			}
 			idx[k++] = j;
 		}
