@@ -1,6 +1,7 @@
 /* cmds.c: the command table and the handlers of the REPL's commands. */
 #include "cmds.h"
 #include "expect.h"
+#include "headers.h"
 #include "inspect.h"
 #include "look.h"
 #include "watch.h"
@@ -468,6 +469,11 @@ static int cmd_sanitize(app *a, int argc, char **argv, const char *rest)
 	return look_sanitize(a, argc, argv);
 }
 
+static int cmd_include(app *a, int argc, char **argv, const char *rest)
+{
+	return app_include(a, argc > 1 ? argv[1] : NULL);
+}
+
 static int cmd_quit(app *a, int argc, char **argv, const char *rest)
 {
 	a->quit = 1;
@@ -511,6 +517,7 @@ static const command commands[] = {
 	{ "watch", cmd_watch, "[on|off]", "run again whenever the kernel file is saved", 0, 1, CMD_INTERACTIVE | CMD_NEEDS_FILE, COMPL_WORDS, "on off" },
 	{ "say", cmd_say, "TEXT", "print narration (the rest of the line, ';' included)", 0, -1, CMD_WHOLE_LINE, COMPL_NONE, NULL },
 	{ "source", cmd_source, "FILE", "run the commands of a session file", 1, 1, 0, COMPL_NONE, NULL },
+	{ "include", cmd_include, "[DIR]", "show where #include looks for headers, or add a directory to it", 0, 1, 0, COMPL_FILE, NULL },
 	{ "quit", cmd_quit, "", "leave cuplay", 0, 0, 0, COMPL_NONE, NULL },
 };
 
@@ -722,6 +729,15 @@ int source_stream(app *a, FILE *f, const char *path)
 		a->in_line++;
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = 0;
+		const char *nul = memchr(line, 0, (size_t)n);
+		if (nul) {
+			app_error(a, "a NUL byte at column %d: the line is not run (is '%s' a text file?)",
+			          (int)(nul - line) + 1, path);
+			failed++;
+			if (a->bail)
+				break;
+			continue;
+		}
 		failed += command_line(a, line);
 		if (g_interrupt) {
 			app_error(a, "interrupted: replay of '%s' stopped", path);

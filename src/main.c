@@ -28,6 +28,7 @@ static const char usage_text[] =
 	"  --no-gpu          compile-only mode even where a GPU exists\n"
 	"  --device N        use GPU N (default 0)\n"
 	"  --arch sm_XY      compile for this architecture (default: the GPU's, or sm_90)\n"
+	"  -I DIR            also look for #include headers in DIR\n"
 	"  --format F        table, csv, json or markdown\n"
 	"  --mask-times      print <t> for every measured figure (golden tests)\n"
 	"  --help            this text\n"
@@ -106,6 +107,18 @@ int main(int argc, char **argv)
 		} else if (strcmp(o, "-c") == 0) {
 			NEED_VALUE();
 			commands = val;
+		} else if (strncmp(o, "-I", 2) == 0) {
+			const char *dir = o[2] ? o + 2 : i + 1 < argc ? argv[++i] : NULL;
+			char *err = NULL;
+			if (!dir) {
+				rc = usage_error("option '%s' needs a directory", "-I");
+				goto out;
+			}
+			if (ccache_add_include(&a.cache, dir, &err) != 0) {
+				rc = usage_error("-I: %s", err);
+				free(err);
+				goto out;
+			}
 		} else if (strcmp(o, "--step") == 0) {
 			a.step = 1;
 		} else if (strcmp(o, "--bail") == 0) {
