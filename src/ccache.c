@@ -313,6 +313,7 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 			fail(err, "%s:%d:%d: include directory '%s' %s", s->path, s->incdirs[i].line,
 			     s->incdirs[i].col, s->incdirs[i].dir,
 			     access(p->dirs[1 + i], F_OK) == 0 ? "is not a directory" : "does not exist");
+			prep_free(p);
 			return -1;
 		}
 	inc_dir *dirs = xcalloc((size_t)p->ndirs + 1, sizeof *dirs);
@@ -341,6 +342,7 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 	shimset ss = { p->shims, p->nshims };
 	if (inc_scan(s->path, s->src, dirs, p->ndirs, shim_text, &ss, &p->g, err) != 0) {
 		free(dirs);
+		prep_free(p);
 		return -1;
 	}
 	free(dirs);
