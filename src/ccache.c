@@ -86,8 +86,82 @@ static void unit_free(cunit *u)
 	free(u);
 }
 
+/* The precompiled headers of the directory, newest first; how many. */
+static int pch_files(const char *dir, char ***out)
+{
+	DIR *d = opendir(dir);
+	*out = NULL;
+	if (!d)
+		return 0;
+	struct pf { char *path; struct timespec t; } *v = NULL;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l < 5 || strcmp(e->d_name + l - 4, ".pch") != 0)
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		v = xrealloc(v, ((size_t)n + 1) * sizeof *v);
+		v[n++] = (struct pf){ p, st.st_mtim };
+	}
+	closedir(d);
+	/* newest first: a few entries, an insertion sort */
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && (v[k].t.tv_sec > v[k - 1].t.tv_sec ||
+		                          (v[k].t.tv_sec == v[k - 1].t.tv_sec && v[k].t.tv_nsec > v[k - 1].t.tv_nsec)); k--) {
+			struct pf t = v[k];
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+	*out = xcalloc((size_t)n + 1, sizeof **out);
+	for (int i = 0; i < n; i++)
+		(*out)[i] = v[i].path;
+	free(v);
+	return n;
+}
+
+/* Removes the precompiled headers of c's directory but the newest `keep`
+ * (NVRTC makes new ones when it misses one it made). */
+static void pch_trim(ccache *c, int keep)
+{
+	if (!c->pch_dir)
+		return;
+	char **f;
+	int n = pch_files(c->pch_dir, &f);
+	for (int i = 0; i < n; i++) {
+		if (i >= keep)
+			unlink(f[i]);
+		free(f[i]);
+	}
+	free(f);
+}
+
+/* This process's directory for precompiled headers, made once. */
+static const char *pch_dir(ccache *c)
+{
+	if (!c->pch_dir) {
+		const char *t = getenv("TMPDIR");
+		char *tmpl = xasprintf("%s/cuplay-pch-XXXXXX", t && t[0] == '/' ? t : "/tmp");
+		if (mkdtemp(tmpl))
+			c->pch_dir = tmpl;
+		else
+			free(tmpl);
+	}
+	return c->pch_dir;
+}
+
 void ccache_free(ccache *c)
 {
+	if (c->pch_dir) {
+		pch_trim(c, 0);
+		rmdir(c->pch_dir);
+		free(c->pch_dir);
+	}
 	for (cunit *u = c->head, *next; u; u = next) {
 		next = u->next;
 		unit_free(u);
@@ -734,6 +808,34 @@ static void mem_insert(ccache *c, cunit *u)
 	c->n--;
 }
 
+/* NVRTC's words for a macro of the program around the file: "(declared
+ * at line 3 of k.cu (defines))" becomes "(a define: //@ define or set)".
+ * Takes msg; returns it or its rewrite. */
+static char *name_defines(char *msg, const char *program)
+{
+	if (!msg)
+		return NULL;
+	sbuf b = {0};
+	const char *p = msg;
+	for (const char *q; (q = strstr(p, "(declared at line ")) != NULL;) {
+		const char *d = q + strlen("(declared at line ");
+		while (*d >= '0' && *d <= '9')
+			d++;
+		size_t pl = strlen(program);
+		if (strncmp(d, " of ", 4) == 0 && strncmp(d + 4, program, pl) == 0 && d[4 + pl] == ')') {
+			sb_add(&b, p, (size_t)(q - p));
+			sb_puts(&b, "(a define: //@ define or set)");
+			p = d + 5 + pl;
+		} else {
+			sb_add(&b, p, (size_t)(d - p));
+			p = d;
+		}
+	}
+	sb_puts(&b, p);
+	free(msg);
+	return sb_steal(&b);
+}
+
 const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
                             int sm, cc_source *src, double *ms, char **warn, char **err)
 {
@@ -776,9 +878,13 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 		 * own alone save little and cost the first compile ~40 ms */
 		.pch = c->pch && p.nhoisted > 0,
 	};
+	if (job.pch)
+		job.pch_dir = pch_dir(c);
 	nvrtc_out out;
 	int r = nvrtc_run(&job, &out, err);
 	if (r != 0) {
+		if (err && *err)
+			*err = name_defines(*err, p.program_name);
 		if (err && *err) {
 			sbuf b = {0};
 			sb_puts(&b, *err);
@@ -830,7 +936,8 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 	u->cubin = out.cubin;
 	u->cubin_len = out.cubin_len;
 	u->ptx = out.ptx;
-	u->warnings = nvrtc_user_log_names(out.log, p.exprs, (const char *const *)p.where, p.nexprs);
+	u->warnings = name_defines(nvrtc_user_log_names(out.log, p.exprs, (const char *const *)p.where, p.nexprs),
+	                           p.program_name);
 	u->nk = p.nexprs;
 	u->names = xcalloc((size_t)p.nexprs + 1, sizeof *u->names);
 	for (int i = 0; i < p.nexprs; i++)
@@ -839,6 +946,8 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 	u->res = out.res;
 	u->options = p.display;
 	u->pch = out.pch;
+	if (out.pch == PCH_CREATED)
+		pch_trim(c, CCACHE_PCH_KEPT);
 	p.display = NULL;
 	free(out.log);
 	prep_free(&p);

@@ -25,6 +25,7 @@
 #include "spec.h"
 
 #define CCACHE_MAX_BYTES_DEFAULT ((uint64_t)256 << 20)
+#define CCACHE_PCH_KEPT 3 /* precompiled header sets kept on disk (CUB's: ~180 MB) */
 
 typedef struct cunit {
 	uint8_t key[32];
@@ -52,6 +53,7 @@ typedef struct ccache {
 	uint64_t tick;
 	uint64_t max_bytes; /* the disk cache is pruned under this */
 	int pch;          /* automatic precompiled headers (CUPLAY_PCH=0: off) */
+	char *pch_dir;    /* this process's, made at the first use, removed by ccache_free */
 	char **incdirs;   /* the user's header directories (-I, `include`) */
 	int nincdirs;
 	/* counters, for tests and `show` */

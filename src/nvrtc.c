@@ -264,11 +264,11 @@ static int static_smem_over(const char *path, const char *log, char **err);
  * headers precompiled so far), so the next compile can keep it. */
 static nvrtc_pch pch_outcome(nvrtcProgram prog, const char *log)
 {
+	int st = nv.GetPCHCreateStatus(prog);
+	if (st == 0) /* perhaps also after using a shorter one */
+		return PCH_CREATED;
 	if (log && strstr(log, ": using precompiled header file \""))
 		return PCH_USED;
-	int st = nv.GetPCHCreateStatus(prog);
-	if (st == 0)
-		return PCH_CREATED;
 	if (st == NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED) {
 		size_t need = 0, have = 0;
 		if (nv.GetPCHHeapSizeRequired(prog, &need) == 0 && nv.GetPCHHeapSize(&have) == 0 && need > have) {
@@ -301,17 +301,21 @@ int nvrtc_run(const nvrtc_job *j, nvrtc_out *out, char **err)
 			goto bad;
 		}
 	}
-	const char **opts = xcalloc((size_t)j->nopts + 3, sizeof *opts);
+	const char **opts = xcalloc((size_t)j->nopts + 4, sizeof *opts);
 	int nopts = 0;
 	for (int i = 0; i < j->nopts; i++)
 		opts[nopts++] = j->opts[i];
 	int pch = j->pch && nvrtc_has_pch();
+	char *pch_dir = pch && j->pch_dir ? xasprintf("-pch-dir=%s", j->pch_dir) : NULL;
 	if (pch) {
 		opts[nopts++] = "-pch";
 		opts[nopts++] = "-pch-verbose=false";
+		if (pch_dir)
+			opts[nopts++] = pch_dir;
 	}
 	r = nv.CompileProgram(prog, nopts, opts);
 	free(opts);
+	free(pch_dir);
 	out->log = get_log(prog);
 	if (pch)
 		out->pch = pch_outcome(prog, out->log);

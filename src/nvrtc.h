@@ -13,7 +13,7 @@ typedef struct kres {
 
 typedef enum nvrtc_pch {
 	PCH_NONE = 0,     /* not asked for, or NVRTC has none (before 12.8) */
-	PCH_CREATED,      /* this compile wrote one */
+	PCH_CREATED,      /* this compile wrote one (perhaps after reading a shorter one) */
 	PCH_USED,         /* this compile read one made earlier in this process */
 	PCH_HEAP_GREW     /* it would not fit the PCH heap: grown for the next compile */
 } nvrtc_pch;
@@ -48,6 +48,7 @@ typedef struct nvrtc_job {
 	const char *const *where;
 	int nexprs;
 	int pch;
+	const char *pch_dir; /* where NVRTC keeps them; NULL: its default */
 } nvrtc_job;
 
 /* Loads libnvrtc once; 0 or -1 with *err. */

@@ -174,9 +174,55 @@ TEST(precompiled_headers)
 	if (err)
 		fprintf(stderr, "  %s\n", err);
 	printf("compile: a CUB kernel: %.0f ms, then %.0f ms with precompiled headers\n", ms1, ms2);
+	/* they live in a directory of this process, gone with the cache */
+	char *dir = c.pch_dir ? xstrdup(c.pch_dir) : NULL;
+	CHECK(dir && access(dir, F_OK) == 0);
 	free(err);
 	free(warn);
 	spec_free(&s);
+	ccache_free(&c);
+	CHECK(dir && access(dir, F_OK) != 0);
+	free(dir);
+}
+
+/* At most CCACHE_PCH_KEPT sets of precompiled headers stay on disk. */
+TEST(pch_kept)
+{
+	char *err = NULL;
+	if (nvrtc_load(&err) != 0 || !nvrtc_has_pch()) {
+		free(err);
+		return;
+	}
+	ccache c;
+	ccache_init(&c, "");
+	static const char *const heads[] = { "<stdio.h>", "<math.h>", "<float.h>", "<stdio.h>\n#include <math.h>" };
+	for (size_t i = 0; i < ARRAY_LEN(heads); i++) {
+		char *rel = xasprintf("kept/k%zu.cu", i);
+		char *text = xasprintf(KERNEL_HEAD "#include %s\n__global__ void k(float *x) { x[0] = 1; }\n", heads[i]);
+		put(rel, text);
+		spec s;
+		CHECK(parse(rel, &s) == 0);
+		cc_source from;
+		double ms;
+		char *warn = NULL;
+		const cunit *u = ccache_compile(&c, &s, NULL, 0, 90, &from, &ms, &warn, &err);
+		CHECK(u && u->pch == PCH_CREATED);
+		spec_free(&s);
+		free(warn);
+		free(text);
+		free(rel);
+	}
+	int n = 0;
+	char *cmd = xasprintf("ls %s/*.pch 2>/dev/null | wc -l", c.pch_dir ? c.pch_dir : "/nonexistent");
+	FILE *f = popen(cmd, "r");
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		pclose(f);
+	}
+	CHECK(n == CCACHE_PCH_KEPT);
+	free(cmd);
+	free(err);
 	ccache_free(&c);
 }
 
@@ -296,6 +342,7 @@ int main(void)
 		RUN(key_covers_headers);
 		RUN(compile_messages);
 		RUN(precompiled_headers);
+		RUN(pch_kept);
 		RUN(cache_dir);
 	}
 	char *cmd = xasprintf("rm -rf '%s'", root);
