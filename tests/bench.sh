@@ -21,6 +21,39 @@ for i in $(seq 1 20); do
 done | median > "$tmp/prompt"
 printf 'time to prompt:            %8.1f ms (median of 20 starts; target <= 50 ms)\n' "$(awk '{print $1/1000}' "$tmp/prompt")"
 
+# Compile times (no GPU needed): a plain kernel and a CUB kernel, the first
+# compile of a process and the recompiles after `set` gives a define a new
+# value, with NVRTC's precompiled headers (the default) and without
+# (CUPLAY_PCH=0). Each process starts with an empty compile cache; the
+# figures are medians over 3 processes (first) and their 9 recompiles.
+# compile_ms FILE 'CMDS': "first repeat" medians in ms
+compile_ms() {
+	local file=$1 cmds=$2 i
+	: >"$tmp/cfirst"; : >"$tmp/crepeat"
+	for i in 1 2 3; do
+		rm -rf "$tmp/ccache"
+		XDG_CACHE_HOME="$tmp/ccache" "$CUPLAY" --no-gpu -c "use $file; $cmds" >"$tmp/cout" 2>&1
+		sed -n 's/.*(compiled in \([0-9.]*\) ms.*/\1/p' "$tmp/cout" >"$tmp/cms"
+		head -n 1 "$tmp/cms" >>"$tmp/cfirst"
+		tail -n +2 "$tmp/cms" >>"$tmp/crepeat"
+	done
+	echo "$(median <"$tmp/cfirst") $(median <"$tmp/crepeat")"
+}
+echo
+echo "== compile times (NVRTC in the front end, compile-only: no GPU needed)"
+plain_cmds='run transpose_tiled; set PAD=0; run transpose_tiled; set PAD=2; run transpose_tiled; set PAD=3; run transpose_tiled'
+cub_cmds='run; set BS=128; run; set BS=512; run; set BS=64; run'
+read -r pf pr <<<"$(compile_ms kernels_src/transpose.cu "$plain_cmds")"
+read -r cf cr <<<"$(compile_ms tests/cxx/cub_reduce.cu "$cub_cmds")"
+read -r pf0 pr0 <<<"$(CUPLAY_PCH=0 compile_ms kernels_src/transpose.cu "$plain_cmds")"
+read -r cf0 cr0 <<<"$(CUPLAY_PCH=0 compile_ms tests/cxx/cub_reduce.cu "$cub_cmds")"
+printf '%-44s %9s %9s\n' "" "first" "repeat"
+printf '%-44s %7.0f ms %7.0f ms\n' "plain kernel (transpose, set PAD=)" "$pf" "$pr" \
+	"plain kernel, no precompiled headers" "$pf0" "$pr0" \
+	"CUB kernel (cub_reduce, set BS=)" "$cf" "$cr" \
+	"CUB kernel, no precompiled headers" "$cf0" "$cr0"
+awk -v c="$cr" -v p="$pr" -v c0="$cr0" 'BEGIN { printf "CUB recompile / plain recompile: %.1fx (target <= 2x); without precompiled headers %.1fx\n", c / p, c0 / p }'
+
 if ! have_gpu; then
 	echo "GPU figures: skipped: no GPU"
 	exit 0

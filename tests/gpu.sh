@@ -203,4 +203,10 @@ cat "$tmp/more"
 m=$(sed -n 's/^gpu-more: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/more")
 if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_more.sh did not finish"; fi
 
+# the C++ kernels of tests/cxx (toolkit headers, templates, namespaces, samples)
+CUPLAY="$CUPLAY" bash tests/gpu_cxx.sh >"$tmp/cxx" 2>&1
+cat "$tmp/cxx"
+m=$(sed -n 's/^gpu-cxx: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/cxx")
+if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_cxx.sh did not finish"; fi
+
 echo "gpu: $pass passed, $fail failed"

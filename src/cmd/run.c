@@ -248,11 +248,12 @@ static char *searched(search_kind k)
 static int load_spec(app *a, const char *path, spec **out)
 {
 	char *src = NULL;
-	if (read_file(path, &src, NULL) != 0)
+	size_t len = 0;
+	if (read_file(path, &src, &len) != 0)
 		return app_error(a, "cannot read '%s': %s", path, strerror(errno));
 	spec *s = xcalloc(1, sizeof *s);
 	char *err = NULL;
-	int r = spec_parse(path, src, s, &err);
+	int r = spec_text_check(path, src, len, &err) == 0 ? spec_parse(path, src, s, &err) : -1;
 	free(src);
 	if (r != 0) {
 		app_error_msg(a, err ? err : "parse error");
@@ -324,11 +325,13 @@ int app_use(app *a, const char *name)
 	a->sp = s;
 	a->path = path;
 	prestart(a);
-	int launchable = spec_launchable(s);
+	int launchable = 0;
+	for (int i = 0; i < s->nkernels; i++)
+		launchable += spec_kernel_launchable(s, i);
 	sbuf b = {0};
 	sb_printf(&b, "%s: %d kernel%s", path, launchable, launchable == 1 ? "" : "s");
 	for (int i = 0, k = 0; i < s->nkernels; i++)
-		if (!s->kernels[i].is_template && !s->kernels[i].skip)
+		if (spec_kernel_launchable(s, i))
 			sb_printf(&b, "%s%s", k++ ? ", " : " (", s->kernels[i].name);
 	if (launchable)
 		sb_putc(&b, ')');
@@ -870,11 +873,24 @@ int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 	int all = n == 0 || (n == 1 && strcmp(names[0], "all") == 0);
 	if (all) {
 		for (int i = 0; i < s->nkernels; i++)
-			if (!s->kernels[i].is_template && !s->kernels[i].skip)
+			if (spec_kernel_launchable(s, i))
 				idx[k++] = i;
 	} else {
 		for (int i = 0; i < n; i++) {
 			int j = spec_kernel_find(s, names[i]);
+			int t = j < 0 ? spec_template_find(s, names[i]) : -1;
+			if (t >= 0) {
+				sbuf known = {0};
+				for (int m = 0; m < s->nkernels; m++)
+					if (s->kernels[m].tmpl == t)
+						sb_printf(&known, "%s%s", known.len ? ", " : "", s->kernels[m].name);
+				app_error(a, "kernel '%s' is not an instantiation the file names: add '//@ kernel %s' "
+				          "(instantiations of '%s': %s)", names[i], names[i], s->kernels[t].name,
+				          known.len ? known.s : "none");
+				sb_free(&known);
+				free(idx);
+				return -1;
+			}
 			if (j < 0) {
 				const char **cands = xcalloc((size_t)s->nkernels + 1, sizeof *cands);
 				sbuf known = {0};
@@ -894,15 +910,31 @@ int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 				return -1;
 			}
 			if (s->kernels[j].is_template) {
+				sbuf known = {0};
+				for (int m = 0; m < s->nkernels; m++)
+					if (s->kernels[m].tmpl == j)
+						sb_printf(&known, "%s%s", known.len ? ", " : "", s->kernels[m].name);
 				free(idx);
-				return app_error(a, "kernel '%s' is a template: it cannot be launched without template arguments",
-				                 names[i]);
+				if (known.len)
+					app_error(a, "kernel '%s' is a template: run an instantiation of it (%s)",
+					          s->kernels[j].name, known.s);
+				else
+					app_error(a, "%s:%d: kernel '%s' is a template with no instantiation to run: name "
+					          "one in the header, e.g. '//@ kernel %s<...>' with its template arguments",
+					          s->path, s->kernels[j].line, s->kernels[j].name, s->kernels[j].name);
+				sb_free(&known);
+				return -1;
 			}
 			idx[k++] = j;
 		}
 	}
 	if (k == 0) {
 		free(idx);
+		for (int i = 0; i < s->nkernels; i++)
+			if (s->kernels[i].is_template)
+				return app_error(a, "%s has no kernel to run: template kernel '%s' needs an instantiation "
+				                 "('//@ kernel %s<...>' with its template arguments)", s->path,
+				                 s->kernels[i].name, s->kernels[i].name);
 		return app_error(a, "%s has no kernel to run", s->path);
 	}
 	*out = idx;

@@ -1,34 +1,71 @@
 /* ccache.c: the compile cache (memory, then disk, then NVRTC). */
 #include "ccache.h"
 #include "cubin.h"
+#include "incscan.h"
 #include "jitlink.h"
 #include "sha256.h"
+#include "toolkit.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <libgen.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#define CACHE_MAGIC "CUPLAYC1"
-#define INCLUDE_DEPTH 8
+#define CACHE_MAGIC "CUPLAYC2"
+
+/* Parses "64M"-like sizes; 0 when malformed. */
+static uint64_t parse_bytes(const char *s)
+{
+	char *e;
+	unsigned long long v = strtoull(s, &e, 10);
+	if (e == s)
+		return 0;
+	switch (*e) {
+	case 'k': case 'K': v <<= 10; e++; break;
+	case 'm': case 'M': v <<= 20; e++; break;
+	case 'g': case 'G': v <<= 30; e++; break;
+	}
+	return *e ? 0 : (uint64_t)v;
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
 
 void ccache_init(ccache *c, const char *dir)
 {
 	memset(c, 0, sizeof *c);
 	c->max = 64;
+	const char *pch = getenv("CUPLAY_PCH");
+	c->pch = !(pch && strcmp(pch, "0") == 0);
+	const char *mb = getenv("CUPLAY_CACHE_MAX");
+	c->max_bytes = mb && parse_bytes(mb) ? parse_bytes(mb) : CCACHE_MAX_BYTES_DEFAULT;
 	if (dir) {
 		c->dir = *dir ? xstrdup(dir) : NULL;
 		return;
 	}
+	/* the XDG base directory rules: a relative XDG_CACHE_HOME is ignored;
+	 * ~/.cache only under a HOME that exists (HOME=/nonexistent is the
+	 * convention for "no home": nothing may be made there) */
 	const char *x = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
-	if (x && *x)
+	if (x && x[0] == '/')
 		c->dir = xasprintf("%s/cuplay", x);
-	else if (home && *home)
+	else if (home && home[0] == '/' && is_dir(home))
 		c->dir = xasprintf("%s/.cache/cuplay", home);
+	else
+		c->off_why = xasprintf("no cache directory (%s%s%s): compiled kernels are kept in memory only",
+		                       x && *x ? "XDG_CACHE_HOME is not an absolute path, " :
+		                                 "XDG_CACHE_HOME is not set, ",
+		                       home && *home ? "HOME is not a directory: " : "HOME is not set",
+		                       home && *home ? home : "");
 }
 
 static void unit_free(cunit *u)
@@ -49,14 +86,105 @@ static void unit_free(cunit *u)
 	free(u);
 }
 
+/* The precompiled headers of the directory, newest first; how many. */
+static int pch_files(const char *dir, char ***out)
+{
+	DIR *d = opendir(dir);
+	*out = NULL;
+	if (!d)
+		return 0;
+	struct pf { char *path; struct timespec t; } *v = NULL;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l < 5 || strcmp(e->d_name + l - 4, ".pch") != 0)
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		v = xrealloc(v, ((size_t)n + 1) * sizeof *v);
+		v[n++] = (struct pf){ p, st.st_mtim };
+	}
+	closedir(d);
+	/* newest first: a few entries, an insertion sort */
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && (v[k].t.tv_sec > v[k - 1].t.tv_sec ||
+		                          (v[k].t.tv_sec == v[k - 1].t.tv_sec && v[k].t.tv_nsec > v[k - 1].t.tv_nsec)); k--) {
+			struct pf t = v[k];
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+	*out = xcalloc((size_t)n + 1, sizeof **out);
+	for (int i = 0; i < n; i++)
+		(*out)[i] = v[i].path;
+	free(v);
+	return n;
+}
+
+/* Removes the precompiled headers of c's directory but the newest `keep`
+ * (NVRTC makes new ones when it misses one it made). */
+static void pch_trim(ccache *c, int keep)
+{
+	if (!c->pch_dir)
+		return;
+	char **f;
+	int n = pch_files(c->pch_dir, &f);
+	for (int i = 0; i < n; i++) {
+		if (i >= keep)
+			unlink(f[i]);
+		free(f[i]);
+	}
+	free(f);
+}
+
+/* This process's directory for precompiled headers, made once. */
+static const char *pch_dir(ccache *c)
+{
+	if (!c->pch_dir) {
+		const char *t = getenv("TMPDIR");
+		char *tmpl = xasprintf("%s/cuplay-pch-XXXXXX", t && t[0] == '/' ? t : "/tmp");
+		if (mkdtemp(tmpl))
+			c->pch_dir = tmpl;
+		else
+			free(tmpl);
+	}
+	return c->pch_dir;
+}
+
 void ccache_free(ccache *c)
 {
+	if (c->pch_dir) {
+		pch_trim(c, 0);
+		rmdir(c->pch_dir);
+		free(c->pch_dir);
+	}
 	for (cunit *u = c->head, *next; u; u = next) {
 		next = u->next;
 		unit_free(u);
 	}
+	for (int i = 0; i < c->nincdirs; i++)
+		free(c->incdirs[i]);
+	free(c->incdirs);
 	free(c->dir);
+	free(c->off_why);
 	memset(c, 0, sizeof *c);
+}
+
+int ccache_add_include(ccache *c, const char *dir, char **err)
+{
+	if (!is_dir(dir))
+		return fail(err, "include directory '%s' %s", dir,
+		            access(dir, F_OK) == 0 ? "is not a directory" : "does not exist");
+	for (int i = 0; i < c->nincdirs; i++)
+		if (strcmp(c->incdirs[i], dir) == 0)
+			return 0;
+	c->incdirs = xrealloc(c->incdirs, ((size_t)c->nincdirs + 1) * sizeof *c->incdirs);
+	c->incdirs[c->nincdirs++] = xstrdup(dir);
+	return 0;
 }
 
 int cunit_find(const cunit *u, const char *name)
@@ -72,105 +200,365 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static char *dir_of(const char *path)
+/* ---- what NVRTC gets ---------------------------------------------------- */
+
+/* `//@ include` directory i of s, as a path (relative to the file's directory). */
+static char *incdir_path(const spec *s, int i)
 {
-	char *p = xstrdup(path);
-	char *d = xstrdup(dirname(p));
-	free(p);
-	return d;
+	const char *d = s->incdirs[i].dir;
+	if (d[0] == '/')
+		return xstrdup(d);
+	char *base = inc_dirname(s->path);
+	char *p = strcmp(base, ".") == 0 ? xstrdup(d) : xasprintf("%s/%s", base, d);
+	free(base);
+	return p;
 }
 
-/* Hashes each "..." include found in text, relative to dir, recursively. */
-static void hash_includes(sha256 *h, const char *dir, const char *text, int depth)
+char **ccache_search_path(const ccache *c, const spec *s, int *n, int **toolkit)
 {
-	if (depth > INCLUDE_DEPTH)
-		return;
-	for (const char *p = text; (p = strstr(p, "#include")) != NULL;) {
-		p += 8;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p != '"')
-			continue;
-		const char *e = strchr(p + 1, '"');
-		const char *nl = strchr(p + 1, '\n');
-		if (!e || (nl && nl < e))
-			continue;
-		char *name = xstrndup(p + 1, (size_t)(e - p - 1));
-		char *path = xasprintf("%s/%s", dir, name);
-		char *body = NULL;
-		size_t len = 0;
-		sha256_update(h, "include\0", 8);
-		sha256_update(h, name, strlen(name) + 1);
-		if (read_file(path, &body, &len) == 0) {
-			sha256_update(h, body, len);
-			char *sub = dir_of(path);
-			hash_includes(h, sub, body, depth + 1);
-			free(sub);
-			free(body);
-		} else {
-			sha256_update(h, "missing", 7);
-		}
-		free(path);
-		free(name);
-		p = e + 1;
-	}
-}
-
-/* The NVRTC options for this compile; *n set; strings owned by the array. */
-static char **build_options(const spec *s, const char *const *defs, int ndefs, int sm, int *n)
-{
-	char **o = xcalloc((size_t)ndefs + 8, sizeof *o);
+	int ntk = 0;
+	const char *const *tk = toolkit_include_dirs(&ntk, NULL);
+	int cap = 1 + s->nincdirs + c->nincdirs + ntk;
+	char **v = xcalloc((size_t)cap + 1, sizeof *v);
+	int *t = xcalloc((size_t)cap + 1, sizeof *t);
 	int k = 0;
-	o[k++] = xasprintf("-arch=sm_%d", sm);
+	v[k++] = inc_dirname(s->path);
+	for (int i = 0; i < s->nincdirs; i++)
+		v[k++] = incdir_path(s, i);
+	for (int i = 0; i < c->nincdirs; i++)
+		v[k++] = xstrdup(c->incdirs[i]);
+	for (int i = 0; i < ntk; i++) {
+		t[k] = 1;
+		v[k++] = xstrdup(tk[i]);
+	}
+	*n = k;
+	*toolkit = t;
+	return v;
+}
+
+/* A define NVRTC must see before every header: one a header can test
+ * (reserved or a library's prefix). The others go after the toolkit
+ * headers, where a change of value costs no re-parse of them. */
+static int define_for_headers(const char *def)
+{
+	static const char *const prefixes[] = {
+		"_", "CUB_", "CCCL_", "THRUST_", "LIBCUDACXX_", "CUDA_", "NV_", "CUTLASS_", "CUTE_",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(prefixes); i++)
+		if (strncmp(def, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* The header at path starts with an include guard or `#pragma once`: the
+ * file's own #include of it after the precompiled one reads nothing. */
+static int guarded(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[16384];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* the first two directives, after comments */
+	char words[2][3][64];
+	int nd = 0;
+	for (const char *p = buf; *p && nd < 2;) {
+		if (p[0] == '/' && p[1] == '*') {
+			const char *e = strstr(p + 2, "*/");
+			if (!e)
+				return 0;
+			p = e + 2;
+		} else if (p[0] == '/' && p[1] == '/') {
+			while (*p && *p != '\n')
+				p++;
+		} else if (*p == '#') {
+			p++;
+			memset(words[nd], 0, sizeof words[nd]);
+			for (int w = 0; w < 3; w++) {
+				while (*p == ' ' || *p == '\t')
+					p++;
+				int l = 0;
+				while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r' && l < 63)
+					words[nd][w][l++] = *p++;
+			}
+			while (*p && *p != '\n')
+				p++;
+			nd++;
+		} else if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			p++;
+		} else {
+			return 0;
+		}
+	}
+	if (nd >= 1 && strcmp(words[0][0], "pragma") == 0 && strcmp(words[0][1], "once") == 0)
+		return 1;
+	return nd == 2 && strcmp(words[0][0], "ifndef") == 0 && strcmp(words[1][0], "define") == 0 &&
+	       words[0][1][0] && strcmp(words[0][1], words[1][1]) == 0;
+}
+
+/* Everything one compile needs, and its key. */
+typedef struct prep {
+	char **dirs;            /* the search list */
+	int *toolkit;
+	int ndirs;
+	inc_graph g;
+	int nshims;
+	const toolkit_shim **shims; /* offered to NVRTC */
+	char **opts;
+	int nopts;
+	char *program;          /* the program NVRTC compiles */
+	char *program_name;
+	const char **hnames, **htexts;
+	int nh;
+	const char **exprs, **names;
+	char **where;
+	int nexprs;
+	int nhoisted;           /* toolkit headers compiled ahead of the defines */
+	char *display;          /* the options line */
+	uint8_t key[32];
+} prep;
+
+static void prep_free(prep *p)
+{
+	for (int i = 0; i < p->ndirs; i++)
+		free(p->dirs[i]);
+	free(p->dirs);
+	free(p->toolkit);
+	inc_graph_free(&p->g);
+	free(p->shims);
+	for (int i = 0; i < p->nopts; i++)
+		free(p->opts[i]);
+	free(p->opts);
+	free(p->program);
+	free(p->program_name);
+	free(p->hnames);
+	free(p->htexts);
+	for (int i = 0; i < p->nexprs; i++)
+		free(p->where[i]);
+	free(p->exprs);
+	free(p->names);
+	free(p->where);
+	free(p->display);
+	memset(p, 0, sizeof *p);
+}
+
+typedef struct shimset {
+	const toolkit_shim **v;
+	int n;
+} shimset;
+
+static const char *shim_text(const char *name, void *ctx)
+{
+	const shimset *s = ctx;
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->v[i]->name, name) == 0)
+			return s->v[i]->text;
+	return NULL;
+}
+
+/* A name can stand in a #include "..." line of the program. */
+static int includable(const char *name)
+{
+	for (const char *p = name; *p; p++)
+		if (*p == '"' || *p == '\\' || *p == '\n' || *p == '\r' || (unsigned char)*p < 0x20)
+			return 0;
+	return *name != 0;
+}
+
+static char *where_of(const spec *s, const spec_kernel *k)
+{
+	if (k->tmpl >= 0 && k->decl_line > 0)
+		return xasprintf("%s:%d:%d", s->path, k->decl_line, k->decl_col);
+	return xasprintf("%s:%d:%d", s->path, k->line, k->col);
+}
+
+static int prepare(const ccache *c, const spec *s, const char *const *defs, int ndefs, int sm,
+                   prep *p, char **err)
+{
+	memset(p, 0, sizeof *p);
+	/* the search list: the file's directory, its `//@ include` ones, the
+	 * user's, the toolkit's */
+	p->dirs = ccache_search_path(c, s, &p->ndirs, &p->toolkit);
+	for (int i = 0; i < s->nincdirs; i++)
+		if (!is_dir(p->dirs[1 + i])) {
+			fail(err, "%s:%d:%d: include directory '%s' %s", s->path, s->incdirs[i].line,
+			     s->incdirs[i].col, s->incdirs[i].dir,
+			     access(p->dirs[1 + i], F_OK) == 0 ? "is not a directory" : "does not exist");
+			prep_free(p);
+			return -1;
+		}
+	inc_dir *dirs = xcalloc((size_t)p->ndirs + 1, sizeof *dirs);
+	for (int i = 0; i < p->ndirs; i++)
+		dirs[i] = (inc_dir){ p->dirs[i], p->toolkit[i] };
+	/* stand-ins for the C headers NVRTC lacks: each unless a directory of
+	 * the user's has one, and only where what it needs is found */
+	int nall;
+	const toolkit_shim *all = toolkit_shims(&nall);
+	p->shims = xcalloc((size_t)nall + 1, sizeof *p->shims);
+	for (int i = 0; i < nall; i++) {
+		char *found = NULL;
+		int ntk = 0;
+		while (ntk < p->ndirs && !p->toolkit[ntk])
+			ntk++;
+		inc_kind own = inc_resolve(dirs, ntk, NULL, all[i].name, 1, &found);
+		free(found);
+		inc_kind need = INC_TOOLKIT;
+		if (all[i].needs) {
+			need = inc_resolve(dirs, p->ndirs, NULL, all[i].needs, 1, &found);
+			free(found);
+		}
+		if (own == INC_MISSING && need != INC_MISSING)
+			p->shims[p->nshims++] = &all[i];
+	}
+	shimset ss = { p->shims, p->nshims };
+	if (inc_scan(s->path, s->src, dirs, p->ndirs, shim_text, &ss, &p->g, err) != 0) {
+		free(dirs);
+		prep_free(p);
+		return -1;
+	}
+	free(dirs);
+
+	/* the defines: before every header or after the toolkit's */
 	char **sorted = xcalloc((size_t)ndefs + 1, sizeof *sorted);
 	for (int i = 0; i < ndefs; i++)
 		sorted[i] = (char *)defs[i];
 	qsort(sorted, (size_t)ndefs, sizeof *sorted, cmp_str);
+	int early = 0;
 	for (int i = 0; i < ndefs; i++)
-		o[k++] = xasprintf("-D%s", sorted[i]);
+		early |= define_for_headers(sorted[i]);
+	int wrap = includable(s->path);
+
+	p->opts = xcalloc((size_t)ndefs + (size_t)p->ndirs + 8, sizeof *p->opts);
+	p->opts[p->nopts++] = xasprintf("-arch=sm_%d", sm);
+	sbuf disp = {0};
+	sb_printf(&disp, "-arch=sm_%d", sm);
+	for (int i = 0; i < ndefs; i++) {
+		if (!wrap || define_for_headers(sorted[i]))
+			p->opts[p->nopts++] = xasprintf("-D%s", sorted[i]);
+		sb_printf(&disp, " -D%s", sorted[i]);
+	}
+	for (int i = 0; i < p->ndirs; i++) {
+		p->opts[p->nopts++] = xasprintf("-I%s", p->dirs[i]);
+		if (!p->toolkit[i])
+			sb_printf(&disp, " -I%s", p->dirs[i]);
+	}
+	p->opts[p->nopts++] = xstrdup("-lineinfo");
+	p->opts[p->nopts++] = xstrdup("--ptxas-options=-v");
+	sb_puts(&disp, " -lineinfo --ptxas-options=-v");
+	if (s->nlinks > 0) {
+		p->opts[p->nopts++] = xstrdup("-rdc=true");
+		sb_puts(&disp, " -rdc=true");
+	}
+	p->display = sb_steal(&disp);
+
+	/* in memory: the kernel file under its own name, the stand-ins */
+	p->hnames = xcalloc((size_t)p->nshims + 2, sizeof *p->hnames);
+	p->htexts = xcalloc((size_t)p->nshims + 2, sizeof *p->htexts);
+	if (wrap) {
+		p->hnames[p->nh] = s->path;
+		p->htexts[p->nh++] = s->src;
+	}
+	for (int i = 0; i < p->nshims; i++) {
+		p->hnames[p->nh] = p->shims[i]->name;
+		p->htexts[p->nh++] = p->shims[i]->text;
+	}
+
+	/* the program: the toolkit headers the file starts with (when nothing
+	 * before them can change them), a declaration that ends the
+	 * precompiled part, the defines, the file */
+	sbuf prog = {0};
+	if (wrap) {
+		for (int i = 0; i < p->g.nrefs && !early; i++) {
+			const inc_ref *r = &p->g.refs[i];
+			if (r->from != 0)
+				continue;
+			if (!r->leading || !(r->kind == INC_TOOLKIT || r->kind == INC_MEMORY) ||
+			    (r->kind == INC_TOOLKIT && !guarded(r->path)))
+				break;
+			sb_printf(&prog, "#include %c%s%c\n", r->angle ? '<' : '"', r->name, r->angle ? '>' : '"');
+			p->nhoisted++;
+		}
+		sb_puts(&prog, "typedef int __cuplay_precompiled_above;\n");
+		for (int i = 0; i < ndefs; i++) {
+			if (define_for_headers(sorted[i]))
+				continue;
+			const char *eq = strchr(sorted[i], '=');
+			if (eq)
+				sb_printf(&prog, "#define %.*s %s\n", (int)(eq - sorted[i]), sorted[i], eq + 1);
+			else
+				sb_printf(&prog, "#define %s\n", sorted[i]);
+		}
+		sb_printf(&prog, "#include \"%s\"\n", s->path);
+		p->program_name = xasprintf("%s (defines)", s->path);
+	} else {
+		sb_puts(&prog, s->src);
+		p->program_name = xstrdup(s->path);
+	}
+	p->program = sb_steal(&prog);
 	free(sorted);
-	char *dir = dir_of(s->path);
-	o[k++] = xasprintf("-I%s", dir);
-	free(dir);
-	o[k++] = xstrdup("-lineinfo");
-	o[k++] = xstrdup("--ptxas-options=-v");
-	if (s->nlinks > 0)
-		o[k++] = xstrdup("-rdc=true");
-	*n = k;
-	return o;
-}
 
-static void free_options(char **o, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(o[i]);
-	free(o);
-}
+	/* every launchable kernel gets a name expression */
+	p->exprs = xcalloc((size_t)s->nkernels + 1, sizeof *p->exprs);
+	p->names = xcalloc((size_t)s->nkernels + 1, sizeof *p->names);
+	p->where = xcalloc((size_t)s->nkernels + 1, sizeof *p->where);
+	for (int i = 0; i < s->nkernels; i++) {
+		const spec_kernel *k = &s->kernels[i];
+		if (k->is_template)
+			continue;
+		p->exprs[p->nexprs] = k->expr ? k->expr : k->name;
+		p->names[p->nexprs] = k->name;
+		p->where[p->nexprs++] = where_of(s, k);
+	}
 
-static void key_of(const spec *s, char **opts, int nopts, const char *ver, uint8_t key[32])
-{
+	/* the key */
 	sha256 h;
 	sha256_init(&h);
 	sha256_update(&h, CACHE_MAGIC, 8);
+	const char *ver = nvrtc_version();
 	sha256_update(&h, ver, strlen(ver) + 1);
-	for (int i = 0; i < nopts; i++)
-		sha256_update(&h, opts[i], strlen(opts[i]) + 1);
+	for (int i = 0; i < p->nopts; i++)
+		sha256_update(&h, p->opts[i], strlen(p->opts[i]) + 1);
+	sha256_update(&h, "name\0", 5);
+	sha256_update(&h, s->path, strlen(s->path) + 1);
+	sha256_update(&h, "program\0", 8);
+	sha256_update(&h, p->program, strlen(p->program) + 1);
+	for (int i = 0; i < p->nh; i++) {
+		sha256_update(&h, p->hnames[i], strlen(p->hnames[i]) + 1);
+		sha256_update(&h, p->htexts[i], strlen(p->htexts[i]) + 1);
+	}
 	sha256_update(&h, "source\0", 7);
-	sha256_update(&h, s->src, strlen(s->src));
-	char *dir = dir_of(s->path);
-	hash_includes(&h, dir, s->src, 0);
-	free(dir);
-	sha256_final(&h, key);
+	sha256_update(&h, s->src, strlen(s->src) + 1);
+	for (int i = 0; i < p->g.nrefs; i++) {
+		const inc_ref *r = &p->g.refs[i];
+		int v[2] = { r->angle, (int)r->kind };
+		sha256_update(&h, r->name, strlen(r->name) + 1);
+		sha256_update(&h, v, sizeof v);
+		if (r->path)
+			sha256_update(&h, r->path, strlen(r->path) + 1);
+		if (r->kind == INC_USER)
+			sha256_update(&h, p->g.files[r->file].sha, 32);
+	}
+	sha256_update(&h, &p->g.truncated, sizeof p->g.truncated);
+	for (int i = 0; i < p->nexprs; i++)
+		sha256_update(&h, p->exprs[i], strlen(p->exprs[i]) + 1);
+	sha256_final(&h, p->key);
+	return 0;
 }
 
-int ccache_key(const spec *s, const char *const *defs, int ndefs, int sm, uint8_t key[32], char **err)
+int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, int sm,
+               uint8_t key[32], char **err)
 {
 	if (nvrtc_load(err) != 0)
 		return -1;
-	int n;
-	char **o = build_options(s, defs, ndefs, sm, &n);
-	key_of(s, o, n, nvrtc_version(), key);
-	free_options(o, n);
+	prep p;
+	if (prepare(c, s, defs, ndefs, sm, &p, err) != 0)
+		return -1;
+	memcpy(key, p.key, 32);
+	prep_free(&p);
 	return 0;
 }
 
@@ -255,14 +643,83 @@ static void disk_store(ccache *c, const cunit *u, char **warn)
 	sb_add(&file, pay.s, pay.len);
 	sb_free(&pay);
 	char *path = unit_path(c, u->key);
-	if (mkdir_p(c->dir, 0755) != 0 || write_file_atomic(path, file.s, file.len) != 0) {
+	if (mkdir_p(c->dir, 0700) != 0 || write_file_atomic(path, file.s, file.len) != 0) {
 		if (!c->disk_warned && warn)
 			*warn = xasprintf("cannot write compile cache '%s': %s (caching in memory only)",
 			                  c->dir, strerror(errno));
 		c->disk_warned = 1;
+	} else {
+		c->pruned += ccache_prune(c->dir, c->max_bytes);
 	}
 	free(path);
 	sb_free(&file);
+}
+
+/* A cache entry's file name: 64 hex digits and ".cubin". */
+static int entry_name(const char *n)
+{
+	size_t l = strlen(n);
+	if (l != 64 + 6 || strcmp(n + 64, ".cubin") != 0)
+		return 0;
+	for (int i = 0; i < 64; i++)
+		if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+typedef struct entry {
+	char *path;
+	uint64_t size;
+	struct timespec used;
+} entry;
+
+static int older(const void *a, const void *b)
+{
+	const entry *x = a, *y = b;
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+int ccache_prune(const char *dir, uint64_t max_bytes)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	entry *v = NULL;
+	int n = 0, removed = 0;
+	uint64_t total = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (!entry_name(e->d_name))
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		v = xrealloc(v, ((size_t)n + 1) * sizeof *v);
+		v[n++] = (entry){ p, (uint64_t)st.st_size, st.st_mtim };
+		total += (uint64_t)st.st_size;
+	}
+	closedir(d);
+	if (total > max_bytes) {
+		/* least recently used first (a hit renews an entry's time); the
+		 * newest stays, however small the bound */
+		qsort(v, (size_t)n, sizeof *v, older);
+		for (int i = 0; i + 1 < n && total > max_bytes; i++)
+			if (unlink(v[i].path) == 0) {
+				total -= v[i].size;
+				removed++;
+			}
+	}
+	for (int i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+	return removed;
 }
 
 /* A unit from disk, or NULL (absent, unreadable or failing verification). */
@@ -274,6 +731,8 @@ static cunit *disk_load(ccache *c, const uint8_t key[32])
 	char *data = NULL;
 	size_t len = 0;
 	int r = read_file(path, &data, &len);
+	if (r == 0)
+		utimensat(AT_FDCWD, path, NULL, 0); /* used now: pruned last */
 	free(path);
 	if (r != 0)
 		return NULL;
@@ -349,14 +808,31 @@ static void mem_insert(ccache *c, cunit *u)
 	c->n--;
 }
 
-static char *join_options(char **o, int n)
+/* NVRTC's words for a macro of the program around the file: "(declared
+ * at line 3 of k.cu (defines))" becomes "(a define: //@ define or set)".
+ * Takes msg; returns it or its rewrite. */
+static char *name_defines(char *msg, const char *program)
 {
+	if (!msg)
+		return NULL;
 	sbuf b = {0};
-	for (int i = 0; i < n; i++) {
-		if (i)
-			sb_putc(&b, ' ');
-		sb_puts(&b, o[i]);
+	const char *p = msg;
+	for (const char *q; (q = strstr(p, "(declared at line ")) != NULL;) {
+		const char *d = q + strlen("(declared at line ");
+		while (*d >= '0' && *d <= '9')
+			d++;
+		size_t pl = strlen(program);
+		if (strncmp(d, " of ", 4) == 0 && strncmp(d + 4, program, pl) == 0 && d[4 + pl] == ')') {
+			sb_add(&b, p, (size_t)(q - p));
+			sb_puts(&b, "(a define: //@ define or set)");
+			p = d + 5 + pl;
+		} else {
+			sb_add(&b, p, (size_t)(d - p));
+			p = d;
+		}
 	}
+	sb_puts(&b, p);
+	free(msg);
 	return sb_steal(&b);
 }
 
@@ -366,53 +842,73 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 	uint64_t t0 = now_ns();
 	if (nvrtc_load(err) != 0)
 		return NULL;
-	int nopts;
-	char **opts = build_options(s, defs, ndefs, sm, &nopts);
-	uint8_t key[32];
-	key_of(s, opts, nopts, nvrtc_version(), key);
+	if (c->off_why && warn && !c->disk_warned) {
+		*warn = xstrdup(c->off_why);
+		c->disk_warned = 1;
+	}
+	prep p;
+	if (prepare(c, s, defs, ndefs, sm, &p, err) != 0)
+		return NULL;
 
 	for (cunit *u = c->head; u; u = u->next)
-		if (memcmp(u->key, key, 32) == 0) {
+		if (memcmp(u->key, p.key, 32) == 0) {
 			u->used = ++c->tick;
 			c->hits_mem++;
 			*src = CC_MEMORY;
 			*ms = (double)(now_ns() - t0) / 1e6;
-			free_options(opts, nopts);
+			prep_free(&p);
 			return u;
 		}
-	cunit *u = disk_load(c, key);
+	cunit *u = disk_load(c, p.key);
 	if (u) {
 		c->hits_disk++;
 		*src = CC_DISK;
 		mem_insert(c, u);
 		*ms = (double)(now_ns() - t0) / 1e6;
-		free_options(opts, nopts);
+		prep_free(&p);
 		return u;
 	}
 
-	/* every launchable kernel gets a name expression */
-	const char **names = xcalloc((size_t)s->nkernels + 1, sizeof *names);
-	int nn = 0;
-	for (int i = 0; i < s->nkernels; i++)
-		if (!s->kernels[i].is_template)
-			names[nn++] = s->kernels[i].name;
+	nvrtc_job job = {
+		.name = p.program_name, .path = s->path, .src = p.program,
+		.nheaders = p.nh, .header_names = p.hnames, .header_texts = p.htexts,
+		.opts = (const char *const *)p.opts, .nopts = p.nopts,
+		.exprs = p.exprs, .where = (const char *const *)p.where, .nexprs = p.nexprs,
+		/* precompiled headers where there are headers to precompile: NVRTC's
+		 * own alone save little and cost the first compile ~40 ms */
+		.pch = c->pch && p.nhoisted > 0,
+	};
+	if (job.pch)
+		job.pch_dir = pch_dir(c);
 	nvrtc_out out;
-	int r = nvrtc_compile(s->path, s->src, (const char *const *)opts, nopts, names, nn, &out, err);
+	int r = nvrtc_run(&job, &out, err);
 	if (r != 0) {
-		/* say which -D values were in force */
-		if (err && *err && ndefs > 0) {
+		if (err && *err)
+			*err = name_defines(*err, p.program_name);
+		if (err && *err) {
 			sbuf b = {0};
 			sb_puts(&b, *err);
-			sb_puts(&b, "\n(compiled with");
-			for (int i = 0; i < nopts; i++)
-				if (strncmp(opts[i], "-D", 2) == 0)
-					sb_printf(&b, " %s", opts[i]);
-			sb_puts(&b, ")");
+			int ntk = 0;
+			const char *why = NULL;
+			toolkit_include_dirs(&ntk, &why);
+			if (ntk == 0 && why && strstr(*err, "cannot open source file"))
+				sb_printf(&b, "\n(%s)", why);
+			/* say which -D values were in force */
+			if (ndefs > 0) {
+				sb_puts(&b, "\n(compiled with");
+				char **sorted = xcalloc((size_t)ndefs + 1, sizeof *sorted);
+				for (int i = 0; i < ndefs; i++)
+					sorted[i] = (char *)defs[i];
+				qsort(sorted, (size_t)ndefs, sizeof *sorted, cmp_str);
+				for (int i = 0; i < ndefs; i++)
+					sb_printf(&b, " -D%s", sorted[i]);
+				free(sorted);
+				sb_puts(&b, ")");
+			}
 			free(*err);
 			*err = sb_steal(&b);
 		}
-		free(names);
-		free_options(opts, nopts);
+		prep_free(&p);
 		return NULL;
 	}
 	if (s->nlinks > 0) {
@@ -421,8 +917,7 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 		if (jitlink(out.cubin, out.cubin_len, s->path, sm, (const char *const *)s->links, s->nlinks,
 		            &linked, &llen, err) != 0) {
 			nvrtc_out_free(&out);
-			free(names);
-			free_options(opts, nopts);
+			prep_free(&p);
 			return NULL;
 		}
 		free(out.cubin);
@@ -437,21 +932,25 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 	if (getenv("CUPLAY_NVRTC_LOG") && *getenv("CUPLAY_NVRTC_LOG"))
 		fprintf(stderr, "nvrtc %s log of %s:\n%s\n", nvrtc_version(), s->path, out.log ? out.log : "(none)");
 	u = xcalloc(1, sizeof *u);
-	memcpy(u->key, key, 32);
+	memcpy(u->key, p.key, 32);
 	u->cubin = out.cubin;
 	u->cubin_len = out.cubin_len;
 	u->ptx = out.ptx;
-	u->warnings = nvrtc_user_log(out.log);
-	u->nk = nn;
-	u->names = xcalloc((size_t)nn + 1, sizeof *u->names);
-	for (int i = 0; i < nn; i++)
-		u->names[i] = xstrdup(names[i]);
+	u->warnings = name_defines(nvrtc_user_log_names(out.log, p.exprs, (const char *const *)p.where, p.nexprs),
+	                           p.program_name);
+	u->nk = p.nexprs;
+	u->names = xcalloc((size_t)p.nexprs + 1, sizeof *u->names);
+	for (int i = 0; i < p.nexprs; i++)
+		u->names[i] = xstrdup(p.names[i]);
 	u->lowered = out.lowered;
 	u->res = out.res;
-	u->options = join_options(opts, nopts);
+	u->options = p.display;
+	u->pch = out.pch;
+	if (out.pch == PCH_CREATED)
+		pch_trim(c, CCACHE_PCH_KEPT);
+	p.display = NULL;
 	free(out.log);
-	free(names);
-	free_options(opts, nopts);
+	prep_free(&p);
 	c->misses++;
 	disk_store(c, u, warn);
 	mem_insert(c, u);

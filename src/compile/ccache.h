@@ -1,15 +1,31 @@
 /* ccache.h: compile a kernel file for a set of -D values, through a cache in
- * memory and on disk. Key: SHA-256 of the source, every file it includes
- * from its own directory (recursively), the sorted -D list, the options, the
- * target arch and the NVRTC version. Disk entries live in one directory,
- * written to a temp file and renamed, and are verified by a hash of their
- * contents before use; a bad entry is recompiled and replaced. */
+ * memory and on disk.
+ *
+ * What NVRTC gets: the kernel file (in memory, under its own name), the
+ * header directories (the file's own, its `//@ include` ones, the user's,
+ * then the toolkit's), stand-ins for C headers NVRTC lacks, and a short
+ * program that includes the file: the toolkit headers the file starts
+ * with, then the defines, then the file. The toolkit headers thus come
+ * before anything that changes between compiles, so NVRTC's automatic
+ * precompiled headers (kept in this process) skip them after the first
+ * compile: `set BS=128` recompiles a CUB kernel without parsing CUB again.
+ *
+ * Key: SHA-256 of that program, the file's name and text, every header it
+ * includes from outside the toolkit (found as NVRTC finds them, nested,
+ * each by its contents), the options, the target arch and the NVRTC
+ * version (which stands for the toolkit's own headers). Disk entries live
+ * in one directory, written to a temp file and renamed, verified by a hash
+ * of their contents before use (a bad entry is recompiled and replaced),
+ * and pruned, least recently used first, under a size bound. */
 #ifndef CUPLAY_CCACHE_H
 #define CUPLAY_CCACHE_H
 
 #include <stdint.h>
 #include "nvrtc.h"
 #include "spec.h"
+
+#define CCACHE_MAX_BYTES_DEFAULT ((uint64_t)256 << 20)
+#define CCACHE_PCH_KEPT 3 /* precompiled header sets kept on disk (CUB's: ~180 MB) */
 
 typedef struct cunit {
 	uint8_t key[32];
@@ -21,6 +37,7 @@ typedef struct cunit {
 	char **names, **lowered;
 	kres *res;
 	char *options;  /* the options line, for display */
+	nvrtc_pch pch;  /* what this compile did with precompiled headers */
 	struct cunit *next;
 	uint64_t used;
 } cunit;
@@ -31,15 +48,32 @@ typedef struct ccache {
 	cunit *head;
 	int n, max;
 	char *dir;        /* NULL: memory only */
+	char *off_why;    /* why there is no disk cache, said once (NULL: one was asked for "") */
 	int disk_warned;
 	uint64_t tick;
+	uint64_t max_bytes; /* the disk cache is pruned under this */
+	int pch;          /* automatic precompiled headers (CUPLAY_PCH=0: off) */
+	char *pch_dir;    /* this process's, made at the first use, removed by ccache_free */
+	char **incdirs;   /* the user's header directories (-I, `include`) */
+	int nincdirs;
 	/* counters, for tests and `show` */
-	int hits_mem, hits_disk, misses, corrupt;
+	int hits_mem, hits_disk, misses, corrupt, pruned;
 } ccache;
 
-/* dir NULL: $XDG_CACHE_HOME/cuplay or ~/.cache/cuplay; "" disables disk. */
+/* dir NULL: $XDG_CACHE_HOME/cuplay (when absolute), else ~/.cache/cuplay
+ * when HOME is a directory, else none (memory only, and the first compile
+ * says why); "" disables disk. CUPLAY_CACHE_MAX (bytes, or with K, M or G)
+ * bounds the disk cache. */
 void ccache_init(ccache *c, const char *dir);
 void ccache_free(ccache *c);
+
+/* Adds a header directory, searched after the kernel file's own and its
+ * `//@ include` ones (as -I). 0, or -1 with *err when it is not a directory. */
+int ccache_add_include(ccache *c, const char *dir, char **err);
+
+/* The header search list of a compile of s, in order, with which are the
+ * toolkit's (*toolkit[i]); caller frees the strings and both arrays. */
+char **ccache_search_path(const ccache *c, const spec *s, int *n, int **toolkit);
 
 /* defs: "NAME=VALUE" strings (any order). Returns the unit (owned by the
  * cache, valid until the next ccache_compile) or NULL with *err. *warn gets
@@ -50,7 +84,12 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 
 int cunit_find(const cunit *u, const char *name); /* index or -1 */
 
-/* The cache key of a compile, hex; for tests. */
-int ccache_key(const spec *s, const char *const *defs, int ndefs, int sm, uint8_t key[32], char **err);
+/* The cache key of a compile; for tests. */
+int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, int sm,
+               uint8_t key[32], char **err);
+
+/* Removes the least recently used entries of dir until its entries take
+ * at most max_bytes, keeping the newest; returns how many went. */
+int ccache_prune(const char *dir, uint64_t max_bytes);
 
 #endif

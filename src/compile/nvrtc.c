@@ -28,7 +28,17 @@ static struct {
 	int (*GetPTX)(nvrtcProgram, char *);
 	int (*AddNameExpression)(nvrtcProgram, const char *);
 	int (*GetLoweredName)(nvrtcProgram, const char *, const char **);
+	/* precompiled headers, CUDA 12.8+ (NULL before) */
+	int (*GetPCHCreateStatus)(nvrtcProgram);
+	int (*GetPCHHeapSizeRequired)(nvrtcProgram, size_t *);
+	int (*GetPCHHeapSize)(size_t *);
+	int (*SetPCHHeapSize)(size_t);
+	char path[4096];
 } nv;
+
+/* nvrtcResult values of the PCH calls */
+#define NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED 13
+#define NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED 14
 
 static void *try_open(const char *path)
 {
@@ -99,6 +109,13 @@ int nvrtc_load(char **err)
 		return fail(err, "nvrtcVersion failed");
 	}
 	snprintf(nv.version, sizeof nv.version, "%d.%d", major, minor);
+	nv.GetPCHCreateStatus = (int (*)(nvrtcProgram))dlsym(lib, "nvrtcGetPCHCreateStatus");
+	nv.GetPCHHeapSizeRequired = (int (*)(nvrtcProgram, size_t *))dlsym(lib, "nvrtcGetPCHHeapSizeRequired");
+	nv.GetPCHHeapSize = (int (*)(size_t *))dlsym(lib, "nvrtcGetPCHHeapSize");
+	nv.SetPCHHeapSize = (int (*)(size_t))dlsym(lib, "nvrtcSetPCHHeapSize");
+	Dl_info info;
+	if (dladdr((void *)nv.Version, &info) != 0 && info.dli_fname)
+		snprintf(nv.path, sizeof nv.path, "%s", info.dli_fname);
 	nv.lib = lib;
 	return 0;
 }
@@ -106,6 +123,17 @@ int nvrtc_load(char **err)
 const char *nvrtc_version(void)
 {
 	return nv.lib ? nv.version : NULL;
+}
+
+const char *nvrtc_path(void)
+{
+	return nv.lib && nv.path[0] ? nv.path : NULL;
+}
+
+int nvrtc_has_pch(void)
+{
+	return nv.lib && nv.GetPCHCreateStatus && nv.GetPCHHeapSizeRequired && nv.GetPCHHeapSize &&
+	       nv.SetPCHHeapSize;
 }
 
 static char *get_log(nvrtcProgram prog)
@@ -120,22 +148,77 @@ static char *get_log(nvrtcProgram prog)
 	return log;
 }
 
+/* `__nv_name_map(N): ` at p: a line of NVRTC's internal file of name
+ * expressions (their order there is NVRTC's own). */
+static int name_map_line(const char *p, size_t n)
+{
+	static const char tag[] = "__nv_name_map(";
+	return n > sizeof tag - 1 && strncmp(p, tag, sizeof tag - 1) == 0;
+}
+
+/* The expression of the name-map excerpt line after the error at e (its
+ * newline): "  #pragma nv_mangled_name &red<4,3>". Index in exprs, or -1. */
+static int name_map_expr(const char *e, const char *const *exprs, int n)
+{
+	static const char tag[] = "#pragma nv_mangled_name &";
+	if (!e)
+		return -1;
+	const char *q = e + 1;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (strncmp(q, tag, sizeof tag - 1) != 0)
+		return -1;
+	q += sizeof tag - 1;
+	size_t len = strcspn(q, "\r\n");
+	for (int i = 0; i < n; i++)
+		if (strlen(exprs[i]) == len && strncmp(exprs[i], q, len) == 0)
+			return i;
+	return -1;
+}
+
+static int line_has(const char *p, size_t n, const char *what)
+{
+	const char *q = strstr(p, what);
+	return q && q + strlen(what) <= p + n;
+}
+
 /* Keeps lines that matter to a user: errors, warnings, notes and the source
- * excerpts under them; drops ptxas info lines and the trailing summary. */
-char *nvrtc_user_log(const char *log)
+ * excerpts under them; drops ptxas info lines, precompiled-header notes and
+ * the trailing summary. */
+char *nvrtc_user_log_names(const char *log, const char *const *exprs, const char *const *where, int nexprs)
 {
 	sbuf b = {0};
 	const char *p = log;
+	int in_name_map = 0; /* the excerpt under a name-map error: NVRTC's text, not the user's */
 	while (*p) {
 		const char *e = strchr(p, '\n');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		int skip = 0;
-		if (strncmp(p, "ptxas info", 10) == 0 || (n > 0 && strstr(p, " bytes stack frame") && strstr(p, " bytes stack frame") < p + n))
+		if (strncmp(p, "ptxas info", 10) == 0 || (n > 0 && line_has(p, n, " bytes stack frame")))
 			skip = 1;
-		if (n == 0 || (n >= 19 && strstr(p, "errors detected in") && strstr(p, "errors detected in") < p + n) ||
-		    (strstr(p, "error detected in") && strstr(p, "error detected in") < p + n))
+		if (n == 0 || (n >= 19 && line_has(p, n, "errors detected in")) || line_has(p, n, "error detected in"))
 			skip = 1;
-		if (!skip) {
+		if (line_has(p, n, "precompiled header file \"") || line_has(p, n, "Error in parsing name expression"))
+			skip = 1;
+		if (in_name_map && n > 0 && (p[0] == ' ' || p[0] == '\t'))
+			skip = 1;
+		else
+			in_name_map = 0;
+		int nm = name_map_line(p, n);
+		if (nm)
+			in_name_map = 1; /* its excerpt is NVRTC's text, not the user's */
+		if (nm && !skip) {
+			const char *rest = memchr(p, ')', n);
+			rest = rest ? rest + 1 : p + n; /* ": error: ..." */
+			size_t rn = n - (size_t)(rest - p);
+			int i = name_map_expr(e, exprs, nexprs);
+			if (i >= 0 && where && where[i])
+				sb_printf(&b, "%s%.*s (in kernel '%s')\n", where[i], (int)rn, rest, exprs[i]);
+			else if (i >= 0 && i < nexprs)
+				sb_printf(&b, "kernel '%s'%.*s\n", exprs[i], (int)rn, rest);
+			else
+				sb_printf(&b, "kernel names%.*s\n", (int)rn, rest);
+		} else if (!skip) {
 			/* path(12): -> path:12: */
 			const char *lp = memchr(p, '(', n);
 			const char *rp = lp ? memchr(lp, ')', n - (size_t)(lp - p)) : NULL;
@@ -155,6 +238,11 @@ char *nvrtc_user_log(const char *log)
 		}
 		p += n + (e ? 1 : 0);
 	}
+	/* a "Remark: the warnings can be suppressed" with no warning left above it */
+	if (b.len && strncmp(b.s, "Remark: ", 8) == 0 && !strchr(b.s, '\n')[1]) {
+		sb_free(&b);
+		return NULL;
+	}
 	if (b.len == 0) {
 		sb_free(&b);
 		return NULL;
@@ -164,40 +252,84 @@ char *nvrtc_user_log(const char *log)
 	return sb_steal(&b);
 }
 
+char *nvrtc_user_log(const char *log)
+{
+	return nvrtc_user_log_names(log, NULL, NULL, 0);
+}
+
 static int static_smem_over(const char *path, const char *log, char **err);
 
-int nvrtc_compile(const char *path, const char *src, const char *const *opts, int nopts,
-                  const char *const *names, int nnames, nvrtc_out *out, char **err)
+/* After a compile that asked for precompiled headers: what became of them.
+ * A header prefix too big for the PCH heap grows the heap (which drops the
+ * headers precompiled so far), so the next compile can keep it. */
+static nvrtc_pch pch_outcome(nvrtcProgram prog, const char *log)
+{
+	int st = nv.GetPCHCreateStatus(prog);
+	if (st == 0) /* perhaps also after using a shorter one */
+		return PCH_CREATED;
+	if (log && strstr(log, ": using precompiled header file \""))
+		return PCH_USED;
+	if (st == NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED) {
+		size_t need = 0, have = 0;
+		if (nv.GetPCHHeapSizeRequired(prog, &need) == 0 && nv.GetPCHHeapSize(&have) == 0 && need > have) {
+			size_t step = (size_t)64 << 20;
+			if (nv.SetPCHHeapSize((need + need / 4 + step - 1) / step * step) == 0)
+				return PCH_HEAP_GREW;
+		}
+	}
+	return PCH_NONE;
+}
+
+int nvrtc_run(const nvrtc_job *j, nvrtc_out *out, char **err)
 {
 	memset(out, 0, sizeof *out);
 	if (nvrtc_load(err) != 0)
 		return -1;
+	const char *who = j->path ? j->path : j->name;
 	nvrtcProgram prog = NULL;
-	int r = nv.CreateProgram(&prog, src, path, 0, NULL, NULL);
+	int r = nv.CreateProgram(&prog, j->src, j->name, j->nheaders, j->header_texts, j->header_names);
 	if (r != 0)
 		return fail(err, "nvrtcCreateProgram failed: %s", nv.GetErrorString(r));
+	int nnames = j->nexprs;
 	char **exprs = xcalloc((size_t)nnames + 1, sizeof *exprs);
 	for (int i = 0; i < nnames; i++) {
-		exprs[i] = xasprintf("&%s", names[i]);
+		exprs[i] = xasprintf("&%s", j->exprs[i]);
 		r = nv.AddNameExpression(prog, exprs[i]);
 		if (r != 0) {
-			fail(err, "nvrtcAddNameExpression('%s') failed: %s", names[i], nv.GetErrorString(r));
+			fail(err, "%s%scannot ask NVRTC for kernel '%s': %s", j->where && j->where[i] ? j->where[i] : "",
+			     j->where && j->where[i] ? ": " : "", j->exprs[i], nv.GetErrorString(r));
 			goto bad;
 		}
 	}
+	const char **opts = xcalloc((size_t)j->nopts + 4, sizeof *opts);
+	int nopts = 0;
+	for (int i = 0; i < j->nopts; i++)
+		opts[nopts++] = j->opts[i];
+	int pch = j->pch && nvrtc_has_pch();
+	char *pch_dir = pch && j->pch_dir ? xasprintf("-pch-dir=%s", j->pch_dir) : NULL;
+	if (pch) {
+		opts[nopts++] = "-pch";
+		opts[nopts++] = "-pch-verbose=false";
+		if (pch_dir)
+			opts[nopts++] = pch_dir;
+	}
 	r = nv.CompileProgram(prog, nopts, opts);
+	free(opts);
+	free(pch_dir);
 	out->log = get_log(prog);
+	if (pch)
+		out->pch = pch_outcome(prog, out->log);
 	if (r != 0) {
-		char *ul = nvrtc_user_log(out->log);
+		char *ul = nvrtc_user_log_names(out->log, j->exprs, j->where, nnames);
 		if (ul)
 			*err = ul, ul = NULL;
-		else if (!static_smem_over(path, out->log, err))
-			fail(err, "%s: compilation failed: %s", path, nv.GetErrorString(r));
+		else if (!static_smem_over(who, out->log, err))
+			fail(err, "%s: compilation failed: %s", who, nv.GetErrorString(r));
 		goto bad;
 	}
 	size_t n = 0;
 	if ((r = nv.GetCUBINSize(prog, &n)) != 0 || n == 0) {
-		fail(err, "%s: no cubin produced (nvrtcGetCUBINSize: %s)", path, nv.GetErrorString(r));
+		fail(err, "%s: no cubin produced (nvrtcGetCUBINSize: %s)", who, nv.GetErrorString(r));
 		goto bad;
 	}
 	out->cubin = xmalloc(n);
@@ -222,7 +354,13 @@ int nvrtc_compile(const char *path, const char *src, const char *const *opts, in
 		const char *low = NULL;
 		r = nv.GetLoweredName(prog, exprs[i], &low);
 		if (r != 0 || !low) {
-			fail(err, "nvrtcGetLoweredName('%s') failed: %s", names[i], nv.GetErrorString(r));
+			/* compiled, yet the kernel is not there: the source ended early */
+			if (j->where && j->where[i])
+				fail(err, "%s: kernel '%s' is not in the compiled program (did the source end early?)",
+				     j->where[i], j->exprs[i]);
+			else
+				fail(err, "%s: kernel '%s' is not in the compiled program (did the source end early?)",
+				     who, j->exprs[i]);
 			goto bad;
 		}
 		out->lowered[i] = xstrdup(low);
@@ -231,9 +369,9 @@ int nvrtc_compile(const char *path, const char *src, const char *const *opts, in
 		const char *no_log = getenv("CUPLAY_IGNORE_PTXAS_LOG"); /* tests the cubin path */
 		if ((no_log && *no_log) || ptxas_parse(out->log, low, &out->res[i]) != 0) {
 			int sm = 0;
-			for (int k = 0; k < nopts; k++)
-				if (strncmp(opts[k], "-arch=sm_", 9) == 0)
-					sm = atoi(opts[k] + 9);
+			for (int k = 0; k < j->nopts; k++)
+				if (strncmp(j->opts[k], "-arch=sm_", 9) == 0)
+					sm = atoi(j->opts[k] + 9);
 			cubin_resources(out->cubin, out->cubin_len, low, sm, &out->res[i]);
 		}
 	}
@@ -249,6 +387,14 @@ bad:
 	nv.DestroyProgram(&prog);
 	nvrtc_out_free(out);
 	return -1;
+}
+
+int nvrtc_compile(const char *path, const char *src, const char *const *opts, int nopts,
+                  const char *const *names, int nnames, nvrtc_out *out, char **err)
+{
+	nvrtc_job j = { .name = path, .src = src, .opts = opts, .nopts = nopts, .exprs = names,
+	                .nexprs = nnames };
+	return nvrtc_run(&j, out, err);
 }
 
 void nvrtc_out_free(nvrtc_out *o)

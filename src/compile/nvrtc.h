@@ -11,6 +11,13 @@ typedef struct kres {
 	int regs, smem, stack, spill_st, spill_ld, cmem;
 } kres;
 
+typedef enum nvrtc_pch {
+	PCH_NONE = 0,     /* not asked for, or NVRTC has none (before 12.8) */
+	PCH_CREATED,      /* this compile wrote one (perhaps after reading a shorter one) */
+	PCH_USED,         /* this compile read one made earlier in this process */
+	PCH_HEAP_GREW     /* it would not fit the PCH heap: grown for the next compile */
+} nvrtc_pch;
+
 typedef struct nvrtc_out {
 	void *cubin;
 	size_t cubin_len;
@@ -19,12 +26,43 @@ typedef struct nvrtc_out {
 	int nk;
 	char **lowered;   /* per requested name expression */
 	kres *res;
+	nvrtc_pch pch;
 } nvrtc_out;
+
+/* One compile. Headers in memory come before any directory (NVRTC's rule);
+ * each name expression (a kernel: "saxpy", "course::copy", "reduce<BS>")
+ * gets its lowered name; where[i] ("k.cu:12:4", or NULL) is where the user
+ * wrote expression i, for messages about it. pch: NVRTC's automatic
+ * precompiled headers, which live in this process's PCH heap: a header
+ * prefix seen before is not compiled again. */
+typedef struct nvrtc_job {
+	const char *name;  /* the program's */
+	const char *path;  /* the user's file, for messages; NULL: name */
+	const char *src;
+	int nheaders;
+	const char *const *header_names;
+	const char *const *header_texts;
+	const char *const *opts;
+	int nopts;
+	const char *const *exprs;
+	const char *const *where;
+	int nexprs;
+	int pch;
+	const char *pch_dir; /* where NVRTC keeps them; NULL: its default */
+} nvrtc_job;
 
 /* Loads libnvrtc once; 0 or -1 with *err. */
 int nvrtc_load(char **err);
 /* "13.0" after a successful load, else NULL */
 const char *nvrtc_version(void);
+/* The file the library was loaded from (for the toolkit next to it), or NULL. */
+const char *nvrtc_path(void);
+/* 1 when the loaded NVRTC has precompiled headers (CUDA 12.8+). */
+int nvrtc_has_pch(void);
+
+/* Compiles a job. On a compile error: -1, *err is the log reformatted as
+ * `path:line: ...`, with errors in name expressions put at where[i]. */
+int nvrtc_run(const nvrtc_job *job, nvrtc_out *out, char **err);
 
 /* Compiles src (named `path` in messages) with opts. names[i] are kernel
  * names; their lowered (mangled) names come back in out->lowered.
@@ -36,8 +74,12 @@ void nvrtc_out_free(nvrtc_out *o);
 /* Parses a ptxas -v log for the resources of `lowered`. 0 when found. */
 int ptxas_parse(const char *log, const char *lowered, kres *r);
 
-/* The NVRTC log with ptxas info lines removed and `path(12): ` turned into
- * `path:12: `; NULL when nothing is left. */
+/* The NVRTC log with ptxas info lines and precompiled-header notes removed
+ * and `path(12): ` turned into `path:12: `; NULL when nothing is left. */
 char *nvrtc_user_log(const char *log);
+/* The same, with errors in NVRTC's list of name expressions (the lines of
+ * its internal `__nv_name_map`) put at where[i] of the expression, or
+ * said of kernel 'exprs[i]' when where is NULL. */
+char *nvrtc_user_log_names(const char *log, const char *const *exprs, const char *const *where, int n);
 
 #endif

@@ -1,6 +1,7 @@
 /* cmds.c: the command table and the handlers of the REPL's commands. */
 #include "cmds.h"
 #include "expect.h"
+#include "headers.h"
 #include "help.h"
 #include "inspect.h"
 #include "look.h"
@@ -522,6 +523,11 @@ static int cmd_sanitize(app *a, int argc, char **argv, const char *rest)
 	return look_sanitize(a, argc, argv);
 }
 
+static int cmd_include(app *a, int argc, char **argv, const char *rest)
+{
+	return app_include(a, argc > 1 ? argv[1] : NULL);
+}
+
 static int cmd_quit(app *a, int argc, char **argv, const char *rest)
 {
 	a->quit = 1;
@@ -794,6 +800,14 @@ static const char lh_lessons[] =
 	"\n"
 	"Example:\n"
 	"  lessons\n";
+static const char lh_include[] =
+	"Shows where #include looks for headers: the kernel file's own directory, the "
+	"directories its //@ include lines and -I name, and the CUDA toolkit's (CCCL too). "
+	"With DIR, adds a directory for every file from now on.\n"
+	"\n"
+	"Examples:\n"
+	"  include\n"
+	"  include ../common/include\n";
 static const char lh_quit[] =
 	"Leaves cuplay (so does 'exit', or Ctrl-D at the prompt).\n"
 	"\n"
@@ -870,6 +884,8 @@ static const command commands[] = {
 	  1, 1, 0, COMPL_SESSION, NULL, lh_source },
 	{ "lessons", cmd_lessons, "", "list the lessons, each with its summary",
 	  0, 0, 0, COMPL_NONE, NULL, lh_lessons },
+	{ "include", cmd_include, "[DIR]", "where #include looks for headers; add DIR",
+	  0, 1, 0, COMPL_PATH, NULL, lh_include },
 	{ "quit", cmd_quit, "", "leave cuplay", 0, 0, 0, COMPL_NONE, NULL, lh_quit },
 };
 
@@ -1128,6 +1144,15 @@ int source_stream(app *a, FILE *f, const char *path)
 		a->in_line++;
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = 0;
+		const char *nul = memchr(line, 0, (size_t)n);
+		if (nul) {
+			app_error(a, "a NUL byte at column %d: the line is not run (is '%s' a text file?)",
+			          (int)(nul - line) + 1, path);
+			failed++;
+			if (a->bail)
+				break;
+			continue;
+		}
 		failed += command_line(a, line);
 		if (g_interrupt) {
 			app_error(a, "interrupted: replay of '%s' stopped", path);

@@ -31,6 +31,7 @@ static const char usage_text[] =
 	"  --no-gpu          compile-only mode even where a GPU exists\n"
 	"  --device N        use GPU N (default 0)\n"
 	"  --arch sm_XY      compile for this architecture (default: the GPU's, or sm_90)\n"
+	"  -I DIR            also look for #include headers in DIR\n"
 	"  --format F        table, csv, json or markdown\n"
 	"  --mask-times      print <t> for every measured figure (golden tests)\n"
 	"  -X, --no-rc       do not read the start-up file ($XDG_CONFIG_HOME/cuplay/rc,\n"
@@ -163,7 +164,7 @@ int main(int argc, char **argv)
 	 * --opt=value; messages are ours (opterr off), worded like the rest */
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":hXc:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hXc:I:", long_options, NULL)) != -1) {
 		char name[64];
 		const char *val = optarg;
 		switch (c) {
@@ -191,6 +192,15 @@ int main(int argc, char **argv)
 		case 'X':
 			no_rc = 1;
 			break;
+		case 'I': {
+			char *err = NULL;
+			if (ccache_add_include(&a.cache, val, &err) != 0) {
+				rc = usage_error("-I: %s", err);
+				free(err);
+				goto out;
+			}
+			break;
+		}
 		case OPT_DEVICE:
 			if (parse_int(val, 0, 1023, &a.device) != 0) {
 				rc = usage_error("--device: '%s' is not a device number", val);

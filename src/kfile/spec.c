@@ -12,6 +12,8 @@
  * Expressions are not evaluated here; they are kept as text with the line
  * and column of their first character (plan.c evaluates them). */
 #include "spec.h"
+#include "spec_scan.h"
+#include "cxxlex.h"
 #include "ref.h"
 #include "util.h"
 
@@ -22,30 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Appends item to arr[0..n), growing it by one. */
-#define PUSH(arr, n, item) do { \
-	(arr) = xrealloc((arr), ((size_t)(n) + 1) * sizeof *(arr)); \
-	(arr)[(n)++] = (item); \
-} while (0)
 
 static const char *const directive_names[] = {
-	"define", "param", "buffer", "grid", "block", "smem", "bytes", "flops", "check", "link", "kernel",
+	"define", "param", "buffer", "grid", "block", "smem", "bytes", "flops", "check", "link", "include",
+	"kernel",
 };
 static const char *const override_names[] = {
 	"grid", "block", "smem", "bytes", "flops", "check", "skip",
 };
 static const char *const dtype_names[] = { "float", "double", "int", "unsigned", "long" };
 static const char *const link_names[] = { "cudadevrt" };
-
-static int is_blank(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static int word_is(const char *w, int n, const char *s)
-{
-	return (int)strlen(s) == n && strncmp(w, s, (size_t)n) == 0;
-}
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -120,12 +108,6 @@ static const char **buffer_names(const spec *s)
 
 /* ---- memory ---------------------------------------------------------- */
 
-static void launch_init(spec_launch *l)
-{
-	memset(l, 0, sizeof *l);
-	l->nchecks = -1;
-}
-
 static void check_free(spec_check *c)
 {
 	free(c->out);
@@ -147,7 +129,7 @@ static void launch_free(spec_launch *l)
 	free(l->flops.text);
 	for (int i = 0; i < SPEC_MAX_CHECKS; i++)
 		check_free(&l->checks[i]);
-	launch_init(l);
+	spec_launch_init(l);
 }
 
 void spec_free(spec *s)
@@ -163,6 +145,11 @@ void spec_free(spec *s)
 	for (int i = 0; i < s->nkernels; i++) {
 		spec_kernel *k = &s->kernels[i];
 		free(k->name);
+		free(k->expr);
+		free(k->base);
+		for (int j = 0; j < k->ntparams; j++)
+			free(k->tparams[j].name);
+		free(k->tparams);
 		for (int j = 0; j < k->nparams; j++) {
 			free(k->params[j].type);
 			free(k->params[j].name);
@@ -174,6 +161,9 @@ void spec_free(spec *s)
 		free(s->includes[i]);
 	for (int i = 0; i < s->nlinks; i++)
 		free(s->links[i]);
+	for (int i = 0; i < s->nincdirs; i++)
+		free(s->incdirs[i].dir);
+	free(s->incdirs);
 	for (int i = 0; i < s->ncheck_at; i++) {
 		free(s->check_at[i].name);
 		free(s->check_at[i].value.text);
@@ -209,26 +199,73 @@ int spec_buffer_find(const spec *s, const char *name)
 	return -1;
 }
 
+/* The part of a kernel name after its last `::` outside template arguments. */
+static const char *last_part(const char *name)
+{
+	const char *last = name;
+	int depth = 0;
+	for (const char *p = name; *p; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && depth > 0)
+			depth--;
+		else if (depth == 0 && p[0] == ':' && p[1] == ':')
+			last = p + 2;
+	}
+	return last;
+}
+
 int spec_kernel_find(const spec *s, const char *name)
 {
-	for (int i = 0; i < s->nkernels; i++)
-		if (strcmp(s->kernels[i].name, name) == 0)
-			return i;
-	return -1;
+	char *n = spec_normalize_name(name, strlen(name));
+	int found = -1;
+	for (int i = 0; i < s->nkernels && found < 0; i++)
+		if (strcmp(s->kernels[i].name, n) == 0)
+			found = i;
+	if (found < 0 && last_part(n) == n) {
+		/* "copy" for "course::copy", when only one kernel ends so */
+		int hits = 0;
+		for (int i = 0; i < s->nkernels; i++)
+			if (strcmp(last_part(s->kernels[i].name), n) == 0) {
+				hits++;
+				found = i;
+			}
+		if (hits != 1)
+			found = -1;
+	}
+	free(n);
+	return found;
+}
+
+int spec_template_find(const spec *s, const char *name)
+{
+	const char *lt = strchr(name, '<');
+	if (!lt)
+		return -1;
+	char *t = xstrndup(name, (size_t)(lt - name));
+	int k = spec_kernel_find(s, t);
+	free(t);
+	return k >= 0 && s->kernels[k].is_template ? k : -1;
+}
+
+int spec_kernel_launchable(const spec *s, int k)
+{
+	const spec_kernel *sk = &s->kernels[k];
+	if (sk->is_template || sk->skip)
+		return 0;
+	return sk->tmpl < 0 || !s->kernels[sk->tmpl].skip;
 }
 
 int spec_launchable(const spec *s)
 {
 	int n = 0;
 	for (int i = 0; i < s->nkernels; i++)
-		n += !s->kernels[i].is_template && !s->kernels[i].skip;
+		n += spec_kernel_launchable(s, i);
 	return n;
 }
 
-void spec_effective(const spec *s, int k, spec_launch *out)
+static void effective_over(spec_launch *out, const spec_launch *o)
 {
-	const spec_launch *o = &s->kernels[k].over;
-	*out = s->base;
 	if (o->ngrid > 0) {
 		out->ngrid = o->ngrid;
 		memcpy(out->grid, o->grid, sizeof out->grid);
@@ -249,502 +286,24 @@ void spec_effective(const spec *s, int k, spec_launch *out)
 	}
 }
 
-/* ---- kernel discovery: blanking --------------------------------------- */
-
-/* 1 when the newline at src[j] is escaped by a backslash (a line splice). */
-static int spliced(const char *src, size_t j)
+void spec_effective(const spec *s, int k, spec_launch *out)
 {
-	if (j >= 1 && src[j - 1] == '\\')
-		return 1;
-	return j >= 2 && src[j - 1] == '\r' && src[j - 2] == '\\';
+	*out = s->base;
+	if (s->kernels[k].tmpl >= 0)
+		effective_over(out, &s->kernels[s->kernels[k].tmpl].over);
+	effective_over(out, &s->kernels[k].over);
 }
 
-/* 1 when the quote at src[i] is a C++14 digit separator, as in 1'000'000. */
-static int digit_separator(const char *src, size_t i)
+int spec_text_check(const char *path, const char *text, size_t len, char **err)
 {
-	size_t k = i;
-	while (k > 0 && (is_ident_char((unsigned char)src[k - 1]) || src[k - 1] == '\''))
-		k--;
-	return k < i && isdigit((unsigned char)src[k]);
-}
-
-/* 1 when the quote at src[i] opens a raw string: R"x(...)x", u8R"(...)"... */
-static int raw_string_start(const char *src, size_t i)
-{
-	if (i == 0 || src[i - 1] != 'R')
+	int line, col, byte = cxx_bad_byte(text, len, &line, &col);
+	if (byte < 0)
 		return 0;
-	size_t k = i - 1;
-	if (k >= 2 && src[k - 2] == 'u' && src[k - 1] == '8')
-		k -= 2;
-	else if (k >= 1 && (src[k - 1] == 'u' || src[k - 1] == 'U' || src[k - 1] == 'L'))
-		k -= 1;
-	return k == 0 || !is_ident_char((unsigned char)src[k - 1]);
-}
-
-/* End of the raw string whose quote is at src[i], or 0 when it is malformed. */
-static size_t skip_raw_string(const char *src, size_t i)
-{
-	size_t d = i + 1, dn = 0;
-	while (src[d + dn] && src[d + dn] != '(' && dn <= 16) {
-		if (isspace((unsigned char)src[d + dn]) || src[d + dn] == ')' || src[d + dn] == '\\')
-			return 0;
-		dn++;
-	}
-	if (src[d + dn] != '(')
-		return 0;
-	for (size_t j = d + dn + 1; src[j]; j++)
-		if (src[j] == ')' && strncmp(src + j + 1, src + d, dn) == 0 && src[j + 1 + dn] == '"')
-			return j + dn + 2;
-	return strlen(src);
-}
-
-/* End of the quoted literal that starts at src[i] (quote q); an unterminated
- * one ends at the end of its line. */
-static size_t skip_quoted(const char *src, size_t i, char q)
-{
-	size_t j = i + 1;
-	while (src[j] && src[j] != q && src[j] != '\n') {
-		if (src[j] == '\\' && src[j + 1])
-			j++;
-		j++;
-	}
-	return src[j] == q ? j + 1 : j;
-}
-
-/* End of the comment, string or character literal that starts at src[i],
- * or i when none starts there. A // comment ends before its newline. */
-static size_t skip_literal_or_comment(const char *src, size_t i)
-{
-	const char *p = src + i;
-	if (p[0] == '/' && p[1] == '/') {
-		size_t j = i + 2;
-		while (src[j] && !(src[j] == '\n' && !spliced(src, j)))
-			j++;
-		return j;
-	}
-	if (p[0] == '/' && p[1] == '*') {
-		const char *e = strstr(p + 2, "*/");
-		return e ? (size_t)(e - src) + 2 : strlen(src);
-	}
-	if (p[0] == '"') {
-		size_t e = raw_string_start(src, i) ? skip_raw_string(src, i) : 0;
-		return e ? e : skip_quoted(src, i, '"');
-	}
-	if (p[0] == '\'' && !digit_separator(src, i))
-		return skip_quoted(src, i, '\'');
-	return i;
-}
-
-/* Records `#include "name"` when the directive at p is one. */
-static void add_include(spec *s, const char *p)
-{
-	p++;
-	while (is_blank(*p))
-		p++;
-	if (strncmp(p, "include", 7) != 0)
-		return;
-	p += 7;
-	while (is_blank(*p))
-		p++;
-	if (*p != '"')
-		return;
-	const char *e = ++p;
-	while (*e && *e != '"' && *e != '\n')
-		e++;
-	if (*e != '"' || e == p)
-		return;
-	for (int i = 0; i < s->nincludes; i++)
-		if (word_is(p, (int)(e - p), s->includes[i]))
-			return;
-	PUSH(s->includes, s->nincludes, xstrndup(p, (size_t)(e - p)));
-}
-
-/* End of the preprocessor directive whose '#' is at src[i]: the newline
- * that is not spliced and not inside a comment or literal. */
-static size_t skip_directive(spec *s, const char *src, size_t i)
-{
-	add_include(s, src + i);
-	size_t j = i;
-	while (src[j] && !(src[j] == '\n' && !spliced(src, j))) {
-		size_t e = skip_literal_or_comment(src, j);
-		j = e > j ? e : j + 1;
-	}
-	return j;
-}
-
-static void blank_range(char *b, size_t from, size_t to)
-{
-	for (; from < to; from++)
-		if (b[from] != '\n')
-			b[from] = ' ';
-}
-
-/* A copy of s->src with comments, string and character literals and
- * preprocessor lines replaced by spaces. Newlines are kept, so offsets,
- * lines and columns match the source. Collects includes on the way. */
-static char *blank_source(spec *s)
-{
-	const char *src = s->src;
-	char *b = xstrdup(src);
-	int bol = 1; /* only blanks so far on this line */
-	for (size_t i = 0; src[i];) {
-		if (src[i] == '\n' || is_blank(src[i])) {
-			bol = bol || src[i] == '\n';
-			i++;
-			continue;
-		}
-		size_t e = bol && src[i] == '#' ? skip_directive(s, src, i) : skip_literal_or_comment(src, i);
-		bol = 0;
-		if (e > i) {
-			blank_range(b, i, e);
-			i = e;
-		} else {
-			i++;
-		}
-	}
-	return b;
-}
-
-/* ---- kernel discovery: tokens ----------------------------------------- */
-
-typedef struct tok {
-	const char *p; /* in the blanked copy */
-	int len, line, col;
-} tok;
-
-typedef struct toks {
-	tok *v;
-	int n, cap;
-} toks;
-
-/* Names and numbers as one token each, `::` as one, anything else one character. */
-static void tokenize(const char *b, toks *t)
-{
-	int line = 1;
-	const char *bol = b;
-	for (const char *p = b; *p;) {
-		if (*p == '\n') {
-			line++;
-			bol = ++p;
-			continue;
-		}
-		if (isspace((unsigned char)*p)) {
-			p++;
-			continue;
-		}
-		int len = 1;
-		if (is_ident_char((unsigned char)*p))
-			while (is_ident_char((unsigned char)p[len]))
-				len++;
-		else if (p[0] == ':' && p[1] == ':')
-			len = 2;
-		if (t->n == t->cap) {
-			t->cap = t->cap ? 2 * t->cap : 256;
-			t->v = xrealloc(t->v, (size_t)t->cap * sizeof *t->v);
-		}
-		t->v[t->n++] = (tok){ p, len, line, (int)(p - bol) + 1 };
-		p += len;
-	}
-}
-
-static int tok_is(const tok *t, const char *s)
-{
-	return word_is(t->p, t->len, s);
-}
-
-static int tok_ident(const tok *t)
-{
-	return is_ident_start((unsigned char)t->p[0]);
-}
-
-static int tok_opens(const tok *t)
-{
-	return t->len == 1 && strchr("([{<", t->p[0]);
-}
-
-static int tok_closes(const tok *t)
-{
-	return t->len == 1 && strchr(")]}>", t->p[0]);
-}
-
-/* Index of the ')' that closes the '(' at t[i], or -1. */
-static int match_paren(const toks *t, int i)
-{
-	int depth = 0;
-	for (; i < t->n; i++) {
-		if (tok_is(&t->v[i], "("))
-			depth++;
-		else if (tok_is(&t->v[i], ")") && --depth == 0)
-			return i;
+	if (err) {
+		free(*err);
+		*err = cxx_bad_byte_msg(path, byte, line, col);
 	}
 	return -1;
-}
-
-/* Index of the '>' that closes the template parameter list at t[i] ('<'),
- * or -1. Angle brackets inside parentheses are comparisons. */
-static int match_angle(const toks *t, int i)
-{
-	int angle = 0, paren = 0;
-	for (; i < t->n; i++) {
-		const tok *x = &t->v[i];
-		if (tok_is(x, "("))
-			paren++;
-		else if (tok_is(x, ")"))
-			paren--;
-		else if (paren == 0 && tok_is(x, "<"))
-			angle++;
-		else if (paren == 0 && tok_is(x, ">") && --angle == 0)
-			return i;
-		else if (tok_is(x, ";") || tok_is(x, "{"))
-			return -1;
-	}
-	return -1;
-}
-
-/* ---- kernel discovery: parameters ------------------------------------- */
-
-/* The kind of a scalar type given as words, qualifiers removed. */
-static arg_kind scalar_kind(const tok *const *w, int n)
-{
-	static const struct { const char *name; arg_kind kind; } named[] = {
-		{ "float", ARG_F32 }, { "double", ARG_F64 },
-		{ "int32_t", ARG_I32 }, { "uint32_t", ARG_U32 },
-		{ "int64_t", ARG_I64 }, { "uint64_t", ARG_U64 },
-		{ "size_t", ARG_U64 }, { "ptrdiff_t", ARG_I64 },
-		{ "intptr_t", ARG_I64 }, { "uintptr_t", ARG_U64 },
-	};
-	if (n == 1)
-		for (size_t i = 0; i < ARRAY_LEN(named); i++)
-			if (tok_is(w[0], named[i].name))
-				return named[i].kind;
-	/* builtin integers, words in any order: unsigned long int, long long... */
-	int nu = 0, ns = 0, nl = 0, ni = 0;
-	for (int i = 0; i < n; i++) {
-		if (tok_is(w[i], "unsigned"))
-			nu++;
-		else if (tok_is(w[i], "signed"))
-			ns++;
-		else if (tok_is(w[i], "long"))
-			nl++;
-		else if (tok_is(w[i], "int"))
-			ni++;
-		else
-			return ARG_NONE; /* char, short, bool, float4, T, structs... */
-	}
-	if (n == 0 || (nu && ns) || nu > 1 || ns > 1 || nl > 2 || ni > 1)
-		return ARG_NONE;
-	if (nl)
-		return nu ? ARG_U64 : ARG_I64;
-	return nu ? ARG_U32 : ARG_I32;
-}
-
-static int is_qualifier(const tok *t)
-{
-	static const char *const q[] = {
-		"const", "volatile", "__restrict__", "__restrict", "restrict", "__grid_constant__", "std", "::",
-	};
-	for (size_t i = 0; i < ARRAY_LEN(q); i++)
-		if (tok_is(t, q[i]))
-			return 1;
-	return 0;
-}
-
-/* Kind of the type t[a, e), plus the element type of a pointer to a known
- * scalar. is_array: the parameter was written NAME[]. */
-static void classify(kparam *p, const toks *t, int a, int e, int is_array)
-{
-	const tok *words[16];
-	int nw = 0, stars = 0, ref = 0;
-	for (int i = a; i < e; i++) {
-		const tok *x = &t->v[i];
-		if (tok_is(x, "*"))
-			stars++;
-		else if (tok_is(x, "&"))
-			ref = 1;
-		else if (!is_qualifier(x) && stars == 0 && nw < (int)ARRAY_LEN(words))
-			words[nw++] = x; /* words after the first '*' are qualifiers of the pointer */
-	}
-	stars += is_array;
-	arg_kind k = scalar_kind(words, nw);
-	p->kind = ref ? ARG_NONE : stars ? ARG_PTR : k;
-	if (p->kind != ARG_PTR || stars != 1)
-		return;
-	static const struct { arg_kind k; dtype t; } elems[] = {
-		{ ARG_F32, DT_FLOAT }, { ARG_F64, DT_DOUBLE }, { ARG_I32, DT_INT },
-		{ ARG_U32, DT_UNSIGNED }, { ARG_I64, DT_LONG },
-	};
-	for (size_t i = 0; i < ARRAY_LEN(elems); i++)
-		if (elems[i].k == k) {
-			p->elem = elems[i].t;
-			p->elem_known = 1;
-		}
-}
-
-/* The tokens t[a, e) as type text: one space between words, none around
- * `*`, `&`, `::` and template brackets: "const float* __restrict__". */
-static char *type_text(const toks *t, int a, int e, int is_array)
-{
-	static const char *const no_space_before[] = { "*", "&", "::", ",", "<", ">", ")", "[", "]" };
-	static const char *const no_space_after[] = { "::", "<", "(", "[" };
-	sbuf b = {0};
-	for (int i = a; i < e; i++) {
-		int space = i > a;
-		for (size_t j = 0; j < ARRAY_LEN(no_space_before); j++)
-			space &= !tok_is(&t->v[i], no_space_before[j]);
-		for (size_t j = 0; i > a && j < ARRAY_LEN(no_space_after); j++)
-			space &= !tok_is(&t->v[i - 1], no_space_after[j]);
-		if (space)
-			sb_putc(&b, ' ');
-		sb_add(&b, t->v[i].p, (size_t)t->v[i].len);
-	}
-	if (is_array)
-		sb_putc(&b, '*');
-	return sb_steal(&b);
-}
-
-/* One parameter, the tokens t[a, e): TYPE NAME, TYPE NAME[], TYPE NAME = default. */
-static void add_param(spec_kernel *k, const toks *t, int a, int e)
-{
-	for (int i = a, depth = 0; i < e; i++) {
-		if (tok_opens(&t->v[i]))
-			depth++;
-		else if (tok_closes(&t->v[i]))
-			depth--;
-		else if (depth == 0 && tok_is(&t->v[i], "="))
-			e = i; /* a default argument */
-	}
-	if (a == e || (e - a == 1 && k->nparams == 0 && tok_is(&t->v[a], "void")))
-		return;
-	int is_array = 0, name = e - 1;
-	while (name > a && tok_is(&t->v[name], "]")) { /* NAME[] or NAME[N][M] */
-		is_array = 1;
-		while (name > a && !tok_is(&t->v[name], "["))
-			name--;
-		name--;
-	}
-	kparam p = {0};
-	if (name > a && tok_ident(&t->v[name])) {
-		p.name = xstrndup(t->v[name].p, (size_t)t->v[name].len);
-	} else { /* unnamed: cannot be bound */
-		name = e;
-		is_array = 0;
-		p.name = xstrdup("");
-	}
-	const tok *at = &t->v[name < e ? name : a];
-	p.line = at->line;
-	p.col = at->col;
-	p.type = type_text(t, a, name, is_array);
-	classify(&p, t, a, name, is_array);
-	PUSH(k->params, k->nparams, p);
-}
-
-/* The kernel whose name is t[name], its parameter list ending at t[close]. */
-static void add_kernel(spec *s, const toks *t, int name, int close, int is_template)
-{
-	spec_kernel k = {0};
-	k.name = xstrndup(t->v[name].p, (size_t)t->v[name].len);
-	if (spec_kernel_find(s, k.name) >= 0) {
-		/* the same name again: #if/#else variants or overloads; the first wins */
-		free(k.name);
-		return;
-	}
-	k.line = t->v[name].line;
-	k.col = t->v[name].col;
-	k.is_template = is_template;
-	launch_init(&k.over);
-	int a = name + 2, depth = 0;
-	for (int i = a; i <= close; i++) {
-		if (i == close || (depth == 0 && tok_is(&t->v[i], ","))) {
-			add_param(&k, t, a, i);
-			a = i + 1;
-		} else if (tok_opens(&t->v[i])) {
-			depth++;
-		} else if (tok_closes(&t->v[i])) {
-			depth--;
-		}
-	}
-	PUSH(s->kernels, s->nkernels, k);
-}
-
-/* The declaration that follows the `__global__` at t[g]:
- *   [attributes] void [__launch_bounds__(...)] NAME ( PARAMS ) [...] { body
- * Adds a kernel when it is a definition (a prototype ends in ';').
- * Returns the index to go on from. */
-static int global_decl(spec *s, const toks *t, int g, int is_template)
-{
-	for (int j = g + 1; j < t->n; j++) {
-		const tok *x = &t->v[j];
-		if (tok_is(x, ";") || tok_is(x, "{") || tok_is(x, "}"))
-			return j;
-		if (!tok_ident(x) || j + 1 >= t->n || !tok_is(&t->v[j + 1], "("))
-			continue;
-		int close = match_paren(t, j + 1);
-		if (close < 0)
-			return t->n;
-		if (x->len > 2 && strncmp(x->p, "__", 2) == 0) {
-			j = close; /* __launch_bounds__(...), __attribute__((...)) */
-			continue;
-		}
-		int k = close + 1;
-		while (k < t->n && !tok_is(&t->v[k], "{") && !tok_is(&t->v[k], ";"))
-			k++;
-		if (k < t->n && tok_is(&t->v[k], "{"))
-			add_kernel(s, t, j, close, is_template);
-		return k;
-	}
-	return t->n;
-}
-
-/* Finds the __global__ functions of s->src and its "..." includes. */
-static void discover(spec *s)
-{
-	char *b = blank_source(s);
-	toks t = {0};
-	tokenize(b, &t);
-	int in_template = 0; /* a template<...> head awaits its declaration */
-	for (int i = 0; i < t.n;) {
-		const tok *x = &t.v[i];
-		if (tok_is(x, "template") && i + 1 < t.n && tok_is(&t.v[i + 1], "<")) {
-			int e = match_angle(&t, i + 1);
-			in_template = e >= 0;
-			i = e >= 0 ? e + 1 : i + 1;
-			continue;
-		}
-		if (tok_is(x, ";") || tok_is(x, "{") || tok_is(x, "}"))
-			in_template = 0;
-		if (tok_is(x, "__global__")) {
-			i = global_decl(s, &t, i, in_template);
-			continue;
-		}
-		i++;
-	}
-	free(t.v);
-	free(b);
-}
-
-/* Text of the first `//` comment line (not a //@ line), for `ls`. */
-static char *find_summary(const char *src)
-{
-	for (const char *bol = src; *bol;) {
-		const char *p = bol, *eol = strchr(bol, '\n');
-		if (!eol)
-			eol = bol + strlen(bol);
-		while (p < eol && is_blank(*p))
-			p++;
-		if (eol - p >= 2 && p[0] == '/' && p[1] == '/' && !(eol - p >= 3 && p[2] == '@')) {
-			while (p < eol && *p == '/')
-				p++;
-			const char *e = eol;
-			while (p < e && isspace((unsigned char)*p))
-				p++;
-			while (e > p && isspace((unsigned char)e[-1]))
-				e--;
-			if (e > p)
-				return xstrndup(p, (size_t)(e - p));
-		}
-		bol = *eol ? eol + 1 : eol;
-	}
-	return NULL;
 }
 
 /* ---- //@ lines: the cursor -------------------------------------------- */
@@ -782,7 +341,7 @@ static int cerr_choices(cur *c, const char *at, char *msg, const char *name, int
 
 static void skip_blank(cur *c)
 {
-	while (c->p < c->end && is_blank(*c->p))
+	while (c->p < c->end && scan_is_blank(*c->p))
 		c->p++;
 }
 
@@ -837,7 +396,7 @@ static int read_number(cur *c, double *v)
 {
 	skip_blank(c);
 	const char *a = c->p, *q = a;
-	while (q < c->end && !is_blank(*q) && *q != ')' && *q != ',')
+	while (q < c->end && !scan_is_blank(*q) && *q != ')' && *q != ',')
 		q++;
 	char buf[64], *e;
 	if (q == a || q - a >= (int)sizeof buf)
@@ -854,9 +413,9 @@ static int read_number(cur *c, double *v)
 /* The text [a, e), trimmed, as an expression located in this line. */
 static spec_expr make_expr(const cur *c, const char *a, const char *e)
 {
-	while (a < e && is_blank(*a))
+	while (a < e && scan_is_blank(*a))
 		a++;
-	while (e > a && is_blank(e[-1]))
+	while (e > a && scan_is_blank(e[-1]))
 		e--;
 	return (spec_expr){ xstrndup(a, (size_t)(e - a)), c->line, col_of(c, a) };
 }
@@ -885,7 +444,7 @@ static int split_list(cur *c, const char *stop, spec_expr *out, int max, int *n,
 			depth -= depth > 0;
 		} else if (q == stop || (*q == ',' && depth == 0)) {
 			const char *x = a;
-			while (x < q && is_blank(*x))
+			while (x < q && scan_is_blank(*x))
 				x++;
 			if (x == q)
 				return cerr(c, x, "expected an expression %s ','", q == stop ? "after" : "before");
@@ -908,11 +467,11 @@ static int check_new_name(cur *c, const char *w, int n)
 {
 	const spec *s = c->s;
 	for (int i = 0; i < s->nvars; i++)
-		if (word_is(w, n, s->vars[i].name))
+		if (scan_word_is(w, n, s->vars[i].name))
 			return cerr(c, w, "duplicate name '%.*s' (already a %s at line %d)", n, w,
 			            s->vars[i].is_define ? "define" : "param", s->vars[i].line);
 	for (int i = 0; i < s->nbufs; i++)
-		if (word_is(w, n, s->bufs[i].name))
+		if (scan_word_is(w, n, s->bufs[i].name))
 			return cerr(c, w, "duplicate name '%.*s' (already a buffer at line %d)", n, w,
 			            s->bufs[i].line);
 	return 0;
@@ -924,14 +483,19 @@ static int check_define_clash(cur *c, const char *w, int n)
 	const spec *s = c->s;
 	for (int i = 0; i < s->nkernels; i++) {
 		const spec_kernel *k = &s->kernels[i];
-		if (word_is(w, n, k->name))
+		if (scan_word_is(w, n, k->base))
 			return cerr(c, w, "define '%.*s' is also the name of a kernel (a define becomes "
 			            "a -D macro and would rewrite it)", n, w);
 		for (int j = 0; j < k->nparams; j++)
-			if (word_is(w, n, k->params[j].name))
+			if (scan_word_is(w, n, k->params[j].name))
 				return cerr(c, w, "define '%.*s' is also a parameter of kernel '%s': declare it "
 				            "with '//@ param' (a define becomes a -D macro and would rewrite "
 				            "the parameter)", n, w, k->name);
+		for (int j = 0; j < k->ntparams; j++)
+			if (scan_word_is(w, n, k->tparams[j].name))
+				return cerr(c, w, "define '%.*s' is also a template parameter of kernel '%s': "
+				            "rename one (a define becomes a -D macro and would rewrite the "
+				            "template parameter)", n, w, k->name);
 	}
 	return 0;
 }
@@ -990,7 +554,7 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 			return cerr(c, w, "unexpected '%.*s' in buffer '%.*s' (expected random, zero, one, iota, "
 			            "value(X), poison, output or managed)", token_len(c, w), w, nlen, name);
 		int i = 0;
-		while (i < (int)ARRAY_LEN(words) && !word_is(w, n, words[i]))
+		while (i < (int)ARRAY_LEN(words) && !scan_word_is(w, n, words[i]))
 			i++;
 		if (i == (int)ARRAY_LEN(words))
 			return cerr_choices(c, w, xasprintf("unknown word '%.*s' in buffer '%.*s'", n, w, nlen, name),
@@ -1067,13 +631,13 @@ static int dir_link(cur *c, const char *dir)
 	for (; n > 0; n = read_word(c, &w)) {
 		int known = 0;
 		for (size_t i = 0; i < ARRAY_LEN(link_names); i++)
-			known |= word_is(w, n, link_names[i]);
+			known |= scan_word_is(w, n, link_names[i]);
 		if (!known)
 			return cerr_choices(c, w, xasprintf("unknown link library '%.*s'", n, w), w, n,
 			                    link_names, (int)ARRAY_LEN(link_names), "known", "");
 		int dup = 0;
 		for (int i = 0; i < c->s->nlinks; i++)
-			dup |= word_is(w, n, c->s->links[i]);
+			dup |= scan_word_is(w, n, c->s->links[i]);
 		if (!dup)
 			PUSH(c->s->links, c->s->nlinks, xstrndup(w, (size_t)n));
 	}
@@ -1174,7 +738,7 @@ static int check_body(cur *c, spec_check *ch, const char *out, int outlen)
 		return -1;
 	const char *tw;
 	int tn = read_word(c, &tw);
-	if (tn > 0 && !word_is(tw, tn, "tol"))
+	if (tn > 0 && !scan_word_is(tw, tn, "tol"))
 		return cerr(c, tw, "unexpected '%.*s' after check (expected 'tol X' or the end of the line)",
 		            tn, tw);
 	if (tn > 0) {
@@ -1194,7 +758,7 @@ static int dir_check(cur *c, const char *at, const scope *sc)
 	int n = read_word(c, &w);
 	if (n == 0)
 		return cerr(c, c->p, "expected an output buffer or 'none' after 'check'");
-	if (word_is(w, n, "none") && at_end(c)) {
+	if (scan_word_is(w, n, "none") && at_end(c)) {
 		if (l->nchecks > 0)
 			return cerr(c, w, "'check none' conflicts with the check at line %d", l->checks[0].line);
 		l->nchecks = 0;
@@ -1204,7 +768,7 @@ static int dir_check(cur *c, const char *at, const scope *sc)
 		return 0;
 	}
 	skip_blank(c);
-	if (word_is(w, n, "at") && *c->p != '=') {
+	if (scan_word_is(w, n, "at") && *c->p != '=') {
 		/* check at N=512, M=3: the params of the check pass */
 		if (sc->k)
 			return cerr(c, w, "'check at' applies to the whole file, not to kernel '%s'", sc->k->name);
@@ -1225,13 +789,13 @@ static int dir_check(cur *c, const char *at, const scope *sc)
 			while (is_ident_char((unsigned char)*q))
 				q++;
 			const char *eq = q;
-			while (is_blank(*eq))
+			while (scan_is_blank(*eq))
 				eq++;
 			if (rc == 0 && (q == t || !is_ident_start((unsigned char)*t) || *eq != '=' || !eq[1]))
 				rc = cerr(c, c->bol + items[i].col - 1, "expected NAME=VALUE in 'check at', got '%s'", t);
 			if (rc == 0) {
 				const char *v = eq + 1;
-				while (is_blank(*v))
+				while (scan_is_blank(*v))
 					v++;
 				spec_var cv = { .name = xstrndup(t, (size_t)(q - t)), .line = c->line, .col = items[i].col,
 				                .value = { xstrdup(v), c->line, items[i].col + (int)(v - t) } };
@@ -1283,29 +847,220 @@ static int launch_line(cur *c, const char *dir, const char *at, const scope *sc)
 	return r;
 }
 
-/* kernel NAME skip | kernel NAME grid|block|smem|bytes|flops|check ... */
+/* ---- template instantiations ------------------------------------------ */
+
+/* args split at commas outside brackets (caller frees each and the array). */
+static char **split_args(const char *args, int *n)
+{
+	char **v = NULL;
+	*n = 0;
+	int depth = 0;
+	const char *a = args;
+	for (const char *p = args;; p++) {
+		if (*p == '<' || *p == '(' || *p == '[')
+			depth++;
+		else if ((*p == '>' || *p == ')' || *p == ']') && depth > 0)
+			depth--;
+		else if (*p == 0 || (*p == ',' && depth == 0)) {
+			if (p > a || *p == ',')
+				PUSH(v, *n, xstrndup(a, (size_t)(p - a)));
+			if (*p == 0)
+				break;
+			a = p + 1;
+		}
+	}
+	return v;
+}
+
+/* A parameter of template tk as it is in an instantiation: type parameters
+ * replaced by the arguments given for them, then classified again
+ * ("const T*" with T = float binds to a float buffer). */
+static void substitute_param(kparam *p, const spec_kernel *tk, char **args, int nargs)
+{
+	toks t = {0};
+	scan_tokenize(p->type, &t);
+	sbuf b = {0};
+	int changed = 0;
+	for (int i = 0; i < t.n; i++) {
+		const char *with = NULL;
+		for (int j = 0; j < tk->ntparams && j < nargs && !with; j++)
+			if (tk->tparams[j].is_type && scan_tok_is(&t.v[i], tk->tparams[j].name))
+				with = args[j];
+		if (i > 0)
+			sb_putc(&b, ' ');
+		if (with) {
+			sb_puts(&b, with);
+			changed = 1;
+		} else {
+			sb_add(&b, t.v[i].p, (size_t)t.v[i].len);
+		}
+	}
+	free(t.v);
+	if (!changed) {
+		sb_free(&b);
+		return;
+	}
+	toks u = {0};
+	scan_tokenize(b.s, &u);
+	char *type = scan_type_text(&u, 0, u.n, 0);
+	p->elem_known = 0;
+	scan_classify(p, &u, 0, u.n, 0);
+	free(u.v);
+	sb_free(&b);
+	free(p->type);
+	p->type = type;
+}
+
+/* The instantiation TEMPLATE<args> of template kernel tk, named at
+ * line:col; made once. Returns its index. */
+static int instantiate(spec *s, int tk, const char *args, int line, int col)
+{
+	char *name = xasprintf("%s<%s>", s->kernels[tk].name, args);
+	for (int i = 0; i < s->nkernels; i++)
+		if (strcmp(s->kernels[i].name, name) == 0) {
+			free(name);
+			return i;
+		}
+	const spec_kernel *t = &s->kernels[tk];
+	int nargs = 0;
+	char **argv = split_args(args, &nargs);
+	spec_kernel k = {0};
+	k.name = name;
+	k.expr = xstrdup(name);
+	k.base = xstrdup(t->base);
+	k.line = t->line;
+	k.col = t->col;
+	k.tmpl = tk;
+	k.decl_line = line;
+	k.decl_col = col;
+	spec_launch_init(&k.over);
+	k.nparams = t->nparams;
+	k.params = xcalloc((size_t)t->nparams + 1, sizeof *k.params);
+	for (int i = 0; i < t->nparams; i++) {
+		k.params[i] = t->params[i];
+		k.params[i].type = xstrdup(t->params[i].type);
+		k.params[i].name = xstrdup(t->params[i].name);
+		substitute_param(&k.params[i], t, argv, nargs);
+	}
+	for (int i = 0; i < nargs; i++)
+		free(argv[i]);
+	free(argv);
+	PUSH(s->kernels, s->nkernels, k);
+	return s->nkernels - 1;
+}
+
+/* Reads a kernel name at the cursor: NAME, A::B::NAME, NAME<ARGS> (brackets
+ * balanced). Returns its length, 0 when there is none. */
+static int read_kernel_name(cur *c, const char **w)
+{
+	int n = read_word(c, w);
+	if (n == 0)
+		return 0;
+	const char *p = *w + n;
+	for (;;) {
+		if (p + 2 < c->end && p[0] == ':' && p[1] == ':' && is_ident_start((unsigned char)p[2])) {
+			p += 2;
+			while (p < c->end && is_ident_char((unsigned char)*p))
+				p++;
+			continue;
+		}
+		const char *q = p;
+		while (q < c->end && scan_is_blank(*q))
+			q++;
+		if (q < c->end && *q == '<') {
+			int depth = 0;
+			const char *r = q;
+			for (; r < c->end; r++) {
+				if (*r == '<' || *r == '(')
+					depth++;
+				else if ((*r == '>' || *r == ')') && --depth == 0)
+					break;
+			}
+			if (r < c->end) {
+				p = r + 1;
+				continue;
+			}
+		}
+		break;
+	}
+	c->p = p;
+	return (int)(p - *w);
+}
+
+static const char **template_names(const spec *s, int *n)
+{
+	const char **v = xmalloc(((size_t)s->nkernels + 1) * sizeof *v);
+	*n = 0;
+	for (int i = 0; i < s->nkernels; i++)
+		if (s->kernels[i].is_template)
+			v[(*n)++] = s->kernels[i].name;
+	return v;
+}
+
+/* The kernel that `//@ kernel` names at w (n characters): an existing one,
+ * or an instantiation of a template made now. Index, or -1 with the error. */
+static int kernel_named(cur *c, const char *w, int n)
+{
+	char *name = spec_normalize_name(w, (size_t)n);
+	char *lt = strchr(name, '<');
+	int ki;
+	if (!lt) {
+		ki = spec_kernel_find(c->s, name);
+		free(name);
+		if (ki >= 0)
+			return ki;
+		const char **names = kernel_names(c->s);
+		cerr_choices(c, w, xasprintf("unknown kernel '%.*s'", n, w), w, n, names, c->s->nkernels,
+		             "kernels", "no __global__ functions in the file");
+		free(names);
+		return -1;
+	}
+	*lt = 0;
+	const char *args = lt + 1;
+	size_t al = strlen(args);
+	ki = spec_kernel_find(c->s, name);
+	if (ki < 0 || !c->s->kernels[ki].is_template) {
+		int nt = 0;
+		const char **names = template_names(c->s, &nt);
+		if (ki >= 0)
+			cerr(c, w, "kernel '%s' is not a template: '<...>' gives template arguments", name);
+		else
+			cerr_choices(c, w, xasprintf("unknown kernel template '%s'", name), name, (int)strlen(name),
+			             names, nt, "templates", "no template __global__ functions in the file");
+		free(names);
+		free(name);
+		return -1;
+	}
+	if (al < 1 || args[al - 1] != '>') {
+		free(name);
+		return cerr(c, w, "expected '>' after the template arguments of '%.*s'", n, w);
+	}
+	char *a = xstrndup(args, al - 1);
+	int k = instantiate(c->s, ki, a, c->line, col_of(c, w));
+	free(a);
+	free(name);
+	return k;
+}
+
+/* kernel NAME skip | kernel NAME grid|block|smem|bytes|flops|check ...
+ * | kernel TEMPLATE<ARGS> [the same] */
 static int dir_kernel(cur *c, const char *dir)
 {
 	const char *w, *d;
-	int n = read_word(c, &w);
+	int n = read_kernel_name(c, &w);
 	if (n == 0)
 		return cerr(c, c->p, "expected a kernel name after '%s'", dir);
-	char *name = xstrndup(w, (size_t)n);
-	int ki = spec_kernel_find(c->s, name);
-	free(name);
-	if (ki < 0) {
-		const char **names = kernel_names(c->s);
-		int r = cerr_choices(c, w, xasprintf("unknown kernel '%.*s'", n, w), w, n, names,
-		                     c->s->nkernels, "kernels", "no __global__ functions in the file");
-		free(names);
-		return r;
-	}
+	int ki = kernel_named(c, w, n);
+	if (ki < 0)
+		return -1;
 	spec_kernel *k = &c->s->kernels[ki];
+	if (k->tmpl >= 0 && at_end(c))
+		return 0; /* an instantiation to run, nothing else */
 	int dn = read_word(c, &d);
 	if (dn == 0)
 		return cerr(c, c->p, "expected an override after kernel name '%s' (grid, block, smem, "
 		            "bytes, flops, check or skip)", k->name);
-	if (word_is(d, dn, "skip")) {
+	if (scan_word_is(d, dn, "skip")) {
 		k->skip = 1;
 		return expect_end(c, "'skip'");
 	}
@@ -1319,6 +1074,33 @@ static int dir_kernel(cur *c, const char *dir)
 	                    d, dn, override_names, (int)ARRAY_LEN(override_names), "known", "");
 }
 
+/* include DIR... (blank-separated; quotes for a name with blanks) */
+static int dir_include(cur *c, const char *dir)
+{
+	skip_blank(c);
+	if (c->p == c->end)
+		return cerr(c, c->p, "expected a directory after '%s'", dir);
+	while (!at_end(c)) {
+		const char *a = c->p, *e;
+		if (*a == '"') {
+			e = memchr(a + 1, '"', (size_t)(c->end - a - 1));
+			if (!e)
+				return cerr(c, a, "expected '\"' to close the directory name");
+			spec_incdir d = { xstrndup(a + 1, (size_t)(e - a - 1)), c->line, col_of(c, a + 1) };
+			PUSH(c->s->incdirs, c->s->nincdirs, d);
+			c->p = e + 1;
+			continue;
+		}
+		e = a;
+		while (e < c->end && !scan_is_blank(*e))
+			e++;
+		spec_incdir d = { xstrndup(a, (size_t)(e - a)), c->line, col_of(c, a) };
+		PUSH(c->s->incdirs, c->s->nincdirs, d);
+		c->p = e;
+	}
+	return 0;
+}
+
 /* One //@ line: bol is its first character, p just after "//@". */
 static int header_line(spec *s, int line, const char *bol, const char *p, const char *eol, char **err)
 {
@@ -1328,7 +1110,7 @@ static int header_line(spec *s, int line, const char *bol, const char *p, const 
 			c.end = q;
 			break;
 		}
-	while (c.end > c.p && is_blank(c.end[-1]))
+	while (c.end > c.p && scan_is_blank(c.end[-1]))
 		c.end--;
 	const char *w;
 	int n = read_word(&c, &w);
@@ -1348,6 +1130,8 @@ static int header_line(spec *s, int line, const char *bol, const char *p, const 
 		r = dir_buffer(&c, dir);
 	else if (strcmp(dir, "link") == 0)
 		r = dir_link(&c, dir);
+	else if (strcmp(dir, "include") == 0)
+		r = dir_include(&c, dir);
 	else if (strcmp(dir, "kernel") == 0)
 		r = dir_kernel(&c, dir);
 	else if ((r = launch_line(&c, dir, w, &base)) > 0)
@@ -1365,7 +1149,7 @@ static int parse_header(spec *s, char **err)
 		if (!eol)
 			eol = bol + strlen(bol);
 		line++;
-		while (p < eol && is_blank(*p))
+		while (p < eol && scan_is_blank(*p))
 			p++;
 		if (eol - p >= 3 && strncmp(p, "//@", 3) == 0 && header_line(s, line, bol, p + 3, eol, err) != 0)
 			return -1;
@@ -1460,15 +1244,47 @@ static int validate(const spec *s, char **err)
 	return 0;
 }
 
+/* The explicit instantiations of the source are kernels (the header can
+ * override or skip them like any other). */
+static void explicit_instances(spec *s, const insts *in)
+{
+	for (int i = 0; i < in->n; i++) {
+		int tk = -1;
+		for (int k = 0; k < s->nkernels && tk < 0; k++)
+			if (s->kernels[k].is_template && strcmp(s->kernels[k].name, in->v[i].tmpl) == 0)
+				tk = k;
+		if (tk < 0) /* written qualified differently: by its last part */
+			tk = spec_template_find(s, in->v[i].tmpl) >= 0 ? spec_template_find(s, in->v[i].tmpl) : -1;
+		if (tk < 0) {
+			int k = spec_kernel_find(s, in->v[i].tmpl);
+			tk = k >= 0 && s->kernels[k].is_template ? k : -1;
+		}
+		if (tk >= 0)
+			instantiate(s, tk, in->v[i].args, in->v[i].line, in->v[i].col);
+	}
+}
+
 int spec_parse(const char *path, const char *src, spec *out, char **err)
 {
 	memset(out, 0, sizeof *out);
 	out->path = xstrdup(path);
 	out->src = xstrdup(src);
-	out->summary = find_summary(src);
-	launch_init(&out->base);
-	discover(out);
-	if (parse_header(out, err) != 0 || validate(out, err) != 0) {
+	if (spec_text_check(path, src, strlen(src), err) != 0) {
+		spec_free(out);
+		return -1;
+	}
+	out->summary = spec_find_summary(src);
+	spec_launch_init(&out->base);
+	insts in = {0};
+	spec_discover(out, &in);
+	explicit_instances(out, &in);
+	int rc = parse_header(out, err);
+	for (int i = 0; i < in.n; i++) {
+		free(in.v[i].tmpl);
+		free(in.v[i].args);
+	}
+	free(in.v);
+	if (rc != 0 || validate(out, err) != 0) {
 		spec_free(out);
 		return -1;
 	}

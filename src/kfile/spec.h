@@ -19,14 +19,24 @@
  *   //@ check at NAME=EXPR[, NAME=EXPR]     params for the check pass only
  *                                           (check small, time large)
  *   //@ link cudadevrt                      relocatable device code + devrt
+ *   //@ include DIR...                      header directories (relative to
+ *                                           the file's own)
  *   //@ kernel NAME LINE                    per-kernel override of grid,
  *                                           block, smem, bytes, flops, check;
  *                                           or `//@ kernel NAME skip`
+ *   //@ kernel TEMPLATE<ARGS> [LINE]        an instantiation of a template
+ *                                           kernel to run (ARGS may name
+ *                                           defines: `//@ kernel red<BS>`)
  * A `//` inside a //@ line starts a comment.
+ *
+ * Kernels are named as C++ names them: `course::copy` inside namespace
+ * course, `reduce<BS>` for an instantiation; an explicit instantiation in
+ * the source (`template __global__ void reduce<256>(...);`) is a kernel too.
  */
 #ifndef CUPLAY_SPEC_H
 #define CUPLAY_SPEC_H
 
+#include <stddef.h>
 #include "types.h"
 
 #define SPEC_MAX_DIMS 3
@@ -87,26 +97,45 @@ typedef struct kparam {
 	int line, col;
 } kparam;
 
-typedef struct spec_kernel {
+/* A template parameter of a template kernel. */
+typedef struct tparam {
 	char *name;
-	int line, col;
+	int is_type; /* typename/class T, as opposed to int N */
+} tparam;
+
+typedef struct spec_kernel {
+	char *name;      /* as shown and typed: "saxpy", "course::copy", "reduce<BS>" */
+	char *expr;      /* the C++ name NVRTC is asked for (&expr); = name */
+	char *base;      /* the identifier alone: "copy", "reduce" */
+	int line, col;   /* of the name in the definition */
 	int nparams;
 	kparam *params;
-	int is_template; /* cannot be launched without template arguments */
+	int is_template; /* a template: launched through its instantiations only */
+	int ntparams;
+	tparam *tparams; /* of a template */
+	int tmpl;        /* an instantiation: the index of its template; else -1 */
+	int decl_line, decl_col; /* where an instantiation is named (a //@ kernel
+	                            line or an explicit instantiation) */
 	int skip;        /* `//@ kernel NAME skip` */
 	spec_launch over;
 } spec_kernel;
+
+typedef struct spec_incdir {
+	char *dir;       /* as written */
+	int line, col;
+} spec_incdir;
 
 typedef struct spec {
 	char *path;    /* as given, e.g. kernels_src/transpose.cu */
 	char *src;     /* whole file */
 	char *summary; /* text of the first comment line, for `ls` */
-	int nvars, nbufs, nkernels, nincludes, nlinks;
+	int nvars, nbufs, nkernels, nincludes, nlinks, nincdirs;
 	spec_var *vars;
 	spec_buffer *bufs;
 	spec_kernel *kernels;
 	char **includes; /* "..." includes as written */
 	char **links;    /* `//@ link` names */
+	spec_incdir *incdirs; /* `//@ include` directories */
 	int ncheck_at;
 	spec_var *check_at; /* `//@ check at`: params of the check pass */
 	spec_launch base;
@@ -121,12 +150,24 @@ void spec_free(spec *s);
 
 const spec_var *spec_var_find(const spec *s, const char *name);
 int spec_buffer_find(const spec *s, const char *name); /* index or -1 */
-int spec_kernel_find(const spec *s, const char *name); /* index or -1 */
-/* The kernels that can be launched: neither templates nor `skip`ped; what
- * `use` and `ls` count. */
+/* A kernel by name: as shown (blanks inside template arguments do not
+ * matter), or by its last part when that is unique ("copy" for
+ * "course::copy"). Index or -1. */
+int spec_kernel_find(const spec *s, const char *name);
+/* The template kernel that `name` instantiates ("reduce" for "reduce<64>"),
+ * whether or not the file names that instantiation; -1 when none. */
+int spec_template_find(const spec *s, const char *name);
+/* 1 when kernel k can be launched: not a template, not skipped. */
+int spec_kernel_launchable(const spec *s, int k);
+/* How many kernels can be launched: what `use` and `ls` count. */
 int spec_launchable(const spec *s);
 
-/* The effective launch lines of kernel k: its overrides over the base. */
+/* The effective launch lines of kernel k: its overrides, then (for an
+ * instantiation) its template's, over the base. */
 void spec_effective(const spec *s, int k, spec_launch *out);
+
+/* A kernel file's text holds no byte a compiler would stop at: 0, or -1
+ * with *err "path:line:col: ..." for a NUL or 0xff byte. */
+int spec_text_check(const char *path, const char *text, size_t len, char **err);
 
 #endif

@@ -2,7 +2,11 @@
  * file: spec_parse, then for every kernel spec_effective and (as a user's
  * `run` would) the planner: values, the launch plan and its limits check;
  * then spec_free. Errors must name their place as "fuzz.cu:LINE:COL: ",
- * with a line inside the file and a column from 1. */
+ * with a line inside the file and a column from 1. The include scanner of
+ * the compile cache key reads the same text (headers looked for in a
+ * directory that does not exist; absolute names are opened as they are,
+ * so the scanner meets /dev/zero and the like). */
+#include "incscan.h"
 #include "plan.h"
 #include "spec.h"
 #include "util.h"
@@ -37,6 +41,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lines += *c == '\n';
 	spec s;
 	char *err = NULL;
+	inc_dir dirs[] = { { "/nonexistent-fuzz-include-dir", 0 }, { "/nonexistent-fuzz-toolkit", 1 } };
+	inc_graph g;
+	if (inc_scan(PATH, src, dirs, 2, NULL, NULL, &g, &err) == 0) {
+		if (err)
+			__builtin_trap();
+		inc_graph_free(&g);
+	} else {
+		/* about the kernel file (fuzz.cu:LINE: ...) or a header it named */
+		if (!err || !*err)
+			__builtin_trap();
+		free(err);
+		err = NULL;
+	}
 	if (spec_parse(PATH, src, &s, &err) != 0) {
 		check_location(err, lines);
 		free(err);

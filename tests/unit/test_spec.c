@@ -330,16 +330,16 @@ TEST(directive_errors)
 {
 	EXPECT_SPEC_ERR("//@ defne X = 1\n",
 		PATH ":1:5: unknown directive 'defne' (known: define, param, buffer, grid, block, smem, "
-		"bytes, flops, check, link, kernel); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel); did you mean 'define'?");
 	EXPECT_SPEC_ERR("\n//@ frobnicate\n",
 		PATH ":2:5: unknown directive 'frobnicate' (known: define, param, buffer, grid, block, smem, "
-		"bytes, flops, check, link, kernel)");
+		"bytes, flops, check, link, include, kernel)");
 	EXPECT_SPEC_ERR("//@ 42\n",
 		PATH ":1:5: expected a directive after '//@' (known: define, param, buffer, grid, block, smem, "
-		"bytes, flops, check, link, kernel)");
+		"bytes, flops, check, link, include, kernel)");
 	EXPECT_SPEC_ERR("//@ Define X = 1\n",
 		PATH ":1:5: unknown directive 'Define' (known: define, param, buffer, grid, block, smem, "
-		"bytes, flops, check, link, kernel); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel); did you mean 'define'?");
 }
 
 TEST(var_errors)
@@ -687,6 +687,127 @@ TEST(error_resets_spec)
 	CHECK(spec_parse(PATH, "//@ nope\n", &s, NULL) == -1);
 }
 
+
+/* ---- C++ names: namespaces, templates, instantiations ---- */
+
+static const char names_src[] =
+	"//@ grid 1\n//@ block 1\n"                                                   /* 1, 2 */
+	"namespace course {\n"                                                        /* 3 */
+	"__global__ void copy_ns(float *x) {}\n"                                      /* 4 */
+	"namespace { __global__ void anon(float *x) {} }\n"                           /* 5 */
+	"__global__ void later(float *x);\n"                                          /* 6 */
+	"struct S { int v; };\n"                                                      /* 7 */
+	"}\n"                                                                         /* 8 */
+	"namespace a::b { inline namespace v1 { __global__ void deep(int n) {} } }\n" /* 9 */
+	"namespace cg = course;\n"                                                    /* 10 */
+	"using namespace course;\n"                                                   /* 11 */
+	"__global__ void course::later(float *x) {}\n"                                /* 12 */
+	"extern \"C\" { __global__ void plain_c(float *x) {} }\n"                     /* 13 */
+	"__global__ void top(float *x) {}\n"                                          /* 14 */
+	"template <typename T, int N = 4>\n"                                          /* 15 */
+	"__global__ void scale(const T *__restrict__ x, T *y, T alpha, int n) {}\n"   /* 16 */
+	"template __global__ void scale<float, 2>(const float *, float *, float, int);\n" /* 17 */
+	"extern template __global__ void scale<double, 2>(const double *, double *, double, int);\n"
+	"namespace course { template <int B> __global__ void red(float *x) {} }\n"    /* 19 */
+	"//@ kernel scale< double , 8 >\n"                                            /* 20 */
+	"//@ kernel course::red<BS> block BS\n"                                       /* 21 */
+	"//@ define BS = 128\n";                                                      /* 22 */
+
+TEST(cxx_names)
+{
+	spec s;
+	char *err = NULL;
+	CHECK(spec_parse(PATH, names_src, &s, &err) == 0);
+	if (err) {
+		fprintf(stderr, "  %s\n", err);
+		free(err);
+		return;
+	}
+	static const char *const want[] = {
+		"course::copy_ns", "course::anon", "a::b::v1::deep", "course::later", "plain_c", "top",
+		"scale", "course::red", "scale<float,2>", "scale<double,8>", "course::red<BS>",
+	};
+	CHECK(s.nkernels == (int)ARRAY_LEN(want));
+	for (int i = 0; i < s.nkernels && i < (int)ARRAY_LEN(want); i++)
+		CHECK_STREQ(s.kernels[i].name, want[i]);
+	if (s.nkernels != (int)ARRAY_LEN(want)) {
+		spec_free(&s);
+		return;
+	}
+	CHECK_STREQ(s.kernels[0].base, "copy_ns");
+	CHECK_STREQ(s.kernels[3].expr, "course::later");
+	CHECK(s.kernels[3].line == 12); /* the definition, outside the namespace */
+	CHECK(s.kernels[6].is_template && s.kernels[6].ntparams == 2);
+	CHECK_STREQ(s.kernels[6].tparams[0].name, "T");
+	CHECK(s.kernels[6].tparams[0].is_type && !s.kernels[6].tparams[1].is_type);
+	CHECK(!spec_kernel_launchable(&s, 6));
+	/* the explicit instantiation: T replaced in the parameters */
+	const spec_kernel *k = &s.kernels[8];
+	CHECK(k->tmpl == 6 && k->decl_line == 17 && spec_kernel_launchable(&s, 8));
+	CHECK_STREQ(k->params[0].type, "const float* __restrict__");
+	CHECK(k->params[0].kind == ARG_PTR && k->params[0].elem_known && k->params[0].elem == DT_FLOAT);
+	CHECK(k->params[2].kind == ARG_F32);
+	CHECK(k->params[3].kind == ARG_I32);
+	/* named in the header, blanks and all */
+	k = &s.kernels[9];
+	CHECK(k->tmpl == 6 && k->decl_line == 20 && k->decl_col == 12);
+	CHECK(k->params[1].kind == ARG_PTR && k->params[1].elem == DT_DOUBLE && k->params[2].kind == ARG_F64);
+	/* overrides on an instantiation; its template's apply below them */
+	k = &s.kernels[10];
+	CHECK(k->tmpl == 7 && k->over.nblock == 1);
+	/* finding kernels: exact, blanks ignored, by the last part when unique */
+	CHECK(spec_kernel_find(&s, "scale< float,2 >") == 8);
+	CHECK(spec_kernel_find(&s, "copy_ns") == 0);
+	CHECK(spec_kernel_find(&s, "deep") == 2);
+	CHECK(spec_kernel_find(&s, "red<BS>") == 10);
+	CHECK(spec_kernel_find(&s, "nothing") == -1);
+	CHECK(spec_template_find(&s, "scale<int,1>") == 6);
+	CHECK(spec_template_find(&s, "top<1>") == -1);
+	spec_free(&s);
+}
+
+TEST(cxx_name_errors)
+{
+	EXPECT_SPEC_ERR("//@ grid 1\n//@ block 1\n"
+	                "template <int BS> __global__ void r(float *x) {}\n"
+	                "//@ define BS = 256\n",
+	                PATH ":4:12: define 'BS' is also a template parameter of kernel 'r': rename one (a define "
+	                "becomes a -D macro and would rewrite the template parameter)");
+	EXPECT_SPEC_ERR("//@ grid 1\n//@ block 1\n"
+	                "template <int B> __global__ void reduce(float *x) {}\n"
+	                "//@ kernel reduc<4>\n",
+	                PATH ":4:12: unknown kernel template 'reduc' (templates: reduce); did you mean 'reduce'?");
+	EXPECT_SPEC_ERR("//@ grid 1\n//@ block 1\n"
+	                "__global__ void plain(float *x) {}\n"
+	                "//@ kernel plain<4>\n",
+	                PATH ":4:12: kernel 'plain' is not a template: '<...>' gives template arguments");
+	EXPECT_SPEC_ERR("//@ grid 1\n//@ block 1\n"
+	                "__global__ void plain(float *x) {}\n"
+	                "//@ kernel plain\n",
+	                PATH ":4:17: expected an override after kernel name 'plain' (grid, block, smem, bytes, "
+	                "flops, check or skip)");
+	EXPECT_SPEC_ERR("//@ include\n", PATH ":1:12: expected a directory after 'include'");
+	EXPECT_SPEC_ERR("//@ grid 1\n//@ block 1\n__global__ void k(float *x) { /* caf\xff */ }\n",
+	                PATH ":3:37: byte 0xff, which NVRTC takes for the end of the file (is the file saved "
+	                "as UTF-8?)");
+	char *e = NULL;
+	CHECK(spec_text_check(PATH, "ab\ncd\0ef", 8, &e) == -1);
+	CHECK_STREQ(e, PATH ":2:3: a NUL byte: the file would end here for the compiler (is it a text file?)");
+	free(e);
+	spec s;
+	e = NULL;
+	CHECK(spec_parse(PATH, "//@ include inc \"two words\" /abs\n", &s, &e) == 0);
+	CHECK(s.nincdirs == 3);
+	if (s.nincdirs == 3) {
+		CHECK_STREQ(s.incdirs[0].dir, "inc");
+		CHECK(s.incdirs[0].col == 13);
+		CHECK_STREQ(s.incdirs[1].dir, "two words");
+		CHECK_STREQ(s.incdirs[2].dir, "/abs");
+	}
+	spec_free(&s);
+	free(e);
+}
+
 int main(void)
 {
 	RUN(whole_file);
@@ -704,5 +825,7 @@ int main(void)
 	RUN(override_errors);
 	RUN(missing_geometry);
 	RUN(error_resets_spec);
+	RUN(cxx_names);
+	RUN(cxx_name_errors);
 	return test_report("spec");
 }

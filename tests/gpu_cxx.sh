@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# tests/gpu_cxx.sh: the C++ kernels of tests/cxx run and check ok on a GPU:
+# toolkit headers (fp16, bf16, cooperative groups, CUB, cuda/std, assert.h,
+# stdint.h), templates, namespaces, extern "C", the user's headers, and the
+# kernels pasted from CUDA's samples and CUB's examples; the commands that
+# take a kernel name take theirs. Called by tests/gpu.sh.
+# Closing line: "gpu-cxx: N passed, N failed".
+. "$(dirname "$0")/lib.sh"
+if ! have_gpu; then
+	echo "gpu-cxx: skipped: no GPU"
+	exit 0
+fi
+export XDG_CACHE_HOME="$tmp/cache"
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" | tail -n 25; }
+
+# all_ok: every kernel that `use` listed has a csv row, and every row checks ok
+# (python's csv: a kernel name such as scale_t<float,4> is a quoted field)
+all_ok() {
+	python3 - "$tmp/out" <<'PY'
+import csv, re, sys
+text = open(sys.argv[1]).read().splitlines()
+names, header, rows = [], None, []
+for line in text:
+    m = re.match(r"^\S+\.cu: \d+ kernels? \((.*)\)$", line)
+    if m:
+        names = m.group(1).split(", ")
+        continue
+    r = next(csv.reader([line]), [])
+    if r[:1] == ["kernel"]:
+        header = r
+    elif header and "check" in header and len(r) == len(header):
+        rows.append((r[0], r[header.index("check")]))
+seen = {k for k, c in rows if k in names}
+bad = ["%s: %s" % (k, c) for k, c in rows if k in names and c != "ok"]
+if not names or seen != set(names) or bad:
+    print("kernels %s, rows for %s, not ok: %s" % (names, sorted(seen), bad))
+    sys.exit(1)
+print("%d kernels: %s" % (len(names), ", ".join(names)))
+PY
+}
+
+# 1. every file: each kernel runs and checks ok (at its defaults, then at a
+#    size that is not a multiple of the block where the file has an n)
+for f in tests/cxx/*.cu; do
+	case $f in */err_*) continue ;; esac
+	n=$(basename "$f" .cu)
+	"$CUPLAY" --format csv -c "use $f; run" >"$tmp/out" 2>&1 </dev/null
+	st=$?
+	if [ $st = 0 ] && what=$(all_ok); then ok "$n: $what"; else bad "$n (exit $st): $what"; fi
+done
+for f in fp16 bf16 coop_groups cub_reduce cuda_std assert stdint template_header template_explicit namespace extern_c user_include; do
+	"$CUPLAY" --format csv -c "use tests/cxx/$f.cu; set n=4099; run" >"$tmp/out" 2>&1 </dev/null
+	st=$?
+	if [ $st = 0 ] && what=$(all_ok); then ok "$f at n=4099: $what"; else bad "$f at n=4099 (exit $st): $what"; fi
+done
+
+# 2. a define that is a template argument: sweep compiles one instantiation a value
+#    (the sweep table: the values, the kernel, its check, ...)
+"$CUPLAY" -c 'use tests/cxx/template_header.cu; sweep BS=64,128,512,1024 reduce_t<BS>' >"$tmp/out" 2>&1 </dev/null
+st=$?
+if [ $st = 0 ] && [ "$(grep -c 'reduce_t<BS>  *ok ' "$tmp/out")" = 4 ]; then
+	ok "sweep BS=64,128,512,1024 reduce_t<BS>: 4 instantiations ok"
+else
+	bad "sweep over a template argument (exit $st)"
+fi
+"$CUPLAY" -c 'use tests/cxx/cub_block_reduce.cu; sweep THREADS=128,256,512' >"$tmp/out" 2>&1 </dev/null
+st=$?
+if [ $st = 0 ] && [ "$(grep -c 'BlockReduceKernel<THREADS,ITEMS,BLOCK_REDUCE_[A-Z_]*>  *ok ' "$tmp/out")" = 6 ]; then
+	ok "CUB example: sweep THREADS=128,256,512, both algorithms ok"
+else
+	bad "CUB example sweep (exit $st)"
+fi
+
+# 3. the inspecting commands take the C++ names
+cmds='use tests/cxx/namespace.cu; info course::copy_ns; metrics course::detail::twice; sass copy_outside'
+cmds="$cmds; use tests/cxx/template_header.cu; info reduce_t<BS>; metrics reduce_t<BS>; ptx reduce_t<128>; sass reduce_t<BS>"
+"$CUPLAY" -c "$cmds" >"$tmp/out" 2>&1 </dev/null
+st=$?
+if [ $st = 0 ] && grep -q '^kernel  *course::copy_ns (_ZN6course7copy_nsEiPKfPf)' "$tmp/out" &&
+   grep -q '^kernel  *reduce_t<BS> (_Z8reduce_tILi256EEvPKfPfi)' "$tmp/out" &&
+   grep -q '^// reduce_t<128>: ' "$tmp/out" && ! grep -q '__nv_name_map' "$tmp/out"; then
+	ok "info, metrics, ptx and sass of course::copy_ns, course::detail::twice, reduce_t<BS>, reduce_t<128>"
+else
+	bad "inspecting commands with C++ names (exit $st)"
+fi
+
+# 4. the CUB kernel's recompile reads the precompiled headers (figures only)
+CUPLAY_TRACE=1 "$CUPLAY" -c 'use tests/cxx/cub_reduce.cu; run; set BS=128; run; set BS=512; run' >"$tmp/out" 2>&1 </dev/null
+st=$?
+ms=$(sed -n 's/.*(compiled in \([0-9.]*\) ms.*/\1/p' "$tmp/out" | tr '\n' ' ')
+if [ $st = 0 ] && [ "$(grep -c 'block_sum.*ok' "$tmp/out")" -ge 3 ]; then
+	ok "CUB kernel with set BS=128, 512: all ok; compiled in $ms ms"
+else
+	bad "CUB kernel recompiles (exit $st)"
+fi
+
+echo "gpu-cxx: $pass passed, $fail failed"
+[ $fail -eq 0 ]
