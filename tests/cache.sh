@@ -220,7 +220,7 @@ want="warning: no cache directory (XDG_CACHE_HOME is not set, HOME is not a dire
 if [ $st = 0 ] && [ ! -e "$tmp/no" ] && [ "$(grep -cxF "$want" "$tmp/out")" = 1 ] &&
    [ "$(grep -c '^not launched (no GPU)$' "$tmp/out")" = 2 ]; then
 	ok "HOME does not exist: nothing made there, said once"
-else bad "HOME does not exist: exit $st, made: $(ls -d "$tmp/no" 2>&1)"; fi
+else bad "HOME does not exist: exit $st, made: $(find "$tmp/no" 2>&1 | head -n 20 | tr "\n" " ")"; fi
 #    the size bound: the oldest entries go, the newest stays
 for b in 64 128 256 512; do
 	CUPLAY_CACHE_MAX=20K run "$tmp/bound" -c "use $K; set BLOCK=$b; run"
