@@ -12,8 +12,33 @@
 #include "par.h"
 #include "util.h"
 
+/* Scalar i of an array of scalar type t, as a double (exact for every
+ * type but the 64-bit integers beyond 2^53). */
+double buffer_get(const void *p, dtype t, uint64_t i)
+{
+	switch (t) {
+	case DT_FLOAT: return ((const float *)p)[i];
+	case DT_DOUBLE: return ((const double *)p)[i];
+	case DT_INT: return ((const int32_t *)p)[i];
+	case DT_UNSIGNED: return ((const uint32_t *)p)[i];
+	case DT_LONG: return (double)((const int64_t *)p)[i];
+	case DT_HALF: return half_to_float(((const uint16_t *)p)[i]);
+	case DT_BF16: return bf16_to_float(((const uint16_t *)p)[i]);
+	case DT_I8: return ((const int8_t *)p)[i];
+	case DT_U8: return ((const uint8_t *)p)[i];
+	case DT_I16: return ((const int16_t *)p)[i];
+	case DT_U16: return ((const uint16_t *)p)[i];
+	case DT_U64: return (double)((const uint64_t *)p)[i];
+	default: return 0;
+	}
+}
+
 void buffer_to_double_range(const void *src, dtype t, uint64_t lo, uint64_t hi, double *out)
 {
+	int lanes = dtype_lanes(t);
+	t = dtype_scalar(t);
+	lo *= (uint64_t)lanes;
+	hi *= (uint64_t)lanes;
 	uint64_t m = hi - lo;
 	switch (t) {
 	case DT_FLOAT: {
@@ -31,20 +56,9 @@ void buffer_to_double_range(const void *src, dtype t, uint64_t lo, uint64_t hi, 
 			out[i] = s[i];
 		break;
 	}
-	case DT_UNSIGNED: {
-		const uint32_t *s = (const uint32_t *)src + lo;
-		for (uint64_t i = 0; i < m; i++)
-			out[i] = s[i];
-		break;
-	}
-	case DT_LONG: {
-		const int64_t *s = (const int64_t *)src + lo;
-		for (uint64_t i = 0; i < m; i++)
-			out[i] = (double)s[i];
-		break;
-	}
 	default:
-		memset(out, 0, m * sizeof *out);
+		for (uint64_t i = 0; i < m; i++)
+			out[i] = buffer_get(src, t, lo + i);
 		break;
 	}
 }
@@ -84,36 +98,24 @@ static int64_t sat_i64(double v, double lo, double hi)
 	return (int64_t)v;
 }
 
-static void fill_const(void *dst, dtype t, uint64_t count, double v)
+/* v converted to scalar type t, saturating for integers (NaN gives 0),
+ * rounded to nearest for floats, stored at element i of p. */
+void buffer_put(void *p, dtype t, uint64_t i, double v)
 {
 	switch (t) {
-	case DT_FLOAT: {
-		float x = (float)v, *p = dst;
-		for (uint64_t i = 0; i < count; i++)
-			p[i] = x;
-		break;
-	}
-	case DT_DOUBLE: {
-		double *p = dst;
-		for (uint64_t i = 0; i < count; i++)
-			p[i] = v;
-		break;
-	}
-	case DT_INT: {
-		int32_t x = (int32_t)sat_i64(v, (double)INT32_MIN, (double)INT32_MAX), *p = dst;
-		for (uint64_t i = 0; i < count; i++)
-			p[i] = x;
-		break;
-	}
-	case DT_UNSIGNED: {
-		uint32_t x = (uint32_t)sat_i64(v, 0, (double)UINT32_MAX), *p = dst;
-		for (uint64_t i = 0; i < count; i++)
-			p[i] = x;
-		break;
-	}
+	case DT_FLOAT: ((float *)p)[i] = (float)v; break;
+	case DT_DOUBLE: ((double *)p)[i] = v; break;
+	case DT_HALF: ((uint16_t *)p)[i] = float_to_half((float)v); break;
+	case DT_BF16: ((uint16_t *)p)[i] = float_to_bf16((float)v); break;
+	case DT_INT: ((int32_t *)p)[i] = (int32_t)sat_i64(v, (double)INT32_MIN, (double)INT32_MAX); break;
+	case DT_UNSIGNED: ((uint32_t *)p)[i] = (uint32_t)sat_i64(v, 0, (double)UINT32_MAX); break;
+	case DT_I8: ((int8_t *)p)[i] = (int8_t)sat_i64(v, INT8_MIN, INT8_MAX); break;
+	case DT_U8: ((uint8_t *)p)[i] = (uint8_t)sat_i64(v, 0, UINT8_MAX); break;
+	case DT_I16: ((int16_t *)p)[i] = (int16_t)sat_i64(v, INT16_MIN, INT16_MAX); break;
+	case DT_U16: ((uint16_t *)p)[i] = (uint16_t)sat_i64(v, 0, UINT16_MAX); break;
 	case DT_LONG: {
 		/* 2^63 as a double is one past INT64_MAX: clamp below it. */
-		int64_t x, *p = dst;
+		int64_t x;
 		if (isnan(v))
 			x = 0;
 		else if (v >= 9223372036854775807.0)
@@ -122,13 +124,33 @@ static void fill_const(void *dst, dtype t, uint64_t count, double v)
 			x = INT64_MIN;
 		else
 			x = (int64_t)v;
-		for (uint64_t i = 0; i < count; i++)
-			p[i] = x;
+		((int64_t *)p)[i] = x;
+		break;
+	}
+	case DT_U64: {
+		uint64_t x;
+		if (isnan(v) || v <= 0)
+			x = 0;
+		else if (v >= 18446744073709551615.0)
+			x = UINT64_MAX;
+		else
+			x = (uint64_t)v;
+		((uint64_t *)p)[i] = x;
 		break;
 	}
 	default:
 		break;
 	}
+}
+
+static void fill_const(void *dst, dtype t, uint64_t count, double v)
+{
+	size_t es = dtype_size(t);
+	if (es == 0 || count == 0)
+		return;
+	buffer_put(dst, t, 0, v);
+	for (uint64_t i = 1; i < count; i++)
+		memcpy((char *)dst + i * es, dst, es);
 }
 
 typedef struct fill_ctx {
@@ -161,6 +183,9 @@ static void fill_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 		fill_const((char *)dst + lo * f->es, f->t, hi - lo, f->value);
 		return;
 	case INIT_IOTA:
+		/* 0, 1, 2, ...: the small types wrap, so every value is exact in
+		 * its type: 8- and 16-bit integers modulo their range, half
+		 * modulo 2048, bfloat16 modulo 256 */
 		for (uint64_t i = lo; i < hi; i++) {
 			switch (f->t) {
 			case DT_FLOAT: ((float *)dst)[i] = (float)i; break;
@@ -168,9 +193,18 @@ static void fill_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 			case DT_INT: ((int32_t *)dst)[i] = (int32_t)(uint32_t)i; break;
 			case DT_UNSIGNED: ((uint32_t *)dst)[i] = (uint32_t)i; break;
 			case DT_LONG: ((int64_t *)dst)[i] = (int64_t)i; break;
+			case DT_U64: ((uint64_t *)dst)[i] = i; break;
+			case DT_HALF: ((uint16_t *)dst)[i] = float_to_half((float)(i % 2048)); break;
+			case DT_BF16: ((uint16_t *)dst)[i] = float_to_bf16((float)(i % 256)); break;
+			case DT_I8: ((int8_t *)dst)[i] = (int8_t)(uint8_t)i; break;
+			case DT_U8: ((uint8_t *)dst)[i] = (uint8_t)i; break;
+			case DT_I16: ((int16_t *)dst)[i] = (int16_t)(uint16_t)i; break;
+			case DT_U16: ((uint16_t *)dst)[i] = (uint16_t)i; break;
 			default: break;
 			}
 		}
+		return;
+	case INIT_LIST: /* the caller writes the values given */
 		return;
 	case INIT_RANDOM:
 		switch (f->t) {
@@ -194,6 +228,26 @@ static void fill_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 			for (uint64_t i = lo; i < hi; i++)
 				((int64_t *)dst)[i] = (int64_t)(int32_t)(uint32_t)(rnd(f->seed, i) >> 32);
 			break;
+		case DT_U64:
+			for (uint64_t i = lo; i < hi; i++)
+				((uint64_t *)dst)[i] = (uint32_t)(rnd(f->seed, i) >> 32);
+			break;
+		case DT_HALF: /* [-1, 1) in steps half holds exactly near 1 */
+			for (uint64_t i = lo; i < hi; i++)
+				((uint16_t *)dst)[i] = float_to_half((float)((double)(rnd(f->seed, i) >> 53) * 0x1p-10 - 1.0));
+			break;
+		case DT_BF16:
+			for (uint64_t i = lo; i < hi; i++)
+				((uint16_t *)dst)[i] = float_to_bf16((float)((double)(rnd(f->seed, i) >> 56) * 0x1p-7 - 1.0));
+			break;
+		case DT_I8: case DT_U8:
+			for (uint64_t i = lo; i < hi; i++)
+				((uint8_t *)dst)[i] = (uint8_t)(rnd(f->seed, i) >> 56);
+			break;
+		case DT_I16: case DT_U16:
+			for (uint64_t i = lo; i < hi; i++)
+				((uint16_t *)dst)[i] = (uint16_t)(rnd(f->seed, i) >> 48);
+			break;
 		default:
 			break;
 		}
@@ -203,6 +257,8 @@ static void fill_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 
 void buffer_fill(void *dst, dtype t, uint64_t count, init_kind k, double value, uint64_t seed)
 {
+	count *= (uint64_t)dtype_lanes(t); /* vectors: as their scalars */
+	t = dtype_scalar(t);
 	size_t es = dtype_size(t);
 	if (!dst || es == 0 || count == 0)
 		return;
@@ -225,6 +281,8 @@ static void conv_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 
 void buffer_to_double(const void *src, dtype t, uint64_t count, double *out)
 {
+	count *= (uint64_t)dtype_lanes(t);
+	t = dtype_scalar(t);
 	conv_ctx c = { src, t, out };
 	par_chunks(count, par_grain(count), conv_chunk, &c);
 }

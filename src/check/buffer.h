@@ -8,12 +8,22 @@
 #include "types.h"
 
 /* Host-side buffer init, the same values the worker uploads: the same seed
- * gives the same data. random: floats uniform in [-1, 1), int/unsigned over
- * the whole type, long over the int32 range (a double holds their sums
- * exactly); iota: 0, 1, 2, ...; poison: every byte 0xFF (a NaN
- * for float and double, all bits set for integers). */
+ * gives the same data. random: float and double uniform in [-1, 1), half
+ * in [-1, 1) in steps of 2^-10 and bfloat16 in steps of 2^-7 (exact in the
+ * type), int, unsigned and the 8- and 16-bit integers over the whole type,
+ * long over the int32 range and uint64 over the uint32 range (a double
+ * holds their sums exactly); iota: 0, 1, 2, ... (8- and 16-bit integers
+ * wrap over their range, half wraps at 2048 and bfloat16 at 256, so every
+ * value is exact); poison: every byte 0xFF (a NaN for the float types, all
+ * bits set for integers). A vector type (float4) is filled as its scalars.
+ * INIT_LIST writes nothing: the caller has the values. */
 void buffer_fill(void *dst, dtype t, uint64_t count, init_kind k, double value, uint64_t seed);
-/* Converts count elements of type t to doubles. */
+/* Scalar i of an array of scalar type t as a double; v stored as element i
+ * of type t (integers saturate, NaN gives 0; floats round to nearest). */
+double buffer_get(const void *p, dtype t, uint64_t i);
+void buffer_put(void *p, dtype t, uint64_t i, double v);
+/* Converts count elements of type t to doubles (a vector type: count times
+ * its lanes doubles). */
 void buffer_to_double(const void *src, dtype t, uint64_t count, double *out);
 /* Converts count doubles to type t (float, int or unsigned; 1: every value
  * converts to t and back unchanged (NaN stays NaN, integers keep -0.0

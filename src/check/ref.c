@@ -405,11 +405,17 @@ const ref_fn *ref_table(int *n)
 
 double ref_default_tol(const ref_fn *f, dtype out)
 {
-	switch (out) {
+	switch (dtype_scalar(out)) {
 	case DT_FLOAT:
 		return f && f->float_tol > 0 ? f->float_tol : 1e-5;
 	case DT_DOUBLE:
 		return 1e-10;
+	/* 11 and 8 bits of mantissa: a rounding step of 2^-11 and 2^-8 on
+	 * each stored value, more where the kernel rounds as it goes */
+	case DT_HALF:
+		return f && f->float_tol > 5e-3 ? f->float_tol : 5e-3;
+	case DT_BF16:
+		return f && f->float_tol > 4e-2 ? f->float_tol : 4e-2;
 	default:
 		return 0; /* integers: exact */
 	}
@@ -417,17 +423,10 @@ double ref_default_tol(const ref_fn *f, dtype out)
 
 /* ---- comparison ---- */
 
-/* Element i of an array of type t, as a double. */
+/* Element i of an array of scalar type t, as a double. */
 static double elem_d(const void *p, dtype t, uint64_t i)
 {
-	switch (t) {
-	case DT_FLOAT: return ((const float *)p)[i];
-	case DT_DOUBLE: return ((const double *)p)[i];
-	case DT_INT: return ((const int32_t *)p)[i];
-	case DT_UNSIGNED: return ((const uint32_t *)p)[i];
-	case DT_LONG: return (double)((const int64_t *)p)[i];
-	default: return 0;
-	}
+	return buffer_get(p, t, i);
 }
 
 
@@ -536,6 +535,8 @@ void ref_compare_typed(const void *got, dtype gt, const void *want, dtype wt, ui
 {
 	memset(r, 0, sizeof *r);
 	r->bad_index = -1;
+	gt = dtype_scalar(gt); /* n counts scalars: a float4 is four */
+	wt = dtype_scalar(wt);
 	if (!(tol > 0))
 		tol = 0;
 	if (n == 0) {

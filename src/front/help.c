@@ -235,21 +235,29 @@ static char *buffers_text(void)
 {
 	static const struct { init_kind k; const char *what; } fills[] = {
 		{ INIT_RANDOM, "the same numbers on every run (a seed from the buffer's name): float and "
-		               "double uniform in [-1, 1), int and unsigned over the whole type, long over "
-		               "the int range" },
+		               "double uniform in [-1, 1), half and bfloat16 in [-1, 1) in steps the type "
+		               "holds exactly (2^-10, 2^-7), int, unsigned and the 8- and 16-bit integers "
+		               "over the whole type, long over the int range and uint64 over the unsigned "
+		               "range" },
 		{ INIT_ZERO, "0 everywhere" },
 		{ INIT_ONE, "1 everywhere" },
-		{ INIT_IOTA, "each element's index: 0, 1, 2, ..." },
+		{ INIT_IOTA, "each element's index: 0, 1, 2, ...; 8- and 16-bit integers wrap over "
+		             "their range, half at 2048 and bfloat16 at 256, so every value is exact" },
 		{ INIT_VALUE, "X everywhere; below, value(3)" },
 		{ INIT_POISON, "every byte 0xFF: NaN in float and double, all bits set in the integer "
 		               "types; for outputs, so an element the kernel never writes fails the check" },
 	};
 	sbuf b = {0};
 	help_format(&b, "  //@ buffer NAME TYPE[COUNT] FILL [output] [managed]\n\n", HELP_WIDTH);
-	sb_puts(&b, "TYPE, and its size in bytes:");
+	sbuf types = {0};
+	sb_puts(&types, "TYPE (or its C name in one word: __half, __nv_bfloat16, int8_t, uint8_t, short, "
+	        "int64_t, size_t, ...), and its size in bytes:");
 	for (int t = 0; t < DT__COUNT; t++)
-		sb_printf(&b, "%s %s %zu", t ? "," : "", dtype_name((dtype)t), dtype_size((dtype)t));
-	sb_puts(&b, "\n\nFILL, then what the first elements of a float and an int buffer hold:\n");
+		sb_printf(&types, "%s %s %zu", t ? "," : "", dtype_name((dtype)t), dtype_size((dtype)t));
+	sb_putc(&types, '\n');
+	help_format(&b, types.s, HELP_WIDTH);
+	sb_free(&types);
+	sb_puts(&b, "\nFILL, then what the first elements of a float and an int buffer hold:\n");
 	for (size_t i = 0; i < ARRAY_LEN(fills); i++) {
 		sb_printf(&b, "  %-9s ", fills[i].k == INIT_VALUE ? "value(X)" : init_name(fills[i].k));
 		sb_wrap(&b, fills[i].what, 12, 12, HELP_WIDTH);
@@ -259,6 +267,9 @@ static char *buffers_text(void)
 		sample(&b, fills[i].k, DT_INT, 3);
 		sb_putc(&b, '\n');
 	}
+	help_format(&b, "\nA vector type (float4, half2, ...) is filled, checked and passed to "
+	            "references as its scalars: a float4[N] buffer is 4*N floats to a reference. A "
+	            "kernel's float4 * binds to a float buffer and the other way round.\n", HELP_WIDTH);
 	help_format(&b, "\n'output' marks what the kernel writes: it is reset to its fill before each "
 	                "launch and compared by the file's check lines. 'managed' allocates the buffer "
 	                "in unified memory (cudaMallocManaged), which the GPU pages in on first touch, "

@@ -14,9 +14,13 @@ static double wrap_int(double v, dtype t)
 	if (!isfinite(v) || v != floor(v) || fabs(v) >= 9.2e18)
 		return v;
 	uint64_t x = (uint64_t)(int64_t)v;
-	switch (t) {
+	switch (dtype_scalar(t)) {
 	case DT_INT: return (double)(int32_t)(uint32_t)x;
 	case DT_UNSIGNED: return (double)(uint32_t)x;
+	case DT_I8: return (double)(int8_t)(uint8_t)x;
+	case DT_U8: return (double)(uint8_t)x;
+	case DT_I16: return (double)(int16_t)(uint16_t)x;
+	case DT_U16: return (double)(uint16_t)x;
 	default: return v;
 	}
 }
@@ -56,7 +60,7 @@ static const void *ref_want(wrun *r, const plan_check *c, uint64_t n, dtype *wt,
 		}
 		if (a->kind == ARG_PTR) {
 			ra[j].is_buf = 1;
-			ra[j].count = p->bufs[a->buf].count;
+			ra[j].count = p->bufs[a->buf].count * (uint64_t)dtype_lanes(p->bufs[a->buf].type);
 			ra[j].name = p->bufs[a->buf].name;
 			ref_key_add_buf(key, &B(r, a->buf)->sig);
 			continue;
@@ -92,7 +96,7 @@ static const void *ref_want(wrun *r, const plan_check *c, uint64_t n, dtype *wt,
 		if (!h)
 			goto out;
 		snprintf(what, sizeof what, "buffer '%s' as doubles", pb->name);
-		conv[j] = w_hmalloc(r, (size_t)pb->count * sizeof(double), what);
+		conv[j] = w_hmalloc(r, (size_t)(pb->count * (uint64_t)dtype_lanes(pb->type)) * sizeof(double), what);
 		if (!conv[j])
 			goto out;
 		buffer_to_double(h, pb->type, pb->count, conv[j]);
@@ -114,12 +118,13 @@ static const void *ref_want(wrun *r, const plan_check *c, uint64_t n, dtype *wt,
 	*wt = DT_DOUBLE;
 	/* Kept in the output's own type when that holds every value exactly
 	 * (a transpose or copy of floats): half the memory to cache and read. */
-	if (ob->type == DT_FLOAT || ob->type == DT_INT || ob->type == DT_UNSIGNED) {
+	dtype os = dtype_scalar(ob->type);
+	if (os == DT_FLOAT || os == DT_INT || os == DT_UNSIGNED) {
 		void *narrow = malloc(n ? (size_t)n * 4 : 1);
-		if (narrow && buffer_from_double_exact(want, n, ob->type, narrow)) {
+		if (narrow && buffer_from_double_exact(want, n, os, narrow)) {
 			free(want);
 			want = narrow;
-			*wt = ob->type;
+			*wt = os;
 		} else {
 			free(narrow);
 		}
@@ -253,7 +258,7 @@ static int check_once(wrun *r, int *failed)
 		const plan_check *c = &p->checks[i];
 		const plan_buf *pb = &p->bufs[c->out];
 		pbuf *ob = B(r, c->out);
-		uint64_t n = pb->count;
+		uint64_t n = pb->count * (uint64_t)dtype_lanes(pb->type); /* scalars */
 		char what[96];
 		snprintf(what, sizeof what, "buffer '%s'", pb->name);
 		void *got = stage_get(r, ob->bytes, what);

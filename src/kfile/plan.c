@@ -195,7 +195,8 @@ static int bind_args(const spec *s, int k, const symtab *t, plan_launch *l, char
 				sb_free(&known);
 				return -1;
 			}
-			if (p->elem_known && p->elem != s->bufs[b].type)
+			/* the same scalars bind: a float4 * over a float buffer */
+			if (p->elem_known && dtype_scalar(p->elem) != dtype_scalar(s->bufs[b].type))
 				return fail(err, "%s:%d:%d: kernel '%s' parameter '%s' is %s but buffer '%s' holds %s",
 				            s->path, p->line, p->col, sk->name, p->name, p->type,
 				            s->bufs[b].name, dtype_name(s->bufs[b].type));

@@ -32,7 +32,12 @@ static const char *const directive_names[] = {
 static const char *const override_names[] = {
 	"grid", "block", "smem", "bytes", "flops", "check", "skip",
 };
-static const char *const dtype_names[] = { "float", "double", "int", "unsigned", "long" };
+static const char *const dtype_names[] = {
+	"float", "double", "int", "unsigned", "long", "half", "bfloat16", "int8", "uint8", "int16",
+	"uint16", "uint64", "float2", "float4", "double2", "int2", "int4", "uint2", "uint4", "half2",
+	"bfloat162", "char4", "uchar4",
+};
+_Static_assert(sizeof dtype_names / sizeof dtype_names[0] == DT__COUNT, "every type has a name here");
 static const char *const link_names[] = { "cudadevrt" };
 
 /* ---- errors ---------------------------------------------------------- */
@@ -594,7 +599,7 @@ static int dir_buffer(cur *c, const char *dir)
 	int tn = read_word(c, &tw);
 	if (tn == 0)
 		return cerr(c, c->p, "expected a type after buffer name '%.*s' (float, double, int, "
-		            "unsigned, long)", n, w);
+		            "half, int8, float4, ...: 'help buffers')", n, w);
 	if (dtype_parse(tw, tn, &b.type) != 0)
 		return cerr_choices(c, tw, xasprintf("unknown buffer type '%.*s'", tn, tw), tw, tn,
 		                    dtype_names, (int)ARRAY_LEN(dtype_names), "known", "");

@@ -278,15 +278,18 @@ void scan_classify(kparam *p, const toks *t, int a, int e, int is_array)
 	p->kind = ref ? ARG_NONE : stars ? ARG_PTR : k;
 	if (p->kind != ARG_PTR || stars != 1)
 		return;
-	static const struct { arg_kind k; dtype t; } elems[] = {
-		{ ARG_F32, DT_FLOAT }, { ARG_F64, DT_DOUBLE }, { ARG_I32, DT_INT },
-		{ ARG_U32, DT_UNSIGNED }, { ARG_I64, DT_LONG },
-	};
-	for (size_t i = 0; i < ARRAY_LEN(elems); i++)
-		if (elems[i].k == k) {
-			p->elem = elems[i].t;
-			p->elem_known = 1;
-		}
+	/* the element type: float, __half, unsigned char, int8_t, float4... */
+	const char *ws[16];
+	int ls[16];
+	for (int i = 0; i < nw; i++) {
+		ws[i] = words[i]->p;
+		ls[i] = words[i]->len;
+	}
+	dtype et;
+	if (nw > 0 && dtype_from_c(ws, ls, nw, &et) == 0) {
+		p->elem = et;
+		p->elem_known = 1;
+	}
 }
 
 /* The tokens t[a, e) as type text: one space between words, none around

@@ -265,8 +265,8 @@ TEST(param_kinds)
 		{ "unsigned*", "D", ARG_PTR, 1, DT_UNSIGNED },
 		{ "long*", "E", ARG_PTR, 1, DT_LONG },
 		{ "int64_t*", "F", ARG_PTR, 1, DT_LONG },
-		{ "float4*", "G", ARG_PTR, 0, 0 },
-		{ "size_t*", "H", ARG_PTR, 0, 0 },
+		{ "float4*", "G", ARG_PTR, 1, DT_FLOAT4 },
+		{ "size_t*", "H", ARG_PTR, 1, DT_U64 },
 		{ "float**", "I", ARG_PTR, 0, 0 },
 		{ "float*", "J", ARG_PTR, 1, DT_FLOAT },
 		{ "const int&", "K", ARG_NONE, 0, 0 },
@@ -406,10 +406,13 @@ TEST(buffers)
 
 	EXPECT_SPEC_ERR("//@ buffer x float N\n", PATH ":1:20: expected '[' after buffer type 'float'");
 	EXPECT_SPEC_ERR("//@ buffer x flaot[N]\n",
-		PATH ":1:14: unknown buffer type 'flaot' (known: float, double, int, unsigned, long); "
+		PATH ":1:14: unknown buffer type 'flaot' (known: float, double, int, unsigned, long, half, "
+		"bfloat16, int8, uint8, int16, uint16, uint64, float2, float4, double2, int2, int4, uint2, "
+		"uint4, half2, bfloat162, char4, uchar4); "
 		"did you mean 'float'?");
 	EXPECT_SPEC_ERR("//@ buffer x\n",
-		PATH ":1:13: expected a type after buffer name 'x' (float, double, int, unsigned, long)");
+		PATH ":1:13: expected a type after buffer name 'x' (float, double, int, half, int8, float4, "
+		"...: 'help buffers')");
 	EXPECT_SPEC_ERR("//@ buffer\n", PATH ":1:11: expected a name after 'buffer'");
 	EXPECT_SPEC_ERR("//@ buffer x float[N\n", PATH ":1:21: expected ']' after the size of buffer 'x'");
 	EXPECT_SPEC_ERR("//@ buffer x float[ ]\n", PATH ":1:21: expected the size of buffer 'x' inside '[]'");
