@@ -50,7 +50,8 @@ for f in tests/cxx/*.cu; do
 	st=$?
 	if [ $st = 0 ] && what=$(all_ok); then ok "$n: $what"; else bad "$n (exit $st): $what"; fi
 done
-for f in fp16 bf16 coop_groups cub_reduce cuda_std assert stdint template_header template_explicit namespace extern_c user_include; do
+for f in fp16 bf16 coop_groups cub_reduce cuda_std assert stdint template_header template_explicit namespace extern_c user_include \
+         types_half types_bf16 types_int types_vec; do
 	"$CUPLAY" --format csv -c "use tests/cxx/$f.cu; set n=4099; run" >"$tmp/out" 2>&1 </dev/null
 	st=$?
 	if [ $st = 0 ] && what=$(all_ok); then ok "$f at n=4099: $what"; else bad "$f at n=4099 (exit $st): $what"; fi
@@ -95,6 +96,28 @@ if [ $st = 0 ] && [ "$(grep -c 'block_sum.*ok' "$tmp/out")" -ge 3 ]; then
 else
 	bad "CUB kernel recompiles (exit $st)"
 fi
+
+# 5. element types: the check bites (a half kernel off by one element fails,
+#    naming a bad element), and GB/s counts 2-byte elements
+"$CUPLAY" --format csv -c 'use tests/cxx/err_check_half.cu; run' >"$tmp/out" 2>&1 </dev/null
+st=$?
+if [ $st = 1 ] && grep -q '^copy_wrong,.*,FAIL' "$tmp/out" && grep -q "copy_wrong: 'y' differs from reference 'copy'.*first bad index" "$tmp/out"; then
+	ok "a wrong half kernel fails its check: $(grep -o 'relative error.*' "$tmp/out" | head -n 1)"
+else
+	bad "a wrong half kernel (exit $st): its check should fail"
+fi
+"$CUPLAY" --format csv -c 'use tests/cxx/types_half.cu; run scale_h' >"$tmp/out" 2>&1 </dev/null
+if python3 - "$tmp/out" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r]
+head = next(r for r in rows if r[0] == "kernel")
+row = next(r for r in rows if r[0] == "scale_h")
+med = float(row[head.index("median_ms")]); gbps = float(row[head.index("gbps")])
+want = 2 * 1000003 * 2 / (med * 1e-3) / 1e9
+assert abs(gbps - want) / want < 0.01, (gbps, want)
+print("%.1f GB/s over %.4f ms" % (gbps, med))
+PY
+then ok "GB/s of a half kernel counts 2-byte elements"; else bad "GB/s of a half kernel"; fi
 
 echo "gpu-cxx: $pass passed, $fail failed"
 [ $fail -eq 0 ]

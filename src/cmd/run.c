@@ -841,6 +841,18 @@ void clock_note(app *a, const result *res)
 }
 
 /* Prints what failed in the checks, one line each. */
+/* " (element 308, lane 2 of a float4)" for a scalar index into a buffer of
+ * a vector type; "" otherwise. */
+static const char *lane_of(const plan_buf *pb, int64_t scalar, char *buf, size_t n)
+{
+	int lanes = dtype_lanes(pb->type);
+	buf[0] = 0;
+	if (lanes > 1 && scalar >= 0)
+		snprintf(buf, n, " (element %" PRId64 ", lane %d of a %s)", scalar / lanes, (int)(scalar % lanes),
+		         dtype_name(pb->type));
+	return buf;
+}
+
 void check_failures(app *a, const plan *p, const result *res)
 {
 	for (int i = 0; i < res->nchecks; i++) {
@@ -849,15 +861,17 @@ void check_failures(app *a, const plan *p, const result *res)
 			continue;
 		const plan_check *pc = &p->checks[i];
 		const char *against = pc->kind == CHECK_KERNEL ? "kernel" : "reference";
+		char lane[96];
+		lane_of(&p->bufs[pc->out], c->bad_index, lane, sizeof lane);
 		if (c->nonfinite && c->bad_index >= 0)
 			app_error(a, "%s: '%s' differs from %s '%s': %" PRIu64 " non-finite values, first at index %" PRId64
-			          " (got %g, want %g)%s", p->launch.name, c->buf, against, pc->ref,
-			          c->nonfinite, c->bad_index, c->got, c->want,
+			          "%s (got %g, want %g)%s", p->launch.name, c->buf, against, pc->ref,
+			          c->nonfinite, c->bad_index, lane, c->got, c->want,
 			          isnan(c->got) ? ": never written?" : "");
 		else if (c->bad_index >= 0)
 			app_error(a, "%s: '%s' differs from %s '%s': relative error %.2e over tolerance %.0e, "
-			          "first bad index %" PRId64 " (got %g, want %g)", p->launch.name, c->buf, against,
-			          pc->ref, c->rel_err, c->tol, c->bad_index, c->got, c->want);
+			          "first bad index %" PRId64 "%s (got %g, want %g)", p->launch.name, c->buf, against,
+			          pc->ref, c->rel_err, c->tol, c->bad_index, lane, c->got, c->want);
 		else
 			app_error(a, "%s: '%s' differs from %s '%s': relative error %.2e over tolerance %.0e",
 			          p->launch.name, c->buf, against, pc->ref, c->rel_err, c->tol);
