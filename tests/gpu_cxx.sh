@@ -51,7 +51,7 @@ for f in tests/cxx/*.cu; do
 	if [ $st = 0 ] && what=$(all_ok); then ok "$n: $what"; else bad "$n (exit $st): $what"; fi
 done
 for f in fp16 bf16 coop_groups cub_reduce cuda_std assert stdint template_header template_explicit namespace extern_c user_include \
-         types_half types_bf16 types_int types_vec; do
+         types_half types_bf16 types_int types_vec globals; do
 	"$CUPLAY" --format csv -c "use tests/cxx/$f.cu; set n=4099; run" >"$tmp/out" 2>&1 </dev/null
 	st=$?
 	if [ $st = 0 ] && what=$(all_ok); then ok "$f at n=4099: $what"; else bad "$f at n=4099 (exit $st): $what"; fi

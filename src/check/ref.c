@@ -47,16 +47,22 @@ static int need_out(const char *fn, uint64_t out_count, uint64_t want, const cha
 }
 
 /* A scalar that must be a positive integer (a dimension). */
-static int need_dim(const char *fn, const ref_arg *a, const char *dflt, uint64_t *out, char **err)
+/* An integer argument of at least `least`. */
+static int need_int(const char *fn, const ref_arg *a, const char *dflt, int64_t least, uint64_t *out, char **err)
 {
 	if (a->is_buf)
 		return fail(err, "%s: '%s' must be a number, not a buffer", fn, aname(a, dflt));
 	if ((double)a->i != a->f)
 		return fail(err, "%s: '%s' must be an integer, not %g", fn, aname(a, dflt), a->f);
-	if (a->i < 1)
-		return fail(err, "%s: '%s' is %" PRId64 ", must be at least 1", fn, aname(a, dflt), a->i);
+	if (a->i < least)
+		return fail(err, "%s: '%s' is %" PRId64 ", must be at least %" PRId64, fn, aname(a, dflt), a->i, least);
 	*out = (uint64_t)a->i;
 	return 0;
+}
+
+static int need_dim(const char *fn, const ref_arg *a, const char *dflt, uint64_t *out, char **err)
+{
+	return need_int(fn, a, dflt, 1, out, err);
 }
 
 static int mul_ok(uint64_t a, uint64_t b, uint64_t *r)
@@ -194,6 +200,46 @@ static int r_saxpy(const ref_arg *a, double *out, uint64_t n, char **err)
 	    need_count("saxpy", &a[2], "y", n, NULL, err))
 		return -1;
 	ew_run(EW_SAXPY, a[1].data, a[2].data, a[0].f, out, n);
+	return 0;
+}
+
+/* ---- convolution ---- */
+
+typedef struct conv_ctx {
+	const double *in, *w;
+	double *out;
+	uint64_t n, r;
+} conv_ctx;
+
+static void conv_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	const conv_ctx *c = p;
+	(void)ci;
+	for (uint64_t i = lo; i < hi; i++) {
+		double acc = 0;
+		for (uint64_t j = 0; j <= 2 * c->r; j++) {
+			/* in[i + j - r], zero outside */
+			if (i + j < c->r || i + j - c->r >= c->n)
+				continue;
+			acc += c->w[j] * c->in[i + j - c->r];
+		}
+		c->out[i] = acc;
+	}
+}
+
+static int r_conv1d(const ref_arg *a, double *out, uint64_t n, char **err)
+{
+	uint64_t len, r;
+	if (need_dim("conv1d", &a[2], "n", &len, err) || need_int("conv1d", &a[3], "r", 0, &r, err))
+		return -1;
+	if (r > (UINT64_MAX - 1) / 2)
+		return fail(err, "conv1d: r is too large");
+	if (need_count("conv1d", &a[0], "in", len, "n", err) ||
+	    need_count("conv1d", &a[1], "w", 2 * r + 1, "2 * r + 1", err) ||
+	    need_out("conv1d", n, len, "n", err))
+		return -1;
+	conv_ctx c = { a[0].data, a[1].data, out, len, r };
+	par_chunks(len, par_grain(len), conv_chunk, &c);
 	return 0;
 }
 
@@ -382,6 +428,8 @@ static const ref_fn refs[] = {
 	  "out[c * rows + r] = in[r * cols + c]: in is rows x cols, row-major" },
 	{ "matmul", 5, "matmul(A, B, M, N, K)", "bbsss", r_matmul, 1e-4, 0,
 	  "out = A * B: A is M x K, B is K x N, out M x N, row-major" },
+	{ "conv1d", 4, "conv1d(in, w, n, r)", "bbss", r_conv1d, 1e-5, 0,
+	  "out[i] = sum of w[j] * in[i+j-r], j = 0..2r, 0 outside" },
 	{ "sum", 1, "sum(in)", "b", r_sum, 1e-4, 1, "out[0] = the sum of every element of in" },
 	{ "dot", 2, "dot(a, b)", "bb", r_dot, 1e-4, 1, "out[0] = the sum of a[i] * b[i]" },
 };

@@ -3,6 +3,7 @@
 #include "app.h"
 #include "ref.h"
 #include "search.h"
+#include "cubin.h"
 
 #include <poll.h>
 #include <pthread.h>
@@ -498,8 +499,20 @@ void app_show(app *a)
 	table_free(&t);
 	for (int i = 0; i < s->nbufs; i++) {
 		const spec_buffer *b = &s->bufs[i];
-		app_note(a, "  buffer %s %s[%s] %s%s%s", b->name, dtype_name(b->type), b->count.text,
-		         init_name(b->init), b->output ? " output" : "", b->managed ? " managed" : "");
+		sbuf init = {0};
+		if (b->init == INIT_LIST) {
+			sb_putc(&init, '{');
+			for (int k = 0; k < b->nlist; k++)
+				sb_printf(&init, "%s%g", k ? ", " : "", b->list[k]);
+			sb_putc(&init, '}');
+		} else if (b->init == INIT_VALUE) {
+			sb_printf(&init, "value(%g)", b->init_value);
+		} else {
+			sb_puts(&init, init_name(b->init));
+		}
+		app_note(a, "  %s %s %s[%s] %s%s%s", b->global ? "global" : "buffer", b->name, dtype_name(b->type),
+		         b->count.text, init.s, b->output ? " output" : "", b->managed ? " managed" : "");
+		sb_free(&init);
 	}
 	sbuf k = {0};
 	for (int i = 0; i < s->nkernels; i++)
@@ -956,24 +969,46 @@ int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 	return 0;
 }
 
+/* The first values of a global's list: "{0.1, 0.2, ...}" */
+static void list_text(sbuf *b, const plan *p, const plan_buf *pb)
+{
+	sb_putc(b, '{');
+	for (uint32_t k = 0; k < pb->list_n && k < 4; k++)
+		sb_printf(b, "%s%g", k ? ", " : "", p->list[pb->list_off + k]);
+	sb_puts(b, pb->list_n > 4 ? ", ...}" : "}");
+}
+
 static void print_buffers(app *a, const plan *p)
 {
-	sbuf b = {0};
+	sbuf b = {0}, g = {0};
 	double total = 0;
 	for (int i = 0; i < p->nbufs; i++) {
 		const plan_buf *pb = &p->bufs[i];
 		double bytes = (double)pb->count * (double)dtype_size(pb->type);
-		total += bytes;
 		char sz[32];
 		fmt_bytes(bytes, sz, sizeof sz);
-		sb_printf(&b, "%s%s %s[%" PRIu64 "] %s%s%s (%s)", i ? ", " : "", pb->name,
+		if (pb->global) {
+			sb_printf(&g, "%s%s %s[%" PRIu64 "] ", g.len ? ", " : "", pb->name, dtype_name(pb->type), pb->count);
+			if (pb->init == INIT_LIST)
+				list_text(&g, p, pb);
+			else
+				sb_puts(&g, init_name(pb->init));
+			sb_printf(&g, "%s (%s, %s)", pb->output ? " output" : "", sz,
+			          pb->is_const ? "__constant__" : "__device__");
+			continue;
+		}
+		total += bytes;
+		sb_printf(&b, "%s%s %s[%" PRIu64 "] %s%s%s (%s)", b.len ? ", " : "", pb->name,
 		          dtype_name(pb->type), pb->count, init_name(pb->init),
 		          pb->output ? " output" : "", pb->managed ? " managed" : "", sz);
 	}
 	char tot[32];
 	fmt_bytes(total, tot, sizeof tot);
 	app_note(a, "buffers: %s; %s in all", b.len ? b.s : "none", tot);
+	if (g.len)
+		app_note(a, "globals: %s", g.s);
 	sb_free(&b);
+	sb_free(&g);
 }
 
 int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
@@ -1054,6 +1089,26 @@ int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err
 				snprintf(p->checks[i].other.lowered, sizeof p->checks[i].other.lowered, "%s", c->u->lowered[oc]);
 		}
 	p->cubin_len = c->u->cubin_len;
+	/* each global is a variable of the module, of the size declared */
+	for (int i = 0; i < p->nbufs; i++) {
+		plan_buf *pb = &p->bufs[i];
+		if (!pb->global)
+			continue;
+		const spec_buffer *b = &s->bufs[i];
+		uint64_t size = 0, want = pb->count * dtype_size(pb->type);
+		int is_const = 0;
+		if (cubin_object(c->u->cubin, c->u->cubin_len, pb->sym, &size, &is_const) != 0)
+			return fail(err, "%s:%d:%d: global '%s': the kernel file has no __constant__ or __device__ "
+			            "variable '%s'", s->path, b->line, b->col, pb->name, pb->name);
+		if (size != want)
+			return fail(err, "%s:%d:%d: global '%s' is declared %s[%" PRIu64 "] (%" PRIu64 " bytes) but the "
+			            "kernel file's '%s' has %" PRIu64 " bytes", s->path, b->line, b->col, pb->name,
+			            dtype_name(pb->type), pb->count, want, pb->name, size);
+		if (is_const && pb->output)
+			return fail(err, "%s:%d:%d: global '%s' is __constant__: a kernel cannot write it, so it "
+			            "cannot be an output", s->path, b->line, b->col, pb->name);
+		pb->is_const = is_const;
+	}
 	return plan_validate(p, &c->dev, c->u->res[ci].smem, err);
 }
 

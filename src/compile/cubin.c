@@ -116,3 +116,40 @@ int cubin_resources(const void *cubin, size_t len, const char *lowered, int sm, 
 	}
 	return r->known ? 0 : -1;
 }
+
+int cubin_object(const void *cubin, size_t len, const char *sym, uint64_t *size, int *is_const)
+{
+	const uint8_t *d = cubin;
+	if (len < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1)
+		return -1;
+	uint64_t shoff = rd64(d + 0x28);
+	uint16_t shentsize = rd16(d + 0x3a), shnum = rd16(d + 0x3c), shstrndx = rd16(d + 0x3e);
+	sect shstr, symtab = { 0 }, strtab;
+	if (shstrndx >= shnum || get_sect(d, len, shoff, shentsize, shstrndx, &shstr) != 0)
+		return -1;
+	int have_symtab = 0;
+	for (int i = 0; i < shnum && !have_symtab; i++) {
+		sect s;
+		if (get_sect(d, len, shoff, shentsize, i, &s) == 0 && s.type == 2) { /* SHT_SYMTAB */
+			symtab = s;
+			have_symtab = 1;
+		}
+	}
+	if (!have_symtab || symtab.entsize < 24 || get_sect(d, len, shoff, shentsize, (int)symtab.link, &strtab) != 0)
+		return -1;
+	for (uint64_t k = 0; k < symtab.size / symtab.entsize; k++) {
+		const uint8_t *e = d + symtab.off + k * symtab.entsize;
+		const char *n = str_at(d, &strtab, rd32(e));
+		if (!n || strcmp(n, sym) != 0 || (e[4] & 0xf) != 1) /* STT_OBJECT */
+			continue;
+		uint16_t shndx = rd16(e + 6);
+		sect s;
+		const char *sn = NULL;
+		if (shndx < shnum && get_sect(d, len, shoff, shentsize, shndx, &s) == 0)
+			sn = str_at(d, &shstr, s.name);
+		*size = rd64(e + 16);
+		*is_const = sn && strncmp(sn, ".nv.constant", 12) == 0;
+		return 0;
+	}
+	return -1;
+}

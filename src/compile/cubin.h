@@ -6,10 +6,16 @@
 #define CUPLAY_CUBIN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "nvrtc.h"
 
 /* Fills r for the kernel `lowered` of a cubin built for sm. 0 when found;
  * r->spill_st and r->spill_ld are -1 (unknown). */
 int cubin_resources(const void *cubin, size_t len, const char *lowered, int sm, kres *r);
+
+/* A variable of the module (a data object of the symbol table) named sym:
+ * its size in bytes and whether it lives in constant memory (a section
+ * .nv.constant*). 0 when found, -1 when not (or not an ELF cubin). */
+int cubin_object(const void *cubin, size_t len, const char *sym, uint64_t *size, int *is_const);
 
 #endif

@@ -48,6 +48,7 @@ static const struct {
 	SYM(ModuleLoadData, "cuModuleLoadData"),
 	SYM(ModuleUnload, "cuModuleUnload"),
 	SYM(ModuleGetFunction, "cuModuleGetFunction"),
+	SYM(ModuleGetGlobal, "cuModuleGetGlobal_v2"),
 	SYM(FuncSetAttribute, "cuFuncSetAttribute"),
 	OPT(FuncGetAttribute, "cuFuncGetAttribute"),
 	SYM(LaunchKernel, "cuLaunchKernel"),
@@ -59,6 +60,9 @@ static const struct {
 	 * only the plain one. Same signature. */
 	OPT(EventElapsedTime, "cuEventElapsedTime_v2"),
 	SYM(StreamSynchronize, "cuStreamSynchronize"),
+	OPT(CtxSetLimit, "cuCtxSetLimit"),
+	OPT(CtxGetLimit, "cuCtxGetLimit"),
+	OPT(LaunchKernelEx, "cuLaunchKernelEx"),
 	OPT(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
 	OPT(OccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize"),
 };
@@ -150,3 +154,6 @@ int cu_is_sticky(CUresult res)
 		return 0;
 	}
 }
+
+_Static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute as cuda.h lays it out");
+_Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig as cuda.h lays it out");

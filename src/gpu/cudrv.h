@@ -80,6 +80,29 @@ enum {
 	CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 };
 
+/* CUlimit */
+enum { CU_LIMIT_PRINTF_FIFO_SIZE = 0x01 };
+
+/* cuLaunchKernelEx's configuration, with one kind of attribute: the
+ * thread block cluster's shape (CUDA 12+) */
+enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+typedef struct CUlaunchAttribute {
+	int id;
+	char pad_[4];
+	union {
+		char pad[64];
+		struct { unsigned int x, y, z; } clusterDim;
+	} value;
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig {
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	CUlaunchAttribute *attrs;
+	unsigned int numAttrs;
+} CUlaunchConfig;
+
 #define CU_MEM_ATTACH_GLOBAL 0x1
 #define CU_EVENT_DEFAULT 0x0
 #define CU_STREAM_DEFAULT 0x0
@@ -115,6 +138,7 @@ typedef struct cudrv {
 	CUresult (*ModuleLoadData)(CUmodule *mod, const void *image);
 	CUresult (*ModuleUnload)(CUmodule mod);
 	CUresult (*ModuleGetFunction)(CUfunction *fn, CUmodule mod, const char *name);
+	CUresult (*ModuleGetGlobal)(CUdeviceptr *p, size_t *bytes, CUmodule mod, const char *name);
 	CUresult (*FuncSetAttribute)(CUfunction fn, int attrib, int value);
 	CUresult (*FuncGetAttribute)(int *value, int attrib, CUfunction fn);
 	CUresult (*LaunchKernel)(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
@@ -126,7 +150,11 @@ typedef struct cudrv {
 	CUresult (*EventSynchronize)(CUevent ev);
 	CUresult (*EventElapsedTime)(float *ms, CUevent start, CUevent end);
 	CUresult (*StreamSynchronize)(CUstream s);
-	/* optional (NULL when the driver lacks them): the occupancy API */
+	/* optional (NULL when the driver lacks them): limits, launches with
+	 * attributes (clusters), the occupancy API */
+	CUresult (*CtxSetLimit)(int limit, size_t value);
+	CUresult (*CtxGetLimit)(size_t *value, int limit);
+	CUresult (*LaunchKernelEx)(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
 	CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CUfunction fn, int block_size,
 	                                                      size_t dyn_smem);
 	CUresult (*OccupancyMaxPotentialBlockSize)(int *min_grid, int *block_size, CUfunction fn,

@@ -37,6 +37,7 @@ typedef struct pbuf {
 	unsigned int pval;
 	int dirty;             /* d may differ from the initial contents */
 	int verified;          /* this run wrote d (and pristine) from host or pattern */
+	int module;            /* d is a variable of this run's module (`//@ global`): not ours to free */
 } pbuf;
 
 /* The reference cache: at most this many results, of at most this many

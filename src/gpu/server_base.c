@@ -225,6 +225,12 @@ int w_validate_plan(wrun *r)
 			return w_fail(r, 0, "buffer '%s' has an unknown element type", b->name);
 		if (b->count > ((uint64_t)1 << 47) || b->count > (uint64_t)(SIZE_MAX / 8))
 			return w_fail(r, 0, "buffer '%s' is too large (%" PRIu64 " elements)", b->name, b->count);
+		if (b->init == INIT_LIST && (p->nlist > PLAN_MAX_LIST || b->list_off > p->nlist ||
+		                             b->list_n > p->nlist - b->list_off ||
+		                             b->list_n != b->count * (uint64_t)dtype_lanes(b->type)))
+			return w_fail(r, 0, "global '%s' has a bad list of values", b->name);
+		if (b->global && (!memchr(b->sym, 0, sizeof b->sym) || !b->sym[0]))
+			return w_fail(r, 0, "global '%s' has no symbol", b->name);
 	}
 	if (check_launch(r, &p->launch) != 0)
 		return -1;

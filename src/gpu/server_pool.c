@@ -13,7 +13,9 @@ static void pattern_of(const plan_buf *pb, int *pat, unsigned int *val)
 	size_t es = dtype_size(pb->type);
 	*pat = PAT_NONE;
 	*val = 0;
-	if (pb->init == INIT_RANDOM || pb->init == INIT_IOTA || es == 0 || es > 8)
+	/* globals are written from the host: a few bytes, in constant memory */
+	if (pb->init == INIT_RANDOM || pb->init == INIT_IOTA || pb->init == INIT_LIST || pb->global ||
+	    es == 0 || es > 8)
 		return;
 	unsigned char e[8];
 	buffer_fill(e, pb->type, 1, pb->init, pb->value, 0);
@@ -36,7 +38,7 @@ static void pattern_of(const plan_buf *pb, int *pat, unsigned int *val)
 int pool_release(wrun *r, pbuf *e)
 {
 	int ret = 0;
-	if (e->d) {
+	if (e->d && !e->module) {
 		CUresult x = cu.MemFree(e->d);
 		if (r && w_ck(r, x, "cuMemFree") != 0)
 			ret = -1;
@@ -81,6 +83,9 @@ void *pool_host_of(wrun *r, int i)
 	if (!h)
 		return NULL;
 	buffer_fill(h, pb->type, pb->count, pb->init, pb->value, buffer_seed(r->p->seed, pb->name));
+	if (pb->init == INIT_LIST) /* the values given, as scalars (checked against the plan's list) */
+		for (uint32_t k = 0; k < pb->list_n; k++)
+			buffer_put(h, dtype_scalar(pb->type), k, r->p->list[pb->list_off + k]);
 	e->host = h;
 	return h;
 }
@@ -147,15 +152,27 @@ static int pool_take(wrun *r, uint64_t *need_out)
 	buffer_sig have[PLAN_MAX_BUFS], want[PLAN_MAX_BUFS];
 	int hidx[PLAN_MAX_BUFS], match[PLAN_MAX_BUFS], nhave = 0;
 	for (int j = 0; j < PLAN_MAX_BUFS; j++)
-		if (ws->pool[j].d) {
+		if (ws->pool[j].d && !ws->pool[j].module) { /* a global went with its module */
 			have[nhave] = ws->pool[j].sig;
 			hidx[nhave++] = j;
 		}
 	for (int i = 0; i < p->nbufs; i++) {
 		const plan_buf *pb = &p->bufs[i];
 		buffer_sig_make(&want[i], pb->name, pb->type, pb->count, pb->init, pb->value, pb->managed, p->seed);
+		if (pb->init == INIT_LIST) { /* the values are what the data depend on */
+			uint64_t h = 0xcbf29ce484222325ull;
+			for (uint32_t k = 0; k < pb->list_n; k++) {
+				uint64_t bits;
+				memcpy(&bits, &p->list[pb->list_off + k], sizeof bits);
+				h = (h ^ bits) * 0x100000001b3ull;
+			}
+			want[i].value_bits = h;
+		}
 	}
 	buffer_sig_match(have, nhave, want, p->nbufs, match);
+	for (int i = 0; i < p->nbufs; i++)
+		if (p->bufs[i].global)
+			match[i] = -1; /* a variable of this run's module */
 
 	/* The matched buffers move to their new places, the others go. */
 	pbuf next[PLAN_MAX_BUFS];
@@ -184,7 +201,8 @@ static int pool_take(wrun *r, uint64_t *need_out)
 			e->sig = want[i];
 			e->bytes = (size_t)(pb->count * dtype_size(pb->type));
 			pattern_of(pb, &e->pat, &e->pval);
-			need += e->bytes ? e->bytes : 1;
+			if (!pb->global)
+				need += e->bytes ? e->bytes : 1;
 		}
 		if (e->pristine && !keeps_pristine(p, i, e)) {
 			CUresult x = cu.MemFree(e->pristine);
@@ -217,6 +235,25 @@ static int pool_take(wrun *r, uint64_t *need_out)
 		if (e->d)
 			continue;
 		char what[128];
+		if (p->bufs[i].global) {
+			size_t bytes = 0;
+			CUresult x = cu.ModuleGetGlobal(&e->d, &bytes, r->mod, p->bufs[i].sym);
+			if (x != CUDA_SUCCESS) {
+				e->d = 0;
+				memset(e, 0, sizeof *e);
+				return w_fail(r, cu_is_sticky(x), "global '%s': cuModuleGetGlobal('%s') failed: %s",
+				              p->bufs[i].name, p->bufs[i].sym, cu_errstr(x));
+			}
+			e->module = 1;
+			if (bytes != e->bytes) {
+				memset(e, 0, sizeof *e);
+				return w_fail(r, 0, "global '%s' is %zu bytes in the module, %zu declared",
+				              p->bufs[i].name, bytes, (size_t)(p->bufs[i].count * dtype_size(p->bufs[i].type)));
+			}
+			e->dirty = 1;
+			nnew++;
+			continue;
+		}
 		snprintf(what, sizeof what, "buffer '%s'", p->bufs[i].name);
 		CUresult x = w_dalloc_try(r, &e->d, e->bytes, p->bufs[i].managed, what);
 		if (x != CUDA_SUCCESS) {

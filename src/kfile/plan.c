@@ -195,6 +195,10 @@ static int bind_args(const spec *s, int k, const symtab *t, plan_launch *l, char
 				sb_free(&known);
 				return -1;
 			}
+			if (s->bufs[b].global)
+				return fail(err, "%s:%d:%d: kernel '%s' parameter '%s' has the name of global '%s', which is "
+				            "the module's variable, not an argument: rename one of them", s->path, p->line,
+				            p->col, sk->name, p->name, s->bufs[b].name);
 			/* the same scalars bind: a float4 * over a float buffer */
 			if (p->elem_known && dtype_scalar(p->elem) != dtype_scalar(s->bufs[b].type))
 				return fail(err, "%s:%d:%d: kernel '%s' parameter '%s' is %s but buffer '%s' holds %s",
@@ -286,7 +290,13 @@ static int build_launch(const spec *s, int k, const symtab *t, const spec_launch
 
 double plan_kernel_check_tol(dtype t)
 {
-	return t == DT_FLOAT ? 1e-5 : t == DT_DOUBLE ? 1e-12 : 0;
+	switch (dtype_scalar(t)) {
+	case DT_FLOAT: return 1e-5;
+	case DT_DOUBLE: return 1e-12;
+	case DT_HALF: return 5e-3; /* two kernels may round in other places */
+	case DT_BF16: return 4e-2;
+	default: return 0;
+	}
 }
 
 static int build_check(const spec *s, const spec_check *c, const symtab *t, plan_check *pc, char **err)
@@ -298,6 +308,10 @@ static int build_check(const spec *s, const spec_check *c, const symtab *t, plan
 		return fail(err, "%s:%d:%d: check names unknown buffer '%s'", s->path, c->line, c->col, c->out);
 	dtype ot = s->bufs[pc->out].type;
 	if (c->is_kernel) {
+		if (s->bufs[pc->out].global)
+			return fail(err, "%s:%d:%d: global '%s' cannot be checked against another kernel (both would "
+			            "write the one variable): check it against a reference", s->path, c->line, c->col,
+			            c->out);
 		pc->kind = CHECK_KERNEL;
 		int k = spec_kernel_find(s, c->ref);
 		if (k < 0)
@@ -364,6 +378,44 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 		pb->value = b->init_value;
 		pb->output = b->output;
 		pb->managed = b->managed;
+		pb->global = b->global;
+		if (b->global) {
+			/* the symbol: as written at namespace scope, mangled inside a
+			 * namespace (a::b::w is _ZN1a1b1wE) */
+			sbuf msym = {0};
+			if (strstr(b->name, "::")) {
+				sb_puts(&msym, "_ZN");
+				for (const char *q = b->name; *q;) {
+					const char *e = strstr(q, "::");
+					size_t len = e ? (size_t)(e - q) : strlen(q);
+					sb_printf(&msym, "%zu%.*s", len, (int)len, q);
+					q = e ? e + 2 : q + len;
+				}
+				sb_putc(&msym, 'E');
+			} else {
+				sb_puts(&msym, b->name);
+			}
+			int long_name = msym.len >= sizeof pb->sym;
+			if (!long_name)
+				memcpy(pb->sym, msym.s, msym.len + 1);
+			sb_free(&msym);
+			if (long_name)
+				return fail(err, "%s:%d:%d: global name '%s' is too long", s->path, b->line, b->col, b->name);
+		}
+		if (b->init == INIT_LIST) {
+			uint64_t want = pb->count * (uint64_t)dtype_lanes(b->type);
+			if ((uint64_t)b->nlist != want)
+				return fail(err, "%s:%d:%d: global '%s' is %s[%" PRIu64 "] (%" PRIu64 " value%s) but the "
+				            "list has %d", s->path, b->line, b->col, b->name, dtype_name(b->type), pb->count,
+				            want, want == 1 ? "" : "s", b->nlist);
+			if (p->nlist + (uint64_t)b->nlist > PLAN_MAX_LIST)
+				return fail(err, "%s:%d:%d: the globals' lists hold more than %d values", s->path, b->line,
+				            b->col, PLAN_MAX_LIST);
+			pb->list_off = p->nlist;
+			pb->list_n = (uint32_t)b->nlist;
+			memcpy(p->list + p->nlist, b->list, (size_t)b->nlist * sizeof *b->list);
+			p->nlist += (uint32_t)b->nlist;
+		}
 	}
 	for (int i = 0; i < s->nlinks; i++)
 		p->device_launches |= strcmp(s->links[i], "cudadevrt") == 0;

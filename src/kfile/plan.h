@@ -19,6 +19,7 @@
 #define RES_MAX_SAMPLES 2048
 #define PLAN_MAX_METRICS 48  /* = PROF_MAX_METRICS (prof.h) */
 #define PLAN_METRIC_NAME 128 /* = METRICS_NAME (metrics.h) */
+#define PLAN_MAX_LIST 8192   /* the values of every `//@ global ... {...}` of a plan */
 
 typedef struct devinfo {
 	int ordinal, count;           /* this device, devices present */
@@ -48,6 +49,10 @@ typedef struct plan_buf {
 	double value;  /* for INIT_VALUE */
 	int output;
 	int managed;
+	int32_t global;            /* a variable of the module (`//@ global`), not an allocation */
+	int32_t is_const;          /* ... in constant memory (__constant__) */
+	uint32_t list_off, list_n; /* INIT_LIST: plan.list[list_off .. +list_n) */
+	char sym[PLAN_NAME];       /* global: its symbol in the cubin (mangled in a namespace) */
 } plan_buf;
 
 typedef struct plan_arg {
@@ -116,6 +121,8 @@ typedef struct plan {
 	int32_t info_only;        /* `info`: load the module, query the function, launch nothing */
 	int32_t device_launches;  /* linked with cudadevrt: the kernel may launch kernels */
 	uint64_t cubin_len;       /* cubin bytes follow the struct on the wire */
+	uint32_t nlist;           /* the values of globals given as lists */
+	double list[PLAN_MAX_LIST];
 } plan;
 
 /* Front end: from a parsed file, values of defines and params, and the device,

@@ -26,7 +26,7 @@
 
 
 static const char *const directive_names[] = {
-	"define", "param", "buffer", "grid", "block", "smem", "bytes", "flops", "check", "link", "include",
+	"define", "param", "buffer", "global", "grid", "block", "smem", "bytes", "flops", "check", "link", "include",
 	"kernel",
 };
 static const char *const override_names[] = {
@@ -146,6 +146,7 @@ void spec_free(spec *s)
 	for (int i = 0; i < s->nbufs; i++) {
 		free(s->bufs[i].name);
 		free(s->bufs[i].count.text);
+		free(s->bufs[i].list);
 	}
 	for (int i = 0; i < s->nkernels; i++) {
 		spec_kernel *k = &s->kernels[i];
@@ -401,7 +402,7 @@ static int read_number(cur *c, double *v)
 {
 	skip_blank(c);
 	const char *a = c->p, *q = a;
-	while (q < c->end && !scan_is_blank(*q) && *q != ')' && *q != ',')
+	while (q < c->end && !scan_is_blank(*q) && *q != ')' && *q != ',' && *q != '}')
 		q++;
 	char buf[64], *e;
 	if (q == a || q - a >= (int)sizeof buf)
@@ -542,6 +543,30 @@ static int parse_init_value(cur *c, double *v)
 
 /* After TYPE[EXPR]: an init (random zero one iota value(X) poison) and the
  * flags output and managed, in any order. */
+/* {V, V, ...}: the values of a global, after its '{' */
+static int list_values(cur *c, spec_buffer *b, const char *open, const char *name, int nlen)
+{
+	for (;;) {
+		skip_blank(c);
+		if (b->nlist > 0 && accept(c, '}'))
+			return 0;
+		double v;
+		const char *at = c->p;
+		if (read_number(c, &v) != 0)
+			return cerr(c, at, at < c->end ? "expected a number in the values of '%.*s', not '%.*s'"
+			                               : "expected a number and '}' in the values of '%.*s'%.*s",
+			            nlen, name, at < c->end ? token_len(c, at) : 0, at);
+		if (b->nlist >= (1 << 16))
+			return cerr(c, open, "global '%.*s' has more than 65536 values", nlen, name);
+		PUSH(b->list, b->nlist, v);
+		skip_blank(c);
+		if (accept(c, '}'))
+			return 0;
+		if (!accept(c, ','))
+			return cerr(c, c->p, "expected ',' or '}' after value %d of '%.*s'", b->nlist, nlen, name);
+	}
+}
+
 static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 {
 	static const char *const words[] = {
@@ -550,29 +575,46 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 	static const init_kind inits[] = {
 		INIT_RANDOM, INIT_ZERO, INIT_ONE, INIT_IOTA, INIT_VALUE, INIT_POISON,
 	};
+	const char *what = b->global ? "global" : "buffer";
 	const char *init_at = NULL;
 	int init_len = 0;
 	while (!at_end(c)) {
+		skip_blank(c);
+		if (b->global && *c->p == '{') {
+			const char *w = c->p++;
+			if (init_at)
+				return cerr(c, w, "global '%.*s' has two inits, '%.*s' and a list", nlen, name,
+				            init_len, init_at);
+			init_at = w;
+			init_len = 1;
+			b->init = INIT_LIST;
+			if (list_values(c, b, w, name, nlen) != 0)
+				return -1;
+			continue;
+		}
 		const char *w;
 		int n = read_word(c, &w);
 		if (n == 0)
-			return cerr(c, w, "unexpected '%.*s' in buffer '%.*s' (expected random, zero, one, iota, "
-			            "value(X), poison, output or managed)", token_len(c, w), w, nlen, name);
+			return cerr(c, w, "unexpected '%.*s' in %s '%.*s' (expected random, zero, one, iota, "
+			            "value(X), poison%s, output%s)", token_len(c, w), w, what, nlen, name,
+			            b->global ? ", {V, ...}" : "", b->global ? "" : " or managed");
 		int i = 0;
 		while (i < (int)ARRAY_LEN(words) && !scan_word_is(w, n, words[i]))
 			i++;
+		if (b->global && i == 7)
+			return cerr(c, w, "a global cannot be 'managed': it lives in the module");
 		if (i == (int)ARRAY_LEN(words))
-			return cerr_choices(c, w, xasprintf("unknown word '%.*s' in buffer '%.*s'", n, w, nlen, name),
-			                    w, n, words, (int)ARRAY_LEN(words), "expected", "");
+			return cerr_choices(c, w, xasprintf("unknown word '%.*s' in %s '%.*s'", n, w, what, nlen, name),
+			                    w, n, words, (int)ARRAY_LEN(words) - b->global, "expected", "");
 		if (i >= (int)ARRAY_LEN(inits)) {
 			int *flag = i == 6 ? &b->output : &b->managed;
 			if (*flag)
-				return cerr(c, w, "duplicate '%s' in buffer '%.*s'", words[i], nlen, name);
+				return cerr(c, w, "duplicate '%s' in %s '%.*s'", words[i], what, nlen, name);
 			*flag = 1;
 			continue;
 		}
 		if (init_at)
-			return cerr(c, w, "buffer '%.*s' has two inits, '%.*s' and '%.*s'", nlen, name,
+			return cerr(c, w, "%s '%.*s' has two inits, '%.*s' and '%.*s'", what, nlen, name,
 			            init_len, init_at, n, w);
 		init_at = w;
 		init_len = n;
@@ -585,10 +627,12 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 	return 0;
 }
 
-/* buffer NAME TYPE[EXPR] [INIT] [output] [managed] */
+/* buffer NAME TYPE[EXPR] [INIT] [output] [managed]
+ * global NAME TYPE[[EXPR]] [INIT|{V, ...}] [output] */
 static int dir_buffer(cur *c, const char *dir)
 {
-	spec_buffer b = { .line = c->line };
+	spec_buffer b = { .line = c->line, .global = strcmp(dir, "global") == 0 };
+	const char *what = b.global ? "global" : "buffer";
 	const char *w, *tw;
 	int n = read_word(c, &w);
 	if (n == 0)
@@ -598,27 +642,33 @@ static int dir_buffer(cur *c, const char *dir)
 	b.col = col_of(c, w);
 	int tn = read_word(c, &tw);
 	if (tn == 0)
-		return cerr(c, c->p, "expected a type after buffer name '%.*s' (float, double, int, "
-		            "half, int8, float4, ...: 'help buffers')", n, w);
+		return cerr(c, c->p, "expected a type after %s name '%.*s' (float, double, int, "
+		            "half, int8, float4, ...: 'help buffers')", what, n, w);
 	if (dtype_parse(tw, tn, &b.type) != 0)
-		return cerr_choices(c, tw, xasprintf("unknown buffer type '%.*s'", tn, tw), tw, tn,
+		return cerr_choices(c, tw, xasprintf("unknown %s type '%.*s'", what, tn, tw), tw, tn,
 		                    dtype_names, (int)ARRAY_LEN(dtype_names), "known", "");
-	if (!accept(c, '['))
-		return cerr(c, c->p, "expected '[' after buffer type '%.*s'", tn, tw);
-	const char *open = c->p - 1, *close = NULL;
-	for (const char *q = c->p; q < c->end && !close; q++)
-		if (*q == ']')
-			close = q;
-	if (!close)
-		return cerr(c, c->end, "expected ']' after the size of buffer '%.*s'", n, w);
-	b.count = make_expr(c, open + 1, close);
-	if (b.count.text[0] == 0) {
-		free(b.count.text);
-		return cerr(c, close, "expected the size of buffer '%.*s' inside '[]'", n, w);
+	skip_blank(c);
+	if (b.global && (at_end(c) || *c->p != '[')) {
+		b.count = (spec_expr){ xstrdup("1"), c->line, col_of(c, tw) }; /* one element */
+	} else {
+		if (!accept(c, '['))
+			return cerr(c, c->p, "expected '[' after %s type '%.*s'", what, tn, tw);
+		const char *open = c->p - 1, *close = NULL;
+		for (const char *q = c->p; q < c->end && !close; q++)
+			if (*q == ']')
+				close = q;
+		if (!close)
+			return cerr(c, c->end, "expected ']' after the size of %s '%.*s'", what, n, w);
+		b.count = make_expr(c, open + 1, close);
+		if (b.count.text[0] == 0) {
+			free(b.count.text);
+			return cerr(c, close, "expected the size of %s '%.*s' inside '[]'", what, n, w);
+		}
+		c->p = close + 1;
 	}
-	c->p = close + 1;
 	if (buffer_words(c, &b, w, n) != 0) {
 		free(b.count.text);
+		free(b.list);
 		return -1;
 	}
 	b.name = xstrndup(w, (size_t)n);
@@ -1131,7 +1181,7 @@ static int header_line(spec *s, int line, const char *bol, const char *p, const 
 	int r;
 	if (strcmp(dir, "define") == 0 || strcmp(dir, "param") == 0)
 		r = dir_var(&c, dir);
-	else if (strcmp(dir, "buffer") == 0)
+	else if (strcmp(dir, "buffer") == 0 || strcmp(dir, "global") == 0)
 		r = dir_buffer(&c, dir);
 	else if (strcmp(dir, "link") == 0)
 		r = dir_link(&c, dir);

@@ -6,6 +6,8 @@
  *   //@ define NAME = EXPR          compile time, passed as -DNAME=VALUE
  *   //@ param  NAME = EXPR          run time, bound to kernel parameters NAME
  *   //@ buffer NAME TYPE[EXPR] INIT [output] [managed]
+ *   //@ global NAME TYPE[[EXPR]] INIT|{V, V, ...} [output]
+ *                                   a __constant__ or __device__ variable
  *            TYPE: float double int unsigned long
  *            INIT: random zero one iota value(X) poison
  *   //@ grid  EXPR[, EXPR[, EXPR]]
@@ -65,6 +67,9 @@ typedef struct spec_buffer {
 	double init_value; /* for INIT_VALUE */
 	int output;
 	int managed;
+	int global;        /* `//@ global`: a __constant__ or __device__ variable of the file */
+	int nlist;         /* INIT_LIST: the values, as scalars */
+	double *list;
 	int line, col;
 } spec_buffer;
 

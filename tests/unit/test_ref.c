@@ -144,6 +144,51 @@ TEST(shape)
 	CHECK(err == NULL);
 }
 
+TEST(conv1d)
+{
+	/* n = 5, r = 1: out[i] = w0 in[i-1] + w1 in[i] + w2 in[i+1], zero outside */
+	double in[5] = { 1, 2, 3, 4, 5 }, w[3] = { 0.5, 1, -1 }, out[5];
+	char *err = NULL;
+	ref_arg x[4] = { buf(in, 5, "in"), buf(w, 3, "w"), num(5), num(1) };
+	CHECK(call("conv1d", x, out, 5, &err) == 0);
+	double want[5] = { 1 * 1 - 2, 0.5 * 1 + 2 - 3, 0.5 * 2 + 3 - 4, 0.5 * 3 + 4 - 5, 0.5 * 4 + 5 };
+	for (int i = 0; i < 5; i++)
+		CHECK_NEAR(out[i], want[i], 0);
+	/* r = 0: a scale by w[0] */
+	double w0[1] = { 3 };
+	ref_arg y[4] = { buf(in, 5, "in"), buf(w0, 1, "w"), num(5), num(0) };
+	CHECK(call("conv1d", y, out, 5, &err) == 0 && out[4] == 15);
+	/* the mask must hold 2r + 1 weights, in n elements, the output n */
+	x[3] = num(2);
+	CHECK(call("conv1d", x, out, 5, &err) == -1 && err && strstr(err, "2 * r + 1"));
+	free(err);
+	err = NULL;
+	x[3] = num(1);
+	CHECK(call("conv1d", x, out, 4, &err) == -1);
+	free(err);
+	/* large: on threads, the same as computed here */
+	enum { N = 300001, R = 4 };
+	double *big = malloc(N * sizeof *big), *bo = malloc(N * sizeof *bo), bw[2 * R + 1];
+	for (int i = 0; i < N; i++)
+		big[i] = (double)(((long long)i * 7919) % 1000) / 1000.0;
+	for (int j = 0; j <= 2 * R; j++)
+		bw[j] = j + 1;
+	ref_arg z[4] = { buf(big, N, "in"), buf(bw, 2 * R + 1, "w"), num(N), num(R) };
+	err = NULL;
+	CHECK(call("conv1d", z, bo, N, &err) == 0);
+	int bad = 0;
+	for (int i = 0; i < N; i += 997) {
+		double acc = 0;
+		for (int j = 0; j <= 2 * R; j++)
+			if (i + j - R >= 0 && i + j - R < N)
+				acc += bw[j] * big[i + j - R];
+		bad += acc != bo[i];
+	}
+	CHECK(bad == 0);
+	free(big);
+	free(bo);
+}
+
 /* Large enough to run on threads: same answer as the plain loop. */
 TEST(matmul_threads)
 {
@@ -1122,6 +1167,7 @@ int main(void)
 	RUN(tolerances);
 	RUN(elementwise);
 	RUN(shape);
+	RUN(conv1d);
 	RUN(matmul_threads);
 	RUN(reductions);
 	RUN(argument_errors);

@@ -329,16 +329,16 @@ TEST(discovery_edges)
 TEST(directive_errors)
 {
 	EXPECT_SPEC_ERR("//@ defne X = 1\n",
-		PATH ":1:5: unknown directive 'defne' (known: define, param, buffer, grid, block, smem, "
+		PATH ":1:5: unknown directive 'defne' (known: define, param, buffer, global, grid, block, smem, "
 		"bytes, flops, check, link, include, kernel); did you mean 'define'?");
 	EXPECT_SPEC_ERR("\n//@ frobnicate\n",
-		PATH ":2:5: unknown directive 'frobnicate' (known: define, param, buffer, grid, block, smem, "
+		PATH ":2:5: unknown directive 'frobnicate' (known: define, param, buffer, global, grid, block, smem, "
 		"bytes, flops, check, link, include, kernel)");
 	EXPECT_SPEC_ERR("//@ 42\n",
-		PATH ":1:5: expected a directive after '//@' (known: define, param, buffer, grid, block, smem, "
+		PATH ":1:5: expected a directive after '//@' (known: define, param, buffer, global, grid, block, smem, "
 		"bytes, flops, check, link, include, kernel)");
 	EXPECT_SPEC_ERR("//@ Define X = 1\n",
-		PATH ":1:5: unknown directive 'Define' (known: define, param, buffer, grid, block, smem, "
+		PATH ":1:5: unknown directive 'Define' (known: define, param, buffer, global, grid, block, smem, "
 		"bytes, flops, check, link, include, kernel); did you mean 'define'?");
 }
 
@@ -373,6 +373,39 @@ TEST(define_clash)
 	/* a param of the same name is what binds */
 	EXPECT_SPEC_OK("//@ param N = 1024\n//@ buffer a float[N]\n//@ grid 1\n//@ block 1\n"
 	               "__global__ void vadd(float *a, int N) {}\n");
+}
+
+TEST(globals)
+{
+	spec s;
+	char *err = NULL;
+	CHECK(spec_parse(PATH,
+		"//@ global w float[5] {0.5, -1, 2e-3, 4 , 5}\n"
+		"//@ global g float value(2)\n"
+		"//@ global t int zero output\n"
+		"//@ global v half2[R] random\n"
+		"//@ global one float{7}\n", &s, &err) == 0);
+	CHECK(s.nbufs == 5);
+	CHECK(s.bufs[0].global && s.bufs[0].init == INIT_LIST && s.bufs[0].nlist == 5);
+	CHECK(s.bufs[0].nlist == 5 && s.bufs[0].list[1] == -1 && s.bufs[0].list[2] == 2e-3 && s.bufs[0].list[4] == 5);
+	CHECK(s.bufs[1].global && s.bufs[1].init == INIT_VALUE && s.bufs[1].init_value == 2);
+	CHECK_STREQ(s.bufs[1].count.text, "1");
+	CHECK(s.bufs[2].global && s.bufs[2].output && s.bufs[2].type == DT_INT);
+	CHECK(s.bufs[3].type == DT_HALF2);
+	CHECK_STREQ(s.bufs[3].count.text, "R");
+	CHECK(s.bufs[4].init == INIT_LIST && s.bufs[4].nlist == 1 && s.bufs[4].list[0] == 7);
+	spec_free(&s);
+	EXPECT_SPEC_ERR("//@ global w float[2] {1, 2\n", PATH ":1:28: expected ',' or '}' after value 2 of 'w'");
+	EXPECT_SPEC_ERR("//@ global w float[2] {1, x}\n", PATH ":1:27: expected a number in the values of 'w', not 'x'");
+	EXPECT_SPEC_ERR("//@ global w float[2] {}\n", PATH ":1:24: expected a number in the values of 'w', not '}'");
+	EXPECT_SPEC_ERR("//@ global w float[2] zero {1, 2}\n", PATH ":1:28: global 'w' has two inits, 'zero' and a list");
+	EXPECT_SPEC_ERR("//@ global w float managed\n", PATH ":1:20: a global cannot be 'managed': it lives in the module");
+	EXPECT_SPEC_ERR("//@ buffer w float[2] {1, 2}\n",
+		PATH ":1:23: unexpected '{' in buffer 'w' (expected random, zero, one, iota, value(X), poison, output or managed)");
+	EXPECT_SPEC_ERR("//@ global w flot\n",
+		PATH ":1:14: unknown global type 'flot' (known: float, double, int, unsigned, long, half, "
+		"bfloat16, int8, uint8, int16, uint16, uint64, float2, float4, double2, int2, int4, uint2, "
+		"uint4, half2, bfloat162, char4, uchar4); did you mean 'float'?");
 }
 
 TEST(buffers)
@@ -820,6 +853,7 @@ int main(void)
 	RUN(directive_errors);
 	RUN(var_errors);
 	RUN(define_clash);
+	RUN(globals);
 	RUN(buffers);
 	RUN(launch_lines);
 	RUN(checks);
