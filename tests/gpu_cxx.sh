@@ -119,5 +119,43 @@ print("%.1f GB/s over %.4f ms" % (gbps, med))
 PY
 then ok "GB/s of a half kernel counts 2-byte elements"; else bad "GB/s of a half kernel"; fi
 
+# 6. device printf: the checked launch's lines, labelled; the others counted
+"$CUPLAY" -c 'use tests/cxx/printf.cu; run' >"$tmp/out" 2>&1 </dev/null
+st=$?
+if [ $st = 0 ] && [ "$(grep -c '^printf copy_print: block [01] starts at x\[[0-9]*\] = [0-9]*$' "$tmp/out")" = 2 ] &&
+   grep -q '^printf: [0-9]* more launches printed [0-9]* lines, not shown' "$tmp/out" &&
+   grep -q 'copy_print  *ok' "$tmp/out"; then
+	ok "printf: one launch's 2 lines shown, $(grep -o '[0-9]* more launches printed [0-9]* lines' "$tmp/out")"
+else
+	bad "printf (exit $st)"
+fi
+
+# 7. a failed device assertion prints its message and costs the worker only;
+#    __trap says the kernel trapped; the next run in the same process works
+"$CUPLAY" -c 'use tests/cxx/err_assert_fail.cu; run; use vector_add; set N=100000; run vadd_naive' >"$tmp/out" 2>&1 </dev/null
+st=$?
+if [ $st = 1 ] && grep -q 'printf copy_assert: .*Assertion .*x\[i\] < 4000.0f.* failed' "$tmp/out" &&
+   grep -q "kernel 'copy_assert' failed a device assertion" "$tmp/out" && grep -q 'vadd_naive  *ok' "$tmp/out"; then
+	ok "assert: $(grep -m1 -o 'Assertion.*failed' "$tmp/out"); the next run ok"
+else
+	bad "a failed assertion (exit $st)"
+fi
+"$CUPLAY" -c 'use tests/cxx/err_trap.cu; run; use vector_add; set N=100000; run vadd_naive' >"$tmp/out" 2>&1 </dev/null
+st=$?
+if [ $st = 1 ] && grep -q "kernel 'trapper' trapped" "$tmp/out" && grep -q 'vadd_naive  *ok' "$tmp/out"; then
+	ok "__trap: the kernel trapped; the next run ok"
+else
+	bad "__trap (exit $st)"
+fi
+
+# 8. 100 KiB of dynamic shared memory and clusters of 2: info says what was set
+"$CUPLAY" -c 'use tests/cxx/smem_big.cu; info; use tests/cxx/cluster.cu; info swap_dsmem' >"$tmp/out" 2>&1 </dev/null
+st=$?
+if [ $st = 0 ] && grep -q 'opted in with cuFuncSetAttribute' "$tmp/out" && grep -q '^cluster  *2 blocks a cluster' "$tmp/out"; then
+	ok "info: the shared memory opt-in and the cluster shape"
+else
+	bad "info of smem_big and cluster (exit $st)"
+fi
+
 echo "gpu-cxx: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1109,7 +1109,46 @@ int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err
 			            "cannot be an output", s->path, b->line, b->col, pb->name);
 		pb->is_const = is_const;
 	}
-	return plan_validate(p, &c->dev, c->u->res[ci].smem, err);
+	return plan_validate(s, k, p, &c->dev, c->u->res[ci].smem, err);
+}
+
+/* What the kernel printed (device printf, an assertion's message): one
+ * launch's output, each line labelled with the kernel, and a count of what
+ * the other launches printed. */
+/* s[0..len) with control characters (a kernel may print anything) shown
+ * as '?', into buf. */
+static const char *printable(const char *s, int len, char *buf, size_t n)
+{
+	size_t k = 0;
+	for (int i = 0; i < len && k + 1 < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		buf[k++] = ch == '\t' || ch >= 0x20 ? (char)ch : '?';
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+static void show_printf(app *a, const plan *p, const result *res)
+{
+	char line[sizeof res->printf_text];
+	if (res->printf_len == 0)
+		return;
+	const char *name = p->launch.name;
+	if (res->printf_tail && res->printf_cut)
+		app_note(a, "printf %s: ... (the end of what it printed)", name);
+	const char *t = res->printf_text, *end = t + res->printf_len;
+	while (t < end) {
+		const char *nl = memchr(t, '\n', (size_t)(end - t));
+		int len = (int)((nl ? nl : end) - t);
+		app_note(a, "printf %s: %s", name, printable(t, len, line, sizeof line));
+		t = nl ? nl + 1 : end;
+	}
+	if (res->printf_cut && !res->printf_tail)
+		app_note(a, "printf %s: ... (cut at %zu bytes)", name, sizeof res->printf_text - 1);
+	if (res->printf_others > 0 && res->printf_more_lines > 0)
+		app_note(a, "printf: %d more launch%s printed %" PRIu64 " line%s, not shown (printf in a timed "
+		         "kernel changes its time)", res->printf_others, res->printf_others == 1 ? "" : "es",
+		         res->printf_more_lines, res->printf_more_lines == 1 ? "" : "s");
 }
 
 int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
@@ -1122,6 +1161,7 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 		fprintf(stderr, "\r\033[K");
 	if (wr != 0)
 		return -1;
+	show_printf(a, p, res);
 	if (res->status == RES_FATAL)
 		return fail(err, "%s: worker restarted, settings kept", res->error);
 	if (res->status == RES_ERROR)

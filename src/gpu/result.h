@@ -57,6 +57,16 @@ typedef struct result {
 	prof_reply prof;      /* the counters, when the plan asked for metrics */
 	nvml_cond cond;       /* clocks, temperature, throttling around the samples */
 	func_info fn;         /* info_only plans */
+	/* device printf (and assertion messages): what the first launch that
+	 * printed wrote (or, after a failure, the end of what was written), and
+	 * how much the other launches wrote */
+	uint32_t printf_len;        /* bytes in printf_text */
+	int32_t printf_cut;         /* printf_text is cut: the launch wrote more */
+	int32_t printf_tail;        /* printf_text is the end of the output (a failed run) */
+	int32_t printf_others;      /* launches after the one shown */
+	uint64_t printf_more_bytes; /* what they wrote */
+	uint64_t printf_more_lines;
+	char printf_text[4096];
 } result;
 
 #endif

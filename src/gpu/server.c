@@ -76,6 +76,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	res->status = RES_OK;
 	w_interrupted = 0;
 	ws->stop = 0;
+	pf_reset(ws);
 	w_progress(ws, 0, WIRE_PHASE_HOST, 0);
 	if (w_validate_plan(r) != 0)
 		goto done;
@@ -128,6 +129,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	if (p->nmetrics > 0 && res->status == RES_OK && !w_stop_now(ws))
 		metrics_pass(r);
 done:
+	pf_finish(r);
 	run_cleanup(r);
 	free(r);
 	res->roof_gbps = ws->roof_gbps;
@@ -281,6 +283,7 @@ int worker_main(int argc, char **argv)
 	ws.rfd = rfd;
 	ws.wfd = wfd;
 	ws.ordinal = device;
+	pf_open(&ws); /* before the driver: device printf goes there */
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);

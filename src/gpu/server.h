@@ -5,6 +5,7 @@
  *                   roof, the L2 flush, the counters pass
  *   server_check.c  the check pass: references, downloads, comparisons
  *   server_pool.c   device buffers kept from run to run
+ *   server_printf.c device printf, caught behind stdout
  *   server_base.c   errors, traces, progress, allocation, launches
  * Each calls only the ones listed below it. */
 #ifndef CUPLAY_SERVER_H
@@ -78,6 +79,10 @@ typedef struct wstate {
 	size_t stage_bytes;
 	int stage_pinned;
 	nvml_dev nvml;         /* clocks and throttling around the samples */
+	int pf_fd;             /* where device printf goes (this process's stdout): a memfd, or -1 */
+	uint64_t launches;     /* of the user's kernels in this run */
+	uint64_t pf_first_end; /* the output shown ends here (0: none yet) */
+	uint64_t pf_first_launches;
 } wstate;
 
 typedef union argval {
@@ -170,6 +175,19 @@ int w_get_function(wrun *r, const plan_launch *l, CUfunction *fn);
 void w_build_args(kargs *ka, const plan_launch *l, const CUdeviceptr *ptrs);
 /* Launches on the default stream; every output counts as written. */
 int w_launch(wrun *r, CUfunction fn, const plan_launch *l, kargs *ka);
+
+/* ---- server_printf.c: device printf, caught in a memory file behind
+ * stdout so that it never reaches the front end's output raw */
+/* At start-up: stdout becomes a memory file (before the driver starts). */
+void pf_open(wstate *ws);
+/* At the start of a run: empties it. */
+void pf_reset(wstate *ws);
+/* After a synchronised launch: when nothing was shown yet, what the launches
+ * so far wrote becomes the text shown. */
+void pf_first(wrun *r);
+/* At the end of a run: the rest, counted; after a failure, the end of the
+ * output is what is shown (an assertion's message is there). */
+void pf_finish(wrun *r);
 
 /* ---- server_pool.c */
 int pool_release(wrun *r, pbuf *e);

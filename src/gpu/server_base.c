@@ -79,6 +79,11 @@ int w_ck_kernel(wrun *r, CUresult e, const char *name)
 {
 	if (e == CUDA_SUCCESS)
 		return 0;
+	if (e == CUDA_ERROR_ASSERT)
+		return w_fail(r, 1, "kernel '%s' failed a device assertion (its message is above)", name);
+	if (e == CUDA_ERROR_LAUNCH_FAILED)
+		return w_fail(r, 1, "kernel '%s' trapped: __trap(), or a fault the GPU does not name (%s)", name,
+		              cu_errstr(e));
 	return w_fail(r, cu_is_sticky(e), "kernel '%s' failed: %s", name, cu_errstr(e));
 }
 
@@ -310,6 +315,21 @@ int w_launch(wrun *r, CUfunction fn, const plan_launch *l, kargs *ka)
 	for (int i = 0; i < r->p->nbufs; i++)
 		if (r->p->bufs[i].output)
 			B(r, i)->dirty = 1;
+	r->ws->launches++;
+	if (l->cluster[0]) {
+		if (!cu.LaunchKernelEx)
+			return w_fail(r, 0, "kernel '%s' runs in clusters, but this driver has no cuLaunchKernelEx "
+			              "(CUDA 12 or later)", l->name);
+		CUlaunchAttribute attr;
+		memset(&attr, 0, sizeof attr);
+		attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+		attr.value.clusterDim.x = l->cluster[0];
+		attr.value.clusterDim.y = l->cluster[1];
+		attr.value.clusterDim.z = l->cluster[2];
+		CUlaunchConfig cfg = { l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+		                       l->smem, NULL, &attr, 1 };
+		return w_ck(r, cu.LaunchKernelEx(&cfg, fn, ka->params, NULL), "cuLaunchKernelEx");
+	}
 	return w_ck(r, cu.LaunchKernel(fn, l->grid[0], l->grid[1], l->grid[2],
 	                             l->block[0], l->block[1], l->block[2],
 	                             l->smem, NULL, ka->params, NULL), "cuLaunchKernel");

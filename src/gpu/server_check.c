@@ -251,6 +251,7 @@ static int check_once(wrun *r, int *failed)
 	if (w_launch(r, r->fn, &p->launch, &r->ka) != 0 ||
 	    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
 		goto out;
+	pf_first(r); /* what the checked launch printed (with the variants' before it) */
 	w_trace(r, "checked launch done");
 	w_progress(ws, 0, WIRE_PHASE_HOST, 0);
 	int staged = -1; /* the output now in the download buffer */

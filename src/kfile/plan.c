@@ -285,6 +285,22 @@ static int build_launch(const spec *s, int k, const symtab *t, const spec_launch
 			return fail(err, "%s:%d:%d: smem is %" PRId64 " bytes", s->path, eff->smem.line, eff->smem.col, v);
 		l->smem = (uint32_t)v;
 	}
+	if (eff->ncluster > 0) {
+		uint32_t c[3];
+		if (eval_dims(s, eff->cluster, eff->ncluster, t, "cluster", sk->name, c, err))
+			return -1;
+		for (int i = 0; i < 3; i++)
+			if (l->grid[i] % c[i] != 0)
+				return fail(err, "%s:%d:%d: kernel '%s': the grid's %c dimension, %u, is not a multiple of the "
+				            "cluster's, %u", s->path, eff->cluster[0].line, eff->cluster[0].col, sk->name,
+				            "xyz"[i], l->grid[i], c[i]);
+		uint64_t blocks = (uint64_t)c[0] * c[1] * c[2];
+		if (blocks > 8)
+			return fail(err, "%s:%d:%d: kernel '%s': a cluster of %ux%ux%u = %" PRIu64 " blocks is over the "
+			            "portable limit of 8", s->path, eff->cluster[0].line, eff->cluster[0].col, sk->name,
+			            c[0], c[1], c[2], blocks);
+		memcpy(l->cluster, c, sizeof c);
+	}
 	return bind_args(s, k, t, l, err);
 }
 
@@ -451,37 +467,61 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 	return 0;
 }
 
-static int validate_launch(const plan_launch *l, const devinfo *d, int static_smem, char **err)
+/* "path:line:col: " of a //@ line, or "path: " when it was not given. */
+static const char *at(const spec *s, const spec_expr *e, char *buf, size_t n)
 {
+	if (e && e->text)
+		snprintf(buf, n, "%s:%d:%d: ", s->path, e->line, e->col);
+	else
+		snprintf(buf, n, "%s: ", s->path);
+	return buf;
+}
+
+static int validate_launch(const spec *s, int k, const plan_launch *l, const devinfo *d, int static_smem,
+                           char **err)
+{
+	spec_launch eff;
+	spec_effective(s, k, &eff);
+	char where[600];
 	uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
 	for (int i = 0; i < 3; i++)
 		if (l->block[i] > (uint32_t)d->max_block[i])
-			return fail(err, "kernel '%s': block %c dimension %u is over the device limit of %d",
-			            l->name, "xyz"[i], l->block[i], d->max_block[i]);
+			return fail(err, "%skernel '%s': block %c dimension %u is over the device limit of %d",
+			            at(s, &eff.block[i < eff.nblock ? i : 0], where, sizeof where), l->name, "xyz"[i],
+			            l->block[i], d->max_block[i]);
 	if (threads > (uint64_t)d->max_threads_per_block)
-		return fail(err, "kernel '%s': block of %ux%ux%u = %" PRIu64 " threads is over the limit of %d threads per block",
-		            l->name, l->block[0], l->block[1], l->block[2], threads, d->max_threads_per_block);
+		return fail(err, "%skernel '%s': block of %ux%ux%u = %" PRIu64 " threads is over the limit of %d threads per block",
+		            at(s, &eff.block[0], where, sizeof where), l->name, l->block[0], l->block[1], l->block[2],
+		            threads, d->max_threads_per_block);
 	for (int i = 0; i < 3; i++)
 		if ((int64_t)l->grid[i] > d->max_grid[i])
-			return fail(err, "kernel '%s': grid %c dimension %u is over the device limit of %" PRId64,
-			            l->name, "xyz"[i], l->grid[i], d->max_grid[i]);
+			return fail(err, "%skernel '%s': grid %c dimension %u is over the device limit of %" PRId64,
+			            at(s, &eff.grid[i < eff.ngrid ? i : 0], where, sizeof where), l->name, "xyz"[i],
+			            l->grid[i], d->max_grid[i]);
 	uint64_t smem = (uint64_t)l->smem + (uint64_t)(static_smem > 0 ? static_smem : 0);
 	if (smem > (uint64_t)d->max_smem_optin) {
 		char a[32], b[32];
 		fmt_bytes((double)smem, a, sizeof a);
 		fmt_bytes((double)d->max_smem_optin, b, sizeof b);
-		return fail(err, "kernel '%s': shared memory of %s (%d static + %u dynamic) is over the limit of %s per block",
-		            l->name, a, static_smem, l->smem, b);
+		return fail(err, "%skernel '%s': shared memory of %s (%d static + %u dynamic) is over the limit of %s per block",
+		            at(s, eff.smem.text ? &eff.smem : NULL, where, sizeof where), l->name, a, static_smem,
+		            l->smem, b);
 	}
+	if (l->cluster[0] && d->cc_major < 9)
+		return fail(err, "%skernel '%s': thread block clusters need sm_90 or later; this is sm_%d%d",
+		            at(s, &eff.cluster[0], where, sizeof where), l->name, d->cc_major, d->cc_minor);
 	return 0;
 }
 
-int plan_validate(const plan *p, const devinfo *d, int static_smem, char **err)
+int plan_validate(const spec *s, int k, const plan *p, const devinfo *d, int static_smem, char **err)
 {
-	if (validate_launch(&p->launch, d, static_smem, err) != 0)
+	if (validate_launch(s, k, &p->launch, d, static_smem, err) != 0)
 		return -1;
 	for (int i = 0; i < p->nchecks; i++)
-		if (p->checks[i].kind == CHECK_KERNEL && validate_launch(&p->checks[i].other, d, 0, err) != 0)
-			return -1;
+		if (p->checks[i].kind == CHECK_KERNEL) {
+			int ok = spec_kernel_find(s, p->checks[i].other.name);
+			if (ok >= 0 && validate_launch(s, ok, &p->checks[i].other, d, 0, err) != 0)
+				return -1;
+		}
 	return 0;
 }

@@ -67,6 +67,7 @@ typedef struct plan_launch {
 	char lowered[PLAN_LOWERED]; /* mangled name in the cubin */
 	uint32_t grid[3], block[3];
 	uint32_t smem;                /* dynamic shared memory bytes */
+	uint32_t cluster[3];          /* thread block cluster shape; {0}: none */
 	int nargs;
 	plan_arg args[PLAN_MAX_ARGS];
 } plan_launch;
@@ -130,9 +131,10 @@ typedef struct plan {
 int plan_build(const spec *s, int k, const symtab *values, const devinfo *dev,
                const timing_opts *t, plan *out, char **err);
 
-/* Why the launch cannot run on dev, or NULL. Checks threads per block, block
- * and grid dimensions and shared memory (static + dynamic). */
-int plan_validate(const plan *p, const devinfo *dev, int static_smem, char **err);
+/* Why the launch of kernel k of s (and of the kernels its checks run)
+ * cannot run on dev: threads per block, block and grid dimensions, shared
+ * memory (static + dynamic), clusters; errors name the //@ line. */
+int plan_validate(const spec *s, int k, const plan *p, const devinfo *dev, int static_smem, char **err);
 
 #endif
 

@@ -26,11 +26,11 @@
 
 
 static const char *const directive_names[] = {
-	"define", "param", "buffer", "global", "grid", "block", "smem", "bytes", "flops", "check", "link", "include",
+	"define", "param", "buffer", "global", "grid", "block", "cluster", "smem", "bytes", "flops", "check", "link", "include",
 	"kernel",
 };
 static const char *const override_names[] = {
-	"grid", "block", "smem", "bytes", "flops", "check", "skip",
+	"grid", "block", "cluster", "smem", "bytes", "flops", "check", "skip",
 };
 static const char *const dtype_names[] = {
 	"float", "double", "int", "unsigned", "long", "half", "bfloat16", "int8", "uint8", "int16",
@@ -128,6 +128,7 @@ static void launch_free(spec_launch *l)
 	for (int i = 0; i < SPEC_MAX_DIMS; i++) {
 		free(l->grid[i].text);
 		free(l->block[i].text);
+		free(l->cluster[i].text);
 	}
 	free(l->smem.text);
 	free(l->bytes.text);
@@ -279,6 +280,10 @@ static void effective_over(spec_launch *out, const spec_launch *o)
 	if (o->nblock > 0) {
 		out->nblock = o->nblock;
 		memcpy(out->block, o->block, sizeof out->block);
+	}
+	if (o->ncluster > 0) {
+		out->ncluster = o->ncluster;
+		memcpy(out->cluster, o->cluster, sizeof out->cluster);
 	}
 	if (o->smem.text)
 		out->smem = o->smem;
@@ -882,9 +887,9 @@ static int launch_line(cur *c, const char *dir, const char *at, const scope *sc)
 	spec_launch *l = sc->l;
 	char *what = xasprintf("'%s'", dir);
 	int r;
-	if (strcmp(dir, "grid") == 0 || strcmp(dir, "block") == 0) {
-		int *n = dir[0] == 'g' ? &l->ngrid : &l->nblock;
-		spec_expr *dims = dir[0] == 'g' ? l->grid : l->block;
+	if (strcmp(dir, "grid") == 0 || strcmp(dir, "block") == 0 || strcmp(dir, "cluster") == 0) {
+		int *n = dir[0] == 'g' ? &l->ngrid : dir[0] == 'b' ? &l->nblock : &l->ncluster;
+		spec_expr *dims = dir[0] == 'g' ? l->grid : dir[0] == 'b' ? l->block : l->cluster;
 		char *list = xasprintf("dimensions in '%s'", dir);
 		r = *n > 0 ? duplicate(c, at, dir, sc, dims[0].line)
 		  : at_end(c) ? cerr(c, c->p, "expected an expression after %s", what)

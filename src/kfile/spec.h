@@ -12,6 +12,7 @@
  *            INIT: random zero one iota value(X) poison
  *   //@ grid  EXPR[, EXPR[, EXPR]]
  *   //@ block EXPR[, EXPR[, EXPR]]
+ *   //@ cluster EXPR[, EXPR[, EXPR]]  thread block clusters (sm_90)
  *   //@ smem  EXPR                  dynamic shared memory, bytes
  *   //@ bytes EXPR                  minimum traffic, for GB/s
  *   //@ flops EXPR                  for GFLOP/s
@@ -86,8 +87,8 @@ typedef struct spec_check {
 
 /* What a launch needs; the file's lines and each kernel's overrides. */
 typedef struct spec_launch {
-	int ngrid, nblock; /* 0: not given */
-	spec_expr grid[SPEC_MAX_DIMS], block[SPEC_MAX_DIMS];
+	int ngrid, nblock, ncluster; /* 0: not given */
+	spec_expr grid[SPEC_MAX_DIMS], block[SPEC_MAX_DIMS], cluster[SPEC_MAX_DIMS];
 	spec_expr smem, bytes, flops;
 	int nchecks; /* -1: not given (inherit); 0 after `check none` */
 	spec_check checks[SPEC_MAX_CHECKS];

@@ -68,11 +68,20 @@ void kinfo_table(table *t, const char *name, const char *lowered, int sm, const 
 		if (l->smem) {
 			fmt_bytes(l->smem, x, sizeof x);
 			sb_printf(&b, "%s dynamic shared memory", x);
+			if ((uint64_t)l->smem + (uint64_t)(r && r->known ? r->smem : 0) > 48 * 1024)
+				sb_puts(&b, " (over 48 KiB: opted in with cuFuncSetAttribute, "
+				            "MAX_DYNAMIC_SHARED_SIZE_BYTES)");
 		} else {
 			sb_puts(&b, "no dynamic shared memory");
 		}
 		row(t, "launch", b.s);
 		sb_free(&b);
+		if (l->cluster[0]) {
+			fmt_dims(x, sizeof x, l->cluster);
+			sb_printf(&b, "%s blocks a cluster (launched with cuLaunchKernelEx)", x);
+			row(t, "cluster", b.s);
+			sb_free(&b);
+		}
 	}
 
 	if (l && d && r && r->known && in.threads > 0) {

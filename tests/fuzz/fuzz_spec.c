@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!have_vals || s.kernels[k].is_template || s.kernels[k].skip)
 			continue;
 		if (plan_build(&s, k, &vals, &dev, &topt, p, &err) == 0) {
-			if (plan_validate(p, &dev, 0, &err) != 0 && !err)
+			if (plan_validate(&s, k, p, &dev, 0, &err) != 0 && !err)
 				__builtin_trap();
 		} else if (!err) {
 			__builtin_trap();

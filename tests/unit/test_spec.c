@@ -329,16 +329,16 @@ TEST(discovery_edges)
 TEST(directive_errors)
 {
 	EXPECT_SPEC_ERR("//@ defne X = 1\n",
-		PATH ":1:5: unknown directive 'defne' (known: define, param, buffer, global, grid, block, smem, "
+		PATH ":1:5: unknown directive 'defne' (known: define, param, buffer, global, grid, block, cluster, smem, "
 		"bytes, flops, check, link, include, kernel); did you mean 'define'?");
 	EXPECT_SPEC_ERR("\n//@ frobnicate\n",
-		PATH ":2:5: unknown directive 'frobnicate' (known: define, param, buffer, global, grid, block, smem, "
+		PATH ":2:5: unknown directive 'frobnicate' (known: define, param, buffer, global, grid, block, cluster, smem, "
 		"bytes, flops, check, link, include, kernel)");
 	EXPECT_SPEC_ERR("//@ 42\n",
-		PATH ":1:5: expected a directive after '//@' (known: define, param, buffer, global, grid, block, smem, "
+		PATH ":1:5: expected a directive after '//@' (known: define, param, buffer, global, grid, block, cluster, smem, "
 		"bytes, flops, check, link, include, kernel)");
 	EXPECT_SPEC_ERR("//@ Define X = 1\n",
-		PATH ":1:5: unknown directive 'Define' (known: define, param, buffer, global, grid, block, smem, "
+		PATH ":1:5: unknown directive 'Define' (known: define, param, buffer, global, grid, block, cluster, smem, "
 		"bytes, flops, check, link, include, kernel); did you mean 'define'?");
 }
 
@@ -674,10 +674,10 @@ TEST(override_errors)
 	EXPECT_SPEC_ERR("//@ kernel k grid 1\n",
 		PATH ":1:12: unknown kernel 'k' (no __global__ functions in the file)");
 	EXPECT_SPEC_ERR(PRE "//@ kernel vadd blok 2\n" KERNELS,
-		PATH ":7:17: unknown override 'blok' for kernel 'vadd' (known: grid, block, smem, bytes, "
+		PATH ":7:17: unknown override 'blok' for kernel 'vadd' (known: grid, block, cluster, smem, bytes, "
 		"flops, check, skip); did you mean 'block'?");
 	EXPECT_SPEC_ERR(PRE "//@ kernel vadd param N = 2\n" KERNELS,
-		PATH ":7:17: unknown override 'param' for kernel 'vadd' (known: grid, block, smem, bytes, "
+		PATH ":7:17: unknown override 'param' for kernel 'vadd' (known: grid, block, cluster, smem, bytes, "
 		"flops, check, skip)");
 	EXPECT_SPEC_ERR(PRE "//@ kernel vadd\n" KERNELS,
 		PATH ":7:16: expected an override after kernel name 'vadd' (grid, block, smem, bytes, "

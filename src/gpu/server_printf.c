@@ -1,0 +1,125 @@
+/* server_printf.c: device printf. The driver writes what kernels print to
+ * this process's stdout when a launch is synchronised; the worker points
+ * stdout at a memory file and sends the user what one launch printed, with
+ * a count of the rest (a timed kernel runs thousands of times). */
+#include "server.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void pf_open(wstate *ws)
+{
+	ws->pf_fd = -1;
+	fflush(stdout);
+	int fd = memfd_create("cuplay-printf", MFD_CLOEXEC);
+	if (fd < 0) {
+		FILE *t = tmpfile();
+		fd = t ? dup(fileno(t)) : -1;
+		if (t)
+			fclose(t);
+	}
+	if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		/* never print into the front end's output: drop it */
+		FILE *n = freopen("/dev/null", "w", stdout);
+		(void)n;
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	ws->pf_fd = fd;
+}
+
+static uint64_t pf_size(wstate *ws)
+{
+	struct stat st;
+	fflush(stdout);
+	if (ws->pf_fd < 0 || fstat(ws->pf_fd, &st) != 0)
+		return 0;
+	return (uint64_t)st.st_size;
+}
+
+void pf_reset(wstate *ws)
+{
+	fflush(stdout);
+	if (ws->pf_fd >= 0 && ftruncate(ws->pf_fd, 0) == 0)
+		lseek(ws->pf_fd, 0, SEEK_SET); /* shared with stdout, so its writes start again at 0 */
+	ws->launches = 0;
+	ws->pf_first_end = 0;
+	ws->pf_first_launches = 0;
+}
+
+/* [from, to) of the memory file into res->printf_text. */
+static void take(wrun *r, uint64_t from, uint64_t to)
+{
+	result *res = r->res;
+	uint64_t n = to - from;
+	size_t cap = sizeof res->printf_text - 1;
+	res->printf_cut = n > cap;
+	if (n > cap) {
+		if (res->printf_tail)
+			from = to - cap;
+		n = cap;
+	}
+	ssize_t got = n ? pread(r->ws->pf_fd, res->printf_text, (size_t)n, (off_t)from) : 0;
+	res->printf_len = got > 0 ? (uint32_t)got : 0;
+	res->printf_text[res->printf_len] = 0;
+}
+
+static uint64_t lines_in(int fd, uint64_t from, uint64_t to)
+{
+	char buf[65536];
+	uint64_t lines = 0, last = '\n';
+	while (from < to) {
+		size_t want = to - from > sizeof buf ? sizeof buf : (size_t)(to - from);
+		ssize_t got = pread(fd, buf, want, (off_t)from);
+		if (got <= 0)
+			break;
+		for (ssize_t i = 0; i < got; i++)
+			lines += buf[i] == '\n';
+		last = (unsigned char)buf[got - 1];
+		from += (uint64_t)got;
+	}
+	return lines + (last != '\n'); /* a last line without its newline */
+}
+
+void pf_first(wrun *r)
+{
+	wstate *ws = r->ws;
+	if (ws->pf_first_end || ws->pf_fd < 0)
+		return;
+	uint64_t end = pf_size(ws);
+	if (end == 0)
+		return;
+	take(r, 0, end);
+	ws->pf_first_end = end;
+	ws->pf_first_launches = ws->launches;
+}
+
+void pf_finish(wrun *r)
+{
+	wstate *ws = r->ws;
+	result *res = r->res;
+	if (ws->pf_fd < 0)
+		return;
+	uint64_t end = pf_size(ws);
+	if (res->status == RES_ERROR || res->status == RES_FATAL) {
+		/* what the failing launch printed last: an assertion says
+		 * where and why */
+		if (end > 0) {
+			res->printf_tail = 1;
+			take(r, 0, end);
+		}
+		return;
+	}
+	if (!ws->pf_first_end) {
+		pf_first(r);
+		if (!ws->pf_first_end)
+			return;
+	}
+	res->printf_others = (int32_t)(ws->launches - ws->pf_first_launches);
+	res->printf_more_bytes = end - ws->pf_first_end;
+	res->printf_more_lines = lines_in(ws->pf_fd, ws->pf_first_end, end);
+}
