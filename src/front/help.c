@@ -108,7 +108,7 @@ static const char header_text[] =
 	"                            check may name it like a buffer\n"
 	"  //@ grid   X[, Y[, Z]]    the blocks of a launch\n"
 	"  //@ block  X[, Y[, Z]]    the threads of a block\n"
-	"  //@ smem   EXPR           dynamic shared memory, in bytes (over 48 KiB: opted in)\n"
+	"  //@ smem   EXPR           dynamic shared memory, bytes (over 48 KiB: opted in)\n"
 	"  //@ cluster X[, Y[, Z]]   thread block clusters (sm_90, cuLaunchKernelEx)\n"
 	"  //@ bytes  EXPR           the traffic counted for GB/s and the % of the roof\n"
 	"  //@ flops  EXPR           the work counted for GFLOP/s\n"
