@@ -15,12 +15,15 @@ pass=0 fail=0
 ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" | tail -n 25; }
 
-# all_ok: every kernel that `use` listed has a csv row, and every row checks ok
-# (python's csv: a kernel name such as scale_t<float,4> is a quoted field)
+# all_ok FILE: every kernel that `use` listed has a csv row, and every row
+# checks ok, but for a kernel that FILE's header says `check none` of (the
+# reference of the others): "no check" (python's csv: a kernel name such as
+# scale_t<float,4> is a quoted field)
 all_ok() {
-	python3 - "$tmp/out" <<'PY'
+	python3 - "$tmp/out" "$1" <<'PY'
 import csv, re, sys
 text = open(sys.argv[1]).read().splitlines()
+unchecked = set(re.findall(r"^//@ kernel\s+(\S+)\s+check\s+none\b", open(sys.argv[2]).read(), re.M))
 names, header, rows = [], None, []
 for line in text:
     m = re.match(r"^\S+\.cu: \d+ kernels? \((.*)\)$", line)
@@ -33,7 +36,8 @@ for line in text:
     elif header and "check" in header and len(r) == len(header):
         rows.append((r[0], r[header.index("check")]))
 seen = {k for k, c in rows if k in names}
-bad = ["%s: %s" % (k, c) for k, c in rows if k in names and c != "ok"]
+bad = ["%s: %s" % (k, c) for k, c in rows
+       if k in names and c != ("no check" if k in unchecked else "ok")]
 if not names or seen != set(names) or bad:
     print("kernels %s, rows for %s, not ok: %s" % (names, sorted(seen), bad))
     sys.exit(1)
@@ -48,13 +52,13 @@ for f in tests/cxx/*.cu; do
 	n=$(basename "$f" .cu)
 	"$CUPLAY" --format csv -c "use $f; run" >"$tmp/out" 2>&1 </dev/null
 	st=$?
-	if [ $st = 0 ] && what=$(all_ok); then ok "$n: $what"; else bad "$n (exit $st): $what"; fi
+	if [ $st = 0 ] && what=$(all_ok "$f"); then ok "$n: $what"; else bad "$n (exit $st): $what"; fi
 done
 for f in fp16 bf16 coop_groups cub_reduce cuda_std assert stdint template_header template_explicit namespace extern_c user_include \
          types_half types_bf16 types_int types_vec globals; do
 	"$CUPLAY" --format csv -c "use tests/cxx/$f.cu; set n=4099; run" >"$tmp/out" 2>&1 </dev/null
 	st=$?
-	if [ $st = 0 ] && what=$(all_ok); then ok "$f at n=4099: $what"; else bad "$f at n=4099 (exit $st): $what"; fi
+	if [ $st = 0 ] && what=$(all_ok "tests/cxx/$f.cu"); then ok "$f at n=4099: $what"; else bad "$f at n=4099 (exit $st): $what"; fi
 done
 
 # 2. a define that is a template argument: sweep compiles one instantiation a value
@@ -129,14 +133,28 @@ if [ $st = 0 ] && [ "$(grep -c '^printf copy_print: block [01] starts at x\[[0-9
 else
 	bad "printf (exit $st)"
 fi
+#    a launch that prints a line a thread: the first 20 shown, the rest counted
+"$CUPLAY" -c 'use tests/cxx/printf.cu; set every=1; run' >"$tmp/out" 2>&1 </dev/null
+st=$?
+if [ $st = 0 ] && [ "$(grep -c '^printf copy_print: thread [0-9]*$' "$tmp/out")" = 20 ] &&
+   grep -q '^printf copy_print: \.\.\. 4079 more lines from this launch, not shown$' "$tmp/out" &&
+   grep -q 'copy_print  *ok' "$tmp/out"; then
+	ok "printf: a line a thread: 20 shown, 4079 more counted"
+else
+	bad "printf, a line a thread (exit $st)"
+fi
 
 # 7. a failed device assertion prints its message and costs the worker only;
 #    __trap says the kernel trapped; the next run in the same process works
 "$CUPLAY" -c 'use tests/cxx/err_assert_fail.cu; run; use vector_add; set N=100000; run vadd_naive' >"$tmp/out" 2>&1 </dev/null
 st=$?
+# (every thread past x[i] >= 4000 fails it: the last 20 lines are shown and
+# the rest counted)
+n_shown=$(grep -c '^printf copy_assert: ' "$tmp/out")
 if [ $st = 1 ] && grep -q 'printf copy_assert: .*Assertion .*x\[i\] < 4000.0f.* failed' "$tmp/out" &&
+   [ "$n_shown" -le 21 ] && grep -q '^printf copy_assert: \.\.\. [0-9]* lines before these, not shown$' "$tmp/out" &&
    grep -q "kernel 'copy_assert' failed a device assertion" "$tmp/out" && grep -q 'vadd_naive  *ok' "$tmp/out"; then
-	ok "assert: $(grep -m1 -o 'Assertion.*failed' "$tmp/out"); the next run ok"
+	ok "assert: $(grep -m1 -o 'Assertion.*failed' "$tmp/out"), $(grep -o '[0-9]* lines before these' "$tmp/out"); the next run ok"
 else
 	bad "a failed assertion (exit $st)"
 fi

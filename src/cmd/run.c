@@ -1128,23 +1128,42 @@ static const char *printable(const char *s, int len, char *buf, size_t n)
 	return buf;
 }
 
+/* What a launch printed: at most PRINTF_SHOW lines of it, the first ones
+ * (the last ones after a failure: an assertion's message is at the end). */
+enum { PRINTF_SHOW = 20 };
+
 static void show_printf(app *a, const plan *p, const result *res)
 {
 	char line[sizeof res->printf_text];
 	if (res->printf_len == 0)
 		return;
 	const char *name = p->launch.name;
-	if (res->printf_tail && res->printf_cut)
-		app_note(a, "printf %s: ... (the end of what it printed)", name);
 	const char *t = res->printf_text, *end = t + res->printf_len;
-	while (t < end) {
+	int n = 0;
+	for (const char *q = t; q < end; q++)
+		n += *q == '\n';
+	n += end[-1] != '\n';
+	/* lines of the launch not in the text, or beyond what is shown */
+	uint64_t all = res->printf_lines > (uint64_t)n ? res->printf_lines : (uint64_t)n;
+	int show = n < PRINTF_SHOW ? n : PRINTF_SHOW;
+	if (res->printf_tail) {
+		for (int skip = n - show; skip > 0 && t < end; skip--) {
+			const char *nl = memchr(t, '\n', (size_t)(end - t));
+			t = nl ? nl + 1 : end;
+		}
+		if (all > (uint64_t)show)
+			app_note(a, "printf %s: ... %" PRIu64 " line%s before these, not shown", name, all - show,
+			         all - show == 1 ? "" : "s");
+	}
+	for (int i = 0; i < show && t < end; i++) {
 		const char *nl = memchr(t, '\n', (size_t)(end - t));
 		int len = (int)((nl ? nl : end) - t);
 		app_note(a, "printf %s: %s", name, printable(t, len, line, sizeof line));
 		t = nl ? nl + 1 : end;
 	}
-	if (res->printf_cut && !res->printf_tail)
-		app_note(a, "printf %s: ... (cut at %zu bytes)", name, sizeof res->printf_text - 1);
+	if (!res->printf_tail && all > (uint64_t)show)
+		app_note(a, "printf %s: ... %" PRIu64 " more line%s from this launch, not shown", name, all - show,
+		         all - show == 1 ? "" : "s");
 	if (res->printf_others > 0 && res->printf_more_lines > 0)
 		app_note(a, "printf: %d more launch%s printed %" PRIu64 " line%s, not shown (printf in a timed "
 		         "kernel changes its time)", res->printf_others, res->printf_others == 1 ? "" : "es",

@@ -144,8 +144,20 @@ static int ambiguous(const char *arg)
 	return 1;
 }
 
+/* The driver keeps its JIT cache under $HOME/.nv unless told otherwise; a
+ * HOME that is not a directory is not made by cuplay nor by the driver. */
+static void no_home_no_driver_cache(void)
+{
+	struct stat st;
+	const char *home = getenv("HOME");
+	if (getenv("CUDA_CACHE_PATH") || (home && home[0] && stat(home, &st) == 0 && S_ISDIR(st.st_mode)))
+		return;
+	setenv("CUDA_CACHE_DISABLE", "1", 0);
+}
+
 int main(int argc, char **argv)
 {
+	no_home_no_driver_cache();
 	if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
 		return worker_main(argc - 2, argv + 2);
 

@@ -66,6 +66,7 @@ typedef struct result {
 	int32_t printf_others;      /* launches after the one shown */
 	uint64_t printf_more_bytes; /* what they wrote */
 	uint64_t printf_more_lines;
+	uint64_t printf_lines;      /* lines of the launch shown (of all the output, after a failure) */
 	char printf_text[4096];
 } result;
 

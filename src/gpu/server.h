@@ -80,6 +80,8 @@ typedef struct wstate {
 	int stage_pinned;
 	nvml_dev nvml;         /* clocks and throttling around the samples */
 	int pf_fd;             /* where device printf goes (this process's stdout): a memfd, or -1 */
+	int pf_err;            /* the worker's own stderr, while a run points fd 2 at pf_fd: assertion
+	                          messages go to stderr */
 	uint64_t launches;     /* of the user's kernels in this run */
 	uint64_t pf_first_end; /* the output shown ends here (0: none yet) */
 	uint64_t pf_first_launches;

@@ -24,16 +24,19 @@ void w_on_sigint(int sig)
 /* CUPLAY_TRACE_WORKER=1: one line to stderr a phase of every run (where
  * the milliseconds of a request go). */
 int w_tracing;
+FILE *w_errf; /* the worker's stderr: fd 2 is the printf file during a run */
 
 void w_trace(wrun *r, const char *fmt, ...)
 {
 	if (!w_tracing)
 		return;
+	FILE *f = w_errf ? w_errf : stderr;
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "cuplay worker: %8.2f ms: ", r ? (double)(now_ns() - r->t0) / 1e6 : 0.0);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(f, "cuplay worker: %8.2f ms: ", r ? (double)(now_ns() - r->t0) / 1e6 : 0.0);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	fflush(f);
 	va_end(ap);
 }
 

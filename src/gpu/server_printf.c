@@ -1,18 +1,29 @@
 /* server_printf.c: device printf. The driver writes what kernels print to
- * this process's stdout when a launch is synchronised; the worker points
- * stdout at a memory file and sends the user what one launch printed, with
- * a count of the rest (a timed kernel runs thousands of times). */
+ * this process's stdout when a launch is synchronised, and the message of a
+ * failed assert() to its stderr; the worker points stdout (and, during a
+ * run, stderr) at a memory file and sends the user what one launch printed,
+ * with a count of the rest (a timed kernel runs thousands of times). */
 #include "server.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+extern FILE *w_errf;
+
 void pf_open(wstate *ws)
 {
 	ws->pf_fd = -1;
+	ws->pf_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (ws->pf_err >= 0) {
+		int d = dup(ws->pf_err);
+		w_errf = d >= 0 ? fdopen(d, "w") : NULL;
+		if (d >= 0 && !w_errf)
+			close(d);
+	}
 	fflush(stdout);
 	int fd = memfd_create("cuplay-printf", MFD_CLOEXEC);
 	if (fd < 0) {
@@ -49,6 +60,17 @@ void pf_reset(wstate *ws)
 	ws->launches = 0;
 	ws->pf_first_end = 0;
 	ws->pf_first_launches = 0;
+	fflush(stderr);
+	if (ws->pf_fd >= 0 && ws->pf_err >= 0)
+		dup2(ws->pf_fd, STDERR_FILENO);
+}
+
+/* stderr back to the worker's own */
+static void pf_unhook(wstate *ws)
+{
+	fflush(stderr);
+	if (ws->pf_fd >= 0 && ws->pf_err >= 0)
+		dup2(ws->pf_err, STDERR_FILENO);
 }
 
 /* [from, to) of the memory file into res->printf_text. */
@@ -94,6 +116,7 @@ void pf_first(wrun *r)
 	if (end == 0)
 		return;
 	take(r, 0, end);
+	r->res->printf_lines = lines_in(ws->pf_fd, 0, end);
 	ws->pf_first_end = end;
 	ws->pf_first_launches = ws->launches;
 }
@@ -104,13 +127,16 @@ void pf_finish(wrun *r)
 	result *res = r->res;
 	if (ws->pf_fd < 0)
 		return;
+	fflush(stderr);
 	uint64_t end = pf_size(ws);
+	pf_unhook(ws);
 	if (res->status == RES_ERROR || res->status == RES_FATAL) {
 		/* what the failing launch printed last: an assertion says
 		 * where and why */
 		if (end > 0) {
 			res->printf_tail = 1;
 			take(r, 0, end);
+			res->printf_lines = lines_in(ws->pf_fd, 0, end);
 		}
 		return;
 	}
