@@ -48,11 +48,15 @@ if [ -n "${UNIT_BIN:-}" ] && command -v python3 >/dev/null; then
 	if python3 - "$tmp/writers" <<'PY'
 import csv, json, sys, xml.etree.ElementTree as ET
 d = sys.argv[1]
-rows = json.load(open(d + "/t.json"))
+rows = json.load(open(d + "/t.json"))["records"]
 assert len(rows) == 2 and rows[0]["kernel"] == "transpose_tiled", rows
-assert "\"quoted\"" in rows[0]["note"]
+assert "\"quoted\"" in rows[0]["note"] and rows[0]["median_ms"] == 0.194 and rows[1]["note"] is None, rows
+lines = [json.loads(l) for l in open(d + "/t.jsonl")]
+assert lines == rows, lines
+two = json.load(open(d + "/two.json"))
+assert [r["type"] for r in two["records"]] == ["run", "run", "file"] and two["records"][2]["kernels"] == 3, two
 r = list(csv.reader(open(d + "/t.csv")))
-assert r[0] == ["kernel", "note", "median_ms"] and r[1][1] == rows[0]["note"], r
+assert r[0] == ["kernel", "note", "median_ms"] and r[1][1] == rows[0]["note"] and float(r[1][2]) == 0.194, r
 svg = ET.parse(d + "/chart.svg").getroot()
 assert svg.tag.endswith("svg") and len(svg.findall(".//{http://www.w3.org/2000/svg}rect")) >= 4
 PY

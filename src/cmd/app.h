@@ -10,6 +10,7 @@
 #include "chart.h"
 #include "expr.h"
 #include "plan.h"
+#include "measure.h"
 #include "report.h"
 #include "spec.h"
 #include "stats.h"
@@ -17,23 +18,8 @@
 #include "worker.h"
 
 /* A finished run, addressable later by kernel and values. */
-typedef struct run_record {
-	char *kernel;
-	char *file;
-	char *values;      /* "N=8192 TILE_SIZE=32 PAD=0", file order */
-	int checked, check_ok;
-	double check_err;
-	int timed;
-	stats st;
-	double gbps, gflops, roof_frac;
-	double *samples;
-	int nsamples;
-	/* hardware counters of the run (`metrics`, `metrics on`): the figures
-	 * by short name, then the raw ncu metrics; 0 when none were read */
-	int nmet;
-	char **met_names;
-	double *met_values;
-} run_record;
+/* One run kept for `expect`, `compare` and the report: a measurement. */
+typedef measurement run_record;
 
 /* The compile of a kernel `info` showed last, for "what changed". */
 typedef struct kinfo_seen {
@@ -64,7 +50,8 @@ typedef struct app {
 	int tty;              /* stdout is a terminal: Unicode bars, progress lines */
 	int device;           /* --device N */
 	int arch_sm;          /* --arch sm_XY; 0: the device's, or 90 without one */
-	out_format format;
+	out_format format;    /* set with app_format */
+	doc out;              /* what this invocation prints: one document */
 	timing_opts topt;
 	double timeout_s;
 	const char *exe;      /* this binary, for the worker */
@@ -123,8 +110,15 @@ void app_free(app *a);
  * already names its location; counts the error; returns -1. */
 int app_error(app *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
 int app_error_msg(app *a, const char *msg); /* same, for a ready message */
-/* Prints a notice on stdout (no error). */
+/* Prints a notice (no error): on stdout under the table format, on stderr
+ * when stdout carries data (csv, json, jsonl, markdown). */
 void app_note(app *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Where text that is not data goes: stdout for tables, else stderr. */
+FILE *app_textf(app *a);
+/* Prints t as part of this invocation's document. */
+void app_table(app *a, const table *t, int indent);
+/* Changes the format: the document so far is ended first. */
+void app_format(app *a, out_format f);
 
 /* run.c: the edit -> compile -> run -> check -> time loop. */
 int app_use(app *a, const char *name);
@@ -170,9 +164,11 @@ int app_compare(app *a, int argc, char **argv); /* likewise */
 int app_save(app *a, const char *path);
 int app_plot(app *a, const char *path);
 
-/* Shared by run.c and compare.c. */
-void add_record(app *a, const char *kernel, const char *values, const result *res,
-                const plan *p, const stats *st);
+/* Shared by run.c and compare.c: the record of res, kept in a->runs (the
+ * pointer holds until the next one is added). */
+const measurement *add_record(app *a, const char *values, const result *res, const plan *p);
+/* Keeps m (moved) in a->runs, as add_record. */
+const measurement *keep_record(app *a, measurement *m);
 int pick_kernels(app *a, char **names, int n, int **out, int *nout);
 void progress(void *ctx, int n, double last_ms);
 /* Prints what failed in a result's checks, one error line each. */

@@ -81,60 +81,28 @@ static int parse_axis(app *a, const char *arg, axis *ax)
 	return rc;
 }
 
-static const char *chart_unit(const plan *p, double *v, const stats *st, const result *res)
+/* One result of a sweep: its record, its row, its bar. */
+static void sweep_result(app *a, table *t, int r, int nax, chart *ch, double *best, const char *label,
+                         const char *vline, const plan *p, const result *res, int *rc, int device)
 {
-	(void)res;
-	if (p->bytes > 0) {
-		*v = p->bytes / (st->median * 1e-3) / 1e9;
-		return "GB/s";
-	}
-	if (p->flops > 0) {
-		*v = p->flops / (st->median * 1e-3) / 1e9;
-		return "GFLOP/s";
-	}
-	*v = 1.0 / st->median; /* launches per ms: longer is faster */
-	return "runs/ms";
-}
-
-/* One result of a sweep: its row, its record, its bar. */
-static void sweep_result(app *a, table *t, int r, int nax, chart *ch, double *best, const char *kname,
-                         const char *label, const char *vline, const plan *p, const result *res, int *rc,
-                         int device)
-{
-	stats st;
-	memset(&st, 0, sizeof st);
-	if (res->nsamples > 0)
-		stats_compute(res->samples_ms, res->nsamples, &st);
-	int ok = 1;
-	for (int i = 0; i < res->nchecks; i++)
-		ok &= res->checks[i].ok;
-	table_set(t, r, nax + 1, "%s", res->nchecks ? (ok ? "ok" : "FAIL") : "-");
-	if (res->nchecks && !ok)
+	const measurement *m = add_record(a, vline, res, p);
+	measure_row(t, r, nax, m, a->mask_times);
+	if (m->check == MCHECK_FAIL)
 		*rc = -1;
 	if (device >= 0)
-		table_set(t, r, nax + 5, "GPU %d", device);
-	add_record(a, kname, vline, res, p, &st);
+		table_set(t, r, nax + M_N, "GPU %d", device);
 	clock_note(a, res);
-	if (res->nsamples == 0)
+	if (!m->timed)
 		return;
-	char tm[32];
-	fmt_time_ms(st.median, tm, sizeof tm);
-	table_set(t, r, nax + 2, "%s", a->mask_times ? "<t>" : tm);
-	if (p->bytes > 0) {
-		double g = p->bytes / (st.median * 1e-3) / 1e9;
-		table_set(t, r, nax + 3, a->mask_times ? "<t>" : "%.0f", g);
-		if (res->roof_gbps > 0)
-			table_set(t, r, nax + 4, a->mask_times ? "<t>" : "%.0f%%", 100 * g / res->roof_gbps);
-	}
-	double v;
-	const char *unit = chart_unit(p, &v, &st, res);
+	const char *unit;
+	double v = measure_figure(m, &unit);
 	free(ch->unit);
 	ch->unit = xstrdup(unit);
-	if (ok && v > *best) {
+	if (m->check != MCHECK_FAIL && v > *best) {
 		*best = v;
 		ch->best = ch->n;
 	}
-	chart_add(ch, label, v, ok ? NULL : "FAIL");
+	chart_add(ch, label, v, m->check == MCHECK_FAIL ? "FAIL" : NULL);
 }
 
 /* `sweep ... on all`: the front end compiles and plans every
@@ -282,19 +250,23 @@ int app_sweep(app *a, int argc, char **argv)
 		rc = -1;
 		goto out;
 	}
-	/* the table: one column per axis, then the results */
-	int nc = nax + 6;
-	const char **head = xcalloc((size_t)nc, sizeof *head);
-	char *align = xcalloc((size_t)nc + 1, 1);
+	/* the table: one column per axis, the records, a note */
+	const char **head = xcalloc((size_t)nax + 2, sizeof *head);
+	char *align = xcalloc((size_t)nax + 2, 1);
 	for (int i = 0; i < nax; i++) {
 		head[i] = ax[i].name;
 		align[i] = 'r';
 	}
-	const char *rest[] = { "kernel", "check", "median", "GB/s", "roof", "note" };
-	memcpy(head + nax, rest, sizeof rest);
-	memcpy(align + nax, "llrrrl", 6);
+	head[nax] = "note";
+	align[nax] = 'l';
 	table t;
-	table_init(&t, nc, head, align);
+	measure_table_init(&t, nax, 1, head, align);
+	table_kind(&t, "sweep");
+	for (int i = 0; i < nax; i++)
+		table_col(&t, i, ax[i].name, U_PLAIN, COL_BOTH); /* the name as written */
+	table_col(&t, nax + M_RANGE, NULL, U_PLAIN, COL_RAW);
+	table_col(&t, nax + M_NOISE, NULL, U_FRAC1, COL_RAW);
+	const int note = nax + M_N;
 	free(head);
 	free(align);
 	chart ch;
@@ -331,13 +303,13 @@ int app_sweep(app *a, int argc, char **argv)
 			const char *kname = a->sp->kernels[ks[k]].name;
 			int r = table_row(&t);
 			for (int i = 0; i < nax; i++) {
-				char v[64];
-				value_format(ax[i].v[idx[i]], v, sizeof v);
-				table_set(&t, r, i, "%s", v);
+				value v = ax[i].v[idx[i]];
+				table_num(&t, r, i, v.is_float ? v.f : (double)v.i);
 			}
-			table_set(&t, r, nax, "%s", kname);
+			table_set(&t, r, nax + M_KERNEL, "%s", kname);
+			table_set(&t, r, nax + M_VALUES, "%s", lab.s);
 			if (!prepared) {
-				table_set(&t, r, nax + 5, "compile error (above)");
+				table_set(&t, r, note, "compile error (above)");
 				rc = -1;
 				continue;
 			}
@@ -345,7 +317,7 @@ int app_sweep(app *a, int argc, char **argv)
 			if (run_plan(a, &c, ks[k], &st_opts, p, &err) != 0) {
 				/* an unlaunchable configuration is a row that says why */
 				const char *why = strstr(err, "': ") ? strstr(err, "': ") + 3 : err;
-				table_set(&t, r, nax + 5, "cannot launch: %s", why);
+				table_set(&t, r, note, "cannot launch: %s", why);
 				free(err);
 				continue;
 			}
@@ -353,7 +325,7 @@ int app_sweep(app *a, int argc, char **argv)
 				int ci = cunit_find(c.u, kname);
 				char sz[32];
 				fmt_bytes((double)c.u->res[ci].smem + p->launch.smem, sz, sizeof sz);
-				table_set(&t, r, nax + 5, "not launched (no GPU): %d regs, %s smem",
+				table_set(&t, r, note, "not launched (no GPU): %d regs, %s smem",
 				          c.u->res[ci].regs, sz);
 				continue;
 			}
@@ -385,14 +357,14 @@ int app_sweep(app *a, int argc, char **argv)
 				continue;
 			}
 			if (run_exec_checked(a, &c, ks[k], p, res, &err) != 0) {
-				table_set(&t, r, nax + 5, "%s", err ? err : "failed");
+				table_set(&t, r, note, "%s", err ? err : "failed");
 				app_error(a, "sweep %s: %s: %s", lab.s, kname, err ? err : "failed");
 				free(err);
 				rc = -1;
 				continue;
 			}
 			char *label = nk > 1 ? xasprintf("%s %s", lab.s, kname) : xstrdup(lab.s);
-			sweep_result(a, &t, r, nax, &ch, &best, kname, label, c.vline, p, res, &rc, -1);
+			sweep_result(a, &t, r, nax, &ch, &best, label, c.vline, p, res, &rc, -1);
 			free(label);
 		}
 		if (prepared)
@@ -422,13 +394,12 @@ int app_sweep(app *a, int argc, char **argv)
 			sjob *j = &jobs[i];
 			const char *kname = a->sp->kernels[j->k].name;
 			if (j->err || !j->res) {
-				table_set(&t, j->row, nax + 5, "%s", j->err ? j->err : "not run (interrupted)");
+				table_set(&t, j->row, note, "%s", j->err ? j->err : "not run (interrupted)");
 				if (j->err)
 					app_error(a, "sweep %s: %s: %s", j->label, kname, j->err);
 				rc = -1;
 			} else {
-				sweep_result(a, &t, j->row, nax, &ch, &best, kname, j->label, j->vline, j->p, j->res, &rc,
-				             j->device);
+				sweep_result(a, &t, j->row, nax, &ch, &best, j->label, j->vline, j->p, j->res, &rc, j->device);
 			}
 			free(j->label);
 			free(j->vline);
@@ -446,7 +417,7 @@ int app_sweep(app *a, int argc, char **argv)
 	free(ws);
 	if (a->interactive)
 		fprintf(stderr, "\r\033[K");
-	table_print(&t, stdout, a->format, a->color, 0);
+	app_table(a, &t, 0);
 	if (gpu == 0)
 		app_note(a, "not launched (no GPU)");
 	if (ch.n > 0 && a->format == FMT_TABLE && !a->mask_times)
@@ -480,11 +451,11 @@ typedef struct variant {
 	symtab extra;
 	double *samples;
 	int n;
-	int checked, ok;
-	double rel_err, roof;
 	int clock;         /* timing_clock of the samples */
 	plan p;
 	char *vline;
+	measurement m;     /* made at the first round (the check); the samples of every round */
+	int have_m;
 } variant;
 
 /* kernel[NAME=EXPR,...] */
@@ -574,15 +545,9 @@ int app_compare(app *a, int argc, char **argv)
 			if (!gpu)
 				continue;
 			if (round == 0) {
-				v[i].checked = res->nchecks > 0;
-				v[i].ok = 1;
-				for (int k = 0; k < res->nchecks; k++) {
-					v[i].ok &= res->checks[k].ok;
-					if (res->checks[k].rel_err > v[i].rel_err)
-						v[i].rel_err = res->checks[k].rel_err;
-				}
+				measure_make(&v[i].m, a->path, &v[i].p, res, v[i].vline, a->topt.do_check);
+				v[i].have_m = 1;
 			}
-			v[i].roof = res->roof_gbps;
 			clock_note(a, res);
 			if (res->nsamples > 0 && v[i].n > 0 && res->clock != v[i].clock)
 				v[i].n = 0; /* the worker went over to events: never mix clocks */
@@ -605,8 +570,11 @@ int app_compare(app *a, int argc, char **argv)
 		goto out;
 	}
 	table tb;
-	const char *head[] = { "variant", "check", "median", "min .. max", "noise", "speedup", "verdict" };
-	table_init(&tb, 7, head, "llrrrrl");
+	const char *head[] = { "variant", "speedup", "verdict" };
+	measure_table_init(&tb, 1, 2, head, "lrl");
+	table_kind(&tb, "compare");
+	table_col(&tb, 1 + M_KERNEL, NULL, U_PLAIN, COL_RAW); /* the variant names it */
+	table_col(&tb, 1 + M_N, NULL, U_X, COL_BOTH);
 	chart ch;
 	char *title = xasprintf("speedup over %s", v[0].label);
 	chart_init(&ch, title, "x");
@@ -614,47 +582,31 @@ int app_compare(app *a, int argc, char **argv)
 	ch.baseline = 0;
 	double best = 0;
 	for (int i = 0; i < nv; i++) {
-		stats st;
-		stats_compute(v[i].samples, v[i].n, &st);
+		measure_set_samples(&v[i].m, v[i].samples, v[i].n);
 		double sp = 1;
 		const char *verdict = i == 0 ? "baseline" :
 			stats_verdict(v[0].samples, v[0].n, v[i].samples, v[i].n, 0.02, &sp);
 		int r = table_row(&tb);
 		table_set(&tb, r, 0, "%s", v[i].label);
-		table_set(&tb, r, 1, "%s", v[i].checked ? (v[i].ok ? "ok" : "FAIL") : "-");
-		if (v[i].checked)
-			table_style(&tb, r, 1, v[i].ok ? "32" : "1;31");
-		char m[32], lo[32], hi[32];
-		fmt_time_ms(st.median, m, sizeof m);
-		fmt_time_ms(st.min, lo, sizeof lo);
-		fmt_time_ms(st.max, hi, sizeof hi);
-		table_set(&tb, r, 2, "%s", a->mask_times ? "<t>" : m);
+		measure_row(&tb, r, 1, &v[i].m, a->mask_times);
 		if (a->mask_times)
-			table_set(&tb, r, 3, "<t>");
+			table_set(&tb, r, 1 + M_N, "<t>");
 		else
-			table_set(&tb, r, 3, "%s .. %s", lo, hi);
-		table_set(&tb, r, 4, a->mask_times ? "<t>" : "%.1f%%", st.noise * 100);
-		table_set(&tb, r, 5, a->mask_times ? "<t>" : "%.2fx", sp);
-		table_set(&tb, r, 6, "%s", verdict);
-		if (v[i].checked && !v[i].ok)
+			table_num(&tb, r, 1 + M_N, sp);
+		table_set(&tb, r, 2 + M_N, "%s", verdict);
+		int failed = v[i].m.check == MCHECK_FAIL;
+		if (failed)
 			rc = -1;
 		/* each variant is addressable afterwards, by its label's values */
-		result rr;
-		memset(&rr, 0, sizeof rr);
-		rr.nchecks = v[i].checked;
-		rr.checks[0].ok = v[i].ok;
-		rr.checks[0].rel_err = v[i].rel_err;
-		rr.roof_gbps = v[i].roof;
-		rr.nsamples = v[i].n < RES_MAX_SAMPLES ? v[i].n : RES_MAX_SAMPLES;
-		memcpy(rr.samples_ms, v[i].samples, (size_t)rr.nsamples * sizeof(double));
-		add_record(a, a->sp->kernels[v[i].k].name, v[i].vline, &rr, &v[i].p, &st);
-		if (v[i].ok && sp > best) {
+		keep_record(a, &v[i].m);
+		v[i].have_m = 0;
+		if (!failed && sp > best) {
 			best = sp;
 			ch.best = i;
 		}
 		chart_add(&ch, v[i].label, sp, i == 0 ? "baseline" : verdict);
 	}
-	table_print(&tb, stdout, a->format, a->color, 0);
+	app_table(a, &tb, 0);
 	if (a->format == FMT_TABLE && !a->mask_times)
 		chart_print(&ch, stdout, a->tty, a->color, 40);
 	for (int i = 1; i < nv; i++)
@@ -667,6 +619,8 @@ int app_compare(app *a, int argc, char **argv)
 	app_keep_chart(a, &ch);
 out:
 	for (int i = 0; i < nv; i++) {
+		if (v[i].have_m)
+			measure_free(&v[i].m);
 		free(v[i].label);
 		symtab_free(&v[i].extra);
 		free(v[i].samples);

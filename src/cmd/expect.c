@@ -203,11 +203,11 @@ int expect_run(app *a, int argc, char **argv)
 	if (need(a, argv[1], strcmp(what, "correct") == 0 ? WANT_ANY : WANT_TIMED, &r) != 0)
 		return -1;
 	if (strcmp(what, "correct") == 0) {
-		if (!r->checked) {
+		if (r->check != MCHECK_OK && r->check != MCHECK_FAIL) {
 			snprintf(buf, sizeof buf, "%s was not checked (no //@ check, or 'check off')", argv[1]);
 			return failed(a, buf);
 		}
-		if (!r->check_ok) {
+		if (r->check == MCHECK_FAIL) {
 			snprintf(buf, sizeof buf, "%s is not correct (relative error %.2e)", argv[1], r->check_err);
 			return failed(a, buf);
 		}

@@ -80,7 +80,7 @@ void look_metrics_list(app *a)
 {
 	table t;
 	metrics_catalogue_table(&t);
-	table_print(&t, stdout, a->format == FMT_TABLE ? FMT_TABLE : a->format, a->color, 2);
+	app_table(a, &t, 2);
 	table_free(&t);
 	app_note(a, "Any ncu metric name (it contains '__') may be given too, e.g. dram__bytes_read.sum.");
 }
@@ -94,7 +94,7 @@ static void print_metrics(app *a, const metric_sel *s, int nk, char **kernels, d
 	table t;
 	metrics_table(&t, s, nk, (const char *const *)kernels, (const double *const *)figs, theory,
 	              a->format == FMT_TABLE, a->mask_times);
-	table_print(&t, stdout, a->format, a->color, 0);
+	app_table(a, &t, 0);
 	app_keep_table(a, &t);
 }
 
@@ -200,7 +200,7 @@ int look_metrics(app *a, int argc, char **argv)
 		for (int k = 0; k < res->nchecks; k++)
 			if (!res->checks[k].ok)
 				rc = -1;
-		add_record(a, name, c.vline, res, p, NULL);
+		add_record(a, c.vline, res, p);
 		if (res->status == RES_INTERRUPTED || res->prof.n != p->nmetrics)
 			continue; /* stopped before the profiled launch */
 		if (res->prof.status == PROF_UNAVAILABLE) {
@@ -328,7 +328,7 @@ static void look_run_end(app *a, void *st)
 		table t;
 		metrics_table(&t, &m->sel, m->n, (const char *const *)m->kernels, (const double *const *)m->figs,
 		              m->theory, a->format == FMT_TABLE, a->mask_times);
-		table_print(&t, stdout, a->format, a->color, 0);
+		app_table(a, &t, 0);
 		table_free(&t);
 		fflush(stdout);
 	}
@@ -448,7 +448,7 @@ int look_info(app *a, int argc, char **argv)
 				err = NULL;
 			}
 		}
-		table_print(&t, stdout, a->format, a->color, 0);
+		app_table(a, &t, 0);
 		table_free(&t);
 		struct kinfo_seen *s = seen_find(a, name);
 		char changes[512];

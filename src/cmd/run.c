@@ -78,6 +78,7 @@ void app_init(app *a, const char *exe)
 	a->gpu = -1;
 	a->record_fd = -1;
 	a->format = FMT_TABLE;
+	doc_open(&a->out, stdout, FMT_TABLE, 0, CUPLAY_VERSION);
 	a->timeout_s = 10;
 	a->topt = (timing_opts){
 		.warmup = 2, .min_reps = 10, .max_reps = RES_MAX_SAMPLES,
@@ -91,18 +92,12 @@ void app_init(app *a, const char *exe)
 
 static void record_free(run_record *r)
 {
-	free(r->kernel);
-	free(r->file);
-	free(r->values);
-	free(r->samples);
-	for (int i = 0; i < r->nmet; i++)
-		free(r->met_names[i]);
-	free(r->met_names);
-	free(r->met_values);
+	measure_free(r);
 }
 
 void app_free(app *a)
 {
+	doc_close(&a->out);
 	warm_join();
 	free(a->clock_why);
 	free(a->gpu_why);
@@ -184,15 +179,37 @@ int app_error(app *a, const char *fmt, ...)
 	return -1;
 }
 
+FILE *app_textf(app *a)
+{
+	return format_is_data(a->format) ? stderr : stdout;
+}
+
 void app_note(app *a, const char *fmt, ...)
 {
-	(void)a;
+	FILE *f = app_textf(a);
+	if (f == stderr)
+		fflush(stdout);
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(stdout, fmt, ap);
+	vfprintf(f, fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
+	fputc('\n', f);
+	fflush(f);
+}
+
+void app_table(app *a, const table *t, int indent)
+{
+	a->out.color = a->color;
+	doc_table(&a->out, t, indent);
+}
+
+void app_format(app *a, out_format f)
+{
+	if (f == a->format)
+		return;
+	doc_close(&a->out);
+	a->format = f;
+	doc_open(&a->out, stdout, f, a->color, CUPLAY_VERSION);
 }
 
 void app_keep_table(app *a, table *t)
@@ -689,8 +706,7 @@ void progress(void *ctx, int n, double last_ms)
 	fflush(stderr);
 }
 
-void add_record(app *a, const char *kernel, const char *values, const result *res,
-                       const plan *p, const stats *st)
+static measurement *new_record(app *a)
 {
 	/* the history `expect` looks in: the last RUNS_KEPT runs, so a long
 	 * session's memory stays flat */
@@ -704,142 +720,24 @@ void add_record(app *a, const char *kernel, const char *values, const result *re
 		a->capruns = a->capruns ? a->capruns * 2 : 16;
 		a->runs = xrealloc(a->runs, (size_t)a->capruns * sizeof *a->runs);
 	}
-	run_record *r = &a->runs[a->nruns++];
-	memset(r, 0, sizeof *r);
-	r->kernel = xstrdup(kernel);
-	r->file = xstrdup(a->path);
-	r->values = xstrdup(values);
-	r->checked = res->nchecks > 0;
-	r->check_ok = 1;
-	for (int i = 0; i < res->nchecks; i++) {
-		r->check_ok &= res->checks[i].ok;
-		if (res->checks[i].rel_err > r->check_err)
-			r->check_err = res->checks[i].rel_err;
-	}
-	r->timed = res->nsamples > 0;
-	if (st)
-		r->st = *st;
-	if (r->timed && st && st->median > 0) {
-		r->gbps = p->bytes / (st->median * 1e-3) / 1e9;
-		r->gflops = p->flops / (st->median * 1e-3) / 1e9;
-		r->roof_frac = res->roof_gbps > 0 ? r->gbps / res->roof_gbps : 0;
-		r->samples = xmalloc((size_t)res->nsamples * sizeof *r->samples);
-		memcpy(r->samples, res->samples_ms, (size_t)res->nsamples * sizeof *r->samples);
-		r->nsamples = res->nsamples;
-	}
+	return &a->runs[a->nruns++];
 }
 
-enum { C_KERNEL, C_CHECK, C_MEDIAN, C_RANGE, C_NOISE, C_GBPS, C_ROOF, C_GFLOPS, C_N };
-/* csv / json / markdown: raw numbers, one column each */
-enum { R_KERNEL, R_VALUES, R_CHECK, R_ERR, R_MEDIAN, R_MIN, R_MAX, R_NOISE, R_SAMPLES,
-       R_GBPS, R_ROOF, R_GFLOPS, R_SM_MHZ, R_TEMP, R_THROTTLE, R_CLOCK, R_N };
-
-static void result_table_init(app *a, table *t)
+const measurement *add_record(app *a, const char *values, const result *res, const plan *p)
 {
-	if (a->format == FMT_TABLE) {
-		const char *head[] = { "kernel", "check", "median", "min .. max", "noise", "GB/s", "roof", "GFLOP/s" };
-		table_init(t, C_N, head, "llrrrrrr");
-	} else {
-		const char *head[] = { "kernel", "values", "check", "rel_err", "median_ms", "min_ms", "max_ms",
-		                       "noise", "samples", "gbps", "roof", "gflops", "sm_mhz", "temp_c", "throttle",
-		                       "clock" };
-		table_init(t, R_N, head, "lllrrrrrrrrrrrll");
-	}
+	measurement *m = new_record(a);
+	measure_make(m, a->path, p, res, values, a->topt.do_check);
+	if (a->gpu == 1 && a->worker.dev.name[0])
+		m->device = xstrdup(a->worker.dev.name);
+	return m;
 }
 
-static void result_row_raw(app *a, table *t, const plan *p, const result *res, const stats *st,
-                           const char *values, const char *check, double worst)
+const measurement *keep_record(app *a, measurement *m)
 {
-	int r = table_row(t);
-	table_set(t, r, R_KERNEL, "%s", p->launch.name);
-	table_set(t, r, R_VALUES, "%s", values);
-	table_set(t, r, R_CHECK, "%s", check);
-	if (res->nchecks)
-		table_set(t, r, R_ERR, "%.3g", worst);
-	if (res->nsamples <= 0)
-		return;
-	double gbps = p->bytes / (st->median * 1e-3) / 1e9;
-#define NUM(col, fmt, v) do { if (a->mask_times) table_set(t, r, col, "<t>"); else table_set(t, r, col, fmt, v); } while (0)
-	NUM(R_MEDIAN, "%.6g", st->median);
-	NUM(R_MIN, "%.6g", st->min);
-	NUM(R_MAX, "%.6g", st->max);
-	NUM(R_NOISE, "%.4f", st->noise);
-	NUM(R_SAMPLES, "%d", st->n);
-	table_set(t, r, R_CLOCK, "%s", res->clock == CLOCK_KERNEL ? "kernel" : "events");
-	if (p->bytes > 0)
-		NUM(R_GBPS, "%.1f", gbps);
-	if (p->bytes > 0 && res->roof_gbps > 0)
-		NUM(R_ROOF, "%.3f", gbps / res->roof_gbps);
-	if (p->flops > 0)
-		NUM(R_GFLOPS, "%.1f", p->flops / (st->median * 1e-3) / 1e9);
-	/* the GPU's conditions during the samples (NVML), when known */
-	const nvml_cond *cd = &res->cond;
-	if (cd->available) {
-		char why[256];
-		nvml_reasons_text(nvml_slow_reasons(cd), why, sizeof why);
-		if (cd->sm_mhz)
-			NUM(R_SM_MHZ, "%u", cd->sm_mhz);
-		if (cd->temp_c >= 0)
-			NUM(R_TEMP, "%d", cd->temp_c);
-		NUM(R_THROTTLE, "%s", why);
-	}
-#undef NUM
-}
-
-static void result_row(app *a, table *t, const plan *p, const result *res, const stats *st,
-                       const char *values)
-{
-	const char *check = a->topt.do_check ? "no check" : "off";
-	double worst = 0;
-	int ok = 1;
-	for (int i = 0; i < res->nchecks; i++) {
-		ok &= res->checks[i].ok;
-		if (res->checks[i].rel_err > worst)
-			worst = res->checks[i].rel_err;
-	}
-	if (res->nchecks)
-		check = ok ? "ok" : "FAIL";
-	if (a->format != FMT_TABLE) {
-		result_row_raw(a, t, p, res, st, values, check, worst);
-		return;
-	}
-	int r = table_row(t);
-	table_set(t, r, C_KERNEL, "%s", p->launch.name);
-	table_set(t, r, C_CHECK, "%s", check);
-	if (res->nchecks)
-		table_style(t, r, C_CHECK, ok ? "32" : "1;31");
-	if (res->nsamples > 0) {
-		char m[32], lo[32], hi[32];
-		fmt_time_ms(st->median, m, sizeof m);
-		fmt_time_ms(st->min, lo, sizeof lo);
-		fmt_time_ms(st->max, hi, sizeof hi);
-		table_set(t, r, C_MEDIAN, "%s", masked(a, m));
-		table_style(t, r, C_MEDIAN, "1");
-		if (a->mask_times)
-			table_set(t, r, C_RANGE, "<t>");
-		else
-			table_set(t, r, C_RANGE, "%s .. %s", lo, hi);
-		char nz[32];
-		snprintf(nz, sizeof nz, "%.1f%%", st->noise * 100);
-		table_set(t, r, C_NOISE, "%s", masked(a, nz));
-		if (p->bytes > 0) {
-			double gbps = p->bytes / (st->median * 1e-3) / 1e9;
-			char g[32];
-			snprintf(g, sizeof g, "%.0f", gbps);
-			table_set(t, r, C_GBPS, "%s", masked(a, g));
-			if (res->roof_gbps > 0) {
-				snprintf(g, sizeof g, "%.0f%%", 100 * gbps / res->roof_gbps);
-				table_set(t, r, C_ROOF, "%s", masked(a, g));
-			}
-		}
-		if (p->flops > 0) {
-			char g[32];
-			snprintf(g, sizeof g, "%.0f", p->flops / (st->median * 1e-3) / 1e9);
-			table_set(t, r, C_GFLOPS, "%s", masked(a, g));
-		}
-	} else if (res->status == RES_INTERRUPTED) {
-		table_set(t, r, C_MEDIAN, "interrupted");
-	}
+	measurement *r = new_record(a);
+	*r = *m;
+	memset(m, 0, sizeof *m);
+	return r;
 }
 
 void clock_note(app *a, const result *res)
@@ -1298,29 +1196,40 @@ static void launch_bound_note(app *a, const char *name, const result *res, const
 }
 
 /* The compile-only row: resources and geometry. */
+/* compile-only: what the compile says of each kernel, and its launch */
+static void resource_table_init(table *t)
+{
+	const char *head[] = { "kernel", "regs", "smem", "stack", "spills", "grid", "block", "dyn smem" };
+	table_init(t, 8, head, "lrrrrlll");
+	table_kind(t, "resources");
+	table_col(t, 1, NULL, U_INT, COL_BOTH);
+	table_col(t, 2, "smem_bytes", U_BYTES, COL_BOTH);
+	table_col(t, 3, "stack_bytes", U_BYTES, COL_BOTH);
+	table_col(t, 4, "spill_bytes", U_BYTES, COL_BOTH);
+	table_col(t, 7, "dyn_smem_bytes", U_BYTES, COL_BOTH);
+}
+
 static void resource_row(table *t, const runctx *c, const plan *p)
 {
-	int ci = cunit_find(c->u, p->launch.name);
-	const kres *kr = &c->u->res[ci];
+	const kres *kr = &c->u->res[cunit_find(c->u, p->launch.name)];
 	int r = table_row(t);
-	char g[64], b[64], sz[32];
+	char g[64], b[64];
 	fmt_dims(g, sizeof g, p->launch.grid);
 	fmt_dims(b, sizeof b, p->launch.block);
 	table_set(t, r, 0, "%s", p->launch.name);
 	if (kr->known) {
-		table_set(t, r, 1, "%d", kr->regs);
-		fmt_bytes(kr->smem, sz, sizeof sz);
-		table_set(t, r, 2, "%s", sz);
-		table_set(t, r, 3, "%d B", kr->stack);
+		table_num(t, r, 1, kr->regs);
+		table_num(t, r, 2, kr->smem);
+		table_num(t, r, 3, kr->stack);
 		if (kr->spill_st >= 0 && kr->spill_ld >= 0)
-			table_set(t, r, 4, "%d B", kr->spill_st + kr->spill_ld);
+			table_num(t, r, 4, kr->spill_st + kr->spill_ld);
 		else
 			table_set(t, r, 4, "-");
 	}
 	table_set(t, r, 5, "%s", g);
 	table_set(t, r, 6, "%s", b);
-	fmt_bytes(p->launch.smem, sz, sizeof sz);
-	table_set(t, r, 7, "%s", p->launch.smem ? sz : "");
+	if (p->launch.smem)
+		table_num(t, r, 7, p->launch.smem);
 }
 
 int app_run(app *a, char **names, int nnames)
@@ -1336,12 +1245,10 @@ int app_run(app *a, char **names, int nnames)
 	}
 	int rc = 0;
 	table t;
-	if (!c.gpu) {
-		const char *head[] = { "kernel", "regs", "smem", "stack", "spills", "grid", "block", "dyn smem" };
-		table_init(&t, 8, head, "lrrrrlll");
-	} else {
-		result_table_init(a, &t);
-	}
+	if (!c.gpu)
+		resource_table_init(&t);
+	else
+		measure_table_init(&t, 0, 0, NULL, NULL);
 	plan *p = xcalloc(1, sizeof *p);
 	result *res = xcalloc(1, sizeof *res);
 	int printed_bufs = 0, nrec = 0;
@@ -1373,18 +1280,13 @@ int app_run(app *a, char **names, int nnames)
 			rc = -1;
 			continue;
 		}
-		stats st;
-		memset(&st, 0, sizeof st);
-		if (res->nsamples > 0)
-			stats_compute(res->samples_ms, res->nsamples, &st);
-		result_row(a, &t, p, res, &st, c.vline);
+		const measurement *m = add_record(a, c.vline, res, p);
+		measure_row(&t, table_row(&t), 0, m, a->mask_times);
 		check_failures(a, p, res);
 		clock_note(a, res);
-		launch_bound_note(a, name, res, &st);
-		for (int k = 0; k < res->nchecks; k++)
-			if (!res->checks[k].ok)
-				rc = -1;
-		add_record(a, name, c.vline, res, p, &st);
+		launch_bound_note(a, name, res, &m->st);
+		if (m->check == MCHECK_FAIL)
+			rc = -1;
 		if (ob)
 			ob->result(a, ost, &c, p, res);
 		nrec += res->nsamples > 0;
@@ -1392,7 +1294,7 @@ int app_run(app *a, char **names, int nnames)
 			break;
 	}
 	if (t.nrows > 0)
-		table_print(&t, stdout, a->format, a->color, 0);
+		app_table(a, &t, 0);
 	if (!c.gpu && t.nrows > 0)
 		app_note(a, "not launched (no GPU)");
 	if (a->sp->ncheck_at > 0 && a->topt.do_check && t.nrows > 0) {
@@ -1413,11 +1315,11 @@ int app_run(app *a, char **names, int nnames)
 		for (int i = a->nruns - nrec; i < a->nruns; i++) {
 			const run_record *r = &a->runs[i];
 			double sp = r->st.median > 0 ? base / r->st.median : 0;
-			if (r->check_ok && sp > best) {
+			if (r->check != MCHECK_FAIL && sp > best) {
 				best = sp;
 				ch.best = ch.n;
 			}
-			chart_add(&ch, r->kernel, sp, r->checked && !r->check_ok ? "FAIL" : NULL);
+			chart_add(&ch, r->kernel, sp, r->check == MCHECK_FAIL ? "FAIL" : NULL);
 		}
 		chart_print(&ch, stdout, a->tty, a->color, 40);
 		app_keep_chart(a, &ch);

@@ -323,18 +323,21 @@ static int cmd_format(app *a, int argc, char **argv, const char *rest)
 		app_note(a, "format %s", format_name(a->format));
 		return 0;
 	}
-	if (format_parse(argv[1], &a->format) != 0)
-		return app_error(a, "format: expected table, csv, json or markdown, got '%s'", argv[1]);
+	out_format f;
+	if (format_parse(argv[1], &f) != 0)
+		return app_error(a, "format: expected table, csv, json, jsonl or markdown, got '%s'", argv[1]);
+	app_format(a, f);
 	return 0;
 }
 
 static int cmd_say(app *a, int argc, char **argv, const char *rest)
 {
+	FILE *f = app_textf(a);
 	if (a->color)
-		printf("\033[1;36m%s\033[0m\n", rest);
+		fprintf(f, "\033[1;36m%s\033[0m\n", rest);
 	else
-		printf("%s\n", rest);
-	fflush(stdout);
+		fprintf(f, "%s\n", rest);
+	fflush(f);
 	return 0;
 }
 
@@ -370,7 +373,7 @@ static int cmd_lessons(app *a, int argc, char **argv, const char *rest)
 			free(text);
 			free(sum);
 		}
-		fputs(b.s, stdout);
+		fputs(b.s, app_textf(a));
 		sb_free(&b);
 		app_note(a, "Replay one with 'source NAME' (or 'cuplay NAME' from the shell; --step on a projector).");
 	}

@@ -227,12 +227,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
-		case OPT_FORMAT:
-			if (format_parse(val, &a.format) != 0) {
-				rc = usage_error("--format: '%s' is not table, csv, json or markdown", val);
+		case OPT_FORMAT: {
+			out_format f;
+			if (format_parse(val, &f) == 0) {
+				app_format(&a, f);
+			} else {
+				rc = usage_error("--format: '%s' is not table, csv, json, jsonl or markdown", val);
 				goto out;
 			}
 			break;
+		}
 		case ':':
 			rc = usage_error("option '%s' needs a value", option_name(optopt, name, sizeof name));
 			goto out;

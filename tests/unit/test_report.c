@@ -21,15 +21,17 @@ static char *render(const table *t, out_format f)
 
 static void sample_table(table *t)
 {
-	const char *head[] = { "kernel", "note", "median_ms" };
+	const char *head[] = { "kernel", "note", "median" };
 	table_init(t, 3, head, "llr");
+	table_kind(t, "run");
+	table_col(t, 2, "median_ms", U_MS, COL_BOTH);
 	int r = table_row(t);
 	table_set(t, r, 0, "transpose_tiled");
 	table_set(t, r, 1, "a \"quoted\", comma | pipe\\ <tag> & tab\there");
-	table_set(t, r, 2, "%.3f", 0.194);
+	table_num(t, r, 2, 0.194);
 	r = table_row(t);
 	table_set(t, r, 0, "transpose_naive");
-	table_set(t, r, 2, "1.170");
+	table_num(t, r, 2, 1.17);
 }
 
 TEST(text)
@@ -38,10 +40,10 @@ TEST(text)
 	sample_table(&t);
 	char *s = render(&t, FMT_TABLE);
 	CHECK(strstr(s, "kernel           note") != NULL);
-	CHECK(strstr(s, "median_ms") != NULL);
-	/* right-aligned numbers line up at the right edge */
-	CHECK(strstr(s, "  0.194\n") != NULL);
-	CHECK(strstr(s, "  1.170\n") != NULL);
+	CHECK(strstr(s, "median\n") != NULL);
+	/* numbers in their unit, right-aligned: they line up at the right edge */
+	CHECK(strstr(s, "   194 us\n") != NULL);
+	CHECK(strstr(s, "  1.17 ms\n") != NULL);
 	free(s);
 	table_free(&t);
 }
@@ -53,7 +55,7 @@ TEST(csv)
 	char *s = render(&t, FMT_CSV);
 	CHECK_STREQ(s, "kernel,note,median_ms\n"
 	               "transpose_tiled,\"a \"\"quoted\"\", comma | pipe\\ <tag> & tab\there\",0.194\n"
-	               "transpose_naive,,1.170\n");
+	               "transpose_naive,,1.17\n");
 	free(s);
 	table_free(&t);
 }
@@ -63,8 +65,14 @@ TEST(json)
 	table t;
 	sample_table(&t);
 	char *s = render(&t, FMT_JSON);
-	CHECK_STREQ(s, "[{\"kernel\": \"transpose_tiled\", \"note\": \"a \\\"quoted\\\", comma | pipe\\\\ <tag> & tab\\there\", "
-	               "\"median_ms\": \"0.194\"},\n {\"kernel\": \"transpose_naive\", \"note\": \"\", \"median_ms\": \"1.170\"}]\n");
+	/* one document: numbers are numbers, an empty cell is null */
+	CHECK_STREQ(s, "{\"cuplay\": \"\", \"format\": 1, \"records\": [\n"
+	               "  {\"type\": \"run\", \"kernel\": \"transpose_tiled\", \"note\": \"a \\\"quoted\\\", comma | pipe\\\\ <tag> & tab\\there\", "
+	               "\"median_ms\": 0.194},\n  {\"type\": \"run\", \"kernel\": \"transpose_naive\", \"note\": null, \"median_ms\": 1.17}\n]}\n");
+	free(s);
+	s = render(&t, FMT_JSONL);
+	CHECK_STREQ(s, "{\"type\": \"run\", \"kernel\": \"transpose_tiled\", \"note\": \"a \\\"quoted\\\", comma | pipe\\\\ <tag> & tab\\there\", "
+	               "\"median_ms\": 0.194}\n{\"type\": \"run\", \"kernel\": \"transpose_naive\", \"note\": null, \"median_ms\": 1.17}\n");
 	free(s);
 	table_free(&t);
 }
@@ -159,7 +167,7 @@ TEST(writers_to_files)
 	table t;
 	sample_table(&t);
 	static const struct { out_format f; const char *name; } w[] = {
-		{ FMT_CSV, "t.csv" }, { FMT_JSON, "t.json" }, { FMT_MARKDOWN, "t.md" },
+		{ FMT_CSV, "t.csv" }, { FMT_JSON, "t.json" }, { FMT_MARKDOWN, "t.md" }, { FMT_JSONL, "t.jsonl" },
 	};
 	for (size_t i = 0; i < ARRAY_LEN(w); i++) {
 		char *s = render(&t, w[i].f);
@@ -168,6 +176,28 @@ TEST(writers_to_files)
 		free(path);
 		free(s);
 	}
+	/* two tables of two kinds in one document */
+	table u;
+	const char *head[] = { "file", "kernels" };
+	table_init(&u, 2, head, "lr");
+	table_kind(&u, "file");
+	table_col(&u, 1, NULL, U_INT, COL_BOTH);
+	table_set(&u, table_row(&u), 0, "transpose");
+	table_num(&u, 0, 1, 3);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	doc d;
+	doc_open(&d, m, FMT_JSON, 0, "1.0");
+	doc_table(&d, &t, 0);
+	doc_table(&d, &u, 0);
+	doc_close(&d);
+	fclose(m);
+	char *path = xasprintf("%s/two.json", dir);
+	CHECK(write_file_atomic(path, buf, len) == 0);
+	free(path);
+	free(buf);
+	table_free(&u);
 	table_free(&t);
 }
 

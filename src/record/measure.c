@@ -1,0 +1,200 @@
+/* measure.c: a measurement's record and its row in a table. */
+#include "measure.h"
+#include "nvml.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void measure_make(measurement *m, const char *file, const plan *p, const result *res, const char *vline,
+                  int check_on)
+{
+	memset(m, 0, sizeof *m);
+	m->file = xstrdup(file ? file : "");
+	m->kernel = xstrdup(p->launch.name);
+	m->values = xstrdup(vline ? vline : "");
+	m->check = check_on ? MCHECK_NONE : MCHECK_OFF;
+	if (res->nchecks > 0) {
+		int ok = 1;
+		for (int i = 0; i < res->nchecks; i++) {
+			ok &= res->checks[i].ok;
+			if (res->checks[i].rel_err > m->check_err)
+				m->check_err = res->checks[i].rel_err;
+		}
+		m->check = ok ? MCHECK_OK : MCHECK_FAIL;
+	}
+	m->interrupted = res->status == RES_INTERRUPTED;
+	m->bytes = p->bytes;
+	m->flops = p->flops;
+	m->roof_gbps = res->roof_gbps;
+	m->clock = res->clock;
+	measure_set_samples(m, res->samples_ms, res->nsamples);
+	const nvml_cond *cd = &res->cond;
+	if (m->timed && cd->available) {
+		m->cond_known = 1;
+		m->sm_mhz = cd->sm_mhz;
+		m->temp_c = cd->temp_c;
+		nvml_reasons_text(nvml_slow_reasons(cd), m->throttle, sizeof m->throttle);
+	}
+}
+
+void measure_set_samples(measurement *m, const double *ms, int n)
+{
+	free(m->samples);
+	m->samples = NULL;
+	m->nsamples = 0;
+	memset(&m->st, 0, sizeof m->st);
+	m->timed = 0;
+	m->gbps = m->gflops = m->roof_frac = 0;
+	if (n <= 0)
+		return;
+	stats_compute(ms, n, &m->st);
+	m->samples = xmalloc((size_t)n * sizeof *m->samples);
+	memcpy(m->samples, ms, (size_t)n * sizeof *m->samples);
+	m->nsamples = n;
+	m->timed = m->st.median > 0;
+	if (!m->timed)
+		return;
+	double s = m->st.median * 1e-3;
+	m->gbps = m->bytes > 0 ? m->bytes / s / 1e9 : 0;
+	m->gflops = m->flops > 0 ? m->flops / s / 1e9 : 0;
+	m->roof_frac = m->gbps > 0 && m->roof_gbps > 0 ? m->gbps / m->roof_gbps : 0;
+}
+
+void measure_free(measurement *m)
+{
+	free(m->file);
+	free(m->kernel);
+	free(m->values);
+	free(m->device);
+	free(m->samples);
+	for (int i = 0; i < m->nmet; i++)
+		free(m->met_names[i]);
+	free(m->met_names);
+	free(m->met_values);
+	memset(m, 0, sizeof *m);
+}
+
+double measure_figure(const measurement *m, const char **unit)
+{
+	if (m->gflops > 0) {
+		*unit = "GFLOP/s";
+		return m->gflops;
+	}
+	if (m->gbps > 0) {
+		*unit = "GB/s";
+		return m->gbps;
+	}
+	*unit = "runs/ms";
+	return m->timed ? 1.0 / m->st.median : 0;
+}
+
+const char *measure_check_word(const measurement *m)
+{
+	switch (m->check) {
+	case MCHECK_OK:
+		return "ok";
+	case MCHECK_FAIL:
+		return "FAIL";
+	case MCHECK_NONE:
+		return "no check";
+	default:
+		return "off";
+	}
+}
+
+void measure_table_init(table *t, int first, int last, const char *const *head, const char *align)
+{
+	static const char *const mine[M_N] = { "kernel", "values", "check", "rel_err", "median", "min .. max",
+		                               "min", "max", "noise", "samples", "GB/s", "roof", "GFLOP/s",
+		                               "SM MHz", "temp C", "throttle", "clock" };
+	const char *h[64];
+	char al[64];
+	int n = first + M_N + last;
+	for (int i = 0; i < first; i++) {
+		h[i] = head[i];
+		al[i] = align && align[i] ? align[i] : 'r';
+	}
+	for (int i = 0; i < M_N; i++)
+		h[first + i] = mine[i];
+	memcpy(al + first, "lllrrrrrrrrrrrrll", M_N);
+	for (int i = 0; i < last; i++) {
+		h[first + M_N + i] = head[first + i];
+		al[first + M_N + i] = align && align[first + i] ? align[first + i] : 'l';
+	}
+	al[n] = 0;
+	table_init(t, n, h, al);
+	table_kind(t, "run");
+	table_col(t, first + M_VALUES, NULL, U_PLAIN, COL_RAW);
+	table_col(t, first + M_ERR, NULL, U_PLAIN, COL_RAW);
+	table_col(t, first + M_MEDIAN, "median_ms", U_MS, COL_BOTH);
+	table_col(t, first + M_RANGE, NULL, U_PLAIN, COL_HUMAN);
+	table_col(t, first + M_MIN, "min_ms", U_MS, COL_RAW);
+	table_col(t, first + M_MAX, "max_ms", U_MS, COL_RAW);
+	table_col(t, first + M_NOISE, "noise_frac", U_FRAC1, COL_BOTH);
+	table_col(t, first + M_SAMPLES, NULL, U_INT, COL_RAW);
+	table_col(t, first + M_GBPS, "gbps", U_F0, COL_BOTH);
+	table_col(t, first + M_ROOF, "roof_frac", U_FRAC, COL_BOTH);
+	table_col(t, first + M_GFLOPS, "gflops", U_F0, COL_BOTH);
+	table_col(t, first + M_SM_MHZ, "sm_mhz", U_INT, COL_RAW);
+	table_col(t, first + M_TEMP, "temp_c", U_INT, COL_RAW);
+	table_col(t, first + M_THROTTLE, NULL, U_PLAIN, COL_RAW);
+	table_col(t, first + M_CLOCK, NULL, U_PLAIN, COL_RAW);
+}
+
+void measure_row(table *t, int r, int first, const measurement *m, int mask)
+{
+#define COL(c) (first + (c))
+#define NUM(c, v)                                                                                                \
+	do {                                                                                                       \
+		if (mask)                                                                                          \
+			table_set(t, r, COL(c), "<t>");                                                            \
+		else                                                                                               \
+			table_num(t, r, COL(c), (v));                                                              \
+	} while (0)
+	table_set(t, r, COL(M_KERNEL), "%s", m->kernel);
+	table_set(t, r, COL(M_VALUES), "%s", m->values);
+	table_set(t, r, COL(M_CHECK), "%s", measure_check_word(m));
+	if (m->check == MCHECK_OK || m->check == MCHECK_FAIL) {
+		table_style(t, r, COL(M_CHECK), m->check == MCHECK_OK ? "32" : "1;31");
+		table_num(t, r, COL(M_ERR), m->check_err);
+	}
+	if (!m->timed) {
+		if (m->interrupted)
+			table_set(t, r, COL(M_MEDIAN), "interrupted");
+		return;
+	}
+	NUM(M_MEDIAN, m->st.median);
+	table_style(t, r, COL(M_MEDIAN), "1");
+	if (mask) {
+		table_set(t, r, COL(M_RANGE), "<t>");
+	} else {
+		char lo[32], hi[32];
+		fmt_time_ms(m->st.min, lo, sizeof lo);
+		fmt_time_ms(m->st.max, hi, sizeof hi);
+		table_set(t, r, COL(M_RANGE), "%s .. %s", lo, hi);
+	}
+	NUM(M_MIN, m->st.min);
+	NUM(M_MAX, m->st.max);
+	NUM(M_NOISE, m->st.noise);
+	NUM(M_SAMPLES, m->st.n);
+	if (m->gbps > 0)
+		NUM(M_GBPS, m->gbps);
+	if (m->roof_frac > 0)
+		NUM(M_ROOF, m->roof_frac);
+	if (m->gflops > 0)
+		NUM(M_GFLOPS, m->gflops);
+	table_set(t, r, COL(M_CLOCK), "%s", m->clock == CLOCK_KERNEL ? "kernel" : "events");
+	if (m->cond_known) {
+		if (m->sm_mhz)
+			NUM(M_SM_MHZ, m->sm_mhz);
+		if (m->temp_c >= 0)
+			NUM(M_TEMP, m->temp_c);
+		if (mask)
+			table_set(t, r, COL(M_THROTTLE), "<t>");
+		else
+			table_set(t, r, COL(M_THROTTLE), "%s", m->throttle);
+	}
+#undef NUM
+#undef COL
+}

@@ -1,0 +1,68 @@
+/* measure.h: the record of one measurement (a kernel run with the values
+ * in force) and how a table draws it. Every figure (GB/s, GFLOP/s, % of the
+ * roof, the check's verdict) is derived here, once; run, sweep, compare,
+ * expect, save, plot and the report read the record and never recompute. */
+#ifndef CUPLAY_MEASURE_H
+#define CUPLAY_MEASURE_H
+
+#include "plan.h"
+#include "report.h"
+#include "result.h"
+#include "stats.h"
+
+typedef enum { MCHECK_OFF, MCHECK_NONE, MCHECK_OK, MCHECK_FAIL } mcheck;
+
+typedef struct measurement {
+	char *file, *kernel;
+	char *values;        /* "N=8192 TILE_SIZE=32 PAD=0", file order */
+	char *device;        /* the GPU's name; NULL when not run */
+	int sm;              /* the architecture compiled for */
+	double compile_ms;   /* this configuration's compile; 0 from the cache */
+	mcheck check;
+	double check_err;    /* the worst relative error of the checks */
+	int timed, interrupted;
+	stats st;            /* of the samples (ms) */
+	double *samples;     /* the samples, ms */
+	int nsamples;
+	int clock;           /* timing_clock of the samples */
+	double bytes, flops; /* declared in the file, for this configuration */
+	double gbps, gflops; /* bytes and flops over the median; 0: not declared */
+	double roof_gbps;    /* the device's measured copy bandwidth; 0 unknown */
+	double roof_frac;    /* gbps / roof_gbps; 0 unknown */
+	int cond_known;      /* the GPU's conditions during the samples */
+	unsigned sm_mhz;
+	int temp_c;
+	char throttle[128];
+	/* hardware counters (`metrics`): figures by short name, then the raw
+	 * metrics; 0 when none were read */
+	int nmet;
+	char **met_names;
+	double *met_values;
+} measurement;
+
+/* The record of res (plan p, values vline); all strings copied. */
+void measure_make(measurement *m, const char *file, const plan *p, const result *res, const char *vline,
+                  int check_on);
+/* The samples of m replaced by these (several rounds of one variant), and
+ * every figure derived from them again. */
+void measure_set_samples(measurement *m, const double *ms, int n);
+void measure_free(measurement *m);
+/* The figure a chart of this measurement shows, as the file declares it:
+ * GFLOP/s where flops are declared, else GB/s where bytes are, else runs
+ * per ms (longer is slower); its unit. */
+double measure_figure(const measurement *m, const char **unit);
+const char *measure_check_word(const measurement *m); /* ok, FAIL, no check, off */
+
+/* The columns of a measurement in a table, after the caller's first ones */
+enum { M_KERNEL, M_VALUES, M_CHECK, M_ERR, M_MEDIAN, M_RANGE, M_MIN, M_MAX, M_NOISE, M_SAMPLES, M_GBPS,
+       M_ROOF, M_GFLOPS, M_SM_MHZ, M_TEMP, M_THROTTLE, M_CLOCK, M_N };
+
+/* The table of runs: `first` columns of the caller's (e.g. a sweep's
+ * axes), the record's M_N, then `last` of the caller's (a verdict); head
+ * and align hold the caller's titles and alignments, first then last. The
+ * caller fills its own columns of a row; measure_row the record's. mask:
+ * time-derived figures shown as <t> (golden tests). */
+void measure_table_init(table *t, int first, int last, const char *const *head, const char *align);
+void measure_row(table *t, int row, int first, const measurement *m, int mask);
+
+#endif
