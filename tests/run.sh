@@ -211,6 +211,20 @@ if [ -z "${GOLDEN:-}" ]; then
 	fi
 fi
 
+# 4c. every command's output in csv, json, jsonl and markdown, parsed:
+#     tests/formats.sh (the launching commands too, where a GPU is)
+if [ -z "${GOLDEN:-}" ]; then
+	CUPLAY="$CUPLAY" bash tests/formats.sh >"$tmp/formats" 2>&1
+	p=$(sed -n 's/^formats: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/formats")
+	if [ -n "$p" ]; then
+		set -- $p
+		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
+		grep -v '^ok:' "$tmp/formats"
+	else
+		bad "formats tests did not finish"; sed 's/^/    /' "$tmp/formats" | tail -n 20
+	fi
+fi
+
 # 5. GPU tests
 if [ "${SKIP_GPU:-}" = 1 ]; then
 	echo "gpu: skipped: SKIP_GPU=1"; skip=$((skip + 1))

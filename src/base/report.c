@@ -99,6 +99,12 @@ void table_num(table *t, int row, int col, double v)
 	t->isnum[k] = 1;
 }
 
+void table_bool(table *t, int row, int col, int v)
+{
+	table_num(t, row, col, v ? 1 : 0);
+	t->isnum[row * t->ncols + col] = 2;
+}
+
 void table_style(table *t, int row, int col, const char *sgr)
 {
 	char **c = &t->style[row * t->ncols + col];
@@ -139,7 +145,9 @@ void table_copy(table *dst, const table *src)
 		table_row(dst);
 		for (int c = 0; c < src->ncols; c++) {
 			int k = r * src->ncols + c;
-			if (src->isnum[k])
+			if (src->isnum[k] == 2)
+				table_bool(dst, r, c, src->num[k] != 0);
+			else if (src->isnum[k])
 				table_num(dst, r, c, src->num[k]);
 			else if (src->cells[k])
 				table_set(dst, r, c, "%s", src->cells[k]);
@@ -197,7 +205,9 @@ static void raw_num(double v, char *buf, size_t n)
 void table_text(const table *t, int row, int col, char *buf, size_t n)
 {
 	int k = row * t->ncols + col;
-	if (t->isnum[k])
+	if (t->isnum[k] == 2)
+		snprintf(buf, n, "%s", t->num[k] ? "yes" : "");
+	else if (t->isnum[k])
 		human_num(t->num[k], (col_unit)t->unit[col], buf, n);
 	else
 		snprintf(buf, n, "%s", t->cells[k] ? t->cells[k] : "");
@@ -255,7 +265,7 @@ static void print_text(const table *t, FILE *f, int color, int indent)
 		int first = 1;
 		sbuf line = {0};
 		for (int c = 0; c < t->ncols; c++) {
-			if (t->only[c] == COL_RAW)
+			if (t->only[c] == COL_RAW || t->only[c] == COL_NONE)
 				continue;
 			int empty = 1;
 			for (int rr = 0; rr < t->nrows && empty; rr++)
@@ -327,7 +337,7 @@ static void json_str(FILE *f, const char *s)
 
 static int raw_col(const table *t, int c)
 {
-	return t->only[c] != COL_HUMAN;
+	return t->only[c] == COL_BOTH || t->only[c] == COL_RAW;
 }
 
 /* One row as a JSON object: its type, then its fields. */
@@ -349,7 +359,9 @@ static void json_row(const table *t, int r, FILE *f)
 		json_str(f, t->key[c]);
 		fputs(": ", f);
 		int k = r * t->ncols + c;
-		if (t->isnum[k]) {
+		if (t->isnum[k] == 2) {
+			fputs(t->num[k] ? "true" : "false", f);
+		} else if (t->isnum[k]) {
 			char buf[64];
 			raw_num(t->num[k], buf, sizeof buf);
 			fputs(buf, f);
@@ -365,7 +377,9 @@ static void json_row(const table *t, int r, FILE *f)
 static void raw_cell(const table *t, int r, int c, char *buf, size_t n)
 {
 	int k = r * t->ncols + c;
-	if (t->isnum[k])
+	if (t->isnum[k] == 2)
+		snprintf(buf, n, "%s", t->num[k] ? "true" : "false");
+	else if (t->isnum[k])
 		raw_num(t->num[k], buf, n);
 	else
 		snprintf(buf, n, "%s", cell(t, r, c));

@@ -24,7 +24,7 @@ typedef enum {
 } col_unit;
 
 /* which formats show a column */
-enum { COL_BOTH = 0, COL_HUMAN = 1, COL_RAW = 2 };
+enum { COL_BOTH = 0, COL_HUMAN = 1, COL_RAW = 2, COL_NONE = 3 };
 
 typedef struct table {
 	int ncols, nrows, cap;
@@ -49,6 +49,8 @@ void table_set(table *t, int row, int col, const char *fmt, ...)
 	;
 /* A number, drawn by the column's unit. */
 void table_num(table *t, int row, int col, double v);
+/* A yes or no: true/false for parsers, "yes"/"" for people. */
+void table_bool(table *t, int row, int col, int v);
 /* The record type of a row (json's "type"): "run", "resources", ... */
 void table_kind(table *t, const char *kind);
 /* Column col: its key in csv, json and markdown (default: the title in

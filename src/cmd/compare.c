@@ -264,7 +264,7 @@ int app_sweep(app *a, int argc, char **argv)
 	table_kind(&t, "sweep");
 	for (int i = 0; i < nax; i++)
 		table_col(&t, i, ax[i].name, U_PLAIN, COL_BOTH); /* the name as written */
-	table_col(&t, nax + M_RANGE, NULL, U_PLAIN, COL_RAW);
+	table_col(&t, nax + M_RANGE, NULL, U_PLAIN, COL_NONE);
 	table_col(&t, nax + M_NOISE, NULL, U_FRAC1, COL_RAW);
 	const int note = nax + M_N;
 	free(head);

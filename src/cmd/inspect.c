@@ -84,7 +84,22 @@ int app_roof(app *a)
 	free(s);
 	free(p);
 	free(res);
-	if (rc == 0) {
+	if (rc == 0 && format_is_data(a->format)) {
+		const char *head[] = { "device", "memory_gbps", "fp32_gflops" };
+		table t;
+		table_init(&t, 3, head, NULL);
+		table_kind(&t, "roof");
+		table_set(&t, 0 * table_row(&t), 0, "%s", a->worker.dev.name);
+		if (a->mask_times) {
+			table_set(&t, 0, 1, "<t>");
+			table_set(&t, 0, 2, "<t>");
+		} else {
+			table_num(&t, 0, 1, a->roof_gbps);
+			table_num(&t, 0, 2, a->roof_gflops);
+		}
+		app_table(a, &t, 0);
+		table_free(&t);
+	} else if (rc == 0) {
 		char g[32], f[32];
 		snprintf(g, sizeof g, "%.0f GB/s", a->roof_gbps);
 		snprintf(f, sizeof f, "%.1f TFLOP/s", a->roof_gflops / 1000);
@@ -127,6 +142,26 @@ int app_device(app *a, int argc, char **argv)
 		return 0;
 	}
 	const devinfo *d = &a->worker.dev;
+	if (format_is_data(a->format)) {
+		const char *head[] = { "ordinal", "count", "name", "sm", "sm_count", "l2_bytes", "memory_bytes",
+			               "free_bytes", "driver" };
+		table t;
+		table_init(&t, 9, head, NULL);
+		table_kind(&t, "device");
+		int r = table_row(&t);
+		table_num(&t, r, 0, d->ordinal);
+		table_num(&t, r, 1, d->count);
+		table_set(&t, r, 2, "%s", d->name);
+		table_num(&t, r, 3, d->cc_major * 10 + d->cc_minor);
+		table_num(&t, r, 4, d->sm_count);
+		table_num(&t, r, 5, (double)d->l2_bytes);
+		table_num(&t, r, 6, (double)d->total_mem);
+		table_num(&t, r, 7, (double)d->free_mem);
+		table_set(&t, r, 8, "%d.%d", d->driver_version / 1000, d->driver_version % 1000 / 10);
+		app_table(a, &t, 0);
+		table_free(&t);
+		return 0;
+	}
 	char mem[32], fr[32], l2[32];
 	fmt_bytes((double)d->total_mem, mem, sizeof mem);
 	fmt_bytes((double)d->free_mem, fr, sizeof fr);
@@ -137,8 +172,18 @@ int app_device(app *a, int argc, char **argv)
 	return 0;
 }
 
+/* Text that is data (ptx, sass) under csv/json: kept in memory, then one
+ * record; help and other prose: on stderr. */
+static char *cap_buf;
+static size_t cap_len;
+static FILE *cap_file;
+
 FILE *pager_open(app *a)
 {
+	if (format_is_data(a->format)) {
+		cap_file = open_memstream(&cap_buf, &cap_len);
+		return cap_file ? cap_file : stderr;
+	}
 	if (!a->interactive || !isatty(STDOUT_FILENO))
 		return stdout;
 	const char *pg = getenv("PAGER");
@@ -147,12 +192,32 @@ FILE *pager_open(app *a)
 	return f ? f : stdout;
 }
 
-void pager_close(FILE *f)
+void pager_close(app *a, FILE *f, const char *kind, const char *kernel)
 {
-	if (f && f != stdout)
+	if (f && f == cap_file) {
+		fclose(f);
+		cap_file = NULL;
+		if (kind) {
+			const char *head[] = { "kernel", "text" };
+			table t;
+			table_init(&t, 2, head, "ll");
+			table_kind(&t, kind);
+			int r = table_row(&t);
+			table_set(&t, r, 0, "%s", kernel ? kernel : "");
+			table_set(&t, r, 1, "%s", cap_buf ? cap_buf : "");
+			app_table(a, &t, 0);
+			table_free(&t);
+		} else {
+			fputs(cap_buf ? cap_buf : "", stderr);
+		}
+		free(cap_buf);
+		cap_buf = NULL;
+		cap_len = 0;
+	} else if (f && f != stdout && f != stderr) {
 		pclose(f);
-	else
+	} else {
 		fflush(stdout);
+	}
 }
 
 /* The .entry of one kernel and what it calls are in the module; print the
@@ -199,7 +264,7 @@ int app_ptx(app *a, const char *kernel)
 		end = end ? end + 3 : e + strlen(e);
 		fwrite(start, 1, (size_t)(end - start), f);
 	}
-	pager_close(f);
+	pager_close(a, f, "ptx", a->sp->kernels[k].name);
 	free(annotated);
 	free(entry);
 	run_release(&c);

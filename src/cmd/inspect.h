@@ -14,6 +14,8 @@ int app_ptx(app *a, const char *kernel);
 
 /* Output through $PAGER (less -FRX) on an interactive terminal, else stdout. */
 FILE *pager_open(app *a);
-void pager_close(FILE *f);
+/* kind: under csv/json, what was written becomes one record of this kind
+ * ("ptx") for kernel; NULL: prose, sent to stderr. */
+void pager_close(app *a, FILE *f, const char *kind, const char *kernel);
 
 #endif

@@ -437,17 +437,24 @@ int look_info(app *a, int argc, char **argv)
 		}
 		const kres *kr = &c.u->res[ci];
 		table t;
-		kinfo_table(&t, name, c.u->lowered[ci], c.sm, kr, &p->launch, &c.dev, NULL);
+		int data = format_is_data(a->format);
+		if (!data)
+			kinfo_table(&t, name, c.u->lowered[ci], c.sm, kr, &p->launch, &c.dev, NULL);
+		int ran = 0;
 		if (c.gpu) {
 			p->info_only = 1;
 			if (run_exec(a, &c, p, res, &err) == 0) {
-				driver_rows(&t, &c, p, res);
+				ran = 1;
+				if (!data)
+					driver_rows(&t, &c, p, res);
 			} else {
 				rc = app_error(a, "info: %s: %s", name, err ? err : "the worker failed");
 				free(err);
 				err = NULL;
 			}
 		}
+		if (data)
+			kinfo_record(&t, name, c.u->lowered[ci], c.sm, kr, &p->launch, &c.dev, ran ? &res->fn : NULL);
 		app_table(a, &t, 0);
 		table_free(&t);
 		struct kinfo_seen *s = seen_find(a, name);
@@ -513,7 +520,7 @@ int look_sass(app *a, const char *kernel)
 		if (out[0] && out[strlen(out) - 1] != '\n')
 			fputc('\n', f);
 		fprintf(f, "// %s\n", sum);
-		pager_close(f);
+		pager_close(a, f, "sass", name);
 	}
 	free(out);
 	free(err);
@@ -656,9 +663,10 @@ int look_sanitize(app *a, int argc, char **argv)
 	}
 	free(text);
 	char *msg = san_format(&rep, tool);
-	fputs(msg, stdout);
+	FILE *sf = app_textf(a);
+	fputs(msg, sf);
 	if (msg[0] && msg[strlen(msg) - 1] != '\n')
-		fputc('\n', stdout);
+		fputc('\n', sf);
 	free(msg);
 	/* a kernel the sanitizer stopped ends its worker: expected, said as a note */
 	if (wr != 0)

@@ -495,9 +495,14 @@ void app_show(app *a)
 	if (strncmp(sum, base, strlen(base)) == 0 && sum[strlen(base)] == ':')
 		sum += strlen(base) + 1 + (sum[strlen(base) + 1] == ' ');
 	app_note(a, "%s%s%s", s->path, *sum ? ": " : "", sum);
+	int data = format_is_data(a->format);
 	table t;
-	const char *head[] = { "name", "kind", "value", "default" };
-	table_init(&t, 4, head, "llrl");
+	const char *head[] = { "name", "kind", "value", "value", "set", "default" };
+	table_init(&t, 6, head, "llrrll");
+	table_kind(&t, "value");
+	table_col(&t, 2, "value_text", U_PLAIN, COL_HUMAN);
+	table_col(&t, 3, "value", U_PLAIN, COL_RAW);
+	table_col(&t, 4, NULL, U_PLAIN, COL_RAW);
 	for (int i = 0; i < s->nvars; i++) {
 		const spec_var *v = &s->vars[i];
 		int r = table_row(&t);
@@ -505,15 +510,22 @@ void app_show(app *a)
 		table_set(&t, r, 1, "%s", v->is_define ? "define" : "param");
 		char buf[64] = "?";
 		const sym *x = ok ? symtab_get(&vals, v->name, (int)strlen(v->name)) : NULL;
-		if (x)
+		if (x) {
 			value_format(x->v, buf, sizeof buf);
+			table_num(&t, r, 3, x->v.is_float ? x->v.f : (double)x->v.i);
+		}
 		int set = symtab_get(&a->settings, v->name, (int)strlen(v->name)) != NULL;
 		table_set(&t, r, 2, "%s%s", buf, set ? " (set)" : "");
-		table_set(&t, r, 3, "%s", v->value.text ? v->value.text : "");
+		table_bool(&t, r, 4, set);
+		table_set(&t, r, 5, "%s", v->value.text ? v->value.text : "");
 	}
 	if (s->nvars)
-		table_print(&t, stdout, FMT_TABLE, a->color, 2);
+		app_table(a, &t, 2);
 	table_free(&t);
+	table bt;
+	const char *bhead[] = { "name", "kind", "type", "count", "init", "output", "managed" };
+	table_init(&bt, 7, bhead, "lllllll");
+	table_kind(&bt, "buffer");
 	for (int i = 0; i < s->nbufs; i++) {
 		const spec_buffer *b = &s->bufs[i];
 		sbuf init = {0};
@@ -527,15 +539,43 @@ void app_show(app *a)
 		} else {
 			sb_puts(&init, init_name(b->init));
 		}
-		app_note(a, "  %s %s %s[%s] %s%s%s", b->global ? "global" : "buffer", b->name, dtype_name(b->type),
-		         b->count.text, init.s, b->output ? " output" : "", b->managed ? " managed" : "");
+		if (data) {
+			int r = table_row(&bt);
+			table_set(&bt, r, 0, "%s", b->name);
+			table_set(&bt, r, 1, "%s", b->global ? "global" : "buffer");
+			table_set(&bt, r, 2, "%s", dtype_name(b->type));
+			table_set(&bt, r, 3, "%s", b->count.text);
+			table_set(&bt, r, 4, "%s", init.s);
+			table_bool(&bt, r, 5, b->output);
+			table_bool(&bt, r, 6, b->managed);
+		} else {
+			app_note(a, "  %s %s %s[%s] %s%s%s", b->global ? "global" : "buffer", b->name,
+			         dtype_name(b->type), b->count.text, init.s, b->output ? " output" : "",
+			         b->managed ? " managed" : "");
+		}
 		sb_free(&init);
 	}
+	if (bt.nrows)
+		app_table(a, &bt, 0);
+	table_free(&bt);
 	sbuf k = {0};
-	for (int i = 0; i < s->nkernels; i++)
+	table kt;
+	const char *khead[] = { "kernel", "template", "skip" };
+	table_init(&kt, 3, khead, "lll");
+	table_kind(&kt, "kernel");
+	for (int i = 0; i < s->nkernels; i++) {
 		sb_printf(&k, "%s%s%s", i ? ", " : "", s->kernels[i].name,
 		          s->kernels[i].is_template ? " (template)" : s->kernels[i].skip ? " (skip)" : "");
-	app_note(a, "  kernels: %s", k.len ? k.s : "none");
+		int r = table_row(&kt);
+		table_set(&kt, r, 0, "%s", s->kernels[i].name);
+		table_bool(&kt, r, 1, s->kernels[i].is_template);
+		table_bool(&kt, r, 2, s->kernels[i].skip);
+	}
+	if (data && kt.nrows)
+		app_table(a, &kt, 0);
+	else
+		app_note(a, "  kernels: %s", k.len ? k.s : "none");
+	table_free(&kt);
 	sb_free(&k);
 	app_note(a, "  reps %d, warmup %d, flush %s, clock %s, timeout %g s, format %s, %s",
 	         a->topt.min_reps, a->topt.warmup, a->topt.flush ? "on" : "off",
@@ -567,19 +607,28 @@ void app_ls(app *a)
 	for (int i = 1; i < n; i++)
 		from |= e[i].dir != e[0].dir;
 	table t;
-	const char *head4[] = { "file", "kernels", "from", "summary" };
-	const char *head3[] = { "file", "kernels", "summary" };
-	table_init(&t, from ? 4 : 3, from ? head4 : head3, "lrll");
-	int sc = from ? 3 : 2; /* the summary's column */
+	const char *head[] = { "file", "kernels", "from", "summary", "path", "current" };
+	table_init(&t, 6, head, "lrllll");
+	table_kind(&t, "file");
+	table_col(&t, 1, NULL, U_INT, COL_BOTH);
+	if (!from)
+		table_col(&t, 2, NULL, U_PLAIN, COL_RAW);
+	table_col(&t, 4, NULL, U_PLAIN, COL_RAW);
+	table_col(&t, 5, NULL, U_PLAIN, COL_RAW);
+	int sc = 3; /* the summary's column */
+	int data = format_is_data(a->format);
 	for (int i = 0; i < n; i++) {
 		const char *path = e[i].path;
 		char *src = NULL;
 		spec s;
 		char *err = NULL;
 		int r = table_row(&t);
-		table_set(&t, r, 0, "%s%s", e[i].name, a->path && strcmp(a->path, path) == 0 ? " *" : "");
+		int cur = a->path && strcmp(a->path, path) == 0;
+		table_set(&t, r, 0, "%s%s", e[i].name, cur && !data ? " *" : "");
+		table_set(&t, r, 4, "%s", path);
+		table_bool(&t, r, 5, cur);
 		if (read_file(path, &src, NULL) == 0 && spec_parse(path, src, &s, &err) == 0) {
-			table_set(&t, r, 1, "%d", spec_launchable(&s));
+			table_num(&t, r, 1, spec_launchable(&s));
 			const char *sum = s.summary ? s.summary : "";
 			size_t fl = strlen(e[i].name);
 			if (strncmp(sum, e[i].name, fl) == 0 && strncmp(sum + fl, ".cu:", 4) == 0)
@@ -590,11 +639,10 @@ void app_ls(app *a)
 			table_set(&t, r, sc, "(does not parse: 'use %s' says why)", e[i].name);
 			free(err);
 		}
-		if (from)
-			table_set(&t, r, 2, "%s", dirs[e[i].dir]);
+		table_set(&t, r, 2, "%s", dirs[e[i].dir]);
 		free(src);
 	}
-	table_print(&t, stdout, FMT_TABLE, a->color, 0);
+	app_table(a, &t, 0);
 	table_free(&t);
 	/* a file of one's own hides the shipped one of the same name: say so */
 	for (int d = 1; d < nd; d++) {

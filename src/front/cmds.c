@@ -74,7 +74,7 @@ static int cmd_help(app *a, int argc, char **argv, const char *rest)
 	}
 	FILE *f = pager_open(a);
 	fputs(text, f);
-	pager_close(f);
+	pager_close(a, f, NULL, NULL);
 	free(text);
 	return 0;
 }

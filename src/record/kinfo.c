@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "result.h"
 #include "util.h"
 
 occ_input kinfo_occ_input(const kres *r, const plan_launch *l)
@@ -98,6 +99,77 @@ void kinfo_table(table *t, const char *name, const char *lowered, int sm, const 
 		char line[512];
 		sass_summary(counts, line, sizeof line);
 		row(t, "sass", line);
+	}
+}
+
+enum { K_KERNEL, K_LOWERED, K_SM, K_REGS, K_SMEM, K_STACK, K_SPILL_ST, K_SPILL_LD, K_GRID, K_BLOCK, K_THREADS,
+       K_DYN, K_CLUSTER, K_OCC, K_WARPS, K_MAXW, K_BPS, K_LIMIT, K_DRV_BLOCKS, K_BEST_BLOCK, K_BEST_GRID, K_N };
+
+void kinfo_record(table *t, const char *name, const char *lowered, int sm, const kres *r,
+                  const plan_launch *l, const devinfo *d, const struct func_info *fi)
+{
+	static const char *const head[K_N] = {
+		"kernel", "lowered", "sm", "regs", "smem_static_bytes", "stack_bytes", "spill_store_bytes",
+		"spill_load_bytes", "grid", "block", "threads", "dyn_smem_bytes", "cluster", "occupancy_frac",
+		"active_warps", "max_warps", "blocks_per_sm", "limited_by", "driver_blocks_per_sm", "best_block",
+		"best_grid"
+	};
+	table_init(t, K_N, head, NULL);
+	table_kind(t, "info");
+	int row = table_row(t);
+	char x[64];
+	table_set(t, row, K_KERNEL, "%s", name ? name : "");
+	if (lowered)
+		table_set(t, row, K_LOWERED, "%s", lowered);
+	if (sm > 0)
+		table_num(t, row, K_SM, sm);
+	if (r && r->known) {
+		table_num(t, row, K_REGS, r->regs);
+		table_num(t, row, K_SMEM, r->smem);
+		table_num(t, row, K_STACK, r->stack);
+		if (r->spill_st >= 0 && r->spill_ld >= 0) {
+			table_num(t, row, K_SPILL_ST, r->spill_st);
+			table_num(t, row, K_SPILL_LD, r->spill_ld);
+		}
+	}
+	occ_input in = kinfo_occ_input(r, l);
+	if (l) {
+		fmt_dims(x, sizeof x, l->grid);
+		table_set(t, row, K_GRID, "%s", x);
+		fmt_dims(x, sizeof x, l->block);
+		table_set(t, row, K_BLOCK, "%s", x);
+		table_num(t, row, K_THREADS, in.threads);
+		table_num(t, row, K_DYN, (double)l->smem);
+		if (l->cluster[0]) {
+			fmt_dims(x, sizeof x, l->cluster);
+			table_set(t, row, K_CLUSTER, "%s", x);
+		}
+	}
+	occ_result o;
+	if (l && d && r && r->known && in.threads > 0 && occ_compute(d, &in, &o) == 0 && o.ok) {
+		table_num(t, row, K_OCC, o.occupancy);
+		table_num(t, row, K_WARPS, o.active_warps);
+		table_num(t, row, K_MAXW, o.max_warps);
+		table_num(t, row, K_BPS, o.blocks_per_sm);
+		sbuf b = {0};
+		static const struct { unsigned bit; const char *name; } lim[] = {
+			{ OCC_LIMIT_WARPS, "threads" }, { OCC_LIMIT_REGS, "registers" },
+			{ OCC_LIMIT_SMEM, "shared memory" }, { OCC_LIMIT_BLOCKS, "blocks" },
+		};
+		for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+			if (o.limits & lim[i].bit)
+				sb_printf(&b, "%s%s", b.len ? ", " : "", lim[i].name);
+		if (b.len)
+			table_set(t, row, K_LIMIT, "%s", b.s);
+		sb_free(&b);
+	}
+	if (fi && fi->known) {
+		if (fi->occ_blocks >= 0)
+			table_num(t, row, K_DRV_BLOCKS, fi->occ_blocks);
+		if (fi->suggest_block > 0) {
+			table_num(t, row, K_BEST_BLOCK, fi->suggest_block);
+			table_num(t, row, K_BEST_GRID, fi->suggest_grid);
+		}
 	}
 }
 

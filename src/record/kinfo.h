@@ -26,6 +26,13 @@ occ_input kinfo_occ_input(const kres *r, const plan_launch *l);
 void kinfo_table(table *t, const char *name, const char *lowered, int sm, const kres *r,
                    const plan_launch *l, const devinfo *d, const sass_counts *counts);
 
+/* The same facts as one typed record ("info") for csv and json: the
+ * resources, the launch, the occupancy, and the driver's figures when fi
+ * is given (NULL: compile-only). */
+struct func_info;
+void kinfo_record(table *t, const char *name, const char *lowered, int sm, const kres *r,
+                  const plan_launch *l, const devinfo *d, const struct func_info *fi);
+
 /* What changed between two compiles of one kernel on device d:
  * "registers 32 -> 40, spills 0 B -> 24 B, occupancy 100% -> 75% (limited
  * by registers)"; "" when nothing that matters changed. Either kres

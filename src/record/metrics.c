@@ -447,17 +447,16 @@ void metrics_table(table *t, const metric_sel *s, int nk, const char *const *ker
 	}
 	const char *head[] = { "kernel", "metric", "value", "unit", "ideal", "raw" };
 	table_init(t, 6, head, "llrlll");
+	table_kind(t, "metric");
 	for (int k = 0; k < nk; k++) {
 		for (int i = 0; i < s->nfig; i++) {
 			int r = table_row(t);
 			table_set(t, r, 0, "%s", kernels && kernels[k] ? kernels[k] : "");
 			table_set(t, r, 1, "%s", s->fig[i].name);
-			if (mask) {
+			if (mask)
 				table_set(t, r, 2, "<m>");
-			} else {
-				metrics_format_raw(s, i, figs[k][i], buf, sizeof buf);
-				table_set(t, r, 2, "%s", buf);
-			}
+			else if (!isnan(figs[k][i]))
+				table_num(t, r, 2, figs[k][i]); /* NaN: not measured, null */
 			table_set(t, r, 3, "%s", metrics_unit(s, i));
 			table_set(t, r, 4, "%s", fig_ideal(s, i));
 			fig_raw_list(s, i, buf, sizeof buf);
@@ -466,7 +465,7 @@ void metrics_table(table *t, const metric_sel *s, int nk, const char *const *ker
 				r = table_row(t);
 				table_set(t, r, 0, "%s", kernels && kernels[k] ? kernels[k] : "");
 				table_set(t, r, 1, "occupancy_theory");
-				table_set(t, r, 2, "%.4g", theoretical[k] * 100);
+				table_num(t, r, 2, theoretical[k] * 100);
 				table_set(t, r, 3, "%%");
 			}
 		}
@@ -477,6 +476,7 @@ void metrics_catalogue_table(table *t)
 {
 	const char *head[] = { "metric", "ideal", "meaning", "raw ncu metrics" };
 	table_init(t, 4, head, "llll");
+	table_kind(t, "metric_name");
 	metric_sel one;
 	char buf[METRICS_NAME * 3 + 16];
 	for (size_t i = 0; i < ARRAY_LEN(catalogue); i++) {

@@ -287,9 +287,18 @@ TEST(raw_units)
 	CHECK_STREQ(metrics_unit(&s, 2), "");
 }
 
+/* what a parser gets: the number raw (csv), else the text */
 static const char *cell(const table *t, int r, int c)
 {
-	const char *s = t->cells[r * t->ncols + c];
+	static char buf[8][64];
+	static int next;
+	int k = r * t->ncols + c;
+	if (t->isnum[k]) {
+		char *b = buf[next++ % 8];
+		snprintf(b, 64, "%.10g", t->num[k]);
+		return b;
+	}
+	const char *s = t->cells[k];
 	return s ? s : "";
 }
 

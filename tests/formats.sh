@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# tests/formats.sh: every command's output under csv, json, jsonl and
+# markdown is data a parser takes: one JSON document per invocation, typed
+# numbers, null for what is missing, stdout data only (notes on stderr).
+# Compile-only here; with a GPU, the commands that launch too.
+# Closing line: "formats: N passed, N failed, N skipped".
+. "$(dirname "$0")/lib.sh"
+export XDG_CACHE_HOME="$tmp/cache"
+pass=0 fail=0 skip=0
+ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/err" | tail -n 15; }
+
+mode=--no-gpu
+
+# check NAME FORMAT CMDS WANT [STATUS]: WANT is a python expression over
+# `recs` (the records, a list of dicts; csv rows are strings) that must
+# hold, and the exit status STATUS (0)
+check() {
+	local name=$1 fmt=$2 cmds=$3 want=$4 want_st=${5:-0}
+	"$CUPLAY" $mode --format "$fmt" -c "$cmds" >"$tmp/out" 2>"$tmp/err" </dev/null
+	local st=$?
+	if python3 - "$tmp/out" "$fmt" "$want" >>"$tmp/err" 2>&1 <<'PY'
+import csv, io, json, sys
+path, fmt, want = sys.argv[1:4]
+text = open(path).read()
+recs = []
+if fmt == "json":
+    doc = json.loads(text)                      # one document, nothing else
+    assert set(doc) == {"cuplay", "format", "records"} and doc["format"] == 1, doc.keys()
+    recs = doc["records"]
+elif fmt == "jsonl":
+    recs = [json.loads(l) for l in text.splitlines()]
+elif fmt == "csv":
+    # tables one after another, a blank line between: each a header and
+    # rows of its width
+    head = None
+    for r in csv.reader(io.StringIO(text)):
+        if not r:
+            head = None
+        elif head is None:
+            head = r
+        else:
+            assert len(r) == len(head), (head, r)
+            recs.append(dict(zip(head, r)))
+elif fmt == "markdown":
+    for block in text.split("\n\n"):
+        lines = [l for l in block.splitlines() if l]
+        if not lines:
+            continue
+        assert all(l.startswith("|") and l.endswith("|") for l in lines), lines
+        assert set(lines[1].replace("|", "").split()) <= {"---", "---:"}, lines[1]
+        head = [c.strip() for c in lines[0].strip("|").split("|")]
+        for l in lines[2:]:
+            recs.append(dict(zip(head, [c.strip() for c in l.strip("|").split(" | ")])))
+if not eval(want):
+    print("records:", json.dumps(recs)[:1500])
+    sys.exit(1)
+PY
+	then
+		if [ $st = "$want_st" ]; then ok "$name ($fmt)"; else bad "$name ($fmt): exit $st"; fi
+	else
+		bad "$name ($fmt): $want"
+	fi
+}
+
+T='use transpose'
+for f in json jsonl csv markdown; do
+	check "use and run (compile-only)" $f "$T; run; run transpose_naive" 'len(recs) == 4'
+	check ls $f "ls" 'any(r["file"] == "transpose" for r in recs)'
+	check show $f "$T; show" 'any(r.get("name") == "PAD" for r in recs) and any(r.get("name") == "in" for r in recs)'
+	check info $f "$T; info transpose_tiled" 'len(recs) == 1 and str(recs[0]["regs"]).isdigit()'
+	check sweep $f "$T; sweep PAD=0,1" 'len(recs) == 6'
+	check "metrics list" $f "metrics list" 'any(r["metric"] == "dram_read" for r in recs)'
+	check ptx $f "$T; ptx transpose_naive" 'len(recs) == 1 and ".entry" in recs[0]["text"]'
+	check "help, device, lessons (prose on stderr)" $f "help; help run; device; lessons" 'recs == []'
+	check "an error (on stderr)" $f "$T; set NOPE=1; run transpose_naive" 'len(recs) == 1' 1
+done
+# json: numbers are numbers, booleans booleans, what is missing null
+check "typed values" json "$T; info transpose_tiled; show; ls" \
+	'recs[0]["regs"] == 30 and recs[0]["smem_static_bytes"] == 4224 and recs[0]["cluster"] is None and \
+	 any(r["type"] == "value" and r["name"] == "N" and r["value"] == 8192 and r["set"] is False for r in recs) and \
+	 any(r["type"] == "file" and r["current"] is True for r in recs)'
+check "compile-only resources" json "$T; run" \
+	'[r["type"] for r in recs] == ["resources"] * 3 and recs[0]["regs"] == 12 and recs[0]["dyn_smem_bytes"] is None'
+check "the format changed mid-way: two documents are not made" json "$T; run transpose_naive; format json; run transpose_naive" \
+	'len(recs) == 2'
+
+if have_gpu; then
+	mode=
+	for f in json csv; do
+		check run $f "$T; set N=1024; run; run" 'len(recs) == 6 and all(r["check"] == "ok" for r in recs)'
+		check sweep $f "$T; set N=1024; sweep PAD=0,1 transpose_tiled" 'len(recs) == 2'
+		check compare $f "$T; set N=1024; compare transpose_tiled[PAD=0] transpose_tiled" 'len(recs) == 2'
+		check metrics $f "$T; set N=1024; metrics transpose_tiled" 'len(recs) > 3'
+		check "device and roof" $f "device; roof" 'len(recs) == 2'
+	done
+	check "run: typed figures" json "$T; set N=1024; run transpose_tiled" \
+		'recs[0]["type"] == "run" and isinstance(recs[0]["median_ms"], float) and recs[0]["samples"] >= 10 and \
+		 0 < recs[0]["gbps"] and recs[0]["gflops"] is None and recs[0]["check"] == "ok"'
+	check "sweep of a file with flops" json "use matmul; set N=256; sweep TILE=8,16 matmul_tiled" \
+		'all(isinstance(r["gflops"], float) for r in recs)'
+else
+	echo "formats: GPU commands skipped: no GPU"
+	skip=$((skip + 1))
+fi
+echo "formats: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
