@@ -225,6 +225,19 @@ if [ -z "${GOLDEN:-}" ]; then
 	fi
 fi
 
+# 4d. the lab report, opened in headless Chromium: tests/report.sh
+if [ -z "${GOLDEN:-}" ]; then
+	CUPLAY="$CUPLAY" bash tests/report.sh >"$tmp/report" 2>&1
+	p=$(sed -n 's/^report: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/report")
+	if [ -n "$p" ]; then
+		set -- $p
+		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
+		grep -v '^ok:' "$tmp/report"
+	else
+		bad "report tests did not finish"; sed 's/^/    /' "$tmp/report" | tail -n 20
+	fi
+fi
+
 # 5. GPU tests
 if [ "${SKIP_GPU:-}" = 1 ]; then
 	echo "gpu: skipped: SKIP_GPU=1"; skip=$((skip + 1))

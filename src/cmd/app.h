@@ -82,6 +82,8 @@ typedef struct app {
 	/* results */
 	run_record *runs;
 	int nruns, capruns;
+	char **history;       /* the commands run, as typed, for the report */
+	int nhistory, caphistory;
 	char *last_run;       /* the last `run` line, for edit/watch */
 	table last;           /* the last result table, for `save` */
 	int have_last;
@@ -162,6 +164,10 @@ void app_keep_chart(app *a, chart *c);
 int app_sweep(app *a, int argc, char **argv);   /* the file re-read first (CMD_FRESH_FILE) */
 int app_compare(app *a, int argc, char **argv); /* likewise */
 int app_save(app *a, const char *path);
+/* report.c: the lab report, and the commands it lists */
+int app_report(app *a, const char *path);
+void app_history_add(app *a, const char *line);
+void app_history_free(app *a);
 int app_plot(app *a, const char *path);
 
 /* Shared by run.c and compare.c: the record of res, kept in a->runs (the

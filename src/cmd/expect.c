@@ -30,8 +30,8 @@ static const run_record *find_if(const app *a, const char *label, int want)
 	size_t kl = br ? (size_t)(br - label) : strlen(label);
 	for (int i = a->nruns - 1; i >= 0; i--) {
 		const run_record *r = &a->runs[i];
-		if (strlen(r->kernel) != kl || strncmp(r->kernel, label, kl) != 0)
-			continue;
+		if (strlen(r->kernel) != kl || strncmp(r->kernel, label, kl) != 0 || !r->launched)
+			continue; /* compile-only records are no results */
 		/* `metrics` records hold counters and no times: a time expectation
 		 * looks past them, a counter expectation past plain runs */
 		if ((want == WANT_TIMED && !r->timed) || (want == WANT_METRICS && r->nmet == 0))

@@ -95,9 +95,38 @@ static void record_free(run_record *r)
 	measure_free(r);
 }
 
+enum { HISTORY_KEPT = 4096 };
+
+void app_history_add(app *a, const char *line)
+{
+	if (!line || !*line)
+		return;
+	if (a->nhistory == HISTORY_KEPT) {
+		for (int i = 0; i < HISTORY_KEPT / 2; i++)
+			free(a->history[i]);
+		memmove(a->history, a->history + HISTORY_KEPT / 2, (HISTORY_KEPT / 2) * sizeof *a->history);
+		a->nhistory = HISTORY_KEPT / 2;
+	}
+	if (a->nhistory == a->caphistory) {
+		a->caphistory = a->caphistory ? a->caphistory * 2 : 32;
+		a->history = xrealloc(a->history, (size_t)a->caphistory * sizeof *a->history);
+	}
+	a->history[a->nhistory++] = xstrdup(line);
+}
+
+void app_history_free(app *a)
+{
+	for (int i = 0; i < a->nhistory; i++)
+		free(a->history[i]);
+	free(a->history);
+	a->history = NULL;
+	a->nhistory = a->caphistory = 0;
+}
+
 void app_free(app *a)
 {
 	doc_close(&a->out);
+	app_history_free(a);
 	warm_join();
 	free(a->clock_why);
 	free(a->gpu_why);
@@ -771,12 +800,19 @@ static measurement *new_record(app *a)
 	return &a->runs[a->nruns++];
 }
 
+static void stamp(app *a, measurement *m)
+{
+	if (a->gpu == 1 && a->worker.dev.name[0] && !m->device)
+		m->device = xstrdup(a->worker.dev.name);
+	if (a->cmd_text && !m->command)
+		m->command = xstrdup(a->cmd_text);
+}
+
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p)
 {
 	measurement *m = new_record(a);
 	measure_make(m, a->path, p, res, values, a->topt.do_check);
-	if (a->gpu == 1 && a->worker.dev.name[0])
-		m->device = xstrdup(a->worker.dev.name);
+	stamp(a, m);
 	return m;
 }
 
@@ -785,6 +821,7 @@ const measurement *keep_record(app *a, measurement *m)
 	measurement *r = new_record(a);
 	*r = *m;
 	memset(m, 0, sizeof *m);
+	stamp(a, r);
 	return r;
 }
 
@@ -1317,6 +1354,11 @@ int app_run(app *a, char **names, int nnames)
 				print_buffers(a, p);
 			printed_bufs = 1;
 			resource_row(&t, &c, p);
+			measurement cm;
+			measure_init(&cm, a->path, p, c.vline, a->topt.do_check, &c.u->res[cunit_find(c.u, name)]);
+			cm.sm = c.sm;
+			cm.compile_ms = c.from == CC_COMPILED ? c.compile_ms : 0;
+			keep_record(a, &cm);
 			continue;
 		}
 		if (ob)
@@ -1328,7 +1370,10 @@ int app_run(app *a, char **names, int nnames)
 			rc = -1;
 			continue;
 		}
-		const measurement *m = add_record(a, c.vline, res, p);
+		measurement *m = (measurement *)add_record(a, c.vline, res, p);
+		m->res = c.u->res[cunit_find(c.u, name)];
+		m->sm = c.sm;
+		m->compile_ms = c.from == CC_COMPILED ? c.compile_ms : 0;
 		measure_row(&t, table_row(&t), 0, m, a->mask_times);
 		check_failures(a, p, res);
 		clock_note(a, res);

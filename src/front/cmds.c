@@ -491,6 +491,11 @@ static int cmd_plot(app *a, int argc, char **argv, const char *rest)
 	return app_plot(a, argv[1]);
 }
 
+static int cmd_report(app *a, int argc, char **argv, const char *rest)
+{
+	return app_report(a, argv[1]);
+}
+
 static int cmd_roof(app *a, int argc, char **argv, const char *rest)
 {
 	return app_roof(a);
@@ -635,6 +640,16 @@ static const char lh_plot[] =
 	"\n"
 	"Example:\n"
 	"  plot padding.svg\n";
+static const char lh_report[] =
+	"Writes what this session measured as a lab report: a self-contained HTML page (.html) "
+	"or Markdown (.md). Per kernel file: the source of each kernel run, the results "
+	"(check, times, GB/s, roof, GFLOP/s, registers, the GPU's clock and temperature, the "
+	"command), the speedups as a chart, the hardware counters; then every command of the "
+	"session. Compile-only runs are listed with their resources.\n"
+	"\n"
+	"Examples:\n"
+	"  report lab.html\n"
+	"  report lab.md\n";
 static const char lh_info[] =
 	"Shows what the compiler made of each kernel: registers, shared memory, stack, spills, "
 	"the launch, and the occupancy with what limits it. Looked at again, it says what "
@@ -736,8 +751,10 @@ static const char lh_timeout[] =
 	"Example:\n"
 	"  timeout 60\n";
 static const char lh_format[] =
-	"Sets how results print: an aligned table (the default), csv, json or markdown. csv and "
-	"json carry raw numbers, for scripts.\n"
+	"Sets how results print: an aligned table (the default), or data: csv, json (one "
+	"document for the whole invocation), jsonl (a record a line) or markdown. Data carries "
+	"raw numbers with the unit in the field name and null for what is missing; notes and "
+	"errors then go to stderr, so stdout holds only data.\n"
 	"\n"
 	"Example:\n"
 	"  format csv\n";
@@ -840,6 +857,8 @@ static const command commands[] = {
 	  1, 1, 0, COMPL_PATH, NULL, lh_save },
 	{ "plot", cmd_plot, "FILE.svg", "write the last chart as an SVG file",
 	  1, 1, 0, COMPL_PATH, NULL, lh_plot },
+	{ "report", cmd_report, "FILE.html|FILE.md", "write the session's results as a lab report",
+	  1, 1, 0, COMPL_PATH, NULL, lh_report },
 	{ "info", cmd_info, "[KERNEL...]", "registers, shared memory, spills, occupancy",
 	  0, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL, lh_info },
 	{ "ptx", cmd_ptx, "[KERNEL]", "the PTX of a kernel, with its source lines",
@@ -868,7 +887,7 @@ static const command commands[] = {
 	  0, 1, 0, COMPL_WORDS, "on off", lh_check },
 	{ "timeout", cmd_timeout, "[SECONDS]", "stop a kernel stuck this long (default 10 s)",
 	  0, 1, 0, COMPL_NONE, NULL, lh_timeout },
-	{ "format", cmd_format, "[table|csv|json|markdown]", "how results print: table, csv, json, markdown",
+	{ "format", cmd_format, "[table|csv|json|jsonl|markdown]", "how results print: for people, or as data",
 	  0, 1, 0, COMPL_WORDS, "table csv json markdown", lh_format },
 	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster|slower B [by X] | KERNEL gbps|roof|time|gflops OP X "
 	  "| KERNEL metric NAME OP X",
@@ -950,6 +969,7 @@ int command_run(app *a, int argc, char **argv, const char *rest)
 	if ((c->flags & CMD_INTERACTIVE) && !a->interactive)
 		return app_error(a, "%s: only at an interactive prompt", c->name);
 	record_line(a, c);
+	app_history_add(a, a->cmd_text);
 	if ((c->flags & CMD_FRESH_FILE) && a->sp && app_reload(a) != 0)
 		return -1;
 	if (c->flags & CMD_NEEDS_GPU) {

@@ -32,7 +32,7 @@ static const char usage_text[] =
 	"  --device N        use GPU N (default 0)\n"
 	"  --arch sm_XY      compile for this architecture (default: the GPU's, or sm_90)\n"
 	"  -I DIR            also look for #include headers in DIR\n"
-	"  --format F        table, csv, json or markdown\n"
+	"  --format F        table, csv, json, jsonl or markdown\n"
 	"  --mask-times      print <t> for every measured figure (golden tests)\n"
 	"  -X, --no-rc       do not read the start-up file ($XDG_CONFIG_HOME/cuplay/rc,\n"
 	"                    run at the start of an interactive session only)\n"

@@ -119,15 +119,16 @@ static void xml_text(sbuf *b, const char *s)
 	}
 }
 
-int chart_svg(const chart *c, const char *path, char **err)
+void chart_svg_text(const chart *c, sbuf *out, int standalone)
 {
 	const int bar_h = 28, gap = 10, left = 260, right = 170, top = 56, plot_w = 520;
 	int h = top + c->n * (bar_h + gap) + 40;
 	int w = left + plot_w + right;
 	double m = max_value(c);
 	sbuf b = {0};
-	sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	if (standalone)
+		sb_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	sb_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 	              "font-family=\"Helvetica, Arial, sans-serif\">\n", w, h, w, h);
 	sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n", w, h);
 	sb_puts(&b, "<text x=\"20\" y=\"32\" font-size=\"20\" font-weight=\"bold\">");
@@ -163,6 +164,14 @@ int chart_svg(const chart *c, const char *path, char **err)
 		          x, top - 6, x, top + c->n * (bar_h + gap));
 	}
 	sb_puts(&b, "</svg>\n");
+	sb_add(out, b.s, b.len);
+	sb_free(&b);
+}
+
+int chart_svg(const chart *c, const char *path, char **err)
+{
+	sbuf b = {0};
+	chart_svg_text(c, &b, 1);
 	int r = write_file_atomic(path, b.s, b.len);
 	sb_free(&b);
 	if (r != 0)

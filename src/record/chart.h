@@ -23,6 +23,11 @@ void chart_free(chart *c);
 /* Horizontal bars scaled to the largest value, `width` cells at most. */
 void chart_print(const chart *c, FILE *f, int unicode, int color, int width);
 
+/* The SVG text into b: with the XML declaration (a file of its own) or
+ * without (inline, in an HTML page). */
+struct sbuf;
+void chart_svg_text(const chart *c, struct sbuf *b, int standalone);
+
 /* Writes an SVG (temp file + rename). 0 or -1 with *err. */
 int chart_svg(const chart *c, const char *path, char **err);
 

@@ -6,14 +6,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-void measure_make(measurement *m, const char *file, const plan *p, const result *res, const char *vline,
-                  int check_on)
+void measure_init(measurement *m, const char *file, const plan *p, const char *vline, int check_on,
+                  const kres *r)
 {
 	memset(m, 0, sizeof *m);
 	m->file = xstrdup(file ? file : "");
 	m->kernel = xstrdup(p->launch.name);
 	m->values = xstrdup(vline ? vline : "");
 	m->check = check_on ? MCHECK_NONE : MCHECK_OFF;
+	m->bytes = p->bytes;
+	m->flops = p->flops;
+	fmt_dims(m->grid, sizeof m->grid, p->launch.grid);
+	fmt_dims(m->block, sizeof m->block, p->launch.block);
+	m->dyn_smem = p->launch.smem;
+	if (r)
+		m->res = *r;
+}
+
+void measure_make(measurement *m, const char *file, const plan *p, const result *res, const char *vline,
+                  int check_on)
+{
+	measure_init(m, file, p, vline, check_on, NULL);
+	m->launched = 1;
 	if (res->nchecks > 0) {
 		int ok = 1;
 		for (int i = 0; i < res->nchecks; i++) {
@@ -24,8 +38,6 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 		m->check = ok ? MCHECK_OK : MCHECK_FAIL;
 	}
 	m->interrupted = res->status == RES_INTERRUPTED;
-	m->bytes = p->bytes;
-	m->flops = p->flops;
 	m->roof_gbps = res->roof_gbps;
 	m->clock = res->clock;
 	measure_set_samples(m, res->samples_ms, res->nsamples);
@@ -67,6 +79,7 @@ void measure_free(measurement *m)
 	free(m->kernel);
 	free(m->values);
 	free(m->device);
+	free(m->command);
 	free(m->samples);
 	for (int i = 0; i < m->nmet; i++)
 		free(m->met_names[i]);

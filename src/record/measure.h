@@ -5,6 +5,7 @@
 #ifndef CUPLAY_MEASURE_H
 #define CUPLAY_MEASURE_H
 
+#include "nvrtc.h"
 #include "plan.h"
 #include "report.h"
 #include "result.h"
@@ -16,8 +17,13 @@ typedef struct measurement {
 	char *file, *kernel;
 	char *values;        /* "N=8192 TILE_SIZE=32 PAD=0", file order */
 	char *device;        /* the GPU's name; NULL when not run */
+	char *command;       /* the command that made it, as typed; NULL unknown */
+	int launched;        /* 0: compile-only (the facts below, no result) */
 	int sm;              /* the architecture compiled for */
 	double compile_ms;   /* this configuration's compile; 0 from the cache */
+	kres res;            /* registers, shared memory, stack, spills (res.known) */
+	char grid[48], block[48];
+	uint64_t dyn_smem;
 	mcheck check;
 	double check_err;    /* the worst relative error of the checks */
 	int timed, interrupted;
@@ -40,6 +46,10 @@ typedef struct measurement {
 	double *met_values;
 } measurement;
 
+/* The record of a configuration compiled, not launched: the plan's launch
+ * and the compile's resources (r may be NULL). */
+void measure_init(measurement *m, const char *file, const plan *p, const char *vline, int check_on,
+                  const kres *r);
 /* The record of res (plan p, values vline); all strings copied. */
 void measure_make(measurement *m, const char *file, const plan *p, const result *res, const char *vline,
                   int check_on);

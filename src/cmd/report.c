@@ -1,0 +1,51 @@
+/* report.c: `report FILE.html|FILE.md`, the session's lab report. */
+#include "app.h"
+#include "lab.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t l = strlen(s), m = strlen(suf);
+	return l >= m && strcmp(s + l - m, suf) == 0;
+}
+
+int app_report(app *a, const char *path)
+{
+	lab_format fmt;
+	if (ends_with(path, ".html") || ends_with(path, ".htm"))
+		fmt = LAB_HTML;
+	else if (ends_with(path, ".md"))
+		fmt = LAB_MARKDOWN;
+	else
+		return app_error(a, "report: '%s': write an .html or .md file", path);
+	char when[64] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+	/* the commands so far, without this one */
+	int nc = a->nhistory;
+	if (nc > 0 && a->cmd_text && strcmp(a->history[nc - 1], a->cmd_text) == 0)
+		nc--;
+	lab_input in = { a->runs, a->nruns, a->history, nc, CUPLAY_VERSION, a->mask_times ? "<t>" : when };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return app_error(a, "report: %s", strerror(errno));
+	lab_write(m, fmt, &in);
+	fclose(m);
+	int r = write_file_atomic(path, buf, len);
+	free(buf);
+	if (r != 0)
+		return app_error(a, "report: cannot write '%s': %s", path, strerror(errno));
+	int timed = 0;
+	for (int i = 0; i < a->nruns; i++)
+		timed += a->runs[i].timed;
+	app_note(a, "wrote %s: %d result%s, %d timed", path, a->nruns, a->nruns == 1 ? "" : "s", timed);
+	return 0;
+}

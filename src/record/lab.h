@@ -1,0 +1,32 @@
+/* lab.h: a lab report of what a session measured, as one self-contained
+ * HTML page (tables, charts as inline SVG, no scripts, no links out) or as
+ * Markdown: per kernel file the source of each kernel run, the results, the
+ * speedups, the counters; the GPU and its conditions; the commands. It
+ * draws measurement records and knows nothing else. */
+#ifndef CUPLAY_LAB_H
+#define CUPLAY_LAB_H
+
+#include "measure.h"
+
+#include <stdio.h>
+
+typedef struct lab_input {
+	const measurement *runs; /* in the order they were made */
+	int nruns;
+	char *const *commands;   /* the session's commands, as typed */
+	int ncommands;
+	const char *version;     /* cuplay's */
+	const char *when;        /* "2026-11-23 22:40 UTC" */
+} lab_input;
+
+typedef enum { LAB_HTML, LAB_MARKDOWN } lab_format;
+
+/* Writes the report to f. */
+void lab_write(FILE *f, lab_format fmt, const lab_input *in);
+
+/* The text of kernel `name` in src (from the line of its `__global__`, or
+ * its template line, to its closing brace); NULL when not found. A name
+ * such as reduce_t<256> or course::copy finds reduce_t and copy. */
+char *lab_kernel_source(const char *src, const char *name);
+
+#endif

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# tests/report.sh [REPORT.html [CHARTS]]: the lab report opens in a real
+# browser. Without arguments: a report of a compile-only session is made
+# and checked. With a report made elsewhere (on a GPU): that report, which
+# must hold at least CHARTS inline charts. Headless Chromium loads the page,
+# takes a screenshot and dumps the DOM, which must hold every table and
+# chart; the Markdown report must be Markdown of the same tables.
+# Closing line: "report: N passed, N failed, N skipped".
+. "$(dirname "$0")/lib.sh"
+export XDG_CACHE_HOME="$tmp/cache"
+pass=0 fail=0 skip=0
+ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" 2>/dev/null | tail -n 15; }
+
+page=${1:-}
+charts=${2:-0}
+if [ -z "$page" ]; then
+	page=$tmp/lab.html
+	"$CUPLAY" --no-gpu -c "use transpose; run; set PAD=0; run transpose_tiled; use reduce; run; report $page; report $tmp/lab.md" \
+		>"$tmp/out" 2>&1 </dev/null
+	st=$?
+	if [ $st = 0 ] && [ -s "$page" ] && grep -q "^wrote $page: 9 results, 0 timed$" "$tmp/out"; then
+		ok "report of a compile-only session written"
+	else bad "report: exit $st"; fi
+	# the Markdown: a heading per file, the kernels' source, a table each
+	if python3 - "$tmp/lab.md" >"$tmp/out" 2>&1 <<'PY'
+import sys
+t = open(sys.argv[1]).read()
+assert t.startswith("# cuplay lab report\n"), t[:80]
+assert "## kernels_src/transpose.cu" in t and "## kernels_src/reduce.cu" in t
+assert t.count("```cuda") == 3 + 5, t.count("```cuda")
+assert "| transpose_tiled | TILE_SIZE=32 BLOCK_ROWS=8 PAD=0 N=8192 | not launched |" in t
+assert "## Commands" in t and "set PAD=0" in t
+PY
+	then ok "the Markdown report: files, kernel sources, results, commands"; else bad "the Markdown report"; fi
+fi
+
+browser=
+for b in chromium chromium-browser google-chrome; do
+	command -v $b >/dev/null 2>&1 && { browser=$b; break; }
+done
+if [ -z "$browser" ]; then
+	echo "report: skipped: no Chromium (install the distribution's chromium package)"
+	skip=$((skip + 1))
+else
+	url="file://$(cd "$(dirname "$page")" && pwd)/$(basename "$page")"
+	flags="--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=$tmp/profile"
+	timeout 120 $browser $flags --window-size=1280,2400 --screenshot="$tmp/lab.png" "$url" >"$tmp/shot.log" 2>&1
+	timeout 120 $browser $flags --dump-dom "$url" >"$tmp/dom.html" 2>"$tmp/dom.log"
+	if python3 - "$tmp/dom.html" "$tmp/lab.png" "$page" "$charts" >"$tmp/out" 2>&1 <<'PY'
+import sys, html.parser, struct
+dom, png, src, charts = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.tags = {}; self.rows = 0; self.in_td = False
+    def handle_starttag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+def count(path):
+    p = P(); p.feed(open(path, encoding="utf-8").read()); return p.tags
+d, s = count(dom), count(src)
+# the browser built the page the file describes: every table, row and chart
+for tag in ("table", "tr", "svg", "rect", "pre", "h2"):
+    assert d.get(tag, 0) == s.get(tag, 0), (tag, d.get(tag, 0), s.get(tag, 0))
+assert d.get("table", 0) >= 1 and d.get("svg", 0) >= charts, d
+b = open(png, "rb").read()
+assert b[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+w, h = struct.unpack(">II", b[16:24])
+assert w == 1280 and h == 2400 and len(b) > 20000, (w, h, len(b))
+print("%d tables, %d rows, %d charts; screenshot %dx%d, %d bytes" % (d["table"], d["tr"], d.get("svg", 0), w, h, len(b)))
+PY
+	then
+		ok "Chromium: $(cat "$tmp/out")"
+		if [ -n "${REPORT_SHOT:-}" ]; then cp "$tmp/lab.png" "$REPORT_SHOT"; fi
+	else
+		bad "Chromium: the page did not load as written"; cat "$tmp/dom.log" | tail -n 5
+	fi
+fi
+echo "report: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
