@@ -97,7 +97,7 @@ if have_gpu; then
 	check "run: typed figures" json "$T; set N=1024; run transpose_tiled" \
 		'recs[0]["type"] == "run" and isinstance(recs[0]["median_ms"], float) and recs[0]["samples"] >= 10 and \
 		 0 < recs[0]["gbps"] and recs[0]["gflops"] is None and recs[0]["check"] == "ok"'
-	check "sweep of a file with flops" json "use matmul; set N=256; sweep TILE=8,16 matmul_tiled" \
+	check "sweep of a file with flops" json "use matmul; set N=256; sweep TILE_SIZE=8,16 matmul_tiled" \
 		'all(isinstance(r["gflops"], float) for r in recs)'
 else
 	echo "formats: GPU commands skipped: no GPU"

@@ -341,8 +341,8 @@ static void counters(FILE *f, lab_format fmt, const measurement *r, const int *i
 			const measurement *m = &r[idx[with[j]]];
 			char b[64] = "";
 			for (int q = 0; q < m->nmet; q++)
-				if (strcmp(m->met_names[q], m0->met_names[k]) == 0)
-					snprintf(b, sizeof b, "%.4g", m->met_values[q]);
+				if (strcmp(m->met_names[q], m0->met_names[k]) == 0 && m->met_values[q] == m->met_values[q])
+					snprintf(b, sizeof b, "%.4g", m->met_values[q]); /* NaN: not measured */
 			t_cell(&t, b, 1);
 		}
 	}
