@@ -157,6 +157,14 @@ int run_check_plan(app *a, runctx *c, int k, const plan *p, plan *pc, void **cub
  * (caller frees *extra). */
 int check_at_values(app *a, const runctx *c, symtab *extra, char **err);
 
+/* app.c, for files.c and run.c: NVRTC's warm-up thread started (the
+ * worker too, when a GPU may be there) and joined; the device a file is
+ * planned for (the GPU's, else the --arch one's); a list freed. */
+void app_prestart(app *a);
+void app_warm_join(void);
+void app_current_dev(app *a, devinfo *dev);
+void app_free_list(char **v, int n);
+
 /* Keeps t (moved) as the last results for `save`; c likewise for `plot`. */
 void app_keep_table(app *a, table *t);
 void app_keep_chart(app *a, chart *c);

@@ -1,0 +1,393 @@
+/* app.c: the application's state: start and end, messages and notes, the
+ * document results print into, the records of what was measured, and the
+ * GPU worker brought up on demand. */
+#include "app.h"
+#include "ref.h"
+#include "search.h"
+#include "cubin.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+volatile sig_atomic_t g_interrupt;
+
+#define RUNS_KEPT 1024
+
+/* NVRTC's first compile in a process costs ~200 ms (loading its builtins);
+ * done once in the background when a file is first used, it overlaps the
+ * worker's context creation and the user's typing. */
+static pthread_t g_warm;
+static int g_warming;
+
+static void *warm_nvrtc(void *arg)
+{
+	(void)arg;
+	char *err = NULL;
+	if (nvrtc_load(&err) == 0) {
+		const char *opts[] = { "-arch=sm_90" };
+		nvrtc_out o;
+		if (nvrtc_compile("<warm-up>", "__global__ void warm_up() {}\n", opts, 1, NULL, 0, &o, &err) == 0)
+			nvrtc_out_free(&o);
+	}
+	free(err);
+	return NULL;
+}
+
+void app_warm_join(void)
+{
+	if (g_warming)
+		pthread_join(g_warm, NULL);
+	g_warming = 0;
+}
+
+/* At `use`: start what the first run will need. Errors surface at `run`. */
+void app_prestart(app *a)
+{
+	static int warmed;
+	if (!warmed && !getenv("CUPLAY_NO_WARMUP")) {
+		warmed = 1;
+		/* the thread blocks every signal: a Ctrl-C goes to the main thread,
+		 * where it interrupts the wait at the prompt */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		g_warming = pthread_create(&g_warm, NULL, warm_nvrtc, NULL) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (!a->no_gpu && a->gpu != 0 && !a->worker.pid) {
+		char *err = NULL;
+		a->worker.device = a->device;
+		if (wc_spawn(&a->worker, &err) != 0)
+			free(err); /* said again, properly, by the first run */
+	}
+}
+
+void app_init(app *a, const char *exe)
+{
+	memset(a, 0, sizeof *a);
+	a->exe = exe;
+	a->gpu = -1;
+	a->record_fd = -1;
+	a->format = FMT_TABLE;
+	doc_open(&a->out, stdout, FMT_TABLE, 0, CUPLAY_VERSION);
+	a->timeout_s = 10;
+	a->topt = (timing_opts){
+		.warmup = 2, .min_reps = 10, .max_reps = RES_MAX_SAMPLES,
+		.noise_target = 0.005, .min_time_s = 0.02, .max_time_s = 0.5, .max_wall_s = 1.0,
+		.flush = 1, .do_check = 1, .do_time = 1, .batch = 1,
+	};
+	ccache_init(&a->cache, NULL);
+	a->worker.exe = exe;
+	search_set_exe(exe);
+}
+
+static void record_free(run_record *r)
+{
+	measure_free(r);
+}
+
+enum { HISTORY_KEPT = 4096 };
+
+void app_history_add(app *a, const char *line)
+{
+	if (!line || !*line)
+		return;
+	if (a->nhistory == HISTORY_KEPT) {
+		for (int i = 0; i < HISTORY_KEPT / 2; i++)
+			free(a->history[i]);
+		memmove(a->history, a->history + HISTORY_KEPT / 2, (HISTORY_KEPT / 2) * sizeof *a->history);
+		a->nhistory = HISTORY_KEPT / 2;
+	}
+	if (a->nhistory == a->caphistory) {
+		a->caphistory = a->caphistory ? a->caphistory * 2 : 32;
+		a->history = xrealloc(a->history, (size_t)a->caphistory * sizeof *a->history);
+	}
+	a->history[a->nhistory++] = xstrdup(line);
+}
+
+void app_history_free(app *a)
+{
+	for (int i = 0; i < a->nhistory; i++)
+		free(a->history[i]);
+	free(a->history);
+	a->history = NULL;
+	a->nhistory = a->caphistory = 0;
+}
+
+void app_free(app *a)
+{
+	doc_close(&a->out);
+	app_history_free(a);
+	app_warm_join();
+	free(a->clock_why);
+	free(a->gpu_why);
+	for (int i = -1; i < a->nmore; i++) {
+		wclient *w = i < 0 ? &a->worker : &a->more[i];
+		if (!w->pid)
+			continue;
+		/* leaving: close the pipes and go; the worker sees end of input and
+		 * tears its context down on its own time, not the user's */
+		close(w->wfd);
+		close(w->rfd);
+		w->pid = 0;
+	}
+	free(a->more);
+	if (a->sp) {
+		spec_free(a->sp);
+		free(a->sp);
+	}
+	free(a->path);
+	symtab_free(&a->settings);
+	for (int i = 0; i < a->nsaved; i++) {
+		free(a->saved[i].path);
+		symtab_free(&a->saved[i].set);
+	}
+	free(a->saved);
+	ccache_free(&a->cache);
+	for (int i = 0; i < a->nruns; i++)
+		record_free(&a->runs[i]);
+	free(a->runs);
+	free(a->last_run);
+	if (a->have_last)
+		table_free(&a->last);
+	if (a->have_chart)
+		chart_free(&a->last_chart);
+	if (a->record_fd >= 0)
+		close(a->record_fd);
+	free(a->record_path);
+	for (int i = 0; i < a->nkseen; i++) {
+		free(a->kseen[i].path);
+		free(a->kseen[i].kernel);
+	}
+	free(a->kseen);
+	free(a->prof_why);
+	search_set_exe(NULL);
+}
+
+/* "path:12:" at the start of a message means it names its own location. */
+static int has_location(const char *m)
+{
+	const char *c = strchr(m, ':');
+	if (!c || c == m || memchr(m, ' ', (size_t)(c - m)))
+		return 0;
+	return c[1] >= '0' && c[1] <= '9';
+}
+
+int app_error_msg(app *a, const char *msg)
+{
+	fflush(stdout);
+	if (a->in_file)
+		fprintf(stderr, "%s:%d: %s\n", a->in_file, a->in_line, msg);
+	else if (has_location(msg))
+		fprintf(stderr, "%s\n", msg);
+	else
+		fprintf(stderr, "error: %s\n", msg);
+	fflush(stderr);
+	a->nerrors++;
+	return -1;
+}
+
+int app_error(app *a, const char *fmt, ...)
+{
+	sbuf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&b, fmt, ap);
+	va_end(ap);
+	app_error_msg(a, b.s ? b.s : "");
+	sb_free(&b);
+	return -1;
+}
+
+FILE *app_textf(app *a)
+{
+	return format_is_data(a->format) ? stderr : stdout;
+}
+
+void app_note(app *a, const char *fmt, ...)
+{
+	FILE *f = app_textf(a);
+	if (f == stderr)
+		fflush(stdout);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fflush(f);
+}
+
+void app_table(app *a, const table *t, int indent)
+{
+	a->out.color = a->color;
+	doc_table(&a->out, t, indent);
+}
+
+void app_format(app *a, out_format f)
+{
+	if (f == a->format)
+		return;
+	doc_close(&a->out);
+	a->format = f;
+	doc_open(&a->out, stdout, f, a->color, CUPLAY_VERSION);
+}
+
+void app_keep_table(app *a, table *t)
+{
+	if (a->have_last)
+		table_free(&a->last);
+	a->last = *t;
+	a->have_last = 1;
+	memset(t, 0, sizeof *t);
+}
+
+void app_keep_chart(app *a, chart *c)
+{
+	if (a->have_chart)
+		chart_free(&a->last_chart);
+	a->last_chart = *c;
+	a->have_chart = 1;
+	memset(c, 0, sizeof *c);
+}
+
+/* ---- kernel files ---- */
+
+int app_gpu(app *a)
+{
+	if (a->no_gpu) {
+		if (!a->notice_said)
+			app_note(a, "compile-only mode (--no-gpu)");
+		a->notice_said = 1;
+		a->gpu = 0;
+		return 0;
+	}
+	if (a->gpu == 0)
+		return 0;
+	if (a->worker.pid && !a->worker.hello_pending) {
+		a->gpu = 1;
+		return 1;
+	}
+	char *err = NULL;
+	a->worker.device = a->device;
+	if (wc_start(&a->worker, &err) == 0) {
+		a->gpu = 1;
+		return 1;
+	}
+	if (a->worker.other_build) {
+		/* the binary was rebuilt under this front end: no worker will do */
+		app_error_msg(a, err);
+		free(err);
+		return -1;
+	}
+	if (a->gpu == 1) {
+		/* it ran before: a restart failed; say so, stay in GPU mode */
+		app_error(a, "cannot restart the GPU worker: %s", err ? err : "unknown error");
+		free(err);
+		return -1;
+	}
+	a->gpu = 0;
+	/* "no CUDA driver found", kept for `device`; the loader's own words
+	 * (dlerror, in parentheses) only with CUPLAY_TRACE */
+	const char *why = err ? err : "no GPU";
+	int n = (int)strlen(why);
+	if (strncmp(why, "no CUDA driver found (", 22) == 0) {
+		n = 20;
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: %s\n", why);
+	}
+	free(a->gpu_why);
+	a->gpu_why = xstrndup(why, (size_t)n);
+	if (!a->notice_said)
+		app_note(a, "%s: compile-only mode", a->gpu_why); /* said once */
+	a->notice_said = 1;
+	free(err);
+	return 0;
+}
+
+void app_gpu_early(app *a, int wait_ms)
+{
+	if (a->no_gpu || a->gpu != -1) {
+		app_gpu(a);
+		return;
+	}
+	char *err = NULL;
+	a->worker.device = a->device;
+	if (!a->worker.pid && wc_spawn(&a->worker, &err) != 0) {
+		free(err);
+		app_gpu(a); /* says why */
+		return;
+	}
+	struct pollfd pf = { a->worker.rfd, POLLIN, 0 };
+	if (poll(&pf, 1, wait_ms) > 0)
+		app_gpu(a); /* the worker answered: a GPU, or why not */
+}
+
+/* ---- the run ---- */
+
+static measurement *new_record(app *a)
+{
+	/* the history `expect` looks in: the last RUNS_KEPT runs, so a long
+	 * session's memory stays flat */
+	if (a->nruns == RUNS_KEPT) {
+		for (int i = 0; i < RUNS_KEPT / 2; i++)
+			record_free(&a->runs[i]);
+		memmove(a->runs, a->runs + RUNS_KEPT / 2, (size_t)(RUNS_KEPT - RUNS_KEPT / 2) * sizeof *a->runs);
+		a->nruns = RUNS_KEPT - RUNS_KEPT / 2;
+	}
+	if (a->nruns == a->capruns) {
+		a->capruns = a->capruns ? a->capruns * 2 : 16;
+		a->runs = xrealloc(a->runs, (size_t)a->capruns * sizeof *a->runs);
+	}
+	return &a->runs[a->nruns++];
+}
+
+static void stamp(app *a, measurement *m)
+{
+	if (a->gpu == 1 && a->worker.dev.name[0] && !m->device)
+		m->device = xstrdup(a->worker.dev.name);
+	if (a->cmd_text && !m->command)
+		m->command = xstrdup(a->cmd_text);
+}
+
+const measurement *add_record(app *a, const char *values, const result *res, const plan *p)
+{
+	measurement *m = new_record(a);
+	measure_make(m, a->path, p, res, values, a->topt.do_check);
+	stamp(a, m);
+	return m;
+}
+
+const measurement *keep_record(app *a, measurement *m)
+{
+	measurement *r = new_record(a);
+	*r = *m;
+	memset(m, 0, sizeof *m);
+	stamp(a, r);
+	return r;
+}
+
+
+void app_current_dev(app *a, devinfo *dev)
+{
+	if (a->gpu == 1)
+		*dev = a->worker.dev;
+	else
+		devinfo_for_arch(a->arch_sm ? a->arch_sm : 90, dev);
+}
+
+void app_free_list(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}

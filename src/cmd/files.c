@@ -1,0 +1,429 @@
+/* files.c: kernel files: find, use and re-read one, set and unset its
+ * values, show it, list them all. */
+#include "app.h"
+#include "ref.h"
+#include "search.h"
+#include "cubin.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char **app_kernel_files(int *n)
+{
+	search_entry *e = search_list(SEARCH_KERNELS, n, NULL, NULL);
+	char **v = xcalloc((size_t)*n + 1, sizeof *v);
+	for (int i = 0; i < *n; i++) {
+		v[i] = e[i].name;
+		e[i].name = NULL;
+	}
+	search_list_free(e, *n);
+	return v;
+}
+
+
+/* "kernels_src, /home/x/course/kernels_src": the directories searched. */
+static char *searched(search_kind k)
+{
+	int n;
+	char **d = search_dirs(k, &n);
+	sbuf b = {0};
+	for (int i = 0; i < n; i++)
+		sb_printf(&b, "%s%s", i ? ", " : "", d[i]);
+	search_strv_free(d, n);
+	return n ? sb_steal(&b) : xstrdup("kernels_src (absent)");
+}
+
+static int load_spec(app *a, const char *path, spec **out)
+{
+	char *src = NULL;
+	size_t len = 0;
+	if (read_file(path, &src, &len) != 0)
+		return app_error(a, "cannot read '%s': %s", path, strerror(errno));
+	spec *s = xcalloc(1, sizeof *s);
+	char *err = NULL;
+	int r = spec_text_check(path, src, len, &err) == 0 ? spec_parse(path, src, s, &err) : -1;
+	free(src);
+	if (r != 0) {
+		app_error_msg(a, err ? err : "parse error");
+		free(err);
+		free(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+int app_use(app *a, const char *name)
+{
+	char *path = search_find(SEARCH_KERNELS, name);
+	if (!path) {
+		int n;
+		char **files = app_kernel_files(&n);
+		const char *near = nearest_name(name, (const char *const *)files, n);
+		sbuf known = {0};
+		for (int i = 0; i < n; i++)
+			sb_printf(&known, "%s%s", i ? ", " : "", files[i]);
+		if (near)
+			app_error(a, "cannot find kernel file '%s' (did you mean '%s'?)", name, near);
+		else {
+			char *dirs = searched(SEARCH_KERNELS);
+			app_error(a, "cannot find kernel file '%s' (in %s: %s)", name, dirs,
+			          known.len ? known.s : "none");
+			free(dirs);
+		}
+		sb_free(&known);
+		app_free_list(files, n);
+		return -1;
+	}
+	spec *s = NULL;
+	if (load_spec(a, path, &s) != 0) {
+		free(path);
+		return -1;
+	}
+	/* values set for one file stay with that file: put the current file's
+	 * aside, and take back what the new one had */
+	if (!a->path || strcmp(a->path, path) != 0) {
+		if (a->path && a->settings.n > 0) {
+			int i = 0;
+			while (i < a->nsaved && strcmp(a->saved[i].path, a->path) != 0)
+				i++;
+			if (i == a->nsaved) {
+				a->saved = xrealloc(a->saved, (size_t)(a->nsaved + 1) * sizeof *a->saved);
+				a->saved[a->nsaved++].path = xstrdup(a->path);
+			} else {
+				symtab_free(&a->saved[i].set);
+			}
+			a->saved[i].set = a->settings;
+			memset(&a->settings, 0, sizeof a->settings);
+		}
+		symtab_free(&a->settings);
+		for (int i = 0; i < a->nsaved; i++)
+			if (strcmp(a->saved[i].path, path) == 0) {
+				a->settings = a->saved[i].set;
+				free(a->saved[i].path);
+				a->saved[i] = a->saved[--a->nsaved];
+				break;
+			}
+	}
+	if (a->sp) {
+		spec_free(a->sp);
+		free(a->sp);
+	}
+	free(a->path);
+	a->sp = s;
+	a->path = path;
+	app_prestart(a);
+	int launchable = 0;
+	for (int i = 0; i < s->nkernels; i++)
+		launchable += spec_kernel_launchable(s, i);
+	sbuf b = {0};
+	sb_printf(&b, "%s: %d kernel%s", path, launchable, launchable == 1 ? "" : "s");
+	for (int i = 0, k = 0; i < s->nkernels; i++)
+		if (spec_kernel_launchable(s, i))
+			sb_printf(&b, "%s%s", k++ ? ", " : " (", s->kernels[i].name);
+	if (launchable)
+		sb_putc(&b, ')');
+	app_note(a, "%s", b.s);
+	sb_free(&b);
+	return 0;
+}
+
+int app_reload(app *a)
+{
+	if (!a->path)
+		return app_error(a, "no kernel file: 'use FILE' first (see 'ls')");
+	char *src = NULL;
+	if (read_file(a->path, &src, NULL) != 0)
+		return app_error(a, "cannot read '%s': %s", a->path, strerror(errno));
+	int same = a->sp && strcmp(src, a->sp->src) == 0;
+	free(src);
+	if (same)
+		return 0;
+	spec *s = NULL;
+	if (load_spec(a, a->path, &s) != 0)
+		return -1;
+	if (a->sp) {
+		spec_free(a->sp);
+		free(a->sp);
+	}
+	a->sp = s;
+	return 0;
+}
+
+/* ---- values ---- */
+
+static void known_names(const spec *s, sbuf *b)
+{
+	for (int i = 0; i < s->nvars; i++)
+		sb_printf(b, "%s%s", i ? ", " : "", s->vars[i].name);
+}
+
+int app_set(app *a, const char *name, const char *text)
+{
+	if (!a->sp)
+		return app_error(a, "no kernel file: 'use FILE' first, then 'set %s=%s'", name, text);
+	const spec_var *v = spec_var_find(a->sp, name);
+	if (!v) {
+		const char **names = xcalloc((size_t)a->sp->nvars + 1, sizeof *names);
+		for (int i = 0; i < a->sp->nvars; i++)
+			names[i] = a->sp->vars[i].name;
+		const char *near = nearest_name(name, names, a->sp->nvars);
+		sbuf known = {0};
+		known_names(a->sp, &known);
+		if (near)
+			app_error(a, "unknown name '%s' in %s (did you mean '%s'?)", name, a->path, near);
+		else
+			app_error(a, "unknown name '%s' in %s (known: %s)", name, a->path,
+			          known.len ? known.s : "none");
+		sb_free(&known);
+		free(names);
+		return -1;
+	}
+	/* evaluate against the current values, so `set N=2*TILE_SIZE` works */
+	devinfo dev;
+	if (a->gpu == 1)
+		dev = a->worker.dev;
+	else
+		devinfo_for_arch(a->arch_sm ? a->arch_sm : 90, &dev);
+	symtab vals;
+	char *err = NULL;
+	if (plan_values(a->sp, &a->settings, &dev, &vals, &err) != 0) {
+		/* a broken default must not block setting another value */
+		free(err);
+		err = NULL;
+		memset(&vals, 0, sizeof vals);
+	}
+	/* typed by the kernels that take it: a float or double parameter gets
+	 * float arithmetic, an integer one refuses a fraction now, not at run */
+	value val;
+	int col = 0;
+	int r = plan_eval_value(a->sp, name, text, &vals, &val, &col, &err);
+	symtab_free(&vals);
+	if (r != 0) {
+		if (col > 0)
+			app_error(a, "set %s: %s (at column %d of '%s')", name, err, col, text);
+		else
+			app_error(a, "set %s: %s", name, err);
+		free(err);
+		return -1;
+	}
+	symtab_set(&a->settings, name, val, 0);
+	return 0;
+}
+
+int app_unset(app *a, const char *name)
+{
+	symtab *t = &a->settings;
+	for (int i = 0; i < t->n; i++)
+		if (strcmp(t->v[i].name, name) == 0) {
+			free(t->v[i].name);
+			memmove(&t->v[i], &t->v[i + 1], (size_t)(t->n - i - 1) * sizeof t->v[0]);
+			t->n--;
+			return 0;
+		}
+	if (a->sp && spec_var_find(a->sp, name))
+		return 0; /* already at its default */
+	return app_error(a, "'%s' is not set", name);
+}
+
+/* "N=8192 TILE_SIZE=32 PAD=1": every define and param, file order. */
+
+
+void app_show(app *a)
+{
+	if (!a->sp) {
+		app_note(a, "no kernel file: 'use FILE' (see 'ls')");
+		return;
+	}
+	const spec *s = a->sp;
+	devinfo dev;
+	app_current_dev(a, &dev);
+	symtab vals;
+	char *err = NULL;
+	int ok = plan_values(s, &a->settings, &dev, &vals, &err) == 0;
+	const char *sum = s->summary ? s->summary : "";
+	const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
+	if (strncmp(sum, base, strlen(base)) == 0 && sum[strlen(base)] == ':')
+		sum += strlen(base) + 1 + (sum[strlen(base) + 1] == ' ');
+	app_note(a, "%s%s%s", s->path, *sum ? ": " : "", sum);
+	int data = format_is_data(a->format);
+	table t;
+	const char *head[] = { "name", "kind", "value", "value", "set", "default" };
+	table_init(&t, 6, head, "llrrll");
+	table_kind(&t, "value");
+	table_col(&t, 2, "value_text", U_PLAIN, COL_HUMAN);
+	table_col(&t, 3, "value", U_PLAIN, COL_RAW);
+	table_col(&t, 4, NULL, U_PLAIN, COL_RAW);
+	for (int i = 0; i < s->nvars; i++) {
+		const spec_var *v = &s->vars[i];
+		int r = table_row(&t);
+		table_set(&t, r, 0, "%s", v->name);
+		table_set(&t, r, 1, "%s", v->is_define ? "define" : "param");
+		char buf[64] = "?";
+		const sym *x = ok ? symtab_get(&vals, v->name, (int)strlen(v->name)) : NULL;
+		if (x) {
+			value_format(x->v, buf, sizeof buf);
+			table_num(&t, r, 3, x->v.is_float ? x->v.f : (double)x->v.i);
+		}
+		int set = symtab_get(&a->settings, v->name, (int)strlen(v->name)) != NULL;
+		table_set(&t, r, 2, "%s%s", buf, set ? " (set)" : "");
+		table_bool(&t, r, 4, set);
+		table_set(&t, r, 5, "%s", v->value.text ? v->value.text : "");
+	}
+	if (s->nvars)
+		app_table(a, &t, 2);
+	table_free(&t);
+	table bt;
+	const char *bhead[] = { "name", "kind", "type", "count", "init", "output", "managed" };
+	table_init(&bt, 7, bhead, "lllllll");
+	table_kind(&bt, "buffer");
+	for (int i = 0; i < s->nbufs; i++) {
+		const spec_buffer *b = &s->bufs[i];
+		sbuf init = {0};
+		if (b->init == INIT_LIST) {
+			sb_putc(&init, '{');
+			for (int k = 0; k < b->nlist; k++)
+				sb_printf(&init, "%s%g", k ? ", " : "", b->list[k]);
+			sb_putc(&init, '}');
+		} else if (b->init == INIT_VALUE) {
+			sb_printf(&init, "value(%g)", b->init_value);
+		} else {
+			sb_puts(&init, init_name(b->init));
+		}
+		if (data) {
+			int r = table_row(&bt);
+			table_set(&bt, r, 0, "%s", b->name);
+			table_set(&bt, r, 1, "%s", b->global ? "global" : "buffer");
+			table_set(&bt, r, 2, "%s", dtype_name(b->type));
+			table_set(&bt, r, 3, "%s", b->count.text);
+			table_set(&bt, r, 4, "%s", init.s);
+			table_bool(&bt, r, 5, b->output);
+			table_bool(&bt, r, 6, b->managed);
+		} else {
+			app_note(a, "  %s %s %s[%s] %s%s%s", b->global ? "global" : "buffer", b->name,
+			         dtype_name(b->type), b->count.text, init.s, b->output ? " output" : "",
+			         b->managed ? " managed" : "");
+		}
+		sb_free(&init);
+	}
+	if (bt.nrows)
+		app_table(a, &bt, 0);
+	table_free(&bt);
+	sbuf k = {0};
+	table kt;
+	const char *khead[] = { "kernel", "template", "skip" };
+	table_init(&kt, 3, khead, "lll");
+	table_kind(&kt, "kernel");
+	for (int i = 0; i < s->nkernels; i++) {
+		sb_printf(&k, "%s%s%s", i ? ", " : "", s->kernels[i].name,
+		          s->kernels[i].is_template ? " (template)" : s->kernels[i].skip ? " (skip)" : "");
+		int r = table_row(&kt);
+		table_set(&kt, r, 0, "%s", s->kernels[i].name);
+		table_bool(&kt, r, 1, s->kernels[i].is_template);
+		table_bool(&kt, r, 2, s->kernels[i].skip);
+	}
+	if (data && kt.nrows)
+		app_table(a, &kt, 0);
+	else
+		app_note(a, "  kernels: %s", k.len ? k.s : "none");
+	table_free(&kt);
+	sb_free(&k);
+	app_note(a, "  reps %d, warmup %d, flush %s, clock %s, timeout %g s, format %s, %s",
+	         a->topt.min_reps, a->topt.warmup, a->topt.flush ? "on" : "off",
+	         a->topt.clock == CLOCK_KERNEL ? "kernel" : "events", a->timeout_s,
+	         format_name(a->format),
+	         a->gpu == 1 ? a->worker.dev.name : a->no_gpu ? "compile-only (--no-gpu)" : "GPU not started yet");
+	if (!ok) {
+		app_error_msg(a, err);
+		free(err);
+	}
+	symtab_free(&vals);
+}
+
+void app_ls(app *a)
+{
+	int n, nd;
+	char **dirs;
+	search_entry *e = search_list(SEARCH_KERNELS, &n, &dirs, &nd);
+	if (n == 0) {
+		char *d = searched(SEARCH_KERNELS);
+		app_note(a, "no kernel files in %s", d);
+		free(d);
+		search_list_free(e, n);
+		search_strv_free(dirs, nd);
+		return;
+	}
+	/* where each comes from, when more than one directory gives files */
+	int from = 0;
+	for (int i = 1; i < n; i++)
+		from |= e[i].dir != e[0].dir;
+	table t;
+	const char *head[] = { "file", "kernels", "from", "summary", "path", "current" };
+	table_init(&t, 6, head, "lrllll");
+	table_kind(&t, "file");
+	table_col(&t, 1, NULL, U_INT, COL_BOTH);
+	if (!from)
+		table_col(&t, 2, NULL, U_PLAIN, COL_RAW);
+	table_col(&t, 4, NULL, U_PLAIN, COL_RAW);
+	table_col(&t, 5, NULL, U_PLAIN, COL_RAW);
+	int sc = 3; /* the summary's column */
+	int data = format_is_data(a->format);
+	for (int i = 0; i < n; i++) {
+		const char *path = e[i].path;
+		char *src = NULL;
+		spec s;
+		char *err = NULL;
+		int r = table_row(&t);
+		int cur = a->path && strcmp(a->path, path) == 0;
+		table_set(&t, r, 0, "%s%s", e[i].name, cur && !data ? " *" : "");
+		table_set(&t, r, 4, "%s", path);
+		table_bool(&t, r, 5, cur);
+		if (read_file(path, &src, NULL) == 0 && spec_parse(path, src, &s, &err) == 0) {
+			table_num(&t, r, 1, spec_launchable(&s));
+			const char *sum = s.summary ? s.summary : "";
+			size_t fl = strlen(e[i].name);
+			if (strncmp(sum, e[i].name, fl) == 0 && strncmp(sum + fl, ".cu:", 4) == 0)
+				sum += fl + 4 + (sum[fl + 4] == ' ');
+			table_set(&t, r, sc, "%s", sum);
+			spec_free(&s);
+		} else {
+			table_set(&t, r, sc, "(does not parse: 'use %s' says why)", e[i].name);
+			free(err);
+		}
+		table_set(&t, r, 2, "%s", dirs[e[i].dir]);
+		free(src);
+	}
+	app_table(a, &t, 0);
+	table_free(&t);
+	/* a file of one's own hides the shipped one of the same name: say so */
+	for (int d = 1; d < nd; d++) {
+		sbuf b = {0};
+		for (int i = 0; i < n; i++) {
+			if (!e[i].hides || e[i].dir >= d)
+				continue;
+			char *other = xasprintf("%s/%s.cu", dirs[d], e[i].name);
+			struct stat st;
+			if (stat(other, &st) == 0)
+				sb_printf(&b, "%s%s", b.len ? ", " : "", e[i].name);
+			free(other);
+		}
+		if (b.len)
+			app_note(a, "hidden by the files above: %s in %s", b.s, dirs[d]);
+		sb_free(&b);
+	}
+	search_list_free(e, n);
+	search_strv_free(dirs, nd);
+}
+
+/* ---- the GPU ---- */
+
