@@ -96,6 +96,7 @@ typedef struct app {
 	const run_observer *observer; /* what watches each run, or NULL */
 	int metrics_on;       /* `metrics on`: counters after every run */
 	char *prof_why;       /* why counters were unavailable the last time, or NULL */
+	int expect_held, expect_failed, expect_skipped; /* in this invocation */
 	char *clock_why;      /* why the last run was timed with events, as said, or NULL */
 	kinfo_seen *kseen;    /* `info`: the last compile of each kernel looked at */
 	int nkseen;
@@ -172,6 +173,10 @@ void app_keep_chart(app *a, chart *c);
 int app_sweep(app *a, int argc, char **argv);   /* the file re-read first (CMD_FRESH_FILE) */
 int app_compare(app *a, int argc, char **argv); /* likewise */
 int app_save(app *a, const char *path);
+/* say.c: narration with {placeholders} filled in ({gpu}, {l2}, {median K},
+ * {speedup A B}, ...); *bad names the first that is not one (left as
+ * written). */
+char *say_expand(app *a, const char *text, char **bad);
 /* report.c: the lab report, and the commands it lists */
 int app_report(app *a, const char *path);
 void app_history_add(app *a, const char *line);

@@ -88,16 +88,31 @@ static const char *fig(const app *a, char *buf, size_t n, const char *fmt, doubl
 	return buf;
 }
 
-static int held(app *a, const char *fmt, const char *what)
+/* The room an expectation had: how far the figure is past its bound, as a
+ * fraction of the bound (NaN: none to say, as for `correct`). */
+static int held(app *a, double margin, const char *what)
 {
-	(void)fmt;
-	app_note(a, "expect: %s: ok", what);
+	a->expect_held++;
+	if (isnan(margin))
+		app_note(a, "expect: %s: ok", what);
+	else if (a->mask_times)
+		app_note(a, "expect: %s: ok (margin <t>)", what);
+	else
+		app_note(a, "expect: %s: ok (margin %.0f%%)", what, margin * 100);
 	return 0;
 }
 
 static int failed(app *a, const char *what)
 {
+	a->expect_failed++;
 	return app_error(a, "expectation failed: %s", what);
+}
+
+static double margin_of(const char *op, double v, double x)
+{
+	if (x == 0)
+		return NAN;
+	return op[0] == '>' ? (v - x) / fabs(x) : (x - v) / fabs(x);
 }
 
 static int need(app *a, const char *label, int want, const run_record **r)
@@ -131,7 +146,8 @@ static int expect_counter(app *a, const char *label, const char *name, const cha
 	const run_record *r = find_if(a, label, WANT_METRICS);
 	if (!r) {
 		if (a->prof_why) {
-			app_note(a, "expect %s metric %s %s %g: skipped (counters unavailable)", label, name, op, x);
+			a->expect_skipped++;
+			app_note(a, "expect %s metric %s %s %g: skipped: %s", label, name, op, x, a->prof_why);
 			return 0;
 		}
 		snprintf(buf, sizeof buf, "no counters of '%s' yet (run 'metrics %.*s' first)", label,
@@ -159,7 +175,7 @@ static int expect_counter(app *a, const char *label, const char *name, const cha
 	cmp_op(op, v, x, &ok);
 	snprintf(buf, sizeof buf, "%s %s is %s, expected %s %g", label, name, fig(a, f1, sizeof f1, "%.4g", v),
 	         op, x);
-	return ok ? held(a, NULL, buf) : failed(a, buf);
+	return ok ? held(a, margin_of(op, v, x), buf) : failed(a, buf);
 }
 
 int expect_run(app *a, int argc, char **argv)
@@ -194,6 +210,7 @@ int expect_run(app *a, int argc, char **argv)
 			sb_printf(&b, " %s", argv[i]);
 		app_note(a, "expect%s: skipped (no GPU)", b.s);
 		sb_free(&b);
+		a->expect_skipped++;
 		return 0;
 	}
 	char buf[512], f1[32], f2[32];
@@ -212,7 +229,7 @@ int expect_run(app *a, int argc, char **argv)
 			return failed(a, buf);
 		}
 		snprintf(buf, sizeof buf, "%s correct", argv[1]);
-		return held(a, NULL, buf);
+		return held(a, NAN, buf);
 	}
 	if (!r->timed) {
 		snprintf(buf, sizeof buf, "%s was not timed", argv[1]);
@@ -243,7 +260,7 @@ int expect_run(app *a, int argc, char **argv)
 			snprintf(buf, sizeof buf, "%s is %sx slower than %s, expected %s%gx", fast,
 			         fig(a, f1, sizeof f1, "%.2f", 1.0 / sp), slow, want >= 1.0 ? "it faster by " : "at least ",
 			         want);
-		return ok ? held(a, NULL, buf) : failed(a, buf);
+		return ok ? held(a, argc == 6 ? sp / want - 1 : sp - 1, buf) : failed(a, buf);
 	}
 	double v = strcmp(what, "gbps") == 0 ? r->gbps : strcmp(what, "roof") == 0 ? r->roof_frac :
 	           strcmp(what, "gflops") == 0 ? r->gflops : r->st.median;
@@ -254,5 +271,5 @@ int expect_run(app *a, int argc, char **argv)
 	}
 	snprintf(buf, sizeof buf, "%s %s is %s, expected %s %g", argv[1], what,
 	         fig(a, f2, sizeof f2, "%.3g", v), argv[3], x);
-	return ok ? held(a, NULL, buf) : failed(a, buf);
+	return ok ? held(a, margin_of(argv[3], v, x), buf) : failed(a, buf);
 }

@@ -104,6 +104,19 @@ static void unavailable(app *a, const char *why)
 	a->prof_why = xstrdup(why && *why ? why : "hardware counters unavailable");
 }
 
+/* CUPLAY_NO_COUNTERS=1 plays a machine where counters are not permitted
+ * (NVreg_RestrictProfilingToAdminUsers=1, or ncu holding them): what a
+ * lesson does there is tested on any machine. */
+static int counters_barred(app *a)
+{
+	const char *e = getenv("CUPLAY_NO_COUNTERS");
+	if (!e || !*e || strcmp(e, "0") == 0)
+		return 0;
+	unavailable(a, "counters not permitted (CUPLAY_NO_COUNTERS is set; on a shared machine an administrator "
+	               "allows them with the nvidia module option NVreg_RestrictProfilingToAdminUsers=0)");
+	return 1;
+}
+
 int look_metrics(app *a, int argc, char **argv)
 {
 	if (argc == 2 && (strcmp(argv[1], "on") == 0 || strcmp(argv[1], "off") == 0)) {
@@ -190,6 +203,10 @@ int look_metrics(app *a, int argc, char **argv)
 			continue;
 		}
 		set_plan_metrics(sel, p);
+		if (counters_barred(a)) {
+			app_note(a, "metrics: %s", a->prof_why);
+			break;
+		}
 		if (run_exec_checked(a, &c, ks[i], p, res, &err) != 0) {
 			rc = app_error(a, "%s: %s", name, err ? err : "the worker failed");
 			free(err);
@@ -204,8 +221,10 @@ int look_metrics(app *a, int argc, char **argv)
 		if (res->status == RES_INTERRUPTED || res->prof.n != p->nmetrics)
 			continue; /* stopped before the profiled launch */
 		if (res->prof.status == PROF_UNAVAILABLE) {
+			/* not an error of the user's: said once, and the expectations on
+			 * counters say skipped */
 			unavailable(a, res->prof.error);
-			rc = app_error(a, "metrics: %s", a->prof_why);
+			app_note(a, "metrics: %s", a->prof_why);
 			break;
 		}
 		if (res->prof.status != PROF_OK) {
@@ -268,6 +287,10 @@ static void *look_run_begin(app *a, const runctx *c)
 	if (metrics_parse(NULL, &m->sel, &err) != 0) {
 		app_note(a, "metrics: %s", err ? err : "no default set");
 		free(err);
+		return m;
+	}
+	if (counters_barred(a)) {
+		app_note(a, "metrics: %s", a->prof_why);
 		return m;
 	}
 	m->on = 1;

@@ -332,12 +332,21 @@ static int cmd_format(app *a, int argc, char **argv, const char *rest)
 
 static int cmd_say(app *a, int argc, char **argv, const char *rest)
 {
+	char *bad = NULL;
+	char *text = say_expand(a, rest, &bad);
 	FILE *f = app_textf(a);
 	if (a->color)
-		fprintf(f, "\033[1;36m%s\033[0m\n", rest);
+		fprintf(f, "\033[1;36m%s\033[0m\n", text);
 	else
-		fprintf(f, "%s\n", rest);
+		fprintf(f, "%s\n", text);
 	fflush(f);
+	free(text);
+	if (bad) {
+		app_error(a, "say: '{%s}' is not a figure (gpu, sms, l2, mem; median, gbps, roof, gflops KERNEL; "
+		          "speedup A B; '{{' for a brace)", bad);
+		free(bad);
+		return -1;
+	}
 	return 0;
 }
 
@@ -801,10 +810,16 @@ static const char lh_watch[] =
 	"Example:\n"
 	"  watch\n";
 static const char lh_say[] =
-	"Prints the rest of the line, ';' included: the narration of a lesson.\n"
+	"Prints the rest of the line, ';' included: the narration of a lesson. Figures in "
+	"braces come from the GPU and from earlier runs, so a lesson holds on any card: {gpu}, "
+	"{sms}, {l2}, {mem}; {median K}, {gbps K}, {roof K}, {gflops K} of kernel K's last run "
+	"(K may carry [NAME=VALUE]); {speedup A B}, how much faster A ran than B. Write {{ for "
+	"a brace. Without a result the figure is '?'.\n"
 	"\n"
-	"Example:\n"
-	"  say Padding moves each row of the tile to another bank.\n";
+	"Examples:\n"
+	"  say Padding moves each row of the tile to another bank.\n"
+	"  say 12 MB fits in the {l2} L2 of the {gpu}.\n"
+	"  say PAD=1 ran {speedup transpose_tiled[PAD=1] transpose_tiled[PAD=0]} faster.\n";
 static const char lh_source[] =
 	"Runs the commands of a session file, as if typed; an error names file:line. A lesson "
 	"is found by name, as 'lessons' lists them: ./sessions, CUPLAY_PATH, then the lessons "
@@ -1144,7 +1159,11 @@ int source_file(app *a, const char *name)
 		sourcing[d].dev = st.st_dev;
 		sourcing[d].ino = st.st_ino;
 	}
+	int h = a->expect_held, fl = a->expect_failed, sk = a->expect_skipped;
 	int failed = source_stream(a, f, path);
+	h = a->expect_held - h, fl = a->expect_failed - fl, sk = a->expect_skipped - sk;
+	if (d == 0 && h + fl + sk > 0)
+		app_note(a, "%s: expectations: %d held, %d failed, %d skipped", path, h, fl, sk);
 	sourcing[d].dev = 0;
 	sourcing[d].ino = 0;
 	fclose(f);

@@ -1,0 +1,104 @@
+/* say.c: narration that takes its figures from the device and from earlier
+ * results, so a lesson states nothing that is only true of one card:
+ *   {gpu} {sms} {l2} {mem}           the GPU (without one, the architecture's)
+ *   {median K} {gbps K} {roof K} {gflops K}   K's last run (K may carry [SEL])
+ *   {speedup A B}                    median(B) / median(A)
+ *   {{ and }}                        braces */
+#include "app.h"
+#include "expect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const run_record *timed(app *a, const char *label)
+{
+	const run_record *r = expect_find(a, label);
+	return r && r->timed ? r : NULL;
+}
+
+/* One placeholder's text into b; -1 when the name is not one. */
+static int expand_one(app *a, char *inner, sbuf *b)
+{
+	char *w[3] = { 0 };
+	int n = 0;
+	for (char *save = NULL, *t = strtok_r(inner, " ", &save); t && n < 3; t = strtok_r(NULL, " ", &save))
+		w[n++] = t;
+	if (n == 0)
+		return -1;
+	char x[64];
+	if (n == 1) {
+		devinfo d;
+		app_current_dev(a, &d);
+		if (strcmp(w[0], "gpu") == 0)
+			sb_puts(b, a->gpu == 1 && d.name[0] ? d.name : "GPU");
+		else if (strcmp(w[0], "sms") == 0)
+			sb_printf(b, "%d", d.sm_count);
+		else if (strcmp(w[0], "l2") == 0) {
+			fmt_bytes((double)d.l2_bytes, x, sizeof x);
+			sb_puts(b, x);
+		} else if (strcmp(w[0], "mem") == 0 && d.total_mem > 0) {
+			fmt_bytes((double)d.total_mem, x, sizeof x);
+			sb_puts(b, x);
+		} else if (strcmp(w[0], "mem") == 0)
+			sb_puts(b, "?");
+		else
+			return -1;
+		return 0;
+	}
+	if (n == 2 && (strcmp(w[0], "median") == 0 || strcmp(w[0], "gbps") == 0 || strcmp(w[0], "roof") == 0 ||
+	               strcmp(w[0], "gflops") == 0)) {
+		const run_record *r = timed(a, w[1]);
+		if (!r || a->mask_times) {
+			sb_puts(b, r ? "<t>" : "?");
+			return 0;
+		}
+		if (strcmp(w[0], "median") == 0) {
+			fmt_time_ms(r->st.median, x, sizeof x);
+			sb_puts(b, x);
+		} else if (strcmp(w[0], "gbps") == 0) {
+			sb_printf(b, "%.0f GB/s", r->gbps);
+		} else if (strcmp(w[0], "roof") == 0) {
+			sb_printf(b, "%.0f%%", r->roof_frac * 100);
+		} else {
+			sb_printf(b, "%.0f GFLOP/s", r->gflops);
+		}
+		return 0;
+	}
+	if (n == 3 && strcmp(w[0], "speedup") == 0) {
+		const run_record *ra = timed(a, w[1]), *rb = timed(a, w[2]);
+		if (!ra || !rb || a->mask_times)
+			sb_puts(b, ra && rb ? "<t>" : "?");
+		else
+			sb_printf(b, "%.2fx", rb->st.median / ra->st.median);
+		return 0;
+	}
+	return -1;
+}
+
+char *say_expand(app *a, const char *text, char **bad)
+{
+	sbuf b = { 0 };
+	*bad = NULL;
+	for (const char *p = text; *p; p++) {
+		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+			sb_putc(&b, *p++);
+			continue;
+		}
+		const char *close = p[0] == '{' ? strchr(p, '}') : NULL;
+		if (!close) {
+			sb_putc(&b, *p);
+			continue;
+		}
+		char *inner = xstrndup(p + 1, (size_t)(close - p - 1));
+		char *copy = xstrdup(inner);
+		if (expand_one(a, copy, &b) != 0) {
+			sb_add(&b, p, (size_t)(close - p + 1));
+			if (!*bad)
+				*bad = xstrdup(inner);
+		}
+		free(copy);
+		free(inner);
+		p = close;
+	}
+	return b.s ? sb_steal(&b) : xstrdup("");
+}
