@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# tests/margins.sh [REPLAYS] [LESSON...]: replays every lesson (or those
+# named) REPLAYS times (default 5), each in a fresh process, and prints for
+# each expectation the smallest margin seen (how far its figure stayed past
+# its bound), so a lesson that passes by 1% is seen before a class sees it
+# fail. Without a GPU: "margins: skipped: no GPU".
+. "$(dirname "$0")/lib.sh"
+export XDG_CACHE_HOME="$tmp/cache"
+if ! have_gpu; then
+	echo "margins: skipped: no GPU"
+	exit 0
+fi
+reps=${1:-5}
+shift || true
+lessons=("$@")
+if [ ${#lessons[@]} = 0 ]; then
+	for f in sessions/*.session; do lessons+=("$(basename "$f" .session)"); done
+fi
+fails=0
+for l in "${lessons[@]}"; do
+	: >"$tmp/$l.all"
+	for r in $(seq 1 "$reps"); do
+		"$CUPLAY" "sessions/$l.session" >"$tmp/$l.$r" 2>&1 </dev/null
+		st=$?
+		[ $st = 0 ] || { fails=$((fails + 1)); echo "$l: replay $r: exit $st"; grep -i 'expectation failed\|error' "$tmp/$l.$r" | head -n 5; }
+		grep -o '^expect: .*' "$tmp/$l.$r" | sed "s/^/$r	/" >>"$tmp/$l.all"
+		grep -o '^expect .*: skipped.*' "$tmp/$l.$r" | sed "s/^/$r	/" >>"$tmp/$l.all"
+	done
+	python3 - "$l" "$tmp/$l.all" "$reps" <<'PY'
+import re, sys
+lesson, path, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+seen = {}
+for line in open(path):
+    r, text = line.rstrip("\n").split("\t", 1)
+    m = re.match(r"expect: (.*): ok \(margin (-?[0-9]+)%\)$", text)
+    if m:
+        key = re.sub(r"( is | runs at )[-0-9.e+]+x?", r"\1#", m.group(1), count=1)
+        seen.setdefault(key, []).append(int(m.group(2)))
+    elif "skipped" in text:
+        seen.setdefault(text, []).append(None)
+for key, ms in seen.items():
+    nums = [m for m in ms if m is not None]
+    if nums:
+        low = min(nums)
+        flag = "  <- under 10%" if low < 10 else ""
+        print("%-16s %4d%%  (%d/%d)  %s%s" % (lesson, low, len(nums), reps, key, flag))
+    else:
+        print("%-16s  skipped  %s" % (lesson, key))
+PY
+done
+echo "margins: $reps replays of ${#lessons[@]} lessons, $fails failed"
+[ $fails = 0 ]
