@@ -72,4 +72,16 @@ else
 	bad "clock: dynpar should be timed with events, with a note"
 fi
 
+# counters not permitted (CUPLAY_NO_COUNTERS plays such a machine): a lesson's
+# metric expectations say skipped, its timing ones still hold, exit 0
+CUPLAY_NO_COUNTERS=1 "$CUPLAY" sessions/bank_conflicts.session >"$tmp/out" 2>&1 </dev/null
+st=$?
+nsk=$(grep -c 'metric bank_conflicts_ld .*: skipped: counters not permitted' "$tmp/out")
+if [ $st = 0 ] && [ "$nsk" = 2 ] &&
+   grep -q '^sessions/bank_conflicts.session: expectations: 2 held, 0 failed, 2 skipped$' "$tmp/out"; then
+	ok "counters not permitted: 2 metric expectations skipped, the timings held, exit 0"
+else
+	bad "counters not permitted (exit $st, $nsk skipped)"
+fi
+
 echo "gpu-more: $pass passed, $fail failed"

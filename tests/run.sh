@@ -251,5 +251,15 @@ else
 	else bad "gpu tests did not finish"; fi
 fi
 
+# 6. every lesson replayed once more in a fresh process, each expectation's
+#    margin (tests/margins.sh; make bench-style repeats: tests/margins.sh 5)
+if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ]; then
+	CUPLAY="$CUPLAY" bash tests/margins.sh 1 >"$tmp/margins" 2>&1
+	st=$?
+	if grep -q '^margins: skipped' "$tmp/margins"; then skip=$((skip + 1)); cat "$tmp/margins"
+	elif [ $st = 0 ]; then ok; tail -n 1 "$tmp/margins"
+	else bad "margins: a lesson failed"; cat "$tmp/margins"; fi
+fi
+
 echo "total: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -186,7 +186,10 @@ static void human_num(double v, col_unit u, char *buf, size_t n)
 		snprintf(buf, n, "%.2fx", v);
 		break;
 	default:
-		snprintf(buf, n, "%.4g", v);
+		if (v == (double)(long long)v && v > -1e15 && v < 1e15)
+			snprintf(buf, n, "%lld", (long long)v);
+		else
+			snprintf(buf, n, "%.4g", v);
 		break;
 	}
 }
