@@ -120,7 +120,8 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 {
 	static const char *const mine[M_N] = { "kernel", "values", "check", "rel_err", "median", "min .. max",
 		                               "min", "max", "noise", "samples", "GB/s", "roof", "GFLOP/s",
-		                               "SM MHz", "temp C", "throttle", "clock" };
+		                               "SM MHz", "temp C", "throttle", "clock", "regs", "smem_bytes",
+		                               "compile_ms", "device" };
 	const char *h[64];
 	char al[64];
 	int n = first + M_N + last;
@@ -130,7 +131,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	}
 	for (int i = 0; i < M_N; i++)
 		h[first + i] = mine[i];
-	memcpy(al + first, "lllrrrrrrrrrrrrll", M_N);
+	memcpy(al + first, "lllrrrrrrrrrrrrllrrrl", M_N);
 	for (int i = 0; i < last; i++) {
 		h[first + M_N + i] = head[first + i];
 		al[first + M_N + i] = align && align[first + i] ? align[first + i] : 'l';
@@ -153,6 +154,10 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	table_col(t, first + M_TEMP, "temp_c", U_INT, COL_RAW);
 	table_col(t, first + M_THROTTLE, NULL, U_PLAIN, COL_RAW);
 	table_col(t, first + M_CLOCK, NULL, U_PLAIN, COL_RAW);
+	table_col(t, first + M_REGS, NULL, U_INT, COL_RAW);
+	table_col(t, first + M_SMEM, NULL, U_BYTES, COL_RAW);
+	table_col(t, first + M_COMPILE, NULL, U_MS, COL_RAW);
+	table_col(t, first + M_DEVICE, NULL, U_PLAIN, COL_RAW);
 }
 
 void measure_row(table *t, int r, int first, const measurement *m, int mask)
@@ -172,6 +177,18 @@ void measure_row(table *t, int r, int first, const measurement *m, int mask)
 		table_style(t, r, COL(M_CHECK), m->check == MCHECK_OK ? "32" : "1;31");
 		table_num(t, r, COL(M_ERR), m->check_err);
 	}
+	if (m->res.known) {
+		table_num(t, r, COL(M_REGS), m->res.regs);
+		table_num(t, r, COL(M_SMEM), (double)m->res.smem + (double)m->dyn_smem);
+	}
+	if (m->compile_ms > 0) {
+		if (mask)
+			table_set(t, r, COL(M_COMPILE), "<t>");
+		else
+			table_num(t, r, COL(M_COMPILE), m->compile_ms);
+	}
+	if (m->device)
+		table_set(t, r, COL(M_DEVICE), "%s", m->device);
 	if (!m->timed) {
 		if (m->interrupted)
 			table_set(t, r, COL(M_MEDIAN), "interrupted");

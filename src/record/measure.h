@@ -65,7 +65,7 @@ const char *measure_check_word(const measurement *m); /* ok, FAIL, no check, off
 
 /* The columns of a measurement in a table, after the caller's first ones */
 enum { M_KERNEL, M_VALUES, M_CHECK, M_ERR, M_MEDIAN, M_RANGE, M_MIN, M_MAX, M_NOISE, M_SAMPLES, M_GBPS,
-       M_ROOF, M_GFLOPS, M_SM_MHZ, M_TEMP, M_THROTTLE, M_CLOCK, M_N };
+       M_ROOF, M_GFLOPS, M_SM_MHZ, M_TEMP, M_THROTTLE, M_CLOCK, M_REGS, M_SMEM, M_COMPILE, M_DEVICE, M_N };
 
 /* The table of runs: `first` columns of the caller's (e.g. a sweep's
  * axes), the record's M_N, then `last` of the caller's (a verdict); head
