@@ -139,7 +139,8 @@ try:
     pid, fd = start([CUPLAY, "-X", "--no-gpu"], env, work)
     read_until(fd, "cuplay>", 20)
     cases = [] if not READLINE else [("source a_les", "a_lesson.session"), ("save results_d", "results_dir/"),
-             ("record results_d", "results_dir/"), ("plot results_d", "results_dir/")]
+             ("record results_d", "results_dir/"), ("plot results_d", "results_dir/"),
+             ("report results_d", "results_dir/")]
     for typed, want in cases:
         os.write(fd, typed.encode() + b"\t")
         out, ok = read_until(fd, want, 5)
