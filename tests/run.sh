@@ -187,55 +187,31 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	fi
 fi
 
+# suite NAME: runs tests/NAME.sh, whose last line is "NAME: N passed, N
+# failed, N skipped", and adds its counts; what is not "ok:" is shown
+suite() {
+	local name=$1 p
+	CUPLAY="$CUPLAY" bash "tests/$name.sh" >"$tmp/$name" 2>&1
+	p=$(sed -n "s/^$name: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped\$/\1 \2 \3/p" "$tmp/$name")
+	if [ -n "$p" ]; then
+		set -- $p
+		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
+		grep -v '^ok:' "$tmp/$name"
+	else
+		bad "$name tests did not finish"; sed 's/^/    /' "$tmp/$name" | tail -n 20
+	fi
+}
+
 # 4. disk trouble under the compile cache: unwritable, read-only, full, corrupted
-CUPLAY="$CUPLAY" bash tests/cache.sh >"$tmp/cache" 2>&1
-p=$(sed -n 's/^cache: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/cache")
-if [ -n "$p" ]; then
-	set -- $p
-	pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
-	grep -v '^ok:' "$tmp/cache"
-else
-	bad "cache tests did not finish"; sed 's/^/    /' "$tmp/cache" | tail -n 20
-fi
-
-# 4b. the command line, help, the search path, make: tests/cli.sh
+suite cache
 if [ -z "${GOLDEN:-}" ]; then
-	CUPLAY="$CUPLAY" bash tests/cli.sh >"$tmp/cli" 2>&1
-	p=$(sed -n 's/^cli: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/cli")
-	if [ -n "$p" ]; then
-		set -- $p
-		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
-		grep -v '^ok:' "$tmp/cli"
-	else
-		bad "cli tests did not finish"; sed 's/^/    /' "$tmp/cli" | tail -n 20
-	fi
-fi
-
-# 4c. every command's output in csv, json, jsonl and markdown, parsed:
-#     tests/formats.sh (the launching commands too, where a GPU is)
-if [ -z "${GOLDEN:-}" ]; then
-	CUPLAY="$CUPLAY" bash tests/formats.sh >"$tmp/formats" 2>&1
-	p=$(sed -n 's/^formats: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/formats")
-	if [ -n "$p" ]; then
-		set -- $p
-		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
-		grep -v '^ok:' "$tmp/formats"
-	else
-		bad "formats tests did not finish"; sed 's/^/    /' "$tmp/formats" | tail -n 20
-	fi
-fi
-
-# 4d. the lab report, opened in headless Chromium: tests/report.sh
-if [ -z "${GOLDEN:-}" ]; then
-	CUPLAY="$CUPLAY" bash tests/report.sh >"$tmp/report" 2>&1
-	p=$(sed -n 's/^report: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/report")
-	if [ -n "$p" ]; then
-		set -- $p
-		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
-		grep -v '^ok:' "$tmp/report"
-	else
-		bad "report tests did not finish"; sed 's/^/    /' "$tmp/report" | tail -n 20
-	fi
+	# 4b. the command line, help, the search path, make
+	suite cli
+	# 4c. every command's output in csv, json, jsonl and markdown, parsed (the
+	#     launching commands too, where a GPU is)
+	suite formats
+	# 4d. the lab report, opened in headless Chromium
+	suite report
 fi
 
 # 5. GPU tests
