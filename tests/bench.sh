@@ -156,7 +156,7 @@ NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || ls -d /opt/nvi
 fid() { # fid LABEL FILE KERNEL SETTINGS
 	local label=$1 file=$2 k=$3 set=$4
 	local ours evs clk
-	ours=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $file; $set reps 50; run $k" 2>/dev/null | awk -F, -v k="$k" '$1 == k { print $5, $NF }')
+	ours=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $file; $set reps 50; run $k" 2>/dev/null | awk -F, -v k="$k" '$1 == "kernel" { for (i = 1; i <= NF; i++) if ($i == "clock") c = i } $1 == k { print $5, $c }')
 	set -- $ours
 	ours=$1 clk=$2
 	evs=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $file; $set reps 50; timing clock events; run $k" 2>/dev/null | awk -F, -v k="$k" '$1 == k { print $5 }')

@@ -96,7 +96,7 @@ fi
 # 7. `metrics on`: the counters come under every run's results, outside the
 #    timed samples; csv rows carry the GPU's clocks (NVML)
 if run metrics_on 0 --format csv -c 'use transpose; set N=4096; metrics on; run transpose_tiled; metrics off; run transpose_naive'; then
-	if grep -q '^kernel,values,check,.*,sm_mhz,temp_c,throttle,clock$' "$tmp/out" &&
+	if grep -q '^kernel,values,check,.*,sm_mhz,temp_c,throttle,clock,' "$tmp/out" &&
 	   grep -q '^transpose_tiled,bank_conflicts_ld,' "$tmp/out" &&
 	   ! grep -q '^transpose_naive,bank_conflicts_ld,' "$tmp/out" &&
 	   [ "$(grep -c '^transpose_[a-z]*,[^,]*N=4096,ok,' "$tmp/out")" = 2 ]; then
