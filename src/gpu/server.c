@@ -298,6 +298,7 @@ int worker_main(int argc, char **argv)
 
 	const char *tr = getenv("CUPLAY_TRACE_WORKER");
 	w_tracing = tr && tr[0] && strcmp(tr, "0") != 0;
+	ws.trace_loop = getenv("CUPLAY_TRACE") != NULL;
 	ref_cache_init(&ws.refs, REF_CACHE_ENTRIES, REF_CACHE_BYTES);
 
 	if (worker_init(&ws, &err) != 0) {

@@ -70,6 +70,7 @@ typedef struct wstate {
 	double empty_kernel_ms;
 	char kclock_why[256];  /* why the kernel clock cannot be had in this worker; "" */
 	int stop, quit;        /* STOP / QUIT (or the front end gone) seen */
+	int trace_loop;        /* CUPLAY_TRACE: time the parts of a sample's prologue for its line */
 	/* pool[i]: buffer i of the last plan. Only the last plan's buffers are
 	 * kept, so device memory never holds more than one plan's buffers and
 	 * their pristine copies. */

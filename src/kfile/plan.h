@@ -95,7 +95,9 @@ typedef struct timing_opts {
 	int warmup;          /* launches before timing */
 	int min_reps;        /* at least this many timed samples (>= 1) */
 	int max_reps;        /* never more (<= RES_MAX_SAMPLES) */
-	double noise_target; /* stop once relative noise is below, e.g. 0.005 */
+	int rule;            /* stop_kind (stats.h): RULE_INTERVAL or RULE_NOISE */
+	double target;       /* RULE_INTERVAL: stop once the median's interval is within +-target of it */
+	double noise_target; /* RULE_NOISE: stop once relative noise is below, e.g. 0.005 */
 	double min_time_s;   /* ... and at least this much kernel time sampled */
 	double max_time_s;   /* stop at this much total kernel time regardless */
 	double max_wall_s;   /* ... or this much wall time in the loop (0: no cap);
