@@ -1,6 +1,7 @@
 /* run.c: the run itself: compile (cache), plan, launch in the worker,
  * check, time, report. */
 #include "app.h"
+#include "ptxread.h"
 #include "ref.h"
 #include "search.h"
 #include "cubin.h"
@@ -278,6 +279,32 @@ void run_release(runctx *c)
 	memset(c, 0, sizeof *c);
 }
 
+/* The outputs the kernel never reads, from its PTX: the timing loop need
+ * not reset them before each sample, since nothing the kernel does can
+ * depend on what they held. Every pointer the buffer is bound to must be
+ * unread; globals and managed buffers are always reset. */
+static void mark_unread_outputs(const char *ptx, plan *p)
+{
+	uint64_t reads;
+	if (!ptx || ptx_param_reads(ptx, p->launch.lowered[0] ? p->launch.lowered : p->launch.name, &reads, NULL) != 0)
+		return;
+	for (int i = 0; i < p->nbufs; i++) {
+		plan_buf *b = &p->bufs[i];
+		if (!b->output || b->global || b->managed)
+			continue;
+		int bound = 0, read = 0;
+		for (int j = 0; j < p->launch.nargs; j++)
+			if (p->launch.args[j].kind == ARG_PTR && p->launch.args[j].buf == i) {
+				bound = 1;
+				read |= j >= 63 || (reads >> j & 1);
+			}
+		b->unread = bound && !read;
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: %s: output '%s' %s\n", p->launch.name, b->name,
+			        b->unread ? "never read: not reset before each sample" : "may be read: reset before each sample");
+	}
+}
+
 int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err)
 {
 	const spec *s = a->sp;
@@ -294,6 +321,7 @@ int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err
 				snprintf(p->checks[i].other.lowered, sizeof p->checks[i].other.lowered, "%s", c->u->lowered[oc]);
 		}
 	p->cubin_len = c->u->cubin_len;
+	mark_unread_outputs(c->u->ptx, p);
 	/* each global is a variable of the module, of the size declared */
 	for (int i = 0; i < p->nbufs; i++) {
 		plan_buf *pb = &p->bufs[i];

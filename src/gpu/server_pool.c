@@ -370,14 +370,14 @@ int pool_reverify(wrun *r)
 	return 0;
 }
 
-/* Resets every output to its initial contents before a timed launch,
- * queued on the stream. Returns how many. */
+/* Resets every output the kernel may read to its initial contents before
+ * a timed launch, queued on the stream. Returns how many. */
 int pool_restore_outputs(wrun *r)
 {
 	int n = 0;
 	for (int i = 0; i < r->p->nbufs; i++) {
 		pbuf *e = B(r, i);
-		if (!r->p->bufs[i].output || e->bytes == 0)
+		if (!r->p->bufs[i].output || r->p->bufs[i].unread || e->bytes == 0)
 			continue;
 		CUresult x;
 		const char *call;

@@ -53,6 +53,7 @@ typedef struct plan_buf {
 	int32_t is_const;          /* ... in constant memory (__constant__) */
 	uint32_t list_off, list_n; /* INIT_LIST: plan.list[list_off .. +list_n) */
 	char sym[PLAN_NAME];       /* global: its symbol in the cubin (mangled in a namespace) */
+	int32_t unread;            /* an output the kernel never reads (its PTX says): timing does not reset it */
 } plan_buf;
 
 typedef struct plan_arg {
