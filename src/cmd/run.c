@@ -204,9 +204,10 @@ static void print_buffers(app *a, const plan *p)
 			continue;
 		}
 		total += bytes;
-		sb_printf(&b, "%s%s %s[%" PRIu64 "] %s%s%s (%s)", b.len ? ", " : "", pb->name,
+		sb_printf(&b, "%s%s %s[%" PRIu64 "] %s%s%s%s (%s)", b.len ? ", " : "", pb->name,
 		          dtype_name(pb->type), pb->count, init_name(pb->init),
-		          pb->output ? " output" : "", pb->managed ? " managed" : "", sz);
+		          pb->output ? " output" : "", pb->managed ? " managed" : "",
+		          pb->prefetch ? " prefetch" : "", sz);
 	}
 	char tot[32];
 	fmt_bytes(total, tot, sizeof tot);

@@ -136,7 +136,7 @@ extern host_free_fn w_host_free;
  * before each timed launch, so every sample pays the first-touch migration
  * that unified memory costs (lecture 002). */
 typedef struct cu_mem_location { int type, id; } cu_mem_location;
-enum { CU_MEM_LOCATION_TYPE_HOST_ = 2 };
+enum { CU_MEM_LOCATION_TYPE_DEVICE_ = 1, CU_MEM_LOCATION_TYPE_HOST_ = 2 };
 typedef CUresult (*prefetch_fn)(CUdeviceptr p, size_t bytes, cu_mem_location loc, unsigned int flags, CUstream s);
 extern prefetch_fn w_prefetch;
 

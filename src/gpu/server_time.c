@@ -248,17 +248,25 @@ static int reset_outputs(wrun *r)
 }
 
 /* What comes before each sample: outputs reset, managed buffers back on
- * the host, and (with flush) a cold L2. All on the stream, asynchronous. */
+ * the host (or, marked prefetch, on the GPU, as cudaMemPrefetchAsync
+ * before a launch would put them), and (with flush) a cold L2. All on the
+ * stream, asynchronous. */
 static int sample_prologue(wrun *r, int n)
 {
 	const plan *p = r->p;
 	if (reset_outputs(r) < 0)
 		return -1;
+	for (int i = 0; !w_prefetch && i < p->nbufs; i++)
+		if (p->bufs[i].prefetch)
+			return w_fail(r, 0, "buffer '%s' is to be prefetched, but this driver has no cuMemPrefetchAsync_v2",
+			              p->bufs[i].name);
 	for (int i = 0; w_prefetch && i < p->nbufs; i++)
 		if (p->bufs[i].managed && B(r, i)->d &&
 		    w_ck(r, w_prefetch(B(r, i)->d, p->bufs[i].count * dtype_size(p->bufs[i].type),
-		                      (cu_mem_location){ CU_MEM_LOCATION_TYPE_HOST_, 0 }, 0, NULL),
-		       "cuMemPrefetchAsync (managed buffer to the host)") != 0)
+		                      p->bufs[i].prefetch ? (cu_mem_location){ CU_MEM_LOCATION_TYPE_DEVICE_, (int)r->ws->dev }
+		                                          : (cu_mem_location){ CU_MEM_LOCATION_TYPE_HOST_, 0 }, 0, NULL),
+		       p->bufs[i].prefetch ? "cuMemPrefetchAsync (managed buffer to the GPU)"
+		                           : "cuMemPrefetchAsync (managed buffer to the host)") != 0)
 			return -1;
 	if (p->t.flush && r->ws->flush && w_ck(r, flush_l2(r->ws, n), "the L2 flush") != 0)
 		return -1;

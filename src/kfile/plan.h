@@ -49,6 +49,7 @@ typedef struct plan_buf {
 	double value;  /* for INIT_VALUE */
 	int output;
 	int managed;
+	int32_t prefetch;          /* managed: prefetched to the GPU before each launch (else to the host) */
 	int32_t global;            /* a variable of the module (`//@ global`), not an allocation */
 	int32_t is_const;          /* ... in constant memory (__constant__) */
 	uint32_t list_off, list_n; /* INIT_LIST: plan.list[list_off .. +list_n) */
