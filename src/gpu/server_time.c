@@ -82,19 +82,23 @@ out:
 		cu.MemFree(b);
 }
 
-/* The flush kernel: each thread reads words of the buffer in a grid-stride
- * loop; the xor of them decides a store that never happens (the buffer is
- * all zeros), so the loads cannot be dropped and nothing is written. */
+/* The flush kernel: each thread reads 16-byte words of the buffer in a
+ * grid-stride loop; the xor of them decides a store that never happens
+ * (the buffer is all zeros), so the loads cannot be dropped and nothing is
+ * written. Vector loads and a full SM of threads keep enough bytes in
+ * flight to read at the memory's speed. */
 static const char flush_ptx[] =
 	".version 7.0\n.target sm_70\n.address_size 64\n"
-	".visible .entry cuplay_flush(.param .u64 buf, .param .u64 nwords)\n{\n"
-	"\t.reg .pred %p<3>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
-	"\tld.param.u64 %rd1, [buf];\n\tld.param.u64 %rd2, [nwords];\n"
+	".visible .entry cuplay_flush(.param .u64 buf, .param .u64 nvec)\n{\n"
+	"\t.reg .pred %p<3>;\n\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<8>;\n"
+	"\tld.param.u64 %rd1, [buf];\n\tld.param.u64 %rd2, [nvec];\n"
 	"\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n\tmov.u32 %r4, %nctaid.x;\n"
 	"\tmad.lo.s32 %r5, %r1, %r2, %r3;\n\tcvt.u64.u32 %rd3, %r5;\n\tmul.wide.u32 %rd4, %r4, %r2;\n"
 	"\tmov.u32 %r6, 0;\n\tsetp.ge.u64 %p1, %rd3, %rd2;\n\t@%p1 bra DONE;\n"
-	"LOOP:\n\tshl.b64 %rd5, %rd3, 2;\n\tadd.s64 %rd6, %rd1, %rd5;\n\tld.global.u32 %r7, [%rd6];\n"
-	"\txor.b32 %r6, %r6, %r7;\n\tadd.s64 %rd3, %rd3, %rd4;\n\tsetp.lt.u64 %p1, %rd3, %rd2;\n\t@%p1 bra LOOP;\n"
+	"LOOP:\n\tshl.b64 %rd5, %rd3, 4;\n\tadd.s64 %rd6, %rd1, %rd5;\n"
+	"\tld.global.v4.u32 {%r7, %r8, %r9, %r10}, [%rd6];\n"
+	"\txor.b32 %r6, %r6, %r7;\n\txor.b32 %r6, %r6, %r8;\n\txor.b32 %r6, %r6, %r9;\n\txor.b32 %r6, %r6, %r10;\n"
+	"\tadd.s64 %rd3, %rd3, %rd4;\n\tsetp.lt.u64 %p1, %rd3, %rd2;\n\t@%p1 bra LOOP;\n"
 	"DONE:\n\tsetp.ne.u32 %p2, %r6, 2143294004;\n\t@%p2 bra END;\n\tst.global.u32 [%rd1], %r6;\n"
 	"END:\n\tret;\n}\n";
 
@@ -106,6 +110,7 @@ int ensure_flush(wrun *r)
 	uint64_t want = 2 * (uint64_t)(ws->info.l2_bytes > 0 ? ws->info.l2_bytes : 0);
 	if (want < 8 * MiB)
 		want = 8 * MiB;
+	want = (want + 15) & ~(uint64_t)15; /* whole 16-byte words */
 	if (w_dalloc(r, &ws->flush, (size_t)want, 0, "the L2 flush buffer") != 0)
 		return -1;
 	ws->flush_bytes = (size_t)want;
@@ -130,9 +135,9 @@ CUresult flush_l2(wstate *ws, int n)
 {
 	if (!ws->have_flush_fn)
 		return cu.MemsetD8Async(ws->flush, (unsigned char)(n & 1), ws->flush_bytes, NULL);
-	unsigned long long nwords = ws->flush_bytes / 4;
-	void *args[] = { &ws->flush, &nwords };
-	unsigned int blocks = (unsigned int)(ws->info.sm_count > 0 ? ws->info.sm_count * 4 : 512);
+	unsigned long long nvec = ws->flush_bytes / 16;
+	void *args[] = { &ws->flush, &nvec };
+	unsigned int blocks = (unsigned int)(ws->info.sm_count > 0 ? ws->info.sm_count * 8 : 1024);
 	return cu.LaunchKernel(ws->flush_fn, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
 }
 
