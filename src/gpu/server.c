@@ -229,6 +229,7 @@ static void worker_fini(wstate *ws)
 	for (int i = 0; i < PLAN_MAX_BUFS; i++)
 		pool_release(NULL, &ws->pool[i]);
 	stage_free(ws);
+	hash_free(ws);
 	if (ws->flush)
 		cu.MemFree(ws->flush);
 	if (ws->have_flush_fn)

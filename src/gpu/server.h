@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "cudrv.h"
+#include "outhash.h"
 #include "ref.h"
 #include "util.h"
 #include "worker.h"
@@ -79,6 +80,11 @@ typedef struct wstate {
 	void *stage;           /* download buffer for checked outputs */
 	size_t stage_bytes;
 	int stage_pinned;
+	verdict_cache verdicts; /* results of comparisons, by the hash of the output compared */
+	CUmodule hash_mod;     /* the output hash kernel (server_hash.c), loaded on first need */
+	CUfunction hash_fn;
+	CUdeviceptr hash_out;
+	int hash_failed;       /* it could not be loaded: compare on the host */
 	nvml_dev nvml;         /* clocks and throttling around the samples */
 	int pf_fd;             /* where device printf goes (this process's stdout): a memfd, or -1 */
 	int pf_err;            /* the worker's own stderr, while a run points fd 2 at pf_fd: assertion
@@ -206,6 +212,10 @@ int pool_restore_outputs(wrun *r);
 
 /* ---- server_check.c */
 void stage_free(wstate *ws);
+/* server_hash.c: the output hash (outhash.h) of bytes at d, on the GPU. 0
+ * with h; 1 when the hash kernel cannot be had here; -1 on an error. */
+int gpu_outhash(wrun *r, CUdeviceptr d, uint64_t bytes, uint64_t h[2]);
+void hash_free(wstate *ws);
 int check_pass(wrun *r);
 
 /* ---- server_time.c */
