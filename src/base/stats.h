@@ -13,6 +13,7 @@ typedef struct stats {
 	 * what a table shows as "±0.2%". */
 	int has_ci;
 	double ci_lo, ci_hi, ci_rel;
+	double tick; /* the clock's step the interval was widened by (0: none seen) */
 } stats;
 
 void stats_compute(const double *x, int n, stats *out);

@@ -86,8 +86,8 @@ TEST(median_ranks)
 
 	/* a clock of 32-unit ticks, rounded so that some values lie one unit
 	 * off a tick: 100 samples on 5 ticks, every middle one the same. The
-	 * order statistics alone give width zero; half a tick (32, the upper
-	 * quartile of the steps 1, 31, 32, ...) each side is added */
+	 * order statistics alone give width zero; half a tick (32: the middle
+	 * half is one value, the steps next to it 1 and 32) each side is added */
 	double q[100];
 	for (int i = 0; i < 100; i++)
 		q[i] = i < 10 ? 5760 : i < 20 ? 5791 : i < 80 ? 5792 : i < 90 ? 5824 : 5856;
