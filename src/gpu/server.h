@@ -46,8 +46,8 @@ typedef struct pbuf {
  * bytes in all. */
 #define REF_CACHE_ENTRIES 4
 #define REF_CACHE_BYTES (2 * GiB)
-/* The download buffer of checked outputs is kept between runs (page-locked
- * when the driver can) up to this size. */
+/* The download buffer of checked outputs is kept between runs up to this
+ * size. */
 #define STAGE_KEEP_MAX (1 * GiB)
 
 typedef struct wstate {
@@ -79,7 +79,6 @@ typedef struct wstate {
 	ref_cache refs;        /* reference results of recent checks */
 	void *stage;           /* download buffer for checked outputs */
 	size_t stage_bytes;
-	int stage_pinned;
 	verdict_cache verdicts; /* results of comparisons, by the hash of the output compared */
 	CUmodule hash_mod;     /* the output hash kernel (server_hash.c), loaded on first need */
 	CUfunction hash_fn;

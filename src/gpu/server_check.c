@@ -134,7 +134,7 @@ static const void *ref_want(wrun *r, const plan_check *c, uint64_t n, dtype *wt,
 	 * (a transpose or copy of floats): half the memory to cache and read. */
 	dtype os = dtype_scalar(ob->type);
 	if (os == DT_FLOAT || os == DT_INT || os == DT_UNSIGNED) {
-		void *narrow = malloc(n ? (size_t)n * 4 : 1);
+		void *narrow = big_malloc((size_t)n * 4);
 		if (narrow && buffer_from_double_exact(want, n, os, narrow)) {
 			free(want);
 			want = narrow;
@@ -159,15 +159,9 @@ out:
 /* The buffer downloads of checked outputs go to, kept between runs. */
 void stage_free(wstate *ws)
 {
-	if (ws->stage) {
-		if (ws->stage_pinned && w_host_free)
-			w_host_free(ws->stage); /* nothing to do about a failure here */
-		else if (!ws->stage_pinned)
-			free(ws->stage);
-	}
+	free(ws->stage);
 	ws->stage = NULL;
 	ws->stage_bytes = 0;
-	ws->stage_pinned = 0;
 }
 
 static void *stage_get(wrun *r, size_t bytes, const char *what)
@@ -178,27 +172,14 @@ static void *stage_get(wrun *r, size_t bytes, const char *what)
 	if (ws->stage && ws->stage_bytes >= bytes)
 		return ws->stage;
 	stage_free(ws);
-	if (w_host_alloc && bytes <= STAGE_KEEP_MAX) {
-		void *h = NULL;
-		CUresult e = w_host_alloc(&h, bytes, 0);
-		if (e == CUDA_SUCCESS && h) {
-			ws->stage = h;
-			ws->stage_bytes = bytes;
-			ws->stage_pinned = 1;
-			return h;
-		}
-		if (cu_is_sticky(e)) {
-			w_ck(r, e, "cuMemHostAlloc");
-			return NULL;
-		}
-		w_trace(r, "cuMemHostAlloc failed (%s): pageable memory instead", cu_errstr(e));
-	}
+	/* Pageable: page-locking 256 MiB costs an H100's host ~150 ms, more
+	 * than the copy it speeds up saves, and an output whose bits were
+	 * checked before is not downloaded again (outhash.h). */
 	void *h = w_hmalloc(r, bytes, what);
 	if (!h)
 		return NULL;
 	ws->stage = h;
 	ws->stage_bytes = bytes;
-	ws->stage_pinned = 0;
 	return h;
 }
 
@@ -308,8 +289,7 @@ static int check_once(wrun *r, int *failed)
 			if (ob->bytes && w_ck(r, cu.MemcpyDtoH(got, ob->d, ob->bytes), "cuMemcpyDtoH") != 0)
 				goto out;
 			staged = c->out;
-			w_trace(r, "downloaded '%s' (%.1f MiB%s)", pb->name, (double)ob->bytes / (double)MiB,
-			      ws->stage_pinned ? ", page-locked" : "");
+			w_trace(r, "downloaded '%s' (%.1f MiB)", pb->name, (double)ob->bytes / (double)MiB);
 		}
 		const void *want = kgot[i];
 		dtype wt = pb->type;
