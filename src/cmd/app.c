@@ -186,12 +186,17 @@ static int has_location(const char *m)
 int app_error_msg(app *a, const char *msg)
 {
 	fflush(stdout);
-	if (a->in_file)
-		fprintf(stderr, "%s:%d: %s\n", a->in_file, a->in_line, msg);
-	else if (has_location(msg))
-		fprintf(stderr, "%s\n", msg);
+	/* a name's control bytes never reach the terminal raw */
+	char *m = str_visible_text(msg);
+	char *where = a->in_file ? str_visible(a->in_file) : NULL;
+	if (where)
+		fprintf(stderr, "%s:%d: %s\n", where, a->in_line, m);
+	else if (has_location(m))
+		fprintf(stderr, "%s\n", m);
 	else
-		fprintf(stderr, "error: %s\n", msg);
+		fprintf(stderr, "error: %s\n", m);
+	free(m);
+	free(where);
 	fflush(stderr);
 	a->nerrors++;
 	return -1;
@@ -219,12 +224,17 @@ void app_note(app *a, const char *fmt, ...)
 	FILE *f = app_textf(a);
 	if (f == stderr)
 		fflush(stdout);
+	sbuf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	sb_vprintf(&b, fmt, ap);
 	va_end(ap);
+	char *m = str_visible_text(b.s ? b.s : "");
+	fputs(m, f);
 	fputc('\n', f);
 	fflush(f);
+	free(m);
+	sb_free(&b);
 }
 
 void app_table(app *a, const table *t, int indent)

@@ -1,6 +1,7 @@
 /* cmds.c: the command table and the handlers of the REPL's commands. */
 #include "cmds.h"
 #include "expect.h"
+#include "fileio.h"
 #include "headers.h"
 #include "help.h"
 #include "inspect.h"
@@ -412,6 +413,29 @@ static int cmd_pause(app *a, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+/* Appends to the file being recorded. A write that fails stops the
+ * recording, with one error: 0, or -1 when it stopped. */
+static int record_write(app *a, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(a->record_fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : EIO;
+			close(a->record_fd);
+			a->record_fd = -1;
+			app_error(a, "record: cannot write '%s': %s: recording stopped", a->record_path, strerror(e));
+			free(a->record_path);
+			a->record_path = NULL;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 static int cmd_record(app *a, int argc, char **argv, const char *rest)
 {
 	if (argc == 1) {
@@ -419,18 +443,25 @@ static int cmd_record(app *a, int argc, char **argv, const char *rest)
 		return 0;
 	}
 	if (a->record_fd >= 0) {
-		close(a->record_fd);
+		int bad = close(a->record_fd) != 0;
 		a->record_fd = -1;
-		app_note(a, "recorded to %s", a->record_path);
+		if (bad)
+			app_error(a, "record: cannot write '%s': %s", a->record_path, strerror(errno));
+		else
+			app_note(a, "recorded to %s", a->record_path);
 		free(a->record_path);
 		a->record_path = NULL;
 	}
 	if (strcmp(argv[1], "off") == 0)
 		return 0;
 	/* appended line by line: a crash loses nothing written so far */
-	int fd = open(argv[1], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return app_error(a, "record: cannot open '%s': %s", argv[1], strerror(errno));
+	char *why = NULL;
+	int fd = open_append(argv[1], &why);
+	if (fd < 0) {
+		app_error(a, "record: cannot open '%s': %s", argv[1], why);
+		free(why);
+		return -1;
+	}
 	a->record_fd = fd;
 	a->record_path = xstrdup(argv[1]);
 	a->record_depth = a->source_depth;
@@ -443,9 +474,10 @@ static int cmd_record(app *a, int argc, char **argv, const char *rest)
 			value_format(a->settings.v[i].v, v, sizeof v);
 			sb_printf(&b, "set %s=%s\n", a->settings.v[i].name, v);
 		}
-		if (write(fd, b.s, b.len) != (ssize_t)b.len)
-			app_error(a, "record: cannot write '%s': %s", argv[1], strerror(errno));
+		int bad = record_write(a, b.s, b.len);
 		sb_free(&b);
+		if (bad)
+			return -1;
 	}
 	app_note(a, "recording to %s ('record off' stops)", argv[1]);
 	return 0;
@@ -460,9 +492,7 @@ static void record_line(app *a, const command *c)
 	    strcmp(c->name, "quit") == 0 || a->source_depth > a->record_depth)
 		return;
 	char *line = xasprintf("%s\n", a->cmd_text);
-	ssize_t n = write(a->record_fd, line, strlen(line));
-	if (n != (ssize_t)strlen(line))
-		app_error(a, "record: cannot write '%s': %s", a->record_path, strerror(errno));
+	record_write(a, line, strlen(line));
 	free(line);
 }
 
@@ -951,13 +981,7 @@ const command *command_find(const char *name)
  * must show in the message ("unknown command 'show\x1f'", not 'show'). */
 static char *visible(const char *s)
 {
-	sbuf b = {0};
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			sb_printf(&b, "\\x%02x", *p);
-		else
-			sb_putc(&b, (char)*p);
-	return sb_steal(&b);
+	return str_visible(s);
 }
 
 int command_run(app *a, int argc, char **argv, const char *rest)
@@ -1079,7 +1103,11 @@ int command_line(app *a, const char *line)
 			/* --step waits before commands; narration flows */
 			if (step_hook && !(wc && strcmp(wc->name, "say") == 0))
 				go = step_hook(a, s);
-			if (!go) {
+			if (go < 0) {
+				app_error(a, "--step: end of input at the prompt: replay stopped before '%s'", s);
+				failed++;
+			}
+			if (go <= 0) {
 				a->quit = 1;
 				free(cmd);
 				break;
@@ -1137,16 +1165,33 @@ int source_file(app *a, const char *name)
 	/* a path, or a lesson by name: sessions/NAME.session on the search path */
 	char *path = search_find(SEARCH_SESSIONS, name);
 	if (!path) {
-		no_session(a, name);
+		const char *kind;
+		char *refused = search_refused(SEARCH_SESSIONS, name, &kind);
+		if (refused)
+			app_error(a, "cannot open session '%s': it is %s, not a file", refused, kind);
+		else
+			no_session(a, name);
+		free(refused);
 		return -1;
 	}
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		app_error(a, "cannot open session '%s': %s", path, strerror(errno));
+	/* a regular file only: never waits on a FIFO, never reads a device */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+		close(fd);
+		app_error(a, "cannot open session '%s': it is %s, not a file", path, file_kind_of_mode(st.st_mode));
 		free(path);
 		return -1;
 	}
-	struct stat st;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		app_error(a, "cannot open session '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	if (fstat(fileno(f), &st) == 0) {
 		for (int i = 0; i < d; i++)
 			if (sourcing[i].ino && sourcing[i].dev == st.st_dev && sourcing[i].ino == st.st_ino) {
