@@ -386,6 +386,29 @@ char *str_excerpt(const char *s, size_t max)
 	return v;
 }
 
+char *str_excerpt_at(const char *s, size_t at, size_t max)
+{
+	size_t n = strlen(s);
+	if (max < 16)
+		max = 16;
+	if (n <= max)
+		return str_visible(s);
+	if (at > n)
+		at = n;
+	size_t lo = at > max / 2 ? at - max / 2 : 0;
+	size_t hi = lo + max < n ? lo + max : n;
+	if (hi == n)
+		lo = n - max;
+	while (lo > 0 && ((unsigned char)s[lo] & 0xC0) == 0x80)
+		lo--;
+	while (hi < n && ((unsigned char)s[hi] & 0xC0) == 0x80)
+		hi++;
+	char *cut = xasprintf("%s%.*s%s", lo ? "... " : "", (int)(hi - lo), s + lo, hi < n ? " ..." : "");
+	char *v = str_visible(cut);
+	free(cut);
+	return v;
+}
+
 int str_ieq(const char *a, const char *b)
 {
 	return strcasecmp(a, b) == 0;

@@ -75,6 +75,9 @@ char *str_visible_text(const char *s);
 /* s for a message: str_visible, and when longer than max bytes, its start
  * and its end around " ... " (caller frees). */
 char *str_excerpt(const char *s, size_t max);
+/* The same around byte `at` of s (an error's column less one): about max
+ * bytes of s with " ... " where the text was cut (caller frees). */
+char *str_excerpt_at(const char *s, size_t at, size_t max);
 int is_ident_start(int c);
 int is_ident_char(int c);
 

@@ -183,11 +183,33 @@ static int has_location(const char *m)
 	return c[1] >= '0' && c[1] <= '9';
 }
 
+/* msg with its control bytes written \xNN (a name's never reach the
+ * terminal raw) and each line over ERROR_LINE_MAX bytes cut in the middle
+ * (a 200 KB expression is not echoed whole). */
+#define ERROR_LINE_MAX 400
+static char *error_text(const char *msg)
+{
+	sbuf b = {0};
+	for (const char *p = msg; *p;) {
+		size_t n = strcspn(p, "\n");
+		char *line = xstrndup(p, n);
+		char *v = n > ERROR_LINE_MAX ? str_excerpt(line, ERROR_LINE_MAX) : str_visible_text(line);
+		sb_puts(&b, v);
+		free(v);
+		free(line);
+		p += n;
+		if (*p == '\n') {
+			sb_putc(&b, '\n');
+			p++;
+		}
+	}
+	return sb_steal(&b);
+}
+
 int app_error_msg(app *a, const char *msg)
 {
 	fflush(stdout);
-	/* a name's control bytes never reach the terminal raw */
-	char *m = str_visible_text(msg);
+	char *m = error_text(msg);
 	char *where = a->in_file ? str_visible(a->in_file) : NULL;
 	if (where)
 		fprintf(stderr, "%s:%d: %s\n", where, a->in_line, m);

@@ -240,10 +240,13 @@ int app_set(app *a, const char *name, const char *text)
 	int r = plan_eval_value(a->sp, name, text, &vals, &val, &col, &err);
 	symtab_free(&vals);
 	if (r != 0) {
+		/* a long expression is quoted around the column, not whole */
+		char *shown = str_excerpt_at(text, col > 0 ? (size_t)col - 1 : 0, 80);
 		if (col > 0)
-			app_error(a, "set %s: %s (at column %d of '%s')", name, err, col, text);
+			app_error(a, "set %s: %s (at column %d of '%s')", name, err, col, shown);
 		else
 			app_error(a, "set %s: %s", name, err);
+		free(shown);
 		free(err);
 		return -1;
 	}

@@ -97,9 +97,27 @@ static int cmd_show(app *a, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+static int set_pairs(app *a, const char *rest);
+
 /* `set N=4096 PAD=0`, `set N = 2*TILE_SIZE`: NAME=EXPR pairs; an
- * expression runs to the next `NAME=`. */
+ * expression runs to the next `NAME=`. All of them or none: after an
+ * error the values are those before the command. */
 static int cmd_set(app *a, int argc, char **argv, const char *rest)
+{
+	symtab before = {0};
+	for (int i = 0; i < a->settings.n; i++)
+		symtab_set(&before, a->settings.v[i].name, a->settings.v[i].v, a->settings.v[i].hidden);
+	int r = set_pairs(a, rest);
+	if (r != 0) {
+		symtab_free(&a->settings);
+		a->settings = before;
+	} else {
+		symtab_free(&before);
+	}
+	return r;
+}
+
+static int set_pairs(app *a, const char *rest)
 {
 	const char *p = rest;
 	int any = 0;
