@@ -265,7 +265,11 @@ static int await_hello(wclient *w, int hello_s, char **err)
 		uint32_t type = 0;
 		void *payload = NULL;
 		uint64_t len = 0;
-		int rr = wire_recv(w->rfd, &type, &payload, &len);
+		int rr = wire_recv_until(w->rfd, &type, &payload, &len, deadline, NULL);
+		if (rr < 0 && errno == ETIMEDOUT) {
+			reap(w, 0, NULL);
+			return fail(err, "the GPU worker did not start within %d s", hello_s);
+		}
 		if (rr != 0) {
 			int st = 0, have = reap(w, 2000, &st);
 			char how[128];
@@ -412,12 +416,24 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
 		uint32_t type = 0;
 		void *payload = NULL;
 		uint64_t len = 0;
-		int rr = wire_recv(w->rfd, &type, &payload, &len);
+		/* a message has begun: the rest of it within the phase's deadline
+		 * and the message limit, and Ctrl-C (before STOP was sent) ends
+		 * the wait: a worker stuck half way never holds the front end */
+		uint64_t msg_limit = (uint64_t)(w->msg_limit_ms > 0 ? w->msg_limit_ms : 5000) * 1000000ull;
+		uint64_t msg_deadline = now_ns() + msg_limit;
+		if (deadline < msg_deadline)
+			msg_deadline = deadline;
+		int rr = wire_recv_until(w->rfd, &type, &payload, &len, msg_deadline, stopped ? NULL : interrupt);
 		if (rr == 1)
 			return worker_died(w, name, err);
 		if (rr < 0) {
 			int e = errno;
 			reap(w, 0, NULL);
+			if (e == EINTR)
+				return fail(err, "run of '%s' interrupted: worker stopped " KEPT, name);
+			if (e == ETIMEDOUT)
+				return fail(err, "the GPU worker stopped in the middle of a message while running '%s': "
+				            "worker stopped " KEPT, name);
 			return fail(err, "reading from the GPU worker: %s: worker stopped " KEPT, strerror(e));
 		}
 		if (type == MSG_PROGRESS && len == sizeof(wire_progress)) {

@@ -2,28 +2,41 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "util.h"
 
-/* send() with MSG_NOSIGNAL on the worker's sockets (a gone reader gives
- * EPIPE, never SIGPIPE); write() on anything else, e.g. a pipe. */
-static ssize_t write_some(int fd, const void *p, size_t n)
+/* sendmsg() with MSG_NOSIGNAL on the worker's sockets (a gone reader
+ * gives EPIPE, never SIGPIPE); writev() on anything else, e.g. a pipe. */
+static ssize_t write_some(int fd, struct iovec *iov, int n)
 {
-	ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+	struct msghdr m;
+	memset(&m, 0, sizeof m);
+	m.msg_iov = iov;
+	m.msg_iovlen = (size_t)n;
+	ssize_t w = sendmsg(fd, &m, MSG_NOSIGNAL);
 	if (w < 0 && errno == ENOTSOCK)
-		w = write(fd, p, n);
+		w = writev(fd, iov, n);
 	return w;
 }
 
-static int write_all(int fd, const void *p, size_t n)
+/* Writes the pieces in as few calls as the other end takes: one, where its
+ * buffer has room, so a reader never sees half a message from a writer
+ * that goes on. */
+static int write_all(int fd, struct iovec *iov, int n)
 {
-	const char *s = p;
 	while (n > 0) {
-		ssize_t w = write_some(fd, s, n);
+		if (iov->iov_len == 0) {
+			iov++;
+			n--;
+			continue;
+		}
+		ssize_t w = write_some(fd, iov, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -33,18 +46,64 @@ static int write_all(int fd, const void *p, size_t n)
 			errno = EIO;
 			return -1;
 		}
-		s += w;
-		n -= (size_t)w;
+		for (size_t left = (size_t)w; left > 0 && n > 0;) {
+			size_t k = left < iov->iov_len ? left : iov->iov_len;
+			iov->iov_base = (char *)iov->iov_base + k;
+			iov->iov_len -= k;
+			left -= k;
+			if (iov->iov_len == 0) {
+				iov++;
+				n--;
+			}
+		}
 	}
 	return 0;
 }
 
-/* Bytes read before end of file (n when complete), or -1. */
-static ssize_t read_full(int fd, void *p, size_t n)
+/* Waits for fd to be readable: 0 yes; -1 with ETIMEDOUT (the deadline
+ * passed) or EINTR (*stop became non-zero) while nothing came. Slices of
+ * 50 ms, so a stop set by a signal handler just before the wait is seen
+ * soon. */
+static int wait_readable(int fd, uint64_t deadline_ns, volatile int *stop)
+{
+	struct pollfd now_pf = { fd, POLLIN, 0 };
+	if (poll(&now_pf, 1, 0) > 0)
+		return 0; /* bytes are there: a message in flight is read whole */
+	for (;;) {
+		if (stop && *stop) {
+			errno = EINTR;
+			return -1;
+		}
+		int ms = 50;
+		if (deadline_ns) {
+			uint64_t now = now_ns();
+			if (now >= deadline_ns) {
+				errno = ETIMEDOUT;
+				return -1;
+			}
+			if (deadline_ns - now < 50000000ull)
+				ms = (int)((deadline_ns - now) / 1000000ull) + 1;
+		}
+		if (!deadline_ns && !stop)
+			ms = -1;
+		struct pollfd pf = { fd, POLLIN, 0 };
+		int r = poll(&pf, 1, ms);
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+/* Bytes read before end of file (n when complete), or -1 (errno; ETIMEDOUT
+ * or EINTR from wait_readable). */
+static ssize_t read_full(int fd, void *p, size_t n, uint64_t deadline_ns, volatile int *stop)
 {
 	char *s = p;
 	size_t got = 0;
 	while (got < n) {
+		if ((deadline_ns || stop) && wait_readable(fd, deadline_ns, stop) != 0)
+			return -1;
 		ssize_t r = read(fd, s + got, n - got);
 		if (r < 0) {
 			if (errno == EINTR)
@@ -70,32 +129,28 @@ int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, 
 	unsigned char hdr[WIRE_HDR];
 	memcpy(hdr, &type, 4);
 	memcpy(hdr + 4, &len, 8);
-	if (WIRE_HDR + len <= 4096) {
-		/* One write: atomic on a pipe, so a dying writer never leaves half
-		 * a small message. */
-		unsigned char buf[4096];
-		memcpy(buf, hdr, WIRE_HDR);
-		if (alen)
-			memcpy(buf + WIRE_HDR, a, alen);
-		if (blen)
-			memcpy(buf + WIRE_HDR + alen, b, blen);
-		return write_all(fd, buf, WIRE_HDR + (size_t)len);
-	}
-	if (write_all(fd, hdr, WIRE_HDR) != 0)
-		return -1;
-	if (alen && write_all(fd, a, alen) != 0)
-		return -1;
-	if (blen && write_all(fd, b, blen) != 0)
-		return -1;
-	return 0;
+	/* header and payload in one call (atomic on a pipe up to PIPE_BUF; on
+	 * the worker's sockets whole while their buffer has room) */
+	struct iovec iov[3] = {
+		{ hdr, WIRE_HDR },
+		{ (void *)a, alen },
+		{ (void *)b, blen },
+	};
+	return write_all(fd, iov, 3);
 }
 
 int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len)
 {
+	return wire_recv_until(fd, type, payload, len, 0, NULL);
+}
+
+int wire_recv_until(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns,
+                    volatile int *stop)
+{
 	unsigned char hdr[WIRE_HDR];
 	*payload = NULL;
 	*len = 0;
-	ssize_t r = read_full(fd, hdr, WIRE_HDR);
+	ssize_t r = read_full(fd, hdr, WIRE_HDR, deadline_ns, stop);
 	if (r < 0)
 		return -1;
 	if (r == 0)
@@ -118,7 +173,7 @@ int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len)
 		errno = ENOMEM;
 		return -1;
 	}
-	r = read_full(fd, p, (size_t)n);
+	r = read_full(fd, p, (size_t)n, deadline_ns, stop);
 	if (r < 0 || (uint64_t)r != n) {
 		int e = r < 0 ? errno : EPROTO;
 		free(p);

@@ -77,5 +77,11 @@ int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, 
  * NULL when empty) and *len are set; 1: end of file before a header; -1: a
  * read error or a bad frame (errno; EPROTO for a bad frame). */
 int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len);
+/* The same, where every wait for a byte, of the header or of the payload,
+ * ends at deadline_ns (now_ns() time; 0: none) with -1 and ETIMEDOUT, or
+ * when *stop (may be NULL) becomes non-zero with -1 and EINTR: a message
+ * that stalls half way never holds the reader. */
+int wire_recv_until(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns,
+                    volatile int *stop);
 
 #endif
