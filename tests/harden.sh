@@ -9,6 +9,7 @@
 #   - stdout that cannot be written (/dev/full): one line, exit 1
 #   - --step without a terminal: refused (exit 2), never a silent exit 0
 #   - set: all assignments of one command or none
+#   - a compile that takes minutes: 'timeout compile' stops it, values kept
 #   - messages: header errors with a column, one error for all kernels, a
 #     200 KB expression not echoed whole, a define declared below, control
 #     bytes of file names escaped (use, ls)
@@ -21,7 +22,7 @@ case "$CUPLAY" in /*) ;; *) CUPLAY=$ROOT/${CUPLAY#./} ;; esac
 export NO_COLOR=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-export XDG_CACHE_HOME="$tmp/cache" CUPLAY_IGNORE_PTXAS_LOG=1
+export XDG_CACHE_HOME="$tmp/cache" CUPLAY_IGNORE_PTXAS_LOG=1 CUPLAY_HARDEN_MARK=$$
 unset CUPLAY_PATH
 pass=0 fail=0 skip=0
 ok()   { pass=$((pass + 1)); echo "ok:   $*"; }
@@ -182,6 +183,23 @@ if [ $st = 1 ] && grep -q '^  PAD .* 0 (set) ' "$tmp/out" && grep -q '^  N  .* 8
    grep -q '^  TILE_SIZE .* 32  ' "$tmp/out"; then
 	ok "set: a failed assignment leaves every value of the command as it was"
 else bad "set is not all or nothing: exit $st"; fi
+
+# ---- a compile that takes minutes: stopped at the limit, the session goes on
+t0=$(date +%s%N)
+c -c "use tests/kernels/slow_compile.cu; set N=16; timeout compile 1; run; timeout compile; show"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ $st = 1 ] && [ $ms -lt 10000 ] && has "timeout compile 1 s" && grep -q '^  N .* 16 (set) ' "$tmp/out" &&
+   has "error: compile of 'tests/kernels/slow_compile.cu' took longer than 1 s: the compiler was stopped (settings kept; 'timeout compile SECONDS' sets the limit)"; then
+	ok "timeout compile 1: a compile of minutes stopped ($ms ms in all), the values kept"
+else bad "timeout compile: exit $st after $ms ms"; fi
+# the compiler processes of this test (marked in their environment) are gone
+sleep 0.5
+left=0
+for p in /proc/[0-9]*; do
+	tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q '^cuplay --compile-server' || continue
+	tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx "CUPLAY_HARDEN_MARK=$$" && left=$((left + 1))
+done
+if [ $left = 0 ]; then ok "no compiler process left behind"; else bad "$left compiler processes left running"; fi
 
 # ---- messages ------------------------------------------------------------------
 sed 's/float\[n\] random$/float[9000000000000000000] random/' $K >"$d/big.cu"

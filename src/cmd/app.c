@@ -2,6 +2,7 @@
  * document results print into, the records of what was measured, and the
  * GPU worker brought up on demand. */
 #include "app.h"
+#include "ccserver.h"
 #include "ref.h"
 #include "search.h"
 #include "cubin.h"
@@ -54,7 +55,11 @@ void app_warm_join(void)
 void app_prestart(app *a)
 {
 	static int warmed;
-	if (!warmed && !getenv("CUPLAY_NO_WARMUP")) {
+	if (ccs_enabled()) {
+		/* the compile server warms NVRTC up in its own process */
+		if (!getenv("CUPLAY_NO_WARMUP"))
+			ccs_prestart();
+	} else if (!warmed && !getenv("CUPLAY_NO_WARMUP")) {
 		warmed = 1;
 		/* the thread blocks every signal: a Ctrl-C goes to the main thread,
 		 * where it interrupts the wait at the prompt */

@@ -1,5 +1,6 @@
 /* cmds.c: the command table and the handlers of the REPL's commands. */
 #include "cmds.h"
+#include "ccserver.h"
 #include "expect.h"
 #include "fileio.h"
 #include "headers.h"
@@ -322,17 +323,28 @@ static int cmd_timing(app *a, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+/* `timeout [SECONDS]`: a kernel's; `timeout compile [SECONDS]`: a compile's. */
 static int cmd_timeout(app *a, int argc, char **argv, const char *rest)
 {
-	if (argc == 1) {
-		app_note(a, "timeout %g s", a->timeout_s);
+	int compile = argc > 1 && strcmp(argv[1], "compile") == 0;
+	if (argc == 1 + compile) {
+		if (compile)
+			app_note(a, "timeout compile %g s", ccs_limit());
+		else
+			app_note(a, "timeout %g s", a->timeout_s);
 		return 0;
 	}
+	if (argc > 2 + compile)
+		return app_error(a, "usage: timeout [SECONDS] | timeout compile [SECONDS]");
+	const char *arg = argv[1 + compile];
 	char *end;
-	double v = strtod(argv[1], &end);
-	if (end == argv[1] || *end || !(v > 0) || v > 86400)
-		return app_error(a, "timeout: '%s' is not a number of seconds (0 to 86400)", argv[1]);
-	a->timeout_s = v;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || !(v > 0) || v > 86400)
+		return app_error(a, "timeout: '%s' is not a number of seconds (0 to 86400)", arg);
+	if (compile)
+		ccs_set_limit(v);
+	else
+		a->timeout_s = v;
 	return 0;
 }
 
@@ -804,9 +816,12 @@ static const char lh_check[] =
 static const char lh_timeout[] =
 	"Stops a kernel that makes no progress for this many seconds (default 10): the worker "
 	"is stopped, every setting is kept, and the next run starts a new one.\n"
+	"'timeout compile SECONDS' limits one compile likewise (default 120): NVRTC runs in a "
+	"process of its own, which is stopped (so is it on Ctrl-C) and started again.\n"
 	"\n"
-	"Example:\n"
-	"  timeout 60\n";
+	"Examples:\n"
+	"  timeout 60\n"
+	"  timeout compile 30\n";
 static const char lh_format[] =
 	"Sets how results print: an aligned table (the default), or data: csv, json (one "
 	"document for the whole invocation), jsonl (a record a line) or markdown. Data carries "
@@ -948,8 +963,8 @@ static const command commands[] = {
 	  0, 1, 0, COMPL_WORDS, "on off", lh_flush },
 	{ "check", cmd_check, "[on|off]", "compare outputs with the reference (default on)",
 	  0, 1, 0, COMPL_WORDS, "on off", lh_check },
-	{ "timeout", cmd_timeout, "[SECONDS]", "stop a kernel stuck this long (default 10 s)",
-	  0, 1, 0, COMPL_NONE, NULL, lh_timeout },
+	{ "timeout", cmd_timeout, "[compile] [SECONDS]", "stop a kernel (or a compile) stuck this long (default 10 s; 120 s)",
+	  0, 2, 0, COMPL_NONE, NULL, lh_timeout },
 	{ "format", cmd_format, "[table|csv|json|jsonl|markdown]", "how results print: for people, or as data",
 	  0, 1, 0, COMPL_WORDS, "table csv json markdown", lh_format },
 	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster|slower B [by X] | KERNEL gbps|roof|time|gflops OP X "

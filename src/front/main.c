@@ -3,6 +3,7 @@
  * decides the exit status: 0 all ran and held, 1 a command or expectation
  * failed, 2 usage. */
 #include "app.h"
+#include "ccserver.h"
 #include "cmds.h"
 #include "repl.h"
 #include "worker.h"
@@ -191,11 +192,15 @@ int main(int argc, char **argv)
 	no_home_no_driver_cache();
 	if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
 		return worker_main(argc - 2, argv + 2);
+	if (argc >= 2 && strcmp(argv[1], "--compile-server") == 0)
+		return ccs_main(argc - 2, argv + 2);
 
 	char *exe = self_exe(argv[0]);
 	app a;
 	app_init(&a, exe);
 	command_init(&a);
+	/* NVRTC in a child the front end can abandon: Ctrl-C stops a compile */
+	ccs_init((volatile int *)&g_interrupt);
 	/* -c may be given more than once: run in order */
 	const char **commands = xcalloc((size_t)argc + 1, sizeof *commands);
 	int ncommands = 0;
@@ -347,6 +352,7 @@ int main(int argc, char **argv)
 	rc = failed || (!a.interactive && a.nerrors) ? 1 : 0;
 out:
 	app_free(&a);
+	ccs_stop();
 	free(commands);
 	free(files);
 	free(exe);
