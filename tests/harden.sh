@@ -196,8 +196,8 @@ else bad "timeout compile: exit $st after $ms ms"; fi
 sleep 0.5
 left=0
 for p in /proc/[0-9]*; do
-	tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q '^cuplay --compile-server' || continue
-	tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx "CUPLAY_HARDEN_MARK=$$" && left=$((left + 1))
+	tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q '^cuplay --compile-server' || continue
+	tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qx "CUPLAY_HARDEN_MARK=$$" && left=$((left + 1))
 done
 if [ $left = 0 ]; then ok "no compiler process left behind"; else bad "$left compiler processes left running"; fi
 
