@@ -963,7 +963,7 @@ static const command commands[] = {
 	  0, 1, 0, COMPL_WORDS, "on off", lh_flush },
 	{ "check", cmd_check, "[on|off]", "compare outputs with the reference (default on)",
 	  0, 1, 0, COMPL_WORDS, "on off", lh_check },
-	{ "timeout", cmd_timeout, "[compile] [SECONDS]", "stop a kernel (or a compile) stuck this long (default 10 s; 120 s)",
+	{ "timeout", cmd_timeout, "[compile] [SECONDS]", "stop a stuck kernel (10 s) or compile (120 s)",
 	  0, 2, 0, COMPL_NONE, NULL, lh_timeout },
 	{ "format", cmd_format, "[table|csv|json|jsonl|markdown]", "how results print: for people, or as data",
 	  0, 1, 0, COMPL_WORDS, "table csv json markdown", lh_format },
