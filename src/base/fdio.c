@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -82,6 +83,31 @@ static int wait_readable(int fd, uint64_t deadline_ns, volatile int *stop)
 		if (r < 0 && errno != EINTR)
 			return -1;
 	}
+}
+
+int fd_read_alloc(int fd, size_t n, uint64_t deadline_ns, volatile int *stop, char **out)
+{
+	*out = NULL;
+	size_t cap = n < ((size_t)1 << 20) ? n : (size_t)1 << 20;
+	char *p = xmalloc(cap + 1);
+	size_t got = 0;
+	while (got < n) {
+		if (got == cap) {
+			cap = cap * 2 < n ? cap * 2 : n;
+			p = xrealloc(p, cap + 1);
+		}
+		ssize_t r = fd_read_until(fd, p + got, cap - got, deadline_ns, stop);
+		if (r < 0 || (size_t)r < cap - got) {
+			int e = r < 0 ? errno : EPROTO;
+			free(p);
+			errno = e;
+			return -1;
+		}
+		got += (size_t)r;
+	}
+	p[n] = 0;
+	*out = p;
+	return 0;
 }
 
 ssize_t fd_read_until(int fd, void *p, size_t n, uint64_t deadline_ns, volatile int *stop)

@@ -22,4 +22,10 @@ int fd_write_iov(int fd, struct iovec *iov, int n);
  * no byte came; a read's own error. Bytes already there are always read. */
 ssize_t fd_read_until(int fd, void *p, size_t n, uint64_t deadline_ns, volatile int *stop);
 
+/* Reads n bytes into a buffer of its own (NUL-terminated, caller frees),
+ * grown as they come: a header that claims a gigabyte costs memory only
+ * as its bytes arrive. 0 with *out; -1 with errno as fd_read_until, EPROTO
+ * at end of file before n bytes (*out NULL). */
+int fd_read_alloc(int fd, size_t n, uint64_t deadline_ns, volatile int *stop, char **out);
+
 #endif

@@ -1,9 +1,9 @@
 /* ccserver.c: NVRTC in a child process that can be abandoned (ccserver.h).
  *
  * The wire: messages of a 16-byte header {u32 type, u32 0, u64 length} and
- * a payload, over one socket pair; both ends are this binary (the child
- * is /proc/self/exe), and the HELLO says so again with a magic number and
- * the sizes of what crosses. A job and its answer are flat lists of
+ * a payload, over one socket pair; both ends should be this binary, and the
+ * HELLO says so with a magic number, a version and the sizes of what
+ * crosses. A job and its answer are flat lists of
  * strings (a length, then the bytes; UINT64_MAX for NULL) and integers. */
 #include "ccserver.h"
 #include "fdio.h"
@@ -33,6 +33,7 @@ enum { CCS_HELLO = 1, CCS_JOB = 2, CCS_ANSWER = 3 };
 
 static struct {
 	int on;
+	char *exe;       /* this binary */
 	volatile int *interrupt;
 	double limit_s;
 	pid_t pid;       /* 0: no child */
@@ -119,17 +120,11 @@ static int recv_msg(int fd, uint32_t *type, char **payload, size_t *len, uint64_
 		errno = EPROTO;
 		return -1;
 	}
-	char *p = xmalloc((size_t)n + 1);
 	/* the rest of a message that has begun: soon, whatever the compile's limit */
 	uint64_t soon = now_ns() + 10000000000ull;
-	r = n ? fd_read_until(fd, p, (size_t)n, deadline_ns && deadline_ns < soon ? deadline_ns : soon, NULL) : 0;
-	if (r < 0 || (uint64_t)r != n) {
-		int e = r < 0 ? errno : EPROTO;
-		free(p);
-		errno = e;
+	char *p = NULL;
+	if (fd_read_alloc(fd, (size_t)n, deadline_ns && deadline_ns < soon ? deadline_ns : soon, NULL, &p) != 0)
 		return -1;
-	}
-	p[n] = 0;
 	*payload = p;
 	*len = (size_t)n;
 	return 0;
@@ -166,7 +161,7 @@ static void job_write(sbuf *b, const nvrtc_job *j)
 }
 
 /* A job as the child reads it; every string owned by the arrays. */
-typedef struct jobbuf {
+typedef struct ccs_job {
 	nvrtc_job j;
 	char *name, *path, *src, *pch_dir;
 	char **hn, **ht, **opts, **exprs, **where;
@@ -255,6 +250,41 @@ static int job_read(rd *r, jobbuf *b)
 	return 0;
 }
 
+char *ccs_encode_job(const nvrtc_job *j, size_t *len)
+{
+	sbuf b = {0};
+	job_write(&b, j);
+	*len = b.len;
+	return sb_steal(&b);
+}
+
+int ccs_decode_job(const char *p, size_t len, ccs_job **out)
+{
+	rd r = { p, p + len, 0 };
+	jobbuf *b = xcalloc(1, sizeof *b);
+	if (job_read(&r, b) != 0 || r.p != r.end) {
+		jobbuf_free(b);
+		free(b);
+		*out = NULL;
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+const nvrtc_job *ccs_job_get(const ccs_job *b)
+{
+	return &b->j;
+}
+
+void ccs_job_free(ccs_job *b)
+{
+	if (!b)
+		return;
+	jobbuf_free(b);
+	free(b);
+}
+
 static void answer_write(sbuf *b, int rc, const char *err, const nvrtc_out *o)
 {
 	put_i32(b, rc);
@@ -312,6 +342,25 @@ static int answer_read(rd *r, nvrtc_out *o, char **err)
 	}
 	free(e);
 	return 0;
+}
+
+char *ccs_encode_answer(int rc, const char *err, const nvrtc_out *o, size_t *len)
+{
+	sbuf b = {0};
+	answer_write(&b, rc, err, o);
+	*len = b.len;
+	return sb_steal(&b);
+}
+
+int ccs_decode_answer(const char *p, size_t len, nvrtc_out *o, char **err)
+{
+	rd r = { p, p + len, 0 };
+	int rc = answer_read(&r, o, err);
+	if (rc == 0 && r.p != r.end) {
+		nvrtc_out_free(o);
+		return fail(err, "the compiler process sent an answer that cannot be read");
+	}
+	return rc;
 }
 
 /* ---- the child ------------------------------------------------------- */
@@ -372,10 +421,12 @@ int ccs_main(int argc, char **argv)
 
 /* ---- the front end ------------------------------------------------------ */
 
-void ccs_init(volatile int *interrupt)
+void ccs_init(const char *exe, volatile int *interrupt)
 {
 	const char *e = getenv("CUPLAY_COMPILE_INPROC");
 	g.on = !(e && *e && strcmp(e, "0") != 0);
+	free(g.exe);
+	g.exe = xstrdup(exe && strchr(exe, '/') ? exe : "/proc/self/exe");
 	g.interrupt = interrupt;
 }
 
@@ -419,6 +470,7 @@ static int spawn(char **err)
 	char fdarg[24];
 	snprintf(fdarg, sizeof fdarg, "%d", sv[1]);
 	char *argv[] = { (char *)"cuplay", (char *)"--compile-server", fdarg, NULL };
+	const char *exe = g.exe ? g.exe : "/proc/self/exe";
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -435,8 +487,9 @@ static int spawn(char **err)
 		signal(SIGINT, SIG_IGN);
 		close_others(sv[1]);
 		fcntl(sv[1], F_SETFD, 0);
-		/* this same build, even when the file was replaced meanwhile */
-		execv("/proc/self/exe", argv);
+		/* the binary by its path (a build put in its place since answers
+		 * a HELLO that differs, and is refused) */
+		execv(exe, argv);
 		_exit(127);
 	}
 	close(sv[1]);
@@ -479,6 +532,8 @@ void ccs_prestart(void)
 
 void ccs_stop(void)
 {
+	free(g.exe);
+	g.exe = NULL;
 	if (g.pid <= 0)
 		return;
 	/* end of input: it leaves by itself; reaped if it already has */

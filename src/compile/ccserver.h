@@ -17,9 +17,11 @@
 
 #define CCS_LIMIT_DEFAULT 120.0 /* seconds a compile may take */
 
-/* Compiles go to a child from now on. interrupt: polled while waiting
- * (non-zero: stop). CUPLAY_COMPILE_INPROC=1 keeps them in this process. */
-void ccs_init(volatile int *interrupt);
+/* Compiles go to a child from now on: exe (this binary's path; NULL or
+ * without a '/': /proc/self/exe) run as `exe --compile-server FD`.
+ * interrupt: polled while waiting (non-zero: stop). CUPLAY_COMPILE_INPROC=1
+ * keeps compiles in this process. */
+void ccs_init(const char *exe, volatile int *interrupt);
 int ccs_enabled(void);
 /* The time limit of one compile, in seconds (0: none). */
 void ccs_set_limit(double seconds);
@@ -33,6 +35,18 @@ void ccs_prestart(void);
 int ccs_run(const nvrtc_job *job, nvrtc_out *out, char **err);
 /* Lets the child go (it ends at the end of its input). */
 void ccs_stop(void);
+
+/* The encodings that cross, for the unit tests and the fuzzers. A job
+ * decoded is a copy that owns its strings (ccs_job_free). */
+typedef struct ccs_job ccs_job;
+char *ccs_encode_job(const nvrtc_job *j, size_t *len);
+int ccs_decode_job(const char *p, size_t len, ccs_job **out); /* 0, or -1: not a job */
+const nvrtc_job *ccs_job_get(const ccs_job *b);
+void ccs_job_free(ccs_job *b);
+char *ccs_encode_answer(int rc, const char *err, const nvrtc_out *o, size_t *len);
+/* 0 with *o (an answer of success), -1 with *err (the compile's error, or
+ * "the compiler process sent an answer that cannot be read"). */
+int ccs_decode_answer(const char *p, size_t len, nvrtc_out *o, char **err);
 
 /* The child: `--compile-server FD`, the arguments after the option.
  * Serves compiles until the socket closes; returns the exit code. */

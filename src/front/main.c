@@ -200,7 +200,7 @@ int main(int argc, char **argv)
 	app_init(&a, exe);
 	command_init(&a);
 	/* NVRTC in a child the front end can abandon: Ctrl-C stops a compile */
-	ccs_init((volatile int *)&g_interrupt);
+	ccs_init(exe, (volatile int *)&g_interrupt);
 	/* -c may be given more than once: run in order */
 	const char **commands = xcalloc((size_t)argc + 1, sizeof *commands);
 	int ncommands = 0;

@@ -60,19 +60,9 @@ int wire_recv_until(int fd, uint32_t *type, void **payload, uint64_t *len, uint6
 	}
 	if (n == 0)
 		return 0;
-	char *p = malloc((size_t)n + 1);
-	if (!p) {
-		errno = ENOMEM;
+	char *p = NULL;
+	if (fd_read_alloc(fd, (size_t)n, deadline_ns, stop, &p) != 0)
 		return -1;
-	}
-	r = fd_read_until(fd, p, (size_t)n, deadline_ns, stop);
-	if (r < 0 || (uint64_t)r != n) {
-		int e = r < 0 ? errno : EPROTO;
-		free(p);
-		errno = e;
-		return -1;
-	}
-	p[n] = 0;
 	*payload = p;
 	*len = n;
 	return 0;
