@@ -77,6 +77,19 @@ void app_prestart(app *a)
 	}
 }
 
+/* The worker's notes during a run: "waiting for GPU 0 (another cuplay is
+ * measuring)". */
+static void worker_note(void *ctx, const char *text)
+{
+	app_note(ctx, "%s", text);
+}
+
+void app_worker_notes(app *a, wclient *w)
+{
+	w->note = worker_note;
+	w->note_ctx = a;
+}
+
 void app_init(app *a, const char *exe)
 {
 	memset(a, 0, sizeof *a);
@@ -93,6 +106,7 @@ void app_init(app *a, const char *exe)
 	};
 	ccache_init(&a->cache, NULL);
 	a->worker.exe = exe;
+	app_worker_notes(a, &a->worker);
 	search_set_exe(exe);
 }
 
@@ -256,9 +270,9 @@ void app_note(app *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	sb_vprintf(&b, fmt, ap);
 	va_end(ap);
-	char *m = str_visible_text(b.s ? b.s : "");
-	fputs(m, f);
-	fputc('\n', f);
+	sb_putc(&b, '\n');
+	char *m = str_visible_text(b.s);
+	fputs(m, f); /* one call: a line from a sweep's thread is never split */
 	fflush(f);
 	free(m);
 	sb_free(&b);

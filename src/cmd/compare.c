@@ -183,6 +183,7 @@ static int all_workers(app *a, wclient ***ws, int *n)
 			wclient *w = &a->more[a->nmore++];
 			w->exe = a->exe;
 			w->device = d;
+			app_worker_notes(a, w);
 		}
 	}
 	*ws = xcalloc((size_t)a->nmore + 1, sizeof **ws);

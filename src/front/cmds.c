@@ -1163,6 +1163,8 @@ int command_line(app *a, const char *line)
 		p = *e ? e + 1 : e;
 		if (failed && a->bail)
 			break;
+		if (g_interrupt)
+			break; /* Ctrl-C stops the rest of the line too */
 	}
 	return failed;
 }

@@ -21,7 +21,7 @@
  * Either refusal is one line (WIRE_OTHER_BUILD ...: restart cuplay). The
  * header and MSG_ERROR never change, so any two builds can say why they
  * refuse. Builds from before the version count as version 0. */
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2
 #define WIRE_MAGIC 0x57504c43u /* "CLPW" in a little-endian word: a versioned HELLO */
 #define WIRE_OTHER_BUILD "the GPU worker is from another build of cuplay"
 
@@ -32,7 +32,8 @@ enum wire_msg {
 	MSG_STOP = 4,     /* front -> worker: end sampling early (RES_INTERRUPTED) */
 	MSG_QUIT = 5,     /* front -> worker: leave */
 	MSG_PROGRESS = 6, /* worker -> front: wire_progress */
-	MSG_RESULT = 7    /* worker -> front: result */
+	MSG_RESULT = 7,   /* worker -> front: result */
+	MSG_NOTE = 8      /* worker -> front: one line for the user (waiting for the GPU) */
 };
 
 #define WIRE_MAX_PAYLOAD ((uint64_t)1 << 30)
@@ -40,7 +41,8 @@ enum wire_msg {
 /* What the worker is doing: the front end's no-progress timeout applies to
  * GPU work; host work (loading, filling buffers, CPU references) gets a
  * longer limit. */
-enum { WIRE_PHASE_GPU = 0, WIRE_PHASE_HOST = 1 };
+enum { WIRE_PHASE_GPU = 0, WIRE_PHASE_HOST = 1,
+       WIRE_PHASE_WAIT = 2 /* waiting for another process to finish measuring: no limit */ };
 
 typedef struct wire_progress {
 	int32_t nsamples; /* timed samples so far (0 before timing) */

@@ -35,6 +35,10 @@ typedef struct wclient {
 	                       compute-sanitizer has its report to write */
 	int msg_limit_ms;   /* a message that has begun must end within this
 	                       (0: 5 s), or the worker is stopped */
+	/* the worker's one-line notes during a run ("waiting for GPU 0 (another
+	   cuplay is measuring)"), for the user; NULL: dropped */
+	void (*note)(void *ctx, const char *text);
+	void *note_ctx;
 } wclient;
 
 /* Starts the worker process without waiting for it: the CUDA context is
