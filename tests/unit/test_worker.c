@@ -451,6 +451,47 @@ static void stalled_run(const char *mode, int msg_limit_ms, int alarm_ms, const 
 	wc_stop(&w);
 }
 
+/* A worker that waits for the GPU (another process measures): its note
+ * reaches the front end, and the wait is not a kernel without progress. */
+static char g_note[256];
+static int g_nnotes;
+static void on_note(void *ctx, const char *text)
+{
+	(void)ctx;
+	snprintf(g_note, sizeof g_note, "%s", text);
+	g_nnotes++;
+}
+
+TEST(client_waits_for_gpu)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	CHECK(n > 0);
+	if (n <= 0)
+		return;
+	self[n] = 0;
+	const char *prefix[] = { self, "--stall", "wait", NULL };
+	wclient w = client(NULL);
+	w.note = on_note;
+	char *err = NULL;
+	CHECK(wc_start_under(&w, prefix, 10, &err) == 0);
+	plan *p = calloc(1, sizeof *p);
+	result *res = calloc(1, sizeof *res);
+	strcpy(p->launch.name, "k");
+	g_nnotes = 0;
+	/* a timeout of 0.3 s; the worker waits 1 s for the GPU, then answers */
+	CHECK(wc_run(&w, p, "x", 1, 0.3, NULL, NULL, NULL, res, &err) == 0);
+	CHECK(g_nnotes == 1);
+	CHECK_STREQ(g_note, "waiting for GPU 0 (another cuplay is measuring)");
+	CHECK(res->status == RES_OK && w.pid > 0);
+	if (err)
+		fprintf(stderr, "  %s\n", err);
+	free(err);
+	free(p);
+	free(res);
+	wc_stop(&w);
+}
+
 TEST(client_stall)
 {
 	/* the body stalls: no timeout (0) and no Ctrl-C, the message limit */
@@ -1434,6 +1475,20 @@ static int fake_worker(char **argv)
 	if (wire_recv(rfd, &type, &p, &len) != 0 || type != MSG_RUN)
 		return 1;
 	free(p);
+	if (strcmp(mode, "wait") == 0) {
+		const char note[] = "waiting for GPU 0 (another cuplay is measuring)";
+		wire_send(wfd, MSG_NOTE, note, strlen(note), NULL, 0);
+		wire_progress pg = { 0, WIRE_PHASE_WAIT, 0 };
+		wire_send(wfd, MSG_PROGRESS, &pg, sizeof pg, NULL, 0);
+		sleep(1);
+		result *res = calloc(1, sizeof *res);
+		res->status = RES_OK;
+		wire_send(wfd, MSG_RESULT, res, sizeof *res, NULL, 0);
+		free(res);
+		while (wire_recv(rfd, &type, &p, &len) == 0) /* until the front end leaves */
+			free(p);
+		return 0;
+	}
 	unsigned char msg[12 + 100];
 	uint32_t t = MSG_RESULT;
 	uint64_t n = sizeof(result);
@@ -1465,6 +1520,7 @@ int main(int argc, char **argv)
 	RUN(client_bad_exe);
 	RUN(client_other_build);
 	RUN(client_stall);
+	RUN(client_waits_for_gpu);
 	RUN(client_worker);
 	return test_report("worker");
 }
