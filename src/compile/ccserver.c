@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -536,11 +537,25 @@ void ccs_stop(void)
 	g.exe = NULL;
 	if (g.pid <= 0)
 		return;
-	/* end of input: it leaves by itself; reaped if it already has */
+	/* end of input: it leaves by itself. Waited for (a few ms; its own
+	 * checks at exit, under a sanitizer, are not cut short by our end),
+	 * killed after 5 s. */
 	close(g.fd);
 	g.fd = -1;
+	uint64_t end = now_ns() + 5000000000ull;
 	int st;
-	waitpid(g.pid, &st, WNOHANG);
+	for (;;) {
+		pid_t r = waitpid(g.pid, &st, WNOHANG);
+		if (r == g.pid || (r < 0 && errno != EINTR))
+			break;
+		if (now_ns() >= end) {
+			kill(g.pid, SIGKILL);
+			waitpid(g.pid, &st, 0);
+			break;
+		}
+		struct timespec ts = { 0, 2000000L };
+		nanosleep(&ts, NULL);
+	}
 	g.pid = 0;
 }
 
