@@ -10,6 +10,7 @@
 #   - --step without a terminal: refused (exit 2), never a silent exit 0
 #   - set: all assignments of one command or none
 #   - a compile that takes minutes: 'timeout compile' stops it, values kept
+#   - 0xff and NUL bytes in kernel files, headers, sessions: file:line:column
 #   - messages: header errors with a column, one error for all kernels, a
 #     200 KB expression not echoed whole, a define declared below, control
 #     bytes of file names escaped (use, ls)
@@ -237,6 +238,27 @@ if ! grep -q "$(printf '\033')" "$tmp/out" && grep -q '^bad\\x1b\[31mname ' "$tm
    grep -q "^error: cannot find kernel file '$d/bad\\\\x1b\[31mname'" "$tmp/out"; then
 	ok "file names with control bytes: escaped by ls, use and its errors"
 else bad "control bytes printed raw"; cat -v "$tmp/out" | sed 's/^/    /'; fi
+
+# ---- bytes NVRTC and the line reader would take for an end ------------------
+# 0xff (NVRTC's end of file) and NUL, in a kernel file, in a header it
+# includes, in a session: file:line:column, never a silent truncation
+printf '// caf\377\n' | cat - $K >"$d/ff.cu"
+c -c "use $d/ff.cu"
+if [ $st = 1 ] && has "$d/ff.cu:1:7: byte 0xff, which NVRTC takes for the end of the file (is the file saved as UTF-8?)"; then
+	ok "0xff in a kernel file: file:line:column"
+else bad "0xff in a kernel file: exit $st"; fi
+printf '#define SCALE 2 // \000 rest\n' >"$d/nul.cuh"
+sed 's|^__global__|#include "nul.cuh"\n&|' $K >"$d/inc_nul.cu"
+c -c "use $d/inc_nul.cu; run"
+if [ $st = 1 ] && has "$d/nul.cuh:1:20: a NUL byte: the file would end here for the compiler (is it a text file?)"; then
+	ok "NUL in an included header: file:line:column"
+else bad "NUL in a header: exit $st"; fi
+printf 'say one\000hidden\nsay two\n' >"$d/nul.session"
+c "$d/nul.session"
+if [ $st = 1 ] && has "$d/nul.session:1: a NUL byte at column 8: the line is not run (is '$d/nul.session' a text file?)" &&
+   has two && ! has one; then
+	ok "NUL in a session: the line is refused with its column, the next runs"
+else bad "NUL in a session: exit $st"; fi
 
 echo "harden: $pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

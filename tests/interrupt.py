@@ -184,8 +184,35 @@ def slow_compile():
            f"slow compile: Ctrl-C stops a replay ({waited:.2f} s), exit status 1", out[-600:])
 
 
+def step_eof():
+    """--step: end of input at its prompt (Ctrl-D) stops the replay as a
+    failure, not as a success."""
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "cuplay-step-%d.session" % os.getpid())
+    with open(path, "w") as f:
+        f.write("use transpose\nset N=100\nsay after\n")
+    pid, fd = start([CUPLAY, "--no-gpu", "--step", path])
+    first, ok1 = read_until(fd, "[Enter: run, q: stop]", 20)
+    os.write(fd, b"\r")
+    second, ok2 = read_until(fd, "set N=100", 20)
+    read_until(fd, "[Enter: run, q: stop]", 5)
+    os.write(fd, b"\x04")
+    out, _ = read_until(fd, "replay stopped", 10)
+    rest, _ = read_until(fd, "\x00", 2)
+    try:
+        _, st = os.waitpid(pid, 0)
+        code = os.WEXITSTATUS(st) if os.WIFEXITED(st) else -1
+    except ChildProcessError:
+        code = -1
+    os.close(fd)
+    os.unlink(path)
+    report(ok1 and ok2 and "--step: end of input at the prompt: replay stopped before 'set N=100'" in out
+           and "after" not in out + rest and code == 1,
+           "--step: end of input at its prompt stops the replay, exit status 1", (first + second + out + rest)[-600:])
+
+
 interactive(True, "sweep TILE_SIZE=4,8,16,32 PAD=0,1,2,3,4,5,6,7 BLOCK_ROWS=1,2,4", "compile-only sweep")
 slow_compile()
+step_eof()
 replay(True)
 at_prompt(True)
 half_typed()
