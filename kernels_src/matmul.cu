@@ -24,6 +24,7 @@
 // Checking a 4096^3 product on the CPU in double takes a while: `set N=1024`
 // for quick edits.
 //@ define TILE_SIZE = 32
+//@ define MIN_BLOCKS = 2                 // matmul_register_tiled: blocks of 256 an SM must hold
 //@ param  N = 4096
 //@ buffer A float[N*N] random
 //@ buffer B float[N*N] random
@@ -148,7 +149,7 @@ __device__ __forceinline__ void rt_store4(float *__restrict__ C, int r, int c, i
 	}
 }
 
-__global__ void __launch_bounds__(RT_THREADS, 2)
+__global__ void __launch_bounds__(RT_THREADS, MIN_BLOCKS)
 matmul_register_tiled(const float *__restrict__ A, const float *__restrict__ B,
                       float *__restrict__ C, int N)
 {

@@ -239,4 +239,6 @@ sweep_wall() { # sweep_wall CACHE SETTINGS LABEL
 }
 sweep_wall scache "" ""
 sweep_wall scache2 "timing clock events;" "with 'timing clock events': "
+
+bash tests/bench_blink.sh
 exit 0

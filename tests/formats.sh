@@ -96,7 +96,11 @@ if have_gpu; then
 	done
 	check "run: typed figures" json "$T; set N=1024; run transpose_tiled" \
 		'recs[0]["type"] == "run" and isinstance(recs[0]["median_ms"], float) and recs[0]["samples"] >= 10 and \
-		 0 < recs[0]["gbps"] and recs[0]["gflops"] is None and recs[0]["check"] == "ok"'
+		 0 < recs[0]["gbps"] and recs[0]["gflops"] is None and recs[0]["check"] == "ok" and \
+		 recs[0]["ci_lo_ms"] <= recs[0]["median_ms"] <= recs[0]["ci_hi_ms"] and \
+		 recs[0]["stop"] in ("interval", "samples", "time", "wall") and isinstance(recs[0]["noise_frac"], float)'
+	check "compare: the speedup and its interval" json "$T; set N=1024; compare transpose_tiled[PAD=0] transpose_tiled" \
+		'recs[1]["speedup_lo"] <= recs[1]["speedup"] <= recs[1]["speedup_hi"] and recs[0]["speedup_lo"] is None'
 	check "sweep of a file with flops" json "use matmul; set N=256; sweep TILE_SIZE=8,16 matmul_tiled" \
 		'all(isinstance(r["gflops"], float) for r in recs)'
 else

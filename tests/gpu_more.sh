@@ -56,6 +56,35 @@ else
 	bad "sweep"
 fi
 
+# a check of an output with the same bits as one compared before reuses
+# that comparison (no download); an output that differs is compared again
+cat > "$tmp/same.cu" <<'CU'
+//@ define BUG = 0
+//@ define STEP = 1
+//@ param  N = 1000003
+//@ buffer x float[N] random
+//@ buffer y float[N] poison output
+//@ grid   cdiv(N, 256 * STEP)
+//@ block  256
+//@ check  y = copy(x)
+__global__ void cp(const float *x, float *y, int N)
+{
+	for (int s = 0; s < STEP; s++) {
+		int i = (blockIdx.x * STEP + s) * 256 + threadIdx.x;
+		if (i < N)
+			y[i] = x[i] + (BUG && i == 777 ? 1.0f : 0.0f);
+	}
+}
+CU
+CUPLAY_TRACE_WORKER=1 "$CUPLAY" -c "use $tmp/same.cu; run; set STEP=2; run; set BUG=1; run; set BUG=0 STEP=4; run; set BUG=1; run" >"$tmp/out" 2>&1 </dev/null
+checks=$(grep -o '^cp  *[a-zA-Z]*' "$tmp/out" | awk '{ printf "%s ", $2 }')
+same=$(grep -c 'the same bits as an output compared before' "$tmp/out")
+if [ "$checks" = "ok ok FAIL ok FAIL " ] && [ "$same" = 5 ] && grep -q 'index 777' "$tmp/out"; then
+	ok "checks by output hash: ok ok FAIL ok FAIL, 5 comparisons reused (a failed check is made again on rewritten inputs), the bad index still 777"
+else
+	bad "checks by output hash: got '$checks', $same reused"
+fi
+
 # the clock: kernel timestamps by default, events when asked and for
 # batches; a kernel that launches kernels from the device is timed by events
 if "$CUPLAY" --format csv -c 'use vector_add; set N=2097152; run vadd_float4; timing clock events; run vadd_float4; timing clock kernel; batch 10; run vadd_float4' >"$tmp/out" 2>&1 </dev/null &&

@@ -35,6 +35,7 @@ for line in open(path):
     m = re.match(r"expect: (.*): ok \(margin (-?[0-9]+)%\)$", text)
     if m:
         key = re.sub(r"( is | runs at )[-0-9.e+]+x?", r"\1#", m.group(1), count=1)
+        key = re.sub(r"interval [-0-9.e+]+x \.\. [-0-9.e+]+x", "interval #", key)
         seen.setdefault(key, []).append(int(m.group(2)))
     elif "skipped" in text:
         seen.setdefault(text, []).append(None)

@@ -12,3 +12,9 @@ done
 m 'use matmul; show; metrics matmul_naive matmul_tiled matmul_register_tiled l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum ld_sectors_per_req'
 m 'use reduce; metrics reduce_global reduce_interleaved reduce_shared reduce_first_add reduce_warp l1tex__t_requests_pipe_lsu_mem_global_op_red.sum l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum'
 m 'use vector_add; set N=1000000; metrics vadd_naive empty_launch duration'
+# registers against occupancy: matmul_register_tiled with MIN_BLOCKS 1..4
+for mb in 1 2 3 4; do
+	echo "# MIN_BLOCKS=$mb"
+	"$C" --format csv -c "use matmul; set N=4096 MIN_BLOCKS=$mb; run matmul_register_tiled" 2>/dev/null | cut -d, -f1-6
+	m "use matmul; set N=4096 MIN_BLOCKS=$mb; metrics matmul_register_tiled occupancy l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"
+done

@@ -135,7 +135,7 @@ for s in sessions/*.session; do
 	name=$(basename "$s" .session)
 	case "lesson_$name" in ${GOLDEN:-*}) ;; *) continue ;; esac
 	want=tests/golden/lessons/$name.out
-	XDG_CACHE_HOME="$tmp/lesson-cache" "$CUPLAY" --no-gpu --mask-times "$s" </dev/null >"$tmp/actual" 2>&1
+	XDG_CACHE_HOME="$tmp/lesson-cache-$name" "$CUPLAY" --no-gpu --mask-times "$s" </dev/null >"$tmp/actual" 2>&1
 	echo "exit $?" >>"$tmp/actual"
 	if [ "${UPDATE:-}" = 1 ]; then cp "$tmp/actual" "$want"; fi
 	if diff -u "$want" "$tmp/actual" >"$tmp/diff" 2>&1; then ok; else bad "lesson $name"; sed 's/^/    /' "$tmp/diff" | head -30; fi

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,20 @@ void *xmalloc(size_t n)
 		fputs("cuplay: out of memory\n", stderr);
 		abort();
 	}
+	return p;
+}
+
+void *big_malloc(size_t n)
+{
+	const size_t huge = (size_t)2 << 20;
+	if (n < 2 * huge)
+		return malloc(n ? n : 1);
+	void *p = NULL;
+	if (posix_memalign(&p, huge, n) != 0)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(p, n / huge * huge, MADV_HUGEPAGE); /* advice: nothing to do if refused */
+#endif
 	return p;
 }
 

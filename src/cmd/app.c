@@ -100,8 +100,8 @@ void app_init(app *a, const char *exe)
 	doc_open(&a->out, stdout, FMT_TABLE, 0, CUPLAY_VERSION);
 	a->timeout_s = 10;
 	a->topt = (timing_opts){
-		.warmup = 2, .min_reps = 10, .max_reps = RES_MAX_SAMPLES,
-		.noise_target = 0.005, .min_time_s = 0.02, .max_time_s = 0.5, .max_wall_s = 1.0,
+		.warmup = 2, .min_reps = 10, .max_reps = RES_MAX_SAMPLES, .rule = RULE_INTERVAL, .target = 0.005,
+		.noise_target = 0.005, .min_time_s = TIMING_MIN_INTERVAL_S, .max_time_s = 0.5, .max_wall_s = 1.0,
 		.flush = 1, .do_check = 1, .do_time = 1, .batch = 1,
 	};
 	ccache_init(&a->cache, NULL);

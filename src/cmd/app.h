@@ -44,6 +44,12 @@ typedef struct run_observer {
 	void (*end)(struct app *a, void *st);
 } run_observer;
 
+/* The least kernel time sampled before a rule may stop, by rule (`timing
+ * rule R` sets it unless `min` comes with it): 2 ms, a few hundred samples
+ * of a short kernel, for the interval; the noise rule's 20 ms as before. */
+#define TIMING_MIN_INTERVAL_S 0.002
+#define TIMING_MIN_NOISE_S 0.02
+
 typedef struct app {
 	/* options */
 	int no_gpu, mask_times, interactive, color, step, bail;

@@ -518,12 +518,20 @@ int app_compare(app *a, int argc, char **argv)
 		}
 	result *res = xcalloc(1, sizeof *res);
 	int gpu = 1;
-	/* interleaved rounds, A B C A B C ..., so drift affects every variant alike */
+	/* interleaved rounds, A B C A B C ..., so drift affects every variant
+	 * alike. With the interval rule, each round samples until its median's
+	 * interval is within sqrt(rounds) times the target, so that the rounds
+	 * pooled come near the target; with the noise rule, the rounds decide. */
 	timing_opts t = a->topt;
-	t.min_reps = a->topt.min_reps / COMPARE_ROUNDS + 2;
 	t.max_time_s = a->topt.max_time_s / COMPARE_ROUNDS;
 	t.min_time_s = 0;
-	t.noise_target = 0; /* the rounds decide */
+	if (t.rule == RULE_INTERVAL) {
+		t.target = a->topt.target * sqrt((double)COMPARE_ROUNDS);
+		t.min_time_s = a->topt.min_time_s / COMPARE_ROUNDS;
+	} else {
+		t.min_reps = a->topt.min_reps / COMPARE_ROUNDS + 2;
+		t.noise_target = 0;
+	}
 	for (int round = 0; round < COMPARE_ROUNDS && !g_interrupt && rc == 0; round++) {
 		t.do_check = round == 0 && a->topt.do_check;
 		for (int i = 0; i < nv && !g_interrupt; i++) {
@@ -572,11 +580,14 @@ int app_compare(app *a, int argc, char **argv)
 		goto out;
 	}
 	table tb;
-	const char *head[] = { "variant", "speedup", "verdict" };
-	measure_table_init(&tb, 1, 2, head, "lrl");
+	const char *head[] = { "variant", "speedup", "95% interval", "verdict", "speedup_lo", "speedup_hi" };
+	measure_table_init(&tb, 1, 5, head, "lrllrr");
 	table_kind(&tb, "compare");
 	table_col(&tb, 1 + M_KERNEL, NULL, U_PLAIN, COL_RAW); /* the variant names it */
 	table_col(&tb, 1 + M_N, NULL, U_X, COL_BOTH);
+	table_col(&tb, 2 + M_N, NULL, U_PLAIN, COL_HUMAN);
+	table_col(&tb, 4 + M_N, NULL, U_X, COL_RAW);
+	table_col(&tb, 5 + M_N, NULL, U_X, COL_RAW);
 	chart ch;
 	char *title = xasprintf("speedup over %s", v[0].label);
 	chart_init(&ch, title, "x");
@@ -585,17 +596,24 @@ int app_compare(app *a, int argc, char **argv)
 	double best = 0;
 	for (int i = 0; i < nv; i++) {
 		measure_set_samples(&v[i].m, v[i].samples, v[i].n);
-		double sp = 1;
+		ratio_ci ri = { 1, 1, 1, 1 };
 		const char *verdict = i == 0 ? "baseline" :
-			stats_verdict(v[0].samples, v[0].n, v[i].samples, v[i].n, 0.02, &sp);
+			stats_verdict(v[0].samples, v[0].n, v[i].samples, v[i].n, 0.02, &ri);
+		double sp = ri.r;
 		int r = table_row(&tb);
 		table_set(&tb, r, 0, "%s", v[i].label);
 		measure_row(&tb, r, 1, &v[i].m, a->mask_times);
-		if (a->mask_times)
+		if (a->mask_times) {
 			table_set(&tb, r, 1 + M_N, "<t>");
-		else
+		} else {
 			table_num(&tb, r, 1 + M_N, sp);
-		table_set(&tb, r, 2 + M_N, "%s", verdict);
+			if (ri.known && i > 0) {
+				table_set(&tb, r, 2 + M_N, "%.3fx .. %.3fx", ri.lo, ri.hi);
+				table_num(&tb, r, 4 + M_N, ri.lo);
+				table_num(&tb, r, 5 + M_N, ri.hi);
+			}
+		}
+		table_set(&tb, r, 3 + M_N, "%s", verdict);
 		int failed = v[i].m.check == MCHECK_FAIL;
 		if (failed)
 			rc = -1;

@@ -244,23 +244,52 @@ int expect_run(app *a, int argc, char **argv)
 		}
 		int faster = strcmp(what, "faster") == 0;
 		/* A faster B by X: median(B) / median(A) >= X. X below 1 reads
-		 * "A keeps at least X of B's speed" (back at the coalesced speed). */
+		 * "A keeps at least X of B's speed" (back at the coalesced speed).
+		 * The ratio's 95% interval decides: all of it at X or above holds,
+		 * all of it below fails, and one that holds X cannot tell. */
 		double want = argc == 6 ? x : 1.0;
-		double sp = faster ? r2->st.median / r->st.median : r->st.median / r2->st.median;
+		ratio_ci ri;
+		stats_ratio(faster ? &r2->st : &r->st, faster ? &r->st : &r2->st, &ri);
+		double sp = ri.r, lo = ri.known ? ri.lo : sp, hi = ri.known ? ri.hi : sp;
 		const char *fast = faster ? argv[1] : argv[3], *slow = faster ? argv[3] : argv[1];
-		ok = argc == 6 ? sp >= want : sp > 1.0;
-		if (sp >= 1.0)
-			snprintf(buf, sizeof buf, ok ? "%s is %sx faster than %s (expected at least %gx)" :
-			         "%s is %sx slower than %s, expected at least %gx",
-			         ok ? fast : slow, fig(a, f1, sizeof f1, "%.2f", sp), ok ? slow : fast, want);
+		ok = argc == 6 ? lo >= want : lo > 1.0;
+		int below = argc == 6 ? hi < want : hi <= 1.0;
+		char f3[32], iv[96] = "";
+		if (ri.known)
+			snprintf(iv, sizeof iv, "95%% interval %sx .. %sx", fig(a, f2, sizeof f2, "%.3f", lo),
+			         fig(a, f3, sizeof f3, "%.3f", hi));
+		if (!ok && !below) {
+			if (argc == 6)
+				snprintf(buf, sizeof buf, "cannot tell whether %s is at least %gx %s %s: %sx, %s holds %gx",
+				         fast, want, want >= 1.0 ? "faster than" : "the speed of", slow,
+				         fig(a, f1, sizeof f1, "%.3f", sp), iv, want);
+			else
+				snprintf(buf, sizeof buf, "cannot tell whether %s is faster than %s: %sx, %s holds 1", fast,
+				         slow, fig(a, f1, sizeof f1, "%.3f", sp), iv);
+			return failed(a, buf);
+		}
+		/* the interval as the sentence gives the ratio: inverted where it says 1 / ratio */
+		char pre[112] = "", paren[112] = "", inv[96] = "";
+		if (ri.known) {
+			snprintf(pre, sizeof pre, "%s; ", iv);
+			snprintf(paren, sizeof paren, " (%s)", iv);
+			snprintf(inv, sizeof inv, " (95%% interval %sx .. %sx)", fig(a, f2, sizeof f2, "%.3f", 1.0 / hi),
+			         fig(a, f3, sizeof f3, "%.3f", 1.0 / lo));
+		}
+		if (sp >= 1.0 && ok)
+			snprintf(buf, sizeof buf, "%s is %sx faster than %s (%sexpected at least %gx)", fast,
+			         fig(a, f1, sizeof f1, "%.2f", sp), slow, pre, want);
+		else if (sp >= 1.0)
+			snprintf(buf, sizeof buf, "%s is %sx slower than %s%s, expected at least %gx", slow,
+			         fig(a, f1, sizeof f1, "%.2f", sp), fast, paren, want);
 		else if (ok)
-			snprintf(buf, sizeof buf, "%s runs at %sx the speed of %s (expected at least %gx)", fast,
-			         fig(a, f1, sizeof f1, "%.2f", sp), slow, want);
+			snprintf(buf, sizeof buf, "%s runs at %sx the speed of %s (%sexpected at least %gx)", fast,
+			         fig(a, f1, sizeof f1, "%.2f", sp), slow, pre, want);
 		else
-			snprintf(buf, sizeof buf, "%s is %sx slower than %s, expected %s%gx", fast,
-			         fig(a, f1, sizeof f1, "%.2f", 1.0 / sp), slow, want >= 1.0 ? "it faster by " : "at least ",
-			         want);
-		return ok ? held(a, argc == 6 ? sp / want - 1 : sp - 1, buf) : failed(a, buf);
+			snprintf(buf, sizeof buf, "%s is %sx slower than %s%s, expected %s%gx", fast,
+			         fig(a, f1, sizeof f1, "%.2f", 1.0 / sp), slow, inv,
+			         want >= 1.0 ? "it faster by " : "at least ", want);
+		return ok ? held(a, argc == 6 ? lo / want - 1 : lo - 1, buf) : failed(a, buf);
 	}
 	double v = strcmp(what, "gbps") == 0 ? r->gbps : strcmp(what, "roof") == 0 ? r->roof_frac :
 	           strcmp(what, "gflops") == 0 ? r->gflops : r->st.median;

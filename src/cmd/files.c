@@ -317,8 +317,8 @@ void app_show(app *a)
 		app_table(a, &t, 2);
 	table_free(&t);
 	table bt;
-	const char *bhead[] = { "name", "kind", "type", "count", "init", "output", "managed" };
-	table_init(&bt, 7, bhead, "lllllll");
+	const char *bhead[] = { "name", "kind", "type", "count", "init", "output", "managed", "prefetch" };
+	table_init(&bt, 8, bhead, "llllllll");
 	table_kind(&bt, "buffer");
 	for (int i = 0; i < s->nbufs; i++) {
 		const spec_buffer *b = &s->bufs[i];
@@ -342,10 +342,11 @@ void app_show(app *a)
 			table_set(&bt, r, 4, "%s", init.s);
 			table_bool(&bt, r, 5, b->output);
 			table_bool(&bt, r, 6, b->managed);
+			table_bool(&bt, r, 7, b->prefetch);
 		} else {
-			app_note(a, "  %s %s %s[%s] %s%s%s", b->global ? "global" : "buffer", b->name,
+			app_note(a, "  %s %s %s[%s] %s%s%s%s", b->global ? "global" : "buffer", b->name,
 			         dtype_name(b->type), b->count.text, init.s, b->output ? " output" : "",
-			         b->managed ? " managed" : "");
+			         b->managed ? " managed" : "", b->prefetch ? " prefetch" : "");
 		}
 		sb_free(&init);
 	}

@@ -1,6 +1,7 @@
 /* run.c: the run itself: compile (cache), plan, launch in the worker,
  * check, time, report. */
 #include "app.h"
+#include "ptxread.h"
 #include "ref.h"
 #include "search.h"
 #include "cubin.h"
@@ -204,9 +205,10 @@ static void print_buffers(app *a, const plan *p)
 			continue;
 		}
 		total += bytes;
-		sb_printf(&b, "%s%s %s[%" PRIu64 "] %s%s%s (%s)", b.len ? ", " : "", pb->name,
+		sb_printf(&b, "%s%s %s[%" PRIu64 "] %s%s%s%s (%s)", b.len ? ", " : "", pb->name,
 		          dtype_name(pb->type), pb->count, init_name(pb->init),
-		          pb->output ? " output" : "", pb->managed ? " managed" : "", sz);
+		          pb->output ? " output" : "", pb->managed ? " managed" : "",
+		          pb->prefetch ? " prefetch" : "", sz);
 	}
 	char tot[32];
 	fmt_bytes(total, tot, sizeof tot);
@@ -279,6 +281,32 @@ void run_release(runctx *c)
 	memset(c, 0, sizeof *c);
 }
 
+/* The outputs the kernel never reads, from its PTX: the timing loop need
+ * not reset them before each sample, since nothing the kernel does can
+ * depend on what they held. Every pointer the buffer is bound to must be
+ * unread; globals and managed buffers are always reset. */
+static void mark_unread_outputs(const char *ptx, plan *p)
+{
+	uint64_t reads;
+	if (!ptx || ptx_param_reads(ptx, p->launch.lowered[0] ? p->launch.lowered : p->launch.name, &reads, NULL) != 0)
+		return;
+	for (int i = 0; i < p->nbufs; i++) {
+		plan_buf *b = &p->bufs[i];
+		if (!b->output || b->global || b->managed)
+			continue;
+		int bound = 0, read = 0;
+		for (int j = 0; j < p->launch.nargs; j++)
+			if (p->launch.args[j].kind == ARG_PTR && p->launch.args[j].buf == i) {
+				bound = 1;
+				read |= j >= 63 || (reads >> j & 1);
+			}
+		b->unread = bound && !read;
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: %s: output '%s' %s\n", p->launch.name, b->name,
+			        b->unread ? "never read: not reset before each sample" : "may be read: reset before each sample");
+	}
+}
+
 int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err)
 {
 	const spec *s = a->sp;
@@ -295,6 +323,7 @@ int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err
 				snprintf(p->checks[i].other.lowered, sizeof p->checks[i].other.lowered, "%s", c->u->lowered[oc]);
 		}
 	p->cubin_len = c->u->cubin_len;
+	mark_unread_outputs(c->u->ptx, p);
 	/* each global is a variable of the module, of the size declared */
 	for (int i = 0; i < p->nbufs; i++) {
 		plan_buf *pb = &p->bufs[i];
@@ -376,6 +405,29 @@ static void show_printf(app *a, const plan *p, const result *res)
 		         res->printf_more_lines, res->printf_more_lines == 1 ? "" : "s");
 }
 
+/* CUPLAY_TRACE: where the timing loop's time went, per sample (us). */
+static void trace_loop(const plan *p, const result *res)
+{
+	const loop_split *sp = &res->split;
+	int n = res->nsamples;
+	double med = 0, rel = 0, tick = 0;
+	if (res->ci_hi_ms > 0) {
+		stats st;
+		stats_compute(res->samples_ms, n, &st);
+		med = st.median;
+		rel = st.ci_rel;
+		tick = st.tick;
+	}
+	fprintf(stderr, "trace: %s loop %.2f ms, %d samples, stopped by %s (median %.4f ms +-%.2f%%): per sample "
+	        "%.1f us = kernel %.1f + issuing %.1f + waiting beyond the kernel %.1f + records %.1f (%d fetches) "
+	        "+ rule %.1f + other %.1f; on the GPU one reset of %d output%s %.1f us, one L2 flush %.1f us; clock step %.0f ns\n",
+	        p->launch.name, sp->loop_ms, n, stop_why_name(res->stop)[0] ? stop_why_name(res->stop) : "-", med, 100 * rel,
+	        1e3 * sp->loop_ms / n, 1e3 * sp->kernel_ms / n, 1e3 * sp->issue_ms / n,
+	        1e3 * (sp->wait_ms - sp->kernel_ms) / n, 1e3 * sp->records_ms / n, sp->takes, 1e3 * sp->rule_ms / n,
+	        1e3 * (sp->loop_ms - sp->issue_ms - sp->wait_ms - sp->records_ms - sp->rule_ms) / n,
+	        sp->resets, sp->resets == 1 ? "" : "s", 1e3 * sp->reset_gpu_ms, 1e3 * sp->flush_gpu_ms, 1e6 * tick);
+}
+
 int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 {
 	memset(res, 0, sizeof *res);
@@ -397,6 +449,8 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 		        c->from == CC_COMPILED ? "compiled" : c->from == CC_MEMORY ? "memory" : "disk",
 		        res->launch_ms, res->setup_ms, res->check_ms, res->time_ms,
 		        (double)(now_ns() - t_req) / 1e6, res->nsamples);
+	if (getenv("CUPLAY_TRACE") && res->nsamples > 0)
+		trace_loop(p, res);
 	return 0;
 }
 

@@ -281,14 +281,27 @@ static int cmd_batch(app *a, int argc, char **argv, const char *rest)
 	return 0;
 }
 
-/* timing [noise X] [min S] [max S] [wall S] [clock kernel|events]: the
- * stopping rule and what times a sample */
+/* A fraction, or a percentage with '%' ("0.005", "0.5%"), from 0 to 3600. */
+static int timing_number(const char *s, int pct_ok, double *v)
+{
+	char *end;
+	*v = strtod(s, &end);
+	if (pct_ok && end != s && *end == '%' && end[1] == 0) {
+		*v /= 100;
+		end++;
+	}
+	return end == s || *end || !(*v >= 0) || *v > 3600 ? -1 : 0;
+}
+
+/* timing [rule interval|noise] [target X] [noise X] [min S] [max S] [wall S]
+ * [clock kernel|events]: the stopping rule and what times a sample */
 static int cmd_timing(app *a, int argc, char **argv, const char *rest)
 {
 	timing_opts t = a->topt;
+	int min_given = 0, rule_given = 0;
 	if ((argc - 1) % 2)
-		return app_error(a, "usage: timing [noise FRACTION] [min SECONDS] [max SECONDS] [wall SECONDS] "
-		                    "[clock kernel|events]");
+		return app_error(a, "usage: timing [rule interval|noise] [target FRACTION] [noise FRACTION] "
+		                    "[min SECONDS] [max SECONDS] [wall SECONDS] [clock kernel|events]");
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "clock") == 0) {
 			if (strcmp(argv[i + 1], "kernel") == 0)
@@ -299,25 +312,46 @@ static int cmd_timing(app *a, int argc, char **argv, const char *rest)
 				return app_error(a, "timing: clock '%s' is not 'kernel' or 'events'", argv[i + 1]);
 			continue;
 		}
-		char *end;
-		double v = strtod(argv[i + 1], &end);
-		if (end == argv[i + 1] || *end || !(v >= 0) || v > 3600)
+		if (strcmp(argv[i], "rule") == 0) {
+			if (strcmp(argv[i + 1], "interval") == 0)
+				t.rule = RULE_INTERVAL;
+			else if (strcmp(argv[i + 1], "noise") == 0)
+				t.rule = RULE_NOISE;
+			else
+				return app_error(a, "timing: rule '%s' is not 'interval' or 'noise'", argv[i + 1]);
+			rule_given = 1;
+			continue;
+		}
+		double v;
+		int frac = strcmp(argv[i], "target") == 0 || strcmp(argv[i], "noise") == 0;
+		if (timing_number(argv[i + 1], frac, &v) != 0)
 			return app_error(a, "timing: '%s' is not a number from 0 to 3600", argv[i + 1]);
-		if (strcmp(argv[i], "noise") == 0)
+		if (strcmp(argv[i], "target") == 0)
+			t.target = v;
+		else if (strcmp(argv[i], "noise") == 0)
 			t.noise_target = v;
 		else if (strcmp(argv[i], "min") == 0)
-			t.min_time_s = v;
+			t.min_time_s = v, min_given = 1;
 		else if (strcmp(argv[i], "max") == 0)
 			t.max_time_s = v;
 		else if (strcmp(argv[i], "wall") == 0)
 			t.max_wall_s = v;
 		else
-			return app_error(a, "timing: unknown setting '%s' (noise, min, max, wall, clock)", argv[i]);
+			return app_error(a, "timing: unknown setting '%s' (rule, target, noise, min, max, wall, clock)",
+			                 argv[i]);
 	}
+	if (rule_given && !min_given && t.rule != a->topt.rule)
+		t.min_time_s = t.rule == RULE_NOISE ? TIMING_MIN_NOISE_S : TIMING_MIN_INTERVAL_S;
 	a->topt = t;
-	app_note(a, "timing: at least %d samples; stop once noise <= %.2f%% with %g s of kernel time, "
-	         "at %g s of kernel time, or after %g s in the loop; clock: %s", t.min_reps, 100 * t.noise_target,
-	         t.min_time_s, t.max_time_s, t.max_wall_s,
+	char stop[160];
+	if (t.rule == RULE_NOISE)
+		snprintf(stop, sizeof stop, "stop once the noise is <= %.2f%%", 100 * t.noise_target);
+	else
+		snprintf(stop, sizeof stop, "stop once the median's 95%% interval is within +-%.2f%% of it", 100 * t.target);
+	app_note(a, "timing: rule %s: at least %d samples; %s with %g s of kernel time, "
+	         "at %g s of kernel time, %d samples, or after %g s in the loop; clock: %s",
+	         t.rule == RULE_NOISE ? "noise" : "interval", t.min_reps, stop, t.min_time_s, t.max_time_s,
+	         t.max_reps, t.max_wall_s,
 	         t.clock == CLOCK_KERNEL ? "kernel (the GPU's timestamps at kernel start and end)"
 	                                 : "events (a CUDA event pair around the launch)");
 	return 0;
@@ -667,8 +701,10 @@ static const char lh_unset[] =
 	"  unset N TILE_SIZE\n";
 static const char lh_run[] =
 	"Compiles the loaded file (cached), launches each kernel, checks its outputs against the "
-	"reference and times it: warm-up launches, then samples on a cold L2 until the noise is "
-	"small; the table gives the median, the range, the noise, GB/s and the % of the roof. "
+	"reference and times it: warm-up launches, then samples on a cold L2 until the median is "
+	"known to +-0.5% ('timing'); the table gives the median with its 95% interval (146 us "
+	"+-0.2%), the range, GB/s and the % of the roof (csv and json also the noise, the "
+	"relative standard deviation). "
 	"Several kernels get a speedup chart. With no kernel, every kernel of the file but the "
 	"'skip' ones. The file is read again on every run, so an edit shows at once. Without a "
 	"GPU: registers, shared memory, spills, grid and block of each kernel.\n"
@@ -690,8 +726,9 @@ static const char lh_sweep[] =
 	"  sweep BLOCK_SIZE=64,128,256,512,1024 on all\n";
 static const char lh_compare[] =
 	"Runs variants of kernels in turns (A B C A B C ...), so a drift of the clocks hits all "
-	"alike, and gives each one's speedup over the first with a verdict: faster, slower, "
-	"the same, or ambiguous when the noise is too large to say. A variant is a kernel with "
+	"alike, and gives each one's speedup over the first with its 95% interval and a "
+	"verdict: faster or slower when the interval lies above or below 1, the same when it "
+	"holds 1 and lies within 2% of it, ambiguous otherwise. A variant is a kernel with "
 	"values in brackets.\n"
 	"\n"
 	"Examples:\n"
@@ -776,8 +813,8 @@ static const char lh_device[] =
 	"  device\n"
 	"  device 1\n";
 static const char lh_reps[] =
-	"Sets the least number of timed launches of each kernel (default 10); more come while "
-	"the noise is over its target ('timing'). Alone: shows it.\n"
+	"Sets the least number of timed launches of each kernel (default 10); more come until "
+	"the stopping rule is met ('timing'). Alone: shows it.\n"
 	"\n"
 	"Example:\n"
 	"  reps 50\n";
@@ -787,13 +824,20 @@ static const char lh_warmup[] =
 	"Example:\n"
 	"  warmup 5\n";
 static const char lh_timing[] =
-	"Sets when sampling stops: at a noise target once enough kernel time is sampled (noise "
-	"0.005 and min 0.02 s by default), at a cap of kernel time (max 0.5 s), or at a cap of "
-	"wall time in the loop (wall 1 s). 'clock kernel' times each launch by the GPU's own "
+	"Sets when sampling stops. The rule 'interval' (the default) samples until the 95% "
+	"confidence interval of the median is within +-target of it (target 0.005, or 0.5%); "
+	"the interval comes from the samples' order statistics and holds whatever their "
+	"distribution. The rule 'noise' samples until their relative standard deviation is "
+	"under 'noise' (0.005). Either stops only once 'min' seconds of kernel time are "
+	"sampled (2 ms for interval, 20 ms for noise: naming a rule sets its own unless min "
+	"comes with it), and always at a cap of kernel time (max 0.5 s), of samples (2048) or "
+	"of wall time in the loop (wall 1 s). 'clock kernel' times each launch by the GPU's own "
 	"start and end timestamps (the default); 'clock events' by a CUDA event pair, which "
 	"also counts the launch's processing. Shows the rule it ends with.\n"
 	"\n"
 	"Examples:\n"
+	"  timing target 0.2%\n"
+	"  timing rule noise\n"
 	"  timing noise 0.01 max 2\n"
 	"  timing clock events\n";
 static const char lh_batch[] =
@@ -836,8 +880,9 @@ static const char lh_format[] =
 static const char lh_expect[] =
 	"Checks a result of an earlier run, as a lab does: a failure prints file:line and makes "
 	"the exit status 1. A kernel may carry the values it ran with in brackets. 'correct': "
-	"its check passed. 'faster'/'slower': the ratio of medians, at least X when 'by X' is "
-	"given. gbps, roof (a fraction), time (ms) and gflops compare a figure; 'metric' a "
+	"its check passed. 'faster'/'slower': the ratio of medians, above 1 (at least X with "
+	"'by X') over its whole 95% interval, which comes from the two medians' intervals; an "
+	"interval that holds the bound cannot tell, and fails saying so. gbps, roof (a fraction), time (ms) and gflops compare a figure; 'metric' a "
 	"hardware counter ('metrics list'). OP is one of < <= > >=. Without a GPU it says "
 	"skipped.\n"
 	"\n"
@@ -958,9 +1003,9 @@ static const command commands[] = {
 	{ "device", cmd_device, "[N]", "show the GPU, or switch to GPU N", 0, 1, 0, COMPL_NONE, NULL, lh_device },
 	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL, lh_reps },
 	{ "warmup", cmd_warmup, "[N]", "untimed launches before timing (default 2)", 0, 1, 0, COMPL_NONE, NULL, lh_warmup },
-	{ "timing", cmd_timing, "[noise X] [min S] [max S] [wall S] [clock kernel|events]",
+	{ "timing", cmd_timing, "[rule interval|noise] [target X] [noise X] [min S] [max S] [wall S] [clock kernel|events]",
 	  "when sampling stops; what clock times a sample",
-	  0, -1, 0, COMPL_WORDS, "noise min max wall clock kernel events", lh_timing },
+	  0, -1, 0, COMPL_WORDS, "rule interval noise target min max wall clock kernel events", lh_timing },
 	{ "batch", cmd_batch, "[N|off]", "time N back-to-back launches per sample",
 	  0, 1, 0, COMPL_WORDS, "off 10 100 1000", lh_batch },
 	{ "flush", cmd_flush, "[on|off]", "a cold L2 before each timed launch (default on)",

@@ -39,6 +39,22 @@ typedef struct func_info {
 	int32_t suggest_grid;   /* ... its minimum grid for full occupancy */
 } func_info;
 
+/* Where the timing loop's time went, from the host's clock (and, with
+ * CUPLAY_TRACE set, the GPU's time for one output reset and one L2 flush,
+ * timed with events after the samples). For CUPLAY_TRACE's line. */
+typedef struct loop_split {
+	double loop_ms;      /* the sampling loop, from its first sample to its last (no warm-ups) */
+	double kernel_ms;    /* the samples, summed */
+	double issue_ms;     /* queuing resets, flushes and launches */
+	double wait_ms;      /* waiting for the GPU */
+	double records_ms;   /* fetching CUPTI's kernel records */
+	double rule_ms;      /* the stopping rule */
+	int32_t takes;       /* CUPTI record fetches */
+	int32_t resets;      /* outputs reset before each sample */
+	double reset_gpu_ms; /* one reset of those outputs on the GPU; -1 not timed */
+	double flush_gpu_ms; /* one L2 flush on the GPU; -1 not timed */
+} loop_split;
+
 typedef struct result {
 	res_status status;
 	char error[512];      /* one line, for RES_ERROR / RES_FATAL */
@@ -53,6 +69,9 @@ typedef struct result {
 	double time_ms;       /* the timing loop (warm-up, flushes and samples) */
 	double empty_ms;      /* an empty kernel's launch, timed the same way (batch or not) */
 	int32_t clock;        /* timing_clock the samples were taken with */
+	int32_t stop;         /* stop_why (stats.h): what ended the samples */
+	double ci_lo_ms, ci_hi_ms; /* the median's 95% interval (stats.h); 0 below 6 samples */
+	loop_split split;     /* where the timing loop's wall time went */
 	char clock_note[256]; /* why events, when the kernel clock was asked for; else "" */
 	prof_reply prof;      /* the counters, when the plan asked for metrics */
 	nvml_cond cond;       /* clocks, temperature, throttling around the samples */

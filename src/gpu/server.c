@@ -238,6 +238,7 @@ static void worker_fini(wstate *ws)
 	for (int i = 0; i < PLAN_MAX_BUFS; i++)
 		pool_release(NULL, &ws->pool[i]);
 	stage_free(ws);
+	hash_free(ws);
 	if (ws->flush)
 		cu.MemFree(ws->flush);
 	if (ws->have_flush_fn)
@@ -307,6 +308,7 @@ int worker_main(int argc, char **argv)
 
 	const char *tr = getenv("CUPLAY_TRACE_WORKER");
 	w_tracing = tr && tr[0] && strcmp(tr, "0") != 0;
+	ws.trace_loop = getenv("CUPLAY_TRACE") != NULL;
 	ref_cache_init(&ws.refs, REF_CACHE_ENTRIES, REF_CACHE_BYTES);
 
 	if (worker_init(&ws, &err) != 0) {

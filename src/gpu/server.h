@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "cudrv.h"
+#include "outhash.h"
 #include "ref.h"
 #include "util.h"
 #include "worker.h"
@@ -46,8 +47,8 @@ typedef struct pbuf {
  * bytes in all. */
 #define REF_CACHE_ENTRIES 4
 #define REF_CACHE_BYTES (2 * GiB)
-/* The download buffer of checked outputs is kept between runs (page-locked
- * when the driver can) up to this size. */
+/* The download buffer of checked outputs is kept between runs up to this
+ * size. */
 #define STAGE_KEEP_MAX (1 * GiB)
 
 typedef struct wstate {
@@ -71,6 +72,7 @@ typedef struct wstate {
 	double empty_kernel_ms;
 	char kclock_why[256];  /* why the kernel clock cannot be had in this worker; "" */
 	int stop, quit;        /* STOP / QUIT (or the front end gone) seen */
+	int trace_loop;        /* CUPLAY_TRACE: time the parts of a sample's prologue for its line */
 	/* pool[i]: buffer i of the last plan. Only the last plan's buffers are
 	 * kept, so device memory never holds more than one plan's buffers and
 	 * their pristine copies. */
@@ -78,7 +80,11 @@ typedef struct wstate {
 	ref_cache refs;        /* reference results of recent checks */
 	void *stage;           /* download buffer for checked outputs */
 	size_t stage_bytes;
-	int stage_pinned;
+	verdict_cache verdicts; /* results of comparisons, by the hash of the output compared */
+	CUmodule hash_mod;     /* the output hash kernel (server_hash.c), loaded on first need */
+	CUfunction hash_fn;
+	CUdeviceptr hash_out;
+	int hash_failed;       /* it could not be loaded: compare on the host */
 	nvml_dev nvml;         /* clocks and throttling around the samples */
 	int pf_fd;             /* where device printf goes (this process's stdout): a memfd, or -1 */
 	int pf_err;            /* the worker's own stderr, while a run points fd 2 at pf_fd: assertion
@@ -136,7 +142,7 @@ extern host_free_fn w_host_free;
  * before each timed launch, so every sample pays the first-touch migration
  * that unified memory costs (lecture 002). */
 typedef struct cu_mem_location { int type, id; } cu_mem_location;
-enum { CU_MEM_LOCATION_TYPE_HOST_ = 2 };
+enum { CU_MEM_LOCATION_TYPE_DEVICE_ = 1, CU_MEM_LOCATION_TYPE_HOST_ = 2 };
 typedef CUresult (*prefetch_fn)(CUdeviceptr p, size_t bytes, cu_mem_location loc, unsigned int flags, CUstream s);
 extern prefetch_fn w_prefetch;
 
@@ -206,6 +212,10 @@ int pool_restore_outputs(wrun *r);
 
 /* ---- server_check.c */
 void stage_free(wstate *ws);
+/* server_hash.c: the output hash (outhash.h) of bytes at d, on the GPU. 0
+ * with h; 1 when the hash kernel cannot be had here; -1 on an error. */
+int gpu_outhash(wrun *r, CUdeviceptr d, uint64_t bytes, uint64_t h[2]);
+void hash_free(wstate *ws);
 int check_pass(wrun *r);
 
 /* ---- server_lock.c: one measurer at a time per GPU, across processes */

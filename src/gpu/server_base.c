@@ -92,7 +92,7 @@ int w_ck_kernel(wrun *r, CUresult e, const char *name)
 
 void *w_hmalloc(wrun *r, size_t n, const char *what)
 {
-	void *p = malloc(n ? n : 1);
+	void *p = big_malloc(n);
 	if (!p) {
 		char b[32];
 		w_fail(r, 0, "cannot allocate %s of host memory for %s", w_bytes(n, b, sizeof b), what);

@@ -370,13 +370,14 @@ int pool_reverify(wrun *r)
 	return 0;
 }
 
-/* Resets every output to its initial contents before a timed launch,
- * queued on the stream. */
+/* Resets every output the kernel may read to its initial contents before
+ * a timed launch, queued on the stream. Returns how many. */
 int pool_restore_outputs(wrun *r)
 {
+	int n = 0;
 	for (int i = 0; i < r->p->nbufs; i++) {
 		pbuf *e = B(r, i);
-		if (!r->p->bufs[i].output || e->bytes == 0)
+		if (!r->p->bufs[i].output || r->p->bufs[i].unread || e->bytes == 0)
 			continue;
 		CUresult x;
 		const char *call;
@@ -392,10 +393,12 @@ int pool_restore_outputs(wrun *r)
 		} else {
 			if (pool_init_dev(r, i, e->d, 0) != 0) /* not expected: timing keeps a pristine copy */
 				return -1;
+			n++;
 			continue;
 		}
 		if (w_ck(r, x, call) != 0)
 			return -1;
+		n++;
 	}
-	return 0;
+	return n;
 }

@@ -82,19 +82,23 @@ out:
 		cu.MemFree(b);
 }
 
-/* The flush kernel: each thread reads words of the buffer in a grid-stride
- * loop; the xor of them decides a store that never happens (the buffer is
- * all zeros), so the loads cannot be dropped and nothing is written. */
+/* The flush kernel: each thread reads 16-byte words of the buffer in a
+ * grid-stride loop; the xor of them decides a store that never happens
+ * (the buffer is all zeros), so the loads cannot be dropped and nothing is
+ * written. Vector loads and a full SM of threads keep enough bytes in
+ * flight to read at the memory's speed. */
 static const char flush_ptx[] =
 	".version 7.0\n.target sm_70\n.address_size 64\n"
-	".visible .entry cuplay_flush(.param .u64 buf, .param .u64 nwords)\n{\n"
-	"\t.reg .pred %p<3>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
-	"\tld.param.u64 %rd1, [buf];\n\tld.param.u64 %rd2, [nwords];\n"
+	".visible .entry cuplay_flush(.param .u64 buf, .param .u64 nvec)\n{\n"
+	"\t.reg .pred %p<3>;\n\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<8>;\n"
+	"\tld.param.u64 %rd1, [buf];\n\tld.param.u64 %rd2, [nvec];\n"
 	"\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n\tmov.u32 %r4, %nctaid.x;\n"
 	"\tmad.lo.s32 %r5, %r1, %r2, %r3;\n\tcvt.u64.u32 %rd3, %r5;\n\tmul.wide.u32 %rd4, %r4, %r2;\n"
 	"\tmov.u32 %r6, 0;\n\tsetp.ge.u64 %p1, %rd3, %rd2;\n\t@%p1 bra DONE;\n"
-	"LOOP:\n\tshl.b64 %rd5, %rd3, 2;\n\tadd.s64 %rd6, %rd1, %rd5;\n\tld.global.u32 %r7, [%rd6];\n"
-	"\txor.b32 %r6, %r6, %r7;\n\tadd.s64 %rd3, %rd3, %rd4;\n\tsetp.lt.u64 %p1, %rd3, %rd2;\n\t@%p1 bra LOOP;\n"
+	"LOOP:\n\tshl.b64 %rd5, %rd3, 4;\n\tadd.s64 %rd6, %rd1, %rd5;\n"
+	"\tld.global.v4.u32 {%r7, %r8, %r9, %r10}, [%rd6];\n"
+	"\txor.b32 %r6, %r6, %r7;\n\txor.b32 %r6, %r6, %r8;\n\txor.b32 %r6, %r6, %r9;\n\txor.b32 %r6, %r6, %r10;\n"
+	"\tadd.s64 %rd3, %rd3, %rd4;\n\tsetp.lt.u64 %p1, %rd3, %rd2;\n\t@%p1 bra LOOP;\n"
 	"DONE:\n\tsetp.ne.u32 %p2, %r6, 2143294004;\n\t@%p2 bra END;\n\tst.global.u32 [%rd1], %r6;\n"
 	"END:\n\tret;\n}\n";
 
@@ -106,6 +110,7 @@ int ensure_flush(wrun *r)
 	uint64_t want = 2 * (uint64_t)(ws->info.l2_bytes > 0 ? ws->info.l2_bytes : 0);
 	if (want < 8 * MiB)
 		want = 8 * MiB;
+	want = (want + 15) & ~(uint64_t)15; /* whole 16-byte words */
 	if (w_dalloc(r, &ws->flush, (size_t)want, 0, "the L2 flush buffer") != 0)
 		return -1;
 	ws->flush_bytes = (size_t)want;
@@ -130,9 +135,9 @@ CUresult flush_l2(wstate *ws, int n)
 {
 	if (!ws->have_flush_fn)
 		return cu.MemsetD8Async(ws->flush, (unsigned char)(n & 1), ws->flush_bytes, NULL);
-	unsigned long long nwords = ws->flush_bytes / 4;
-	void *args[] = { &ws->flush, &nwords };
-	unsigned int blocks = (unsigned int)(ws->info.sm_count > 0 ? ws->info.sm_count * 4 : 512);
+	unsigned long long nvec = ws->flush_bytes / 16;
+	void *args[] = { &ws->flush, &nvec };
+	unsigned int blocks = (unsigned int)(ws->info.sm_count > 0 ? ws->info.sm_count * 8 : 1024);
 	return cu.LaunchKernel(ws->flush_fn, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
 }
 
@@ -238,22 +243,44 @@ static int kernel_clock_begin(wrun *r, int batch)
 	return 0;
 }
 
+/* Resets the outputs before a sample (split.resets: how many); -1 on an error. */
+static int reset_outputs(wrun *r)
+{
+	int n = pool_restore_outputs(r);
+	if (n >= 0)
+		r->res->split.resets = n;
+	return n;
+}
+
 /* What comes before each sample: outputs reset, managed buffers back on
- * the host, and (with flush) a cold L2. All on the stream, asynchronous. */
+ * the host (or, marked prefetch, on the GPU, as cudaMemPrefetchAsync
+ * before a launch would put them), and (with flush) a cold L2. All on the
+ * stream, asynchronous. */
 static int sample_prologue(wrun *r, int n)
 {
 	const plan *p = r->p;
-	if (pool_restore_outputs(r) != 0)
+	if (reset_outputs(r) < 0)
 		return -1;
+	for (int i = 0; !w_prefetch && i < p->nbufs; i++)
+		if (p->bufs[i].prefetch)
+			return w_fail(r, 0, "buffer '%s' is to be prefetched, but this driver has no cuMemPrefetchAsync_v2",
+			              p->bufs[i].name);
 	for (int i = 0; w_prefetch && i < p->nbufs; i++)
 		if (p->bufs[i].managed && B(r, i)->d &&
 		    w_ck(r, w_prefetch(B(r, i)->d, p->bufs[i].count * dtype_size(p->bufs[i].type),
-		                      (cu_mem_location){ CU_MEM_LOCATION_TYPE_HOST_, 0 }, 0, NULL),
-		       "cuMemPrefetchAsync (managed buffer to the host)") != 0)
+		                      p->bufs[i].prefetch ? (cu_mem_location){ CU_MEM_LOCATION_TYPE_DEVICE_, (int)r->ws->dev }
+		                                          : (cu_mem_location){ CU_MEM_LOCATION_TYPE_HOST_, 0 }, 0, NULL),
+		       p->bufs[i].prefetch ? "cuMemPrefetchAsync (managed buffer to the GPU)"
+		                           : "cuMemPrefetchAsync (managed buffer to the host)") != 0)
 			return -1;
 	if (p->t.flush && r->ws->flush && w_ck(r, flush_l2(r->ws, n), "the L2 flush") != 0)
 		return -1;
 	return 0;
+}
+
+static double ms_since(uint64_t t0)
+{
+	return (double)(now_ns() - t0) / 1e6;
 }
 
 /* Samples on the kernel clock, k of them: each one's prologue and launch
@@ -265,12 +292,22 @@ static int sample_prologue(wrun *r, int n)
 static int kernel_clock_samples(wrun *r, int n, int k, double *ms)
 {
 	const plan_launch *l = &r->p->launch;
-	for (int i = 0; i < k; i++)
-		if (sample_prologue(r, n + i) != 0 || w_launch(r, r->fn, l, &r->ka) != 0 ||
-		    w_ck_kernel(r, cu.CtxSynchronize(), l->name) != 0)
+	loop_split *sp = &r->res->split;
+	for (int i = 0; i < k; i++) {
+		uint64_t t0 = now_ns();
+		if (sample_prologue(r, n + i) != 0 || w_launch(r, r->fn, l, &r->ka) != 0)
 			return -1;
+		uint64_t t1 = now_ns();
+		sp->issue_ms += (double)(t1 - t0) / 1e6;
+		if (w_ck_kernel(r, cu.CtxSynchronize(), l->name) != 0)
+			return -1;
+		sp->wait_ms += ms_since(t1);
+	}
 	char *why = NULL;
+	uint64_t t2 = now_ns();
 	int got = kclock_take(kernel_symbol(l), ms, k, &why);
+	sp->records_ms += ms_since(t2);
+	sp->takes++;
 	if (got != k) {
 		if (got >= 0)
 			snprintf(r->ws->kclock_why, sizeof r->ws->kclock_why,
@@ -283,18 +320,21 @@ static int kernel_clock_samples(wrun *r, int n, int k, double *ms)
 	return got == k ? k : 0;
 }
 
-/* How many kernel-clock samples to take records for at once: about 1 ms of
- * GPU time (the kernel plus its prologue, ~0.1 ms with a flush), at most 8,
- * and no more than are still allowed; one at first, to learn the time. The
- * stopping rule looks after each group, so it may overshoot by k - 1. */
+/* How many kernel-clock samples to take records for at once: about 2 ms of
+ * GPU time (the kernel plus its prologue, ~0.1 ms with a flush), at most
+ * 16, at most a quarter of the samples so far (the stopping rule looks
+ * after each group, so it may overshoot by k - 1), and no more than are
+ * still allowed; one at first, to learn the time. */
 static int group_size(const double *samples, int n, int max_reps)
 {
 	int k = 1;
 	if (n > 0) {
 		double each = samples[n - 1] + 0.1;
-		k = each >= 1.0 ? 1 : (int)(1.0 / each);
-		if (k > 8)
-			k = 8;
+		k = each >= 2.0 ? 1 : (int)(2.0 / each);
+		if (k > 16)
+			k = 16;
+		if (k > n / 4)
+			k = n / 4 > 1 ? n / 4 : 1;
 	}
 	return k < max_reps - n ? k : max_reps - n;
 }
@@ -306,19 +346,57 @@ static int events_sample(wrun *r, int n, int batch, double *ms)
 {
 	wstate *ws = r->ws;
 	const plan *p = r->p;
+	loop_split *sp = &r->res->split;
+	uint64_t t0 = now_ns();
 	if (sample_prologue(r, n) != 0 || w_ck(r, cu.EventRecord(ws->ev0, NULL), "cuEventRecord") != 0)
 		return -1;
 	for (int b = 0; b < batch; b++)
 		if (w_launch(r, r->fn, &p->launch, &r->ka) != 0)
 			return -1;
-	if (w_ck(r, cu.EventRecord(ws->ev1, NULL), "cuEventRecord") != 0 ||
-	    w_ck_kernel(r, cu.EventSynchronize(ws->ev1), p->launch.name) != 0)
+	if (w_ck(r, cu.EventRecord(ws->ev1, NULL), "cuEventRecord") != 0)
 		return -1;
+	uint64_t t1 = now_ns();
+	sp->issue_ms += (double)(t1 - t0) / 1e6;
+	if (w_ck_kernel(r, cu.EventSynchronize(ws->ev1), p->launch.name) != 0)
+		return -1;
+	sp->wait_ms += ms_since(t1);
 	float f = 0;
 	if (w_ck(r, cu.EventElapsedTime(&f, ws->ev0, ws->ev1), "cuEventElapsedTime") != 0)
 		return -1;
 	*ms = (double)f / batch;
 	return 0;
+}
+
+/* With CUPLAY_TRACE: the GPU's time for one reset of the outputs and one
+ * L2 flush, each the median of 5 timed with events (after the samples,
+ * outside them). -1 where there is none to time or the timing failed. */
+static void time_prologue_parts(wrun *r)
+{
+	wstate *ws = r->ws;
+	loop_split *sp = &r->res->split;
+	sp->reset_gpu_ms = sp->flush_gpu_ms = -1;
+	for (int part = 0; part < 2; part++) {
+		if (part == 1 && !(r->p->t.flush && ws->flush))
+			continue;
+		double ms[5];
+		int ok = 1;
+		for (int i = 0; i < 5 && ok; i++) {
+			float f = 0;
+			ok = cu.EventRecord(ws->ev0, NULL) == CUDA_SUCCESS &&
+			     (part == 0 ? reset_outputs(r) >= 0 : flush_l2(ws, i) == CUDA_SUCCESS) &&
+			     cu.EventRecord(ws->ev1, NULL) == CUDA_SUCCESS &&
+			     cu.EventSynchronize(ws->ev1) == CUDA_SUCCESS &&
+			     cu.EventElapsedTime(&f, ws->ev0, ws->ev1) == CUDA_SUCCESS;
+			ms[i] = f;
+		}
+		if (!ok)
+			continue;
+		qsort(ms, 5, sizeof ms[0], cmp_ms);
+		if (part == 0)
+			sp->reset_gpu_ms = sp->resets > 0 ? ms[2] : 0;
+		else
+			sp->flush_gpu_ms = ms[2];
+	}
 }
 
 static int time_samples(wrun *r, int kernel_clock)
@@ -334,15 +412,28 @@ static int time_samples(wrun *r, int kernel_clock)
 	int n = 0;
 	double total_s = 0;
 	int batch = t.batch > 1 ? t.batch : 1;
-	uint64_t loop_t0 = now_ns();
+	loop_split *sp = &res->split;
 	measure_empty(r, kernel_clock);
-	const stop_rule rule = { t.min_reps, t.max_reps, t.noise_target, t.min_time_s, t.max_time_s };
-	while (n < t.max_reps && !stats_should_stop(res->samples_ms, n, total_s, &rule)) {
+	uint64_t loop_t0 = now_ns();
+	const stop_rule rule = { t.rule, t.min_reps, t.max_reps, t.target, t.noise_target, t.min_time_s, t.max_time_s };
+	double *sorted = xmalloc(RES_MAX_SAMPLES * sizeof *sorted);
+	int rc = 0;
+	res->stop = STOP_NOT;
+	for (;;) {
+		uint64_t tr = now_ns();
+		stop_why why = stats_stop(sorted, n, total_s, &rule);
+		sp->rule_ms += ms_since(tr);
+		if (why != STOP_NOT || n >= t.max_reps) {
+			res->stop = why != STOP_NOT ? why : STOP_SAMPLES;
+			break;
+		}
 		int got = 1;
 		if (kernel_clock) {
 			got = kernel_clock_samples(r, n, group_size(res->samples_ms, n, t.max_reps), res->samples_ms + n);
-			if (got < 0)
-				return -1;
+			if (got < 0) {
+				rc = -1;
+				break;
+			}
 			if (got == 0) {
 				/* over to events for the rest of the run: samples are not mixed */
 				kclock_stop();
@@ -350,24 +441,40 @@ static int time_samples(wrun *r, int kernel_clock)
 				res->clock = CLOCK_EVENTS;
 				n = res->nsamples = 0;
 				total_s = 0;
+				memset(sp, 0, sizeof *sp);
 				measure_empty(r, 0);
+				loop_t0 = now_ns();
 				continue;
 			}
 		} else if (events_sample(r, n, batch, &res->samples_ms[n]) != 0) {
-			return -1;
+			rc = -1;
+			break;
 		}
 		for (int i = 0; i < got; i++, n++) {
 			total_s += res->samples_ms[n] * batch * 1e-3;
+			sp->kernel_ms += res->samples_ms[n] * batch;
+			stats_insert_sorted(sorted, n, res->samples_ms[n]);
 			res->nsamples = n + 1;
 			w_progress(ws, n + 1, WIRE_PHASE_GPU, res->samples_ms[n]);
 		}
-		if (t.max_wall_s > 0 && n >= t.min_reps && (double)(now_ns() - loop_t0) * 1e-9 >= t.max_wall_s)
+		if (t.max_wall_s > 0 && n >= t.min_reps && (double)(now_ns() - loop_t0) * 1e-9 >= t.max_wall_s) {
+			res->stop = STOP_WALL;
 			break;
+		}
 		if (w_stop_now(ws)) {
 			res->status = RES_INTERRUPTED;
+			res->stop = STOP_INTERRUPTED;
 			break;
 		}
 	}
+	free(sorted);
+	if (rc != 0)
+		return -1;
+	sp->loop_ms = ms_since(loop_t0);
+	stats st;
+	stats_compute(res->samples_ms, res->nsamples, &st);
+	res->ci_lo_ms = st.has_ci ? st.ci_lo : 0;
+	res->ci_hi_ms = st.has_ci ? st.ci_hi : 0;
 	res->empty_ms = batch > 1 ? ws->empty_batch_ms : kernel_clock ? ws->empty_kernel_ms : ws->empty_ms;
 	return 0;
 }
@@ -385,10 +492,11 @@ int time_pass(wrun *r)
 	for (int i = 0; i < warm; i++) {
 		if (w_stop_now(ws)) {
 			res->status = RES_INTERRUPTED;
+			res->stop = STOP_INTERRUPTED;
 			nvml_end(&ws->nvml, &res->cond);
 			return 0;
 		}
-		if (pool_restore_outputs(r) != 0 || w_launch(r, r->fn, &p->launch, &r->ka) != 0 ||
+		if (reset_outputs(r) < 0 || w_launch(r, r->fn, &p->launch, &r->ka) != 0 ||
 		    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
 			return -1;
 		w_progress(ws, 0, WIRE_PHASE_GPU, 0);
@@ -399,6 +507,8 @@ int time_pass(wrun *r)
 	if (rc != 0)
 		return -1;
 	nvml_end(&ws->nvml, &res->cond);
+	if (ws->trace_loop)
+		time_prologue_parts(r);
 	return 0;
 }
 
@@ -421,7 +531,7 @@ void metrics_pass(wrun *r)
 	prof_reply *pr = &r->res->prof;
 	memset(pr, 0, sizeof *pr);
 	int n = p->nmetrics;
-	if (pool_restore_outputs(r) != 0)
+	if (reset_outputs(r) < 0)
 		return;
 	if (p->t.flush && ws->flush &&
 	    w_ck(r, flush_l2(ws, 0), "the L2 flush") != 0)

@@ -428,6 +428,7 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 		pb->value = b->init_value;
 		pb->output = b->output;
 		pb->managed = b->managed;
+		pb->prefetch = b->prefetch;
 		pb->global = b->global;
 		if (b->global) {
 			/* the symbol: as written at namespace scope, mangled inside a

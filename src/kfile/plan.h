@@ -49,10 +49,12 @@ typedef struct plan_buf {
 	double value;  /* for INIT_VALUE */
 	int output;
 	int managed;
+	int32_t prefetch;          /* managed: prefetched to the GPU before each launch (else to the host) */
 	int32_t global;            /* a variable of the module (`//@ global`), not an allocation */
 	int32_t is_const;          /* ... in constant memory (__constant__) */
 	uint32_t list_off, list_n; /* INIT_LIST: plan.list[list_off .. +list_n) */
 	char sym[PLAN_NAME];       /* global: its symbol in the cubin (mangled in a namespace) */
+	int32_t unread;            /* an output the kernel never reads (its PTX says): timing does not reset it */
 } plan_buf;
 
 typedef struct plan_arg {
@@ -95,7 +97,9 @@ typedef struct timing_opts {
 	int warmup;          /* launches before timing */
 	int min_reps;        /* at least this many timed samples (>= 1) */
 	int max_reps;        /* never more (<= RES_MAX_SAMPLES) */
-	double noise_target; /* stop once relative noise is below, e.g. 0.005 */
+	int rule;            /* stop_kind (stats.h): RULE_INTERVAL or RULE_NOISE */
+	double target;       /* RULE_INTERVAL: stop once the median's interval is within +-target of it */
+	double noise_target; /* RULE_NOISE: stop once relative noise is below, e.g. 0.005 */
 	double min_time_s;   /* ... and at least this much kernel time sampled */
 	double max_time_s;   /* stop at this much total kernel time regardless */
 	double max_wall_s;   /* ... or this much wall time in the loop (0: no cap);

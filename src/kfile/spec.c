@@ -547,7 +547,7 @@ static int parse_init_value(cur *c, double *v)
 }
 
 /* After TYPE[EXPR]: an init (random zero one iota value(X) poison) and the
- * flags output and managed, in any order. */
+ * flags output, managed and prefetch (managed only), in any order. */
 /* {V, V, ...}: the values of a global, after its '{' */
 static int list_values(cur *c, spec_buffer *b, const char *open, const char *name, int nlen)
 {
@@ -575,7 +575,7 @@ static int list_values(cur *c, spec_buffer *b, const char *open, const char *nam
 static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 {
 	static const char *const words[] = {
-		"random", "zero", "one", "iota", "value", "poison", "output", "managed",
+		"random", "zero", "one", "iota", "value", "poison", "output", "managed", "prefetch",
 	};
 	static const init_kind inits[] = {
 		INIT_RANDOM, INIT_ZERO, INIT_ONE, INIT_IOTA, INIT_VALUE, INIT_POISON,
@@ -606,13 +606,13 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 		int i = 0;
 		while (i < (int)ARRAY_LEN(words) && !scan_word_is(w, n, words[i]))
 			i++;
-		if (b->global && i == 7)
-			return cerr(c, w, "a global cannot be 'managed': it lives in the module");
+		if (b->global && i >= 7 && i < (int)ARRAY_LEN(words))
+			return cerr(c, w, "a global cannot be '%s': it lives in the module", words[i]);
 		if (i == (int)ARRAY_LEN(words))
 			return cerr_choices(c, w, xasprintf("unknown word '%.*s' in %s '%.*s'", n, w, what, nlen, name),
-			                    w, n, words, (int)ARRAY_LEN(words) - b->global, "expected", "");
+			                    w, n, words, (int)ARRAY_LEN(words) - 2 * b->global, "expected", "");
 		if (i >= (int)ARRAY_LEN(inits)) {
-			int *flag = i == 6 ? &b->output : &b->managed;
+			int *flag = i == 6 ? &b->output : i == 7 ? &b->managed : &b->prefetch;
 			if (*flag)
 				return cerr(c, w, "duplicate '%s' in %s '%.*s'", words[i], what, nlen, name);
 			*flag = 1;
@@ -627,12 +627,15 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 		if (b->init == INIT_VALUE && parse_init_value(c, &b->init_value) != 0)
 			return -1;
 	}
+	if (b->prefetch && !b->managed)
+		return cerr(c, c->p, "buffer '%.*s' has 'prefetch' without 'managed': only unified memory is "
+		            "prefetched", nlen, name);
 	if (!init_at) /* an output nobody initialises is poisoned, so unwritten parts show */
 		b->init = b->output ? INIT_POISON : INIT_RANDOM;
 	return 0;
 }
 
-/* buffer NAME TYPE[EXPR] [INIT] [output] [managed]
+/* buffer NAME TYPE[EXPR] [INIT] [output] [managed [prefetch]]
  * global NAME TYPE[[EXPR]] [INIT|{V, ...}] [output] */
 static int dir_buffer(cur *c, const char *dir)
 {

@@ -5,7 +5,7 @@
  *
  *   //@ define NAME = EXPR          compile time, passed as -DNAME=VALUE
  *   //@ param  NAME = EXPR          run time, bound to kernel parameters NAME
- *   //@ buffer NAME TYPE[EXPR] INIT [output] [managed]
+ *   //@ buffer NAME TYPE[EXPR] INIT [output] [managed [prefetch]]
  *   //@ global NAME TYPE[[EXPR]] INIT|{V, V, ...} [output]
  *                                   a __constant__ or __device__ variable
  *            TYPE: float double int unsigned long
@@ -68,6 +68,7 @@ typedef struct spec_buffer {
 	double init_value; /* for INIT_VALUE */
 	int output;
 	int managed;
+	int prefetch;      /* managed: moved to the GPU before each launch */
 	int global;        /* `//@ global`: a __constant__ or __device__ variable of the file */
 	int nlist;         /* INIT_LIST: the values, as scalars */
 	double *list;

@@ -216,7 +216,7 @@ static char *label_of(const measurement *r, int const *idx, int n, int i)
 
 static void results(FILE *f, lab_format fmt, const measurement *r, const int *idx, int n)
 {
-	static const char *const head[] = { "kernel", "values", "check", "median", "min .. max", "noise", "GB/s",
+	static const char *const head[] = { "kernel", "values", "check", "median", "±95%", "min .. max", "GB/s",
 		                            "roof", "GFLOP/s", "regs", "smem", "SM MHz", "temp", "throttle",
 		                            "command" };
 	tw t = { 0 };
@@ -230,11 +230,11 @@ static void results(FILE *f, lab_format fmt, const measurement *r, const int *id
 		if (m->timed) {
 			fmt_time_ms(m->st.median, b, sizeof b);
 			t_cell(&t, b, 1);
+			snprintf(b, sizeof b, m->st.ci_rel * 100 < 0.095 ? "±%.2f%%" : "±%.1f%%", m->st.ci_rel * 100);
+			t_cell(&t, m->st.has_ci ? b : "", 1);
 			fmt_time_ms(m->st.min, lo, sizeof lo);
 			fmt_time_ms(m->st.max, hi, sizeof hi);
 			snprintf(b, sizeof b, "%s .. %s", lo, hi);
-			t_cell(&t, b, 1);
-			snprintf(b, sizeof b, "%.1f%%", m->st.noise * 100);
 			t_cell(&t, b, 1);
 		} else {
 			t_cell(&t, m->interrupted ? "interrupted" : "", 1);

@@ -41,6 +41,7 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 	m->roof_gbps = res->roof_gbps;
 	m->clock = res->clock;
 	measure_set_samples(m, res->samples_ms, res->nsamples);
+	m->stop = res->stop;
 	const nvml_cond *cd = &res->cond;
 	if (m->timed && cd->available) {
 		m->cond_known = 1;
@@ -55,6 +56,7 @@ void measure_set_samples(measurement *m, const double *ms, int n)
 	free(m->samples);
 	m->samples = NULL;
 	m->nsamples = 0;
+	m->stop = STOP_NOT;
 	memset(&m->st, 0, sizeof m->st);
 	m->timed = 0;
 	m->gbps = m->gflops = m->roof_frac = 0;
@@ -118,10 +120,10 @@ const char *measure_check_word(const measurement *m)
 
 void measure_table_init(table *t, int first, int last, const char *const *head, const char *align)
 {
-	static const char *const mine[M_N] = { "kernel", "values", "check", "rel_err", "median", "min .. max",
-		                               "min", "max", "noise", "samples", "GB/s", "roof", "GFLOP/s",
-		                               "SM MHz", "temp C", "throttle", "clock", "regs", "smem_bytes",
-		                               "compile_ms", "device" };
+	static const char *const mine[M_N] = { "kernel", "values", "check", "rel_err", "median", "±95%",
+		                               "min .. max", "min", "max", "noise", "samples", "GB/s", "roof",
+		                               "GFLOP/s", "SM MHz", "temp C", "throttle", "clock", "regs",
+		                               "smem_bytes", "compile_ms", "device", "ci_lo", "ci_hi", "stop" };
 	const char *h[64];
 	char al[64];
 	int n = first + M_N + last;
@@ -131,7 +133,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	}
 	for (int i = 0; i < M_N; i++)
 		h[first + i] = mine[i];
-	memcpy(al + first, "lllrrrrrrrrrrrrllrrrl", M_N);
+	memcpy(al + first, "lllrrlrrrrrrrrrrllrrlrrl", M_N);
 	for (int i = 0; i < last; i++) {
 		h[first + M_N + i] = head[first + i];
 		al[first + M_N + i] = align && align[first + i] ? align[first + i] : 'l';
@@ -142,10 +144,11 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	table_col(t, first + M_VALUES, NULL, U_PLAIN, COL_RAW);
 	table_col(t, first + M_ERR, NULL, U_PLAIN, COL_RAW);
 	table_col(t, first + M_MEDIAN, "median_ms", U_MS, COL_BOTH);
+	table_col(t, first + M_CI, NULL, U_PLAIN, COL_HUMAN);
 	table_col(t, first + M_RANGE, NULL, U_PLAIN, COL_HUMAN);
 	table_col(t, first + M_MIN, "min_ms", U_MS, COL_RAW);
 	table_col(t, first + M_MAX, "max_ms", U_MS, COL_RAW);
-	table_col(t, first + M_NOISE, "noise_frac", U_FRAC1, COL_BOTH);
+	table_col(t, first + M_NOISE, "noise_frac", U_FRAC1, COL_RAW);
 	table_col(t, first + M_SAMPLES, NULL, U_INT, COL_RAW);
 	table_col(t, first + M_GBPS, "gbps", U_F0, COL_BOTH);
 	table_col(t, first + M_ROOF, "roof_frac", U_FRAC, COL_BOTH);
@@ -158,6 +161,16 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	table_col(t, first + M_SMEM, NULL, U_BYTES, COL_RAW);
 	table_col(t, first + M_COMPILE, NULL, U_MS, COL_RAW);
 	table_col(t, first + M_DEVICE, NULL, U_PLAIN, COL_RAW);
+	table_col(t, first + M_CI_LO, "ci_lo_ms", U_MS, COL_RAW);
+	table_col(t, first + M_CI_HI, "ci_hi_ms", U_MS, COL_RAW);
+	table_col(t, first + M_STOP, NULL, U_PLAIN, COL_RAW);
+}
+
+/* "±0.2%": the median's interval, its wider side as a percentage of it */
+static void interval_text(const stats *st, char *buf, size_t n)
+{
+	double pct = 100 * st->ci_rel;
+	snprintf(buf, n, pct < 0.095 ? "±%.2f%%" : "±%.1f%%", pct);
 }
 
 void measure_row(table *t, int r, int first, const measurement *m, int mask)
@@ -196,6 +209,18 @@ void measure_row(table *t, int r, int first, const measurement *m, int mask)
 	}
 	NUM(M_MEDIAN, m->st.median);
 	table_style(t, r, COL(M_MEDIAN), "1");
+	if (m->st.has_ci) {
+		char ci[32];
+		interval_text(&m->st, ci, sizeof ci);
+		if (mask)
+			table_set(t, r, COL(M_CI), "<t>");
+		else
+			table_set(t, r, COL(M_CI), "%s", ci);
+		NUM(M_CI_LO, m->st.ci_lo);
+		NUM(M_CI_HI, m->st.ci_hi);
+	}
+	if (m->stop != STOP_NOT)
+		table_set(t, r, COL(M_STOP), "%s", mask ? "<t>" : stop_why_name(m->stop));
 	if (mask) {
 		table_set(t, r, COL(M_RANGE), "<t>");
 	} else {

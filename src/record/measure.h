@@ -27,7 +27,8 @@ typedef struct measurement {
 	mcheck check;
 	double check_err;    /* the worst relative error of the checks */
 	int timed, interrupted;
-	stats st;            /* of the samples (ms) */
+	stats st;            /* of the samples (ms): the median, its 95% interval, the spread */
+	int stop;            /* stop_why: what ended the samples (STOP_NOT: not said, as for rounds pooled) */
 	double *samples;     /* the samples, ms */
 	int nsamples;
 	int clock;           /* timing_clock of the samples */
@@ -64,8 +65,9 @@ double measure_figure(const measurement *m, const char **unit);
 const char *measure_check_word(const measurement *m); /* ok, FAIL, no check, off */
 
 /* The columns of a measurement in a table, after the caller's first ones */
-enum { M_KERNEL, M_VALUES, M_CHECK, M_ERR, M_MEDIAN, M_RANGE, M_MIN, M_MAX, M_NOISE, M_SAMPLES, M_GBPS,
-       M_ROOF, M_GFLOPS, M_SM_MHZ, M_TEMP, M_THROTTLE, M_CLOCK, M_REGS, M_SMEM, M_COMPILE, M_DEVICE, M_N };
+enum { M_KERNEL, M_VALUES, M_CHECK, M_ERR, M_MEDIAN, M_CI, M_RANGE, M_MIN, M_MAX, M_NOISE, M_SAMPLES, M_GBPS,
+       M_ROOF, M_GFLOPS, M_SM_MHZ, M_TEMP, M_THROTTLE, M_CLOCK, M_REGS, M_SMEM, M_COMPILE, M_DEVICE,
+       M_CI_LO, M_CI_HI, M_STOP, M_N };
 
 /* The table of runs: `first` columns of the caller's (e.g. a sweep's
  * axes), the record's M_N, then `last` of the caller's (a verdict); head

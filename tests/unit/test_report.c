@@ -1,10 +1,8 @@
-/* test_report.c: the table writers, the SVG chart, human figures, and the
- * verdict of a comparison. With WRITERS_OUT=DIR the files are left there
+/* test_report.c: the table writers, the SVG chart and human figures. With WRITERS_OUT=DIR the files are left there
  * for tests/run.sh to parse with real JSON and XML parsers. */
 #include "test.h"
 #include "chart.h"
 #include "report.h"
-#include "stats.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -201,30 +199,6 @@ TEST(writers_to_files)
 	table_free(&t);
 }
 
-TEST(verdict)
-{
-	double base[] = { 1.00, 1.01, 0.99, 1.02, 1.00, 0.98, 1.01 };
-	double fast[] = { 0.60, 0.61, 0.59, 0.62, 0.60, 0.61, 0.60 };
-	double slow[] = { 1.50, 1.52, 1.49, 1.51, 1.50, 1.48, 1.53 };
-	double same[] = { 1.00, 1.005, 0.995, 1.01, 1.00, 0.99, 1.00 };
-	double wide[] = { 0.80, 1.20, 0.85, 1.15, 0.95, 1.05, 0.90 };
-	double sp;
-	CHECK_STREQ(stats_verdict(base, 7, fast, 7, 0.02, &sp), "faster");
-	CHECK_NEAR(sp, 1.0 / 0.60, 1e-9);
-	CHECK_STREQ(stats_verdict(base, 7, slow, 7, 0.02, &sp), "slower");
-	CHECK_STREQ(stats_verdict(base, 7, same, 7, 0.02, &sp), "same");
-	/* overlapping spreads with medians 2.6% apart: not decidable */
-	double wide5[7];
-	for (int i = 0; i < 7; i++)
-		wide5[i] = wide[i] * 1.08;
-	CHECK_STREQ(stats_verdict(base, 7, wide5, 7, 0.02, &sp), "ambiguous");
-	/* too few samples to say */
-	CHECK_STREQ(stats_verdict(base, 2, fast, 2, 0.02, &sp), "ambiguous");
-	CHECK_NEAR(stats_quantile(base, 7, 0.5), 1.00, 1e-12);
-	CHECK_NEAR(stats_quantile(fast, 7, 0.0), 0.59, 1e-12);
-	CHECK_NEAR(stats_quantile(fast, 7, 1.0), 0.62, 1e-12);
-}
-
 int main(void)
 {
 	RUN(text);
@@ -234,6 +208,5 @@ int main(void)
 	RUN(figures);
 	RUN(chart);
 	RUN(writers_to_files);
-	RUN(verdict);
 	return test_report("report");
 }

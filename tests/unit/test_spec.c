@@ -400,6 +400,9 @@ TEST(globals)
 	EXPECT_SPEC_ERR("//@ global w float[2] {}\n", PATH ":1:24: expected a number in the values of 'w', not '}'");
 	EXPECT_SPEC_ERR("//@ global w float[2] zero {1, 2}\n", PATH ":1:28: global 'w' has two inits, 'zero' and a list");
 	EXPECT_SPEC_ERR("//@ global w float managed\n", PATH ":1:20: a global cannot be 'managed': it lives in the module");
+	EXPECT_SPEC_ERR("//@ global w float prefetch\n", PATH ":1:20: a global cannot be 'prefetch': it lives in the module");
+	EXPECT_SPEC_ERR("//@ buffer x float[4] random prefetch\n",
+		PATH ":1:38: buffer 'x' has 'prefetch' without 'managed': only unified memory is prefetched");
 	EXPECT_SPEC_ERR("//@ buffer w float[2] {1, 2}\n",
 		PATH ":1:23: unexpected '{' in buffer 'w' (expected random, zero, one, iota, value(X), poison, output or managed)");
 	EXPECT_SPEC_ERR("//@ global w flot\n",
@@ -451,7 +454,7 @@ TEST(buffers)
 	EXPECT_SPEC_ERR("//@ buffer x float[ ]\n", PATH ":1:21: expected the size of buffer 'x' inside '[]'");
 	EXPECT_SPEC_ERR("//@ buffer x float[N] rando\n",
 		PATH ":1:23: unknown word 'rando' in buffer 'x' (expected: random, zero, one, iota, value, "
-		"poison, output, managed); did you mean 'random'?");
+		"poison, output, managed, prefetch); did you mean 'random'?");
 	EXPECT_SPEC_ERR("//@ buffer x float[N] zero one\n",
 		PATH ":1:28: buffer 'x' has two inits, 'zero' and 'one'");
 	EXPECT_SPEC_ERR("//@ buffer x float[N] output output\n",

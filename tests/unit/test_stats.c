@@ -1,6 +1,9 @@
-/* test_stats.c: summary statistics and the stopping rule. */
+/* test_stats.c: summary statistics, the median's interval, the stopping
+ * rules (on synthetic samples) and verdicts. */
 #include "test.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
@@ -12,6 +15,7 @@ TEST(median)
 	stats_compute(odd, 3, &s);
 	CHECK(s.n == 3 && s.median == 2 && s.min == 1 && s.max == 3 && s.mean == 2);
 	CHECK(odd[0] == 3 && odd[1] == 1 && odd[2] == 2); /* input untouched */
+	CHECK(!s.has_ci); /* too few for an interval */
 
 	double even[4] = { 4, 1, 3, 2 };
 	stats_compute(even, 4, &s);
@@ -23,7 +27,7 @@ TEST(median)
 	CHECK(s.stdev == 0 && s.noise == 0);
 
 	stats_compute(NULL, 0, &s);
-	CHECK(s.n == 0 && s.median == 0 && s.noise == 0);
+	CHECK(s.n == 0 && s.median == 0 && s.noise == 0 && !s.has_ci);
 }
 
 TEST(noise)
@@ -41,52 +45,300 @@ TEST(noise)
 	CHECK(s.stdev == 0 && s.noise == 0 && s.median == 1.5);
 }
 
-static stop_rule opts(int min_reps, int max_reps, double noise, double min_t, double max_t)
+/* The ranks against the binomial distribution, worked out exactly (with
+ * Python's math.comb) for these n. */
+TEST(median_ranks)
+{
+	static const int want[][3] = { { 6, 0, 5 }, { 7, 0, 6 }, { 10, 1, 8 }, { 20, 5, 14 }, { 50, 17, 32 },
+		                       { 100, 39, 60 }, { 101, 40, 60 }, { 1000, 468, 531 },
+		                       { 2048, 979, 1068 }, { 10240, 5020, 5219 } };
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		int lo = -1, hi = -1;
+		CHECK(stats_median_ranks(want[i][0], &lo, &hi) == 0);
+		CHECK(lo == want[i][1] && hi == want[i][2]);
+		if (lo != want[i][1] || hi != want[i][2])
+			fprintf(stderr, "  n=%d: got %d %d\n", want[i][0], lo, hi);
+	}
+	int lo, hi;
+	CHECK(stats_median_ranks(5, &lo, &hi) == -1);
+	CHECK(stats_median_ranks(0, &lo, &hi) == -1);
+	/* symmetric around the middle for every n */
+	int sym = 1;
+	for (int n = 6; n <= 4096; n++)
+		if (stats_median_ranks(n, &lo, &hi) != 0 || lo + hi != n - 1 || lo < 0 || lo > (n - 1) / 2)
+			sym = 0;
+	CHECK(sym);
+
+	/* the interval of 1..20 is [6, 15] */
+	double x[20];
+	for (int i = 0; i < 20; i++)
+		x[i] = 20 - i;
+	stats s;
+	stats_compute(x, 20, &s);
+	CHECK(s.has_ci && s.ci_lo == 6 && s.ci_hi == 15);
+	CHECK_NEAR(s.ci_rel, 4.5 / 10.5, 1e-12);
+	double y[20];
+	for (int i = 0; i < 20; i++)
+		y[i] = i < 10 ? 10 : 11 + i; /* 10 x 10, then 21 .. 30 */
+	stats_compute(y, 20, &s);
+	CHECK(s.has_ci && s.ci_lo == 10 && s.ci_hi == 25 && s.median == 15.5);
+	CHECK_NEAR(s.ci_rel, 9.5 / 15.5, 1e-12); /* the wider side */
+
+	/* a clock of 32-unit ticks, rounded so that some values lie one unit
+	 * off a tick: 100 samples on 5 ticks, every middle one the same. The
+	 * order statistics alone give width zero; half a tick (32: the middle
+	 * half is one value, the steps next to it 1 and 32) each side is added */
+	double q[100];
+	for (int i = 0; i < 100; i++)
+		q[i] = i < 10 ? 5760 : i < 20 ? 5791 : i < 80 ? 5792 : i < 90 ? 5824 : 5856;
+	stats_compute(q, 100, &s);
+	CHECK(s.has_ci && s.median == 5792 && s.ci_lo == 5792 - 16 && s.ci_hi == 5792 + 16);
+}
+
+TEST(insert_sorted)
+{
+	double v[8];
+	double in[8] = { 5, 1, 4, 4, 9, 0, 2, 4 };
+	for (int i = 0; i < 8; i++)
+		stats_insert_sorted(v, i, in[i]);
+	static const double want[8] = { 0, 1, 2, 4, 4, 4, 5, 9 };
+	CHECK(memcmp(v, want, sizeof v) == 0);
+}
+
+/* ---- synthetic samples ---- */
+
+static uint64_t rng_state;
+
+static double uniform01(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double gauss(void)
+{
+	return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
+}
+
+enum { D_NORMAL, D_LOGNORMAL, D_BIMODAL, D_OUTLIER, D_TICKS, D_N };
+static const char *const dist_name[D_N] = { "normal", "lognormal", "bimodal", "one outlier", "in ticks" };
+
+/* Sample i of distribution d around 100 with relative spread s. */
+static double draw(int d, double s, int i)
+{
+	switch (d) {
+	case D_LOGNORMAL: /* right-skewed, as kernel times are: median 100 */
+		return 100 * exp(s * gauss());
+	case D_BIMODAL: /* 70% near 100, 30% near 100 (1 + 2 s), each spread s / 2: about s in all */
+		return uniform01() < 0.7 ? 100 * (1 + s / 2 * gauss()) : 100 * (1 + 2 * s + s / 2 * gauss());
+	case D_OUTLIER: /* normal, and the third sample ten times slower */
+		return i == 2 ? 1000 : 100 * (1 + s * gauss());
+	case D_TICKS: { /* normal, timed by a clock of 0.37 (0.37% of the median, off the median) that starts at a random phase */
+		double q = 0.37, u = q * uniform01(), x = 100 * (1 + s * gauss());
+		return q * (floor((u + x) / q) - floor(u / q));
+	}
+	default:
+		return 100 * (1 + s * gauss());
+	}
+}
+
+static double normal_cdf(double z)
+{
+	return 0.5 * erfc(-z / sqrt(2.0));
+}
+
+/* The median of distribution d (the outlier is one sample, not part of it). */
+static double true_median(int d, double s)
+{
+	if (d != D_BIMODAL)
+		return 100;
+	double lo = 90, hi = 120; /* 0.7 F1(x) + 0.3 F2(x) = 1/2, by bisection */
+	for (int k = 0; k < 200; k++) {
+		double x = (lo + hi) / 2;
+		double f = 0.7 * normal_cdf((x / 100 - 1) / (s / 2)) + 0.3 * normal_cdf((x / 100 - 1 - 2 * s) / (s / 2));
+		if (f < 0.5)
+			lo = x;
+		else
+			hi = x;
+	}
+	return (lo + hi) / 2;
+}
+
+static stop_rule rule_of(int kind, int min_reps, int max_reps, double target, double min_t, double max_t)
 {
 	stop_rule t;
 	memset(&t, 0, sizeof t);
+	t.rule = kind;
 	t.min_reps = min_reps;
 	t.max_reps = max_reps;
-	t.noise_target = noise;
+	t.target = target;
+	t.noise_target = target;
 	t.min_time_s = min_t;
 	t.max_time_s = max_t;
 	return t;
 }
 
-TEST(stop_rule)
-{
-	stop_rule t = opts(10, 100, 0.005, 0.5, 5);
-	double flat[100], noisy[100];
-	for (int i = 0; i < 100; i++) {
-		flat[i] = 1.0;
-		noisy[i] = i % 2 ? 1.0 : 1.5; /* noise ~ 0.2 */
-	}
-	CHECK(!stats_should_stop(flat, 5, 10.0, &t));    /* below min_reps, even past max time */
-	CHECK(!stats_should_stop(flat, 9, 100.0, &t));
-	CHECK(!stats_should_stop(flat, 10, 0.1, &t));    /* quiet but too little time */
-	CHECK(stats_should_stop(flat, 10, 0.5, &t));     /* quiet and enough time */
-	CHECK(!stats_should_stop(noisy, 10, 0.6, &t));   /* enough time but noisy */
-	CHECK(stats_should_stop(noisy, 10, 5.0, &t));    /* time cap */
-	CHECK(stats_should_stop(noisy, 100, 0.1, &t));   /* rep cap */
-	CHECK(!stats_should_stop(noisy, 99, 0.1, &t));
-
-	/* min_reps above max_reps: min_reps wins */
-	stop_rule u = opts(20, 5, 0.005, 0, 10);
-	CHECK(!stats_should_stop(noisy, 5, 0.1, &u));
-	CHECK(stats_should_stop(noisy, 20, 0.1, &u));
-
-	/* min_reps below 1 counts as 1 */
-	stop_rule v = opts(0, 100, 0.005, 0, 10);
-	CHECK(!stats_should_stop(flat, 0, 0, &v));
-	CHECK(stats_should_stop(flat, 1, 0, &v));
-}
-
-/* Feeds a synthetic sequence sample by sample, as the worker does. */
-static int run_until_stop(const double *seq, int len, const stop_rule *t)
+/* Draws samples (in us, so times in s are x 1e-6) one at a time until the
+ * rule stops, as the worker does; the samples in x, their count returned. */
+static int sample_until_stop(int d, double s, const stop_rule *t, double *x, double *sorted, int cap, stop_why *why)
 {
 	double total = 0;
 	int n = 0;
-	while (n < len && !stats_should_stop(seq, n, total / 1e3, t)) {
+	while ((*why = stats_stop(sorted, n, total, t)) == STOP_NOT && n < cap) {
+		x[n] = draw(d, s, n);
+		stats_insert_sorted(sorted, n, x[n]);
+		total += x[n] * 1e-6;
+		n++;
+	}
+	return n;
+}
+
+/* In 1000 simulated runs of n samples each, the interval holds the true
+ * median in about 95% of them (at least 95% in theory: the order
+ * statistics whose binomial tails are nearest 2.5% keep 95.1% to 96.7%
+ * here). */
+TEST(interval_coverage)
+{
+	static const int sizes[] = { 20, 50, 200 };
+	static const double spreads[] = { 0.01, 0.03 };
+	double x[200];
+	for (int d = 0; d < D_N; d++)
+		for (size_t si = 0; si < sizeof spreads / sizeof spreads[0]; si++)
+			for (size_t ni = 0; ni < sizeof sizes / sizeof sizes[0]; ni++) {
+				int n = sizes[ni], covered = 0;
+				double m = true_median(d, spreads[si]);
+				rng_state = 12345 + (uint64_t)d * 1000 + si * 100 + ni;
+				for (int run = 0; run < 1000; run++) {
+					for (int i = 0; i < n; i++)
+						x[i] = draw(d, spreads[si], i);
+					stats st;
+					stats_compute(x, n, &st);
+					covered += st.has_ci && st.ci_lo <= m && m <= st.ci_hi;
+				}
+				/* a clock of ticks: half a tick each side errs wide, never narrow */
+				int ok = covered >= 920 && (covered <= 980 || d == D_TICKS);
+				CHECK(ok);
+				if (!ok || getenv("TEST_VERBOSE"))
+					fprintf(stderr, "  %s, spread %.0f%%, n=%d: covered %d of 1000\n", dist_name[d],
+					        100 * spreads[si], n, covered);
+			}
+}
+
+/* The same when the rule decides how many samples there are (it stops on
+ * the interval's width, not where it lies). */
+TEST(interval_coverage_at_stop)
+{
+	static double x[2048], sorted[2048];
+	static const double spreads[] = { 0.01, 0.02, 0.03 };
+	stop_rule t = rule_of(RULE_INTERVAL, 10, 2048, 0.005, 0, 10);
+	for (int d = 0; d < D_N; d++)
+		for (size_t si = 0; si < sizeof spreads / sizeof spreads[0]; si++) {
+			double m = true_median(d, spreads[si]);
+			int covered = 0, at_target = 0;
+			long total_n = 0;
+			rng_state = 777 + (uint64_t)d * 10 + si;
+			for (int run = 0; run < 1000; run++) {
+				stop_why why;
+				int n = sample_until_stop(d, spreads[si], &t, x, sorted, 2048, &why);
+				stats st;
+				stats_compute(x, n, &st);
+				covered += st.has_ci && st.ci_lo <= m && m <= st.ci_hi;
+				at_target += why == STOP_INTERVAL && st.ci_rel <= 0.005;
+				total_n += n;
+			}
+			int ok = covered >= 920 && (d == D_TICKS ? at_target >= 500 : covered <= 980 && at_target == 1000);
+			CHECK(ok);
+			if (!ok || getenv("TEST_VERBOSE"))
+				fprintf(stderr, "  %s, spread %.0f%%: covered %d of 1000 at stop, %d at the target, "
+				        "%.0f samples on average\n", dist_name[d], 100 * spreads[si], covered, at_target,
+				        (double)total_n / 1000);
+		}
+}
+
+/* A 100 us kernel with 1% to 3% spread: the noise rule never sees 0.5%
+ * and runs to a cap; the interval rule stops after tens to a few hundred. */
+TEST(interval_stops_sooner)
+{
+	static double x[2048], sorted[2048];
+	static const double spreads[] = { 0.01, 0.02, 0.03 };
+	/* the defaults: at least 10 samples; noise: 20 ms of kernel time,
+	 * interval: 2 ms; at most 2048 samples or 0.5 s */
+	stop_rule noise = rule_of(RULE_NOISE, 10, 2048, 0.005, 0.02, 0.5);
+	stop_rule interval = rule_of(RULE_INTERVAL, 10, 2048, 0.005, 0.002, 0.5);
+	for (int d = 0; d < D_N; d++)
+		for (size_t si = 0; si < sizeof spreads / sizeof spreads[0]; si++) {
+			rng_state = 99 + (uint64_t)d * 10 + si;
+			stop_why wn, wi;
+			int nn = sample_until_stop(d, spreads[si], &noise, x, sorted, 2048, &wn);
+			int ni = sample_until_stop(d, spreads[si], &interval, x, sorted, 2048, &wi);
+			stats st;
+			stats_compute(x, ni, &st);
+			int ok = wn == STOP_SAMPLES && nn == 2048 && wi == STOP_INTERVAL && ni * (d == D_TICKS ? 2 : 5) <= nn &&
+			         st.ci_rel <= 0.005;
+			CHECK(ok);
+			if (!ok || getenv("TEST_VERBOSE"))
+				fprintf(stderr, "  %s, spread %.0f%%: noise rule %d samples (%s), interval rule %d (%s, +-%.2f%%)\n",
+				        dist_name[d], 100 * spreads[si], nn, stop_why_name(wn), ni, stop_why_name(wi),
+				        100 * st.ci_rel);
+		}
+}
+
+TEST(stop_rule)
+{
+	stop_rule t = rule_of(RULE_NOISE, 10, 100, 0.005, 0.5, 5);
+	double flat[100], noisy[100];
+	for (int i = 0; i < 100; i++)
+		flat[i] = 1.0;
+	/* noise ~ 0.2; sorted, any first n hold as many 1.0 as 1.5 (n even) */
+	for (int i = 0; i < 100; i++)
+		noisy[i] = i < 5 ? 1.0 : i < 10 ? 1.5 : i < 55 ? 1.0 : 1.5;
+	CHECK(stats_stop(flat, 5, 10.0, &t) == STOP_NOT);      /* below min_reps, even past max time */
+	CHECK(stats_stop(flat, 9, 100.0, &t) == STOP_NOT);
+	CHECK(stats_stop(flat, 10, 0.1, &t) == STOP_NOT);      /* quiet but too little time */
+	CHECK(stats_stop(flat, 10, 0.5, &t) == STOP_NOISE);    /* quiet and enough time */
+	CHECK(stats_stop(noisy, 10, 0.6, &t) == STOP_NOT);     /* enough time but noisy */
+	CHECK(stats_stop(noisy, 10, 5.0, &t) == STOP_TIME);    /* time cap */
+	CHECK(stats_stop(noisy, 100, 0.1, &t) == STOP_SAMPLES); /* rep cap */
+	CHECK(stats_stop(noisy, 99, 0.1, &t) == STOP_NOT);
+
+	/* the interval rule on the same: the flat samples' interval is a point */
+	stop_rule u = rule_of(RULE_INTERVAL, 10, 100, 0.005, 0.5, 5);
+	CHECK(stats_stop(flat, 10, 0.1, &u) == STOP_NOT);
+	CHECK(stats_stop(flat, 10, 0.5, &u) == STOP_INTERVAL);
+	CHECK(stats_stop(noisy, 10, 0.6, &u) == STOP_NOT);     /* half at 1.0, half at 1.5: wide */
+
+	/* min_reps above max_reps: min_reps wins */
+	stop_rule v = rule_of(RULE_NOISE, 20, 5, 0.005, 0, 10);
+	CHECK(stats_stop(noisy, 5, 0.1, &v) == STOP_NOT);
+	CHECK(stats_stop(noisy, 10, 0.1, &v) == STOP_NOT);
+	CHECK(stats_stop(noisy, 20, 0.1, &v) == STOP_SAMPLES);
+
+	/* min_reps below 1 counts as 1 */
+	stop_rule w = rule_of(RULE_NOISE, 0, 100, 0.005, 0, 10);
+	CHECK(stats_stop(flat, 0, 0, &w) == STOP_NOT);
+	CHECK(stats_stop(flat, 1, 0, &w) == STOP_NOISE);
+
+	/* the rule's interval (97.5%) needs 7 samples: it waits for them */
+	stop_rule z = rule_of(RULE_INTERVAL, 1, 100, 0.005, 0, 10);
+	CHECK(stats_stop(flat, 6, 0, &z) == STOP_NOT);
+	CHECK(stats_stop(flat, 7, 0, &z) == STOP_INTERVAL);
+
+	CHECK_STREQ(stop_why_name(STOP_INTERVAL), "interval");
+	CHECK_STREQ(stop_why_name(STOP_WALL), "wall");
+	CHECK_STREQ(stop_why_name(STOP_NOT), "");
+}
+
+/* Feeds a sequence sample by sample, as the worker does. */
+static int run_until_stop(const double *seq, int len, const stop_rule *t)
+{
+	static double sorted[3000];
+	double total = 0;
+	int n = 0;
+	while (n < len && stats_stop(sorted, n, total / 1e3, t) == STOP_NOT) {
+		stats_insert_sorted(sorted, n, seq[n]);
 		total += seq[n];
 		n++;
 	}
@@ -99,41 +351,118 @@ TEST(stop_sequences)
 	/* 1 ms samples, 0.1% jitter: stops once 50 ms are sampled */
 	for (int i = 0; i < 3000; i++)
 		seq[i] = 1.0 + (i % 2) * 0.002;
-	stop_rule t = opts(10, 2048, 0.005, 0.05, 1.0);
+	stop_rule t = rule_of(RULE_NOISE, 10, 2048, 0.005, 0.05, 1.0);
+	CHECK(run_until_stop(seq, 3000, &t) == 50);
+	t.rule = RULE_INTERVAL;
 	CHECK(run_until_stop(seq, 3000, &t) == 50);
 
 	/* 10 ms samples: min_reps (10) reached before min time matters */
 	for (int i = 0; i < 3000; i++)
 		seq[i] = 10.0;
-	t = opts(10, 2048, 0.005, 0.05, 1.0);
+	t = rule_of(RULE_NOISE, 10, 2048, 0.005, 0.05, 1.0);
+	CHECK(run_until_stop(seq, 3000, &t) == 10);
+	t.rule = RULE_INTERVAL;
 	CHECK(run_until_stop(seq, 3000, &t) == 10);
 
 	/* very noisy: runs to the time cap (1 s of 1 ms samples) */
 	for (int i = 0; i < 3000; i++)
 		seq[i] = i % 2 ? 0.5 : 1.5;
-	t = opts(10, 2048, 0.005, 0.05, 1.0);
+	t = rule_of(RULE_NOISE, 10, 2048, 0.005, 0.05, 1.0);
+	CHECK(run_until_stop(seq, 3000, &t) == 1000);
+	t.rule = RULE_INTERVAL;
 	CHECK(run_until_stop(seq, 3000, &t) == 1000);
 
 	/* ... or the rep cap */
-	t = opts(10, 300, 0.005, 0.05, 10.0);
+	t = rule_of(RULE_NOISE, 10, 300, 0.005, 0.05, 10.0);
 	CHECK(run_until_stop(seq, 3000, &t) == 300);
 
-	/* a few slow outliers keep the noise up: the rep cap ends it */
+	/* a few slow outliers keep the noise up: the rep cap ends it; the
+	 * interval rule stops as soon as its interval leaves them out */
 	for (int i = 0; i < 3000; i++)
 		seq[i] = i < 5 ? 3.0 : 1.0;
-	t = opts(10, 2048, 0.005, 0.0, 10.0);
+	t = rule_of(RULE_NOISE, 10, 2048, 0.005, 0.0, 10.0);
 	CHECK(run_until_stop(seq, 3000, &t) == 2048);
+	t.rule = RULE_INTERVAL;
+	int n = run_until_stop(seq, 3000, &t);
+	stats st;
+	stats_compute(seq, n, &st);
+	CHECK(n > 10 && n < 40 && st.median == 1.0 && st.ci_hi == 1.0);
+	stats_compute(seq, n - 1, &st);
+	CHECK(st.ci_hi == 1.0); /* the 95% interval had left them out one sample before */
 
 	/* a loose target: min_reps is enough */
-	t = opts(10, 2048, 1.0, 0.0, 10.0);
+	t = rule_of(RULE_NOISE, 10, 2048, 1.0, 0.0, 10.0);
 	CHECK(run_until_stop(seq, 3000, &t) == 10);
+}
+
+TEST(verdicts)
+{
+	double base[7] = { 1.00, 1.01, 0.99, 1.02, 0.98, 1.00, 1.01 };
+	double fast[7] = { 0.60, 0.61, 0.59, 0.60, 0.62, 0.60, 0.61 };
+	double slow[7] = { 1.50, 1.52, 1.49, 1.51, 1.50, 1.48, 1.53 };
+	double wide5[7] = { 0.80, 1.30, 0.95, 1.10, 0.85, 1.20, 1.05 };
+	ratio_ci rc;
+	CHECK_STREQ(stats_verdict(base, 7, fast, 7, 0.02, &rc), "faster");
+	CHECK(rc.known && rc.lo > 1 && rc.lo <= rc.r && rc.r <= rc.hi);
+	CHECK_NEAR(rc.r, 1.00 / 0.60, 1e-12);
+	CHECK_STREQ(stats_verdict(base, 7, slow, 7, 0.02, &rc), "slower");
+	CHECK(rc.hi < 1);
+	CHECK_STREQ(stats_verdict(base, 7, wide5, 7, 0.02, &rc), "ambiguous");
+	/* seven samples each: the intervals are their ranges, +-2%: not "same" within 2% */
+	CHECK_STREQ(stats_verdict(base, 7, base, 7, 0.02, &rc), "ambiguous");
+	/* too few samples for an interval */
+	CHECK_STREQ(stats_verdict(base, 5, fast, 5, 0.02, &rc), "ambiguous");
+	CHECK(!rc.known && rc.r > 1);
+
+	/* 0.1% apart with +-0.2% intervals: the same within 2% */
+	double b[50], x[50];
+	for (int i = 0; i < 50; i++) {
+		b[i] = 100 + (i % 5 - 2) * 0.1;
+		x[i] = 100.1 + (i % 5 - 2) * 0.1;
+	}
+	CHECK_STREQ(stats_verdict(b, 50, x, 50, 0.02, &rc), "same");
+	CHECK(rc.lo < 1 && rc.hi > 1 && rc.lo >= 0.98 && rc.hi <= 1.02);
+	/* 1% faster with +-0.2% intervals is faster; with +-2% it is not */
+	for (int i = 0; i < 50; i++) {
+		b[i] = 100 + (i % 5 - 2) * 0.1;
+		x[i] = 99 + (i % 5 - 2) * 0.1;
+	}
+	CHECK_STREQ(stats_verdict(b, 50, x, 50, 0.005, &rc), "faster");
+	for (int i = 0; i < 50; i++) {
+		b[i] = 100 + (i % 5 - 2) * 3;
+		x[i] = 99 + (i % 5 - 2) * 3;
+	}
+	CHECK_STREQ(stats_verdict(b, 50, x, 50, 0.005, &rc), "ambiguous");
+	CHECK(rc.lo < 1 && rc.hi > 1);
+
+	/* the ratio's interval: sides in quadrature */
+	stats sb, sx;
+	memset(&sb, 0, sizeof sb);
+	memset(&sx, 0, sizeof sx);
+	sb.median = 2, sb.has_ci = 1, sb.ci_lo = 2 * exp(-0.03), sb.ci_hi = 2 * exp(0.04);
+	sx.median = 1, sx.has_ci = 1, sx.ci_lo = exp(-0.03), sx.ci_hi = exp(0.04);
+	stats_ratio(&sb, &sx, &rc);
+	CHECK(rc.known);
+	CHECK_NEAR(rc.r, 2, 1e-12);
+	CHECK_NEAR(log(rc.lo / 2), -0.05, 1e-12); /* sqrt(0.03^2 + 0.04^2) */
+	CHECK_NEAR(log(rc.hi / 2), 0.05, 1e-12);
+
+	CHECK_NEAR(stats_quantile(base, 7, 0.5), 1.00, 1e-12);
+	CHECK_NEAR(stats_quantile(fast, 7, 0.0), 0.59, 1e-12);
+	CHECK_NEAR(stats_quantile(fast, 7, 1.0), 0.62, 1e-12);
 }
 
 int main(void)
 {
 	RUN(median);
 	RUN(noise);
+	RUN(median_ranks);
+	RUN(insert_sorted);
+	RUN(interval_coverage);
+	RUN(interval_coverage_at_stop);
+	RUN(interval_stops_sooner);
 	RUN(stop_rule);
 	RUN(stop_sequences);
+	RUN(verdicts);
 	return test_report("stats");
 }

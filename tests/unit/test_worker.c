@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ref.h"
+#include "stats.h"
 #include "util.h"
 #include "worker.h"
 
@@ -818,6 +819,7 @@ static plan *new_plan(const char *kernel)
 	p->t.warmup = 2;
 	p->t.min_reps = 10;
 	p->t.max_reps = 50;
+	p->t.target = 0.5;
 	p->t.noise_target = 0.5;
 	p->t.min_time_s = 0;
 	p->t.max_time_s = 0.5;
@@ -1123,6 +1125,13 @@ static void gpu_tests(wclient *w)
 		pos &= res->samples_ms[i] > 0 && res->samples_ms[i] < 100;
 	CHECK(pos);
 	CHECK(progress_calls == res->nsamples);
+	/* the rule's verdict and the median's interval come with the samples */
+	stats st;
+	stats_compute(res->samples_ms, res->nsamples, &st);
+	CHECK(res->stop == STOP_INTERVAL || res->stop == STOP_SAMPLES);
+	CHECK(st.has_ci && res->ci_lo_ms == st.ci_lo && res->ci_hi_ms == st.ci_hi);
+	CHECK(res->ci_lo_ms <= st.median && st.median <= res->ci_hi_ms);
+	CHECK(res->split.kernel_ms > 0 && res->split.wait_ms > 0 && res->split.resets == 1);
 	CHECK(res->roof_gbps > 1);
 	CHECK(res->launch_ms > 0);
 	printf("  gpu: add 4 MiB median-ish %.4f ms, roof %.0f GB/s, request %.0f ms\n",
@@ -1291,6 +1300,7 @@ static void gpu_tests(wclient *w)
 	/* Ctrl-C in the middle of sampling: the samples so far come back */
 	p = add_plan("add", 1 << 16);
 	p->t.max_reps = 2048;
+	p->t.rule = RULE_NOISE;
 	p->t.noise_target = 0; /* never quiet enough: runs until stopped */
 	p->t.max_time_s = 20;
 	late_intr = 0;
@@ -1312,6 +1322,7 @@ static void gpu_tests(wclient *w)
 	/* a worker that crashes: reaped, said how, started again next time */
 	p = add_plan("add", 1 << 16);
 	p->t.max_reps = 2048;
+	p->t.rule = RULE_NOISE;
 	p->t.noise_target = 0;
 	p->t.max_time_s = 20;
 	CHECK(wc_run(w, p, ptx, strlen(ptx), 10, NULL, term_at_3, w, res, &err) == -1);

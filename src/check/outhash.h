@@ -1,0 +1,49 @@
+/* outhash.h: a 128-bit hash of an output's bytes, the same on the CPU and
+ * on the GPU (src/gpu/server_hash.c), and the verdicts of earlier checks
+ * by the hash of what was checked.
+ *
+ * The hash: the bytes as little-endian 64-bit words w[i] (the last one
+ * padded with zero bytes); a_i = mix_a(w[i] ^ i * 0x9e3779b97f4a7c15);
+ * h[0] = sum of a_i, h[1] = sum of mix_b(a_i + i), both modulo 2^64, so
+ * that any order of adding gives the same value. mix_a is splitmix64's
+ * finaliser, mix_b murmur3's. */
+#ifndef CUPLAY_OUTHASH_H
+#define CUPLAY_OUTHASH_H
+
+#include "ref.h"
+
+#include <stdint.h>
+
+void outhash(const void *data, uint64_t bytes, uint64_t h[2]);
+
+/* The part of the hash from words [i0, i1) of words w (already loaded):
+ * added into h. */
+void outhash_words(const uint64_t *w, uint64_t i0, uint64_t i1, uint64_t h[2]);
+
+/* A comparison's result is a function of the output's bits, the wanted
+ * values (a reference key fixes them), the tolerance and the count
+ * compared: an output whose hash was compared before under the same
+ * key, tolerance and count gets the same result without comparing. */
+#define VERDICT_MAX 16
+
+typedef struct verdict {
+	ref_key key;
+	double tol;
+	uint64_t count, bytes;
+	uint64_t h[2];
+	cmp_result cr;
+} verdict;
+
+typedef struct verdict_cache {
+	int n, next;
+	verdict v[VERDICT_MAX];
+} verdict_cache;
+
+/* The earlier result, or NULL. */
+const cmp_result *verdict_get(const verdict_cache *c, const ref_key *k, double tol, uint64_t count,
+                              uint64_t bytes, const uint64_t h[2]);
+/* Remembers a result (the oldest goes when full). */
+void verdict_put(verdict_cache *c, const ref_key *k, double tol, uint64_t count, uint64_t bytes,
+                 const uint64_t h[2], const cmp_result *cr);
+
+#endif

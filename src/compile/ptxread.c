@@ -1,0 +1,463 @@
+/* ptxread.c: which pointer parameters a kernel may read through, from its
+ * PTX (ptxread.h).
+ *
+ * Each register (by name) carries a mask of the parameters its value may
+ * come from: ld.param sets the bit of the parameter it loads, and every
+ * other instruction gives its destination the union of its sources'
+ * masks. Then a parameter is read where a register that carries its bit
+ * is (part of) the address of anything but a plain store, prefetch or
+ * discard, and it escapes (and counts as read) where such a register is
+ * a value stored to memory or passed to a call, or where the parameter's
+ * own address is taken. Passes repeat until nothing changes: loops carry
+ * values backwards. */
+#include "ptxread.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define MAX_PARAMS 64
+#define MAX_OPS 16
+
+/* ---- registers by name: an open-addressing table of masks ---- */
+
+typedef struct reg {
+	const char *name; /* into the body copy; NULL: empty slot */
+	size_t len;
+	uint64_t mask;
+} reg;
+
+typedef struct regs {
+	reg *slot;
+	size_t cap, n;
+} regs;
+
+static uint64_t hash_of(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static reg *reg_find(regs *t, const char *s, size_t n, int add)
+{
+	if (add && (t->n + 1) * 2 > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		reg *ns = xcalloc(cap, sizeof *ns);
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slot[i].name) {
+				size_t j = hash_of(t->slot[i].name, t->slot[i].len) & (cap - 1);
+				while (ns[j].name)
+					j = (j + 1) & (cap - 1);
+				ns[j] = t->slot[i];
+			}
+		free(t->slot);
+		t->slot = ns;
+		t->cap = cap;
+	}
+	if (!t->cap)
+		return NULL;
+	size_t j = hash_of(s, n) & (t->cap - 1);
+	while (t->slot[j].name) {
+		if (t->slot[j].len == n && memcmp(t->slot[j].name, s, n) == 0)
+			return &t->slot[j];
+		j = (j + 1) & (t->cap - 1);
+	}
+	if (!add)
+		return NULL;
+	t->slot[j].name = s;
+	t->slot[j].len = n;
+	t->slot[j].mask = 0;
+	t->n++;
+	return &t->slot[j];
+}
+
+/* ---- text ---- */
+
+/* A copy of s[0..n) without comments: // to the end of the line, and
+ * slash-star to star-slash (each replaced by a space). */
+static char *strip_comments(const char *s, size_t n)
+{
+	char *o = xmalloc(n + 1);
+	size_t k = 0;
+	for (size_t i = 0; i < n;) {
+		if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
+			while (i < n && s[i] != '\n')
+				i++;
+			continue;
+		}
+		if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+			i += 2;
+			while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'))
+				i++;
+			i = i + 2 < n ? i + 2 : n;
+			o[k++] = ' ';
+			continue;
+		}
+		o[k++] = s[i++];
+	}
+	o[k] = 0;
+	return o;
+}
+
+static int ident_start(int c)
+{
+	return isalpha(c) || c == '_' || c == '$' || c == '%';
+}
+
+static int ident_char(int c)
+{
+	return isalnum(c) || c == '_' || c == '$' || c == '%' || c == '.';
+}
+
+/* ---- the entry ---- */
+
+typedef struct entry {
+	char *body;    /* its statements, comments removed (owned) */
+	int nparams;
+	const char *pname[MAX_PARAMS];
+	size_t plen[MAX_PARAMS];
+	char *phold;   /* the parameter list, comments removed (owned; pname points into it) */
+} entry;
+
+/* Finds `.entry NAME` and splits out its parameters and body. */
+static int find_entry(const char *ptx, const char *name, entry *e, char **why)
+{
+	memset(e, 0, sizeof *e);
+	size_t nl = strlen(name);
+	const char *p = ptx;
+	for (;;) {
+		p = strstr(p, ".entry");
+		if (!p)
+			return fail(why, "no entry '%s' in the PTX", name);
+		const char *q = p + 6;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (strncmp(q, name, nl) == 0 && !ident_char((unsigned char)q[nl])) {
+			p = q + nl;
+			break;
+		}
+		p = q;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	const char *open = NULL, *close = NULL;
+	if (*p == '(') {
+		open = p + 1;
+		close = strchr(open, ')');
+		if (!close)
+			return fail(why, "entry '%s': its parameter list does not end", name);
+		p = close + 1;
+	}
+	const char *lb = strchr(p, '{');
+	if (!lb)
+		return fail(why, "entry '%s' has no body", name);
+	/* the body: to the matching brace, comments skipped */
+	int depth = 0;
+	const char *q = lb;
+	for (; *q; q++) {
+		if (q[0] == '/' && q[1] == '/') {
+			while (*q && *q != '\n')
+				q++;
+			if (!*q)
+				break;
+			continue;
+		}
+		if (q[0] == '/' && q[1] == '*') {
+			const char *end = strstr(q + 2, "*/");
+			if (!end)
+				break;
+			q = end + 1;
+			continue;
+		}
+		if (*q == '{')
+			depth++;
+		else if (*q == '}' && --depth == 0)
+			break;
+	}
+	if (*q != '}')
+		return fail(why, "entry '%s': its body does not end", name);
+	e->body = strip_comments(lb + 1, (size_t)(q - lb - 1));
+	if (open) {
+		e->phold = strip_comments(open, (size_t)(close - open));
+		/* each declaration's last name is the parameter ("... .b8 name[16]") */
+		char *d = e->phold;
+		while (*d) {
+			char *comma = strchr(d, ',');
+			char *end = comma ? comma : d + strlen(d);
+			const char *last = NULL;
+			size_t llen = 0;
+			for (char *t = d; t < end;) {
+				if (ident_start((unsigned char)*t) && (t == d || !ident_char((unsigned char)t[-1]))) {
+					char *s = t;
+					while (t < end && ident_char((unsigned char)*t))
+						t++;
+					if (*s != '.') {
+						last = s;
+						llen = (size_t)(t - s);
+					}
+				} else {
+					t++;
+				}
+			}
+			if (last) {
+				if (e->nparams == MAX_PARAMS) {
+					free(e->body);
+					free(e->phold);
+					return fail(why, "entry '%s' has more than %d parameters", name, MAX_PARAMS);
+				}
+				e->pname[e->nparams] = last;
+				e->plen[e->nparams++] = llen;
+			}
+			if (!comma)
+				break;
+			d = comma + 1;
+		}
+	}
+	return 0;
+}
+
+static int param_index(const entry *e, const char *s, size_t n)
+{
+	for (int i = 0; i < e->nparams; i++)
+		if (e->plen[i] == n && memcmp(e->pname[i], s, n) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- statements ---- */
+
+typedef struct operand {
+	const char *s;
+	size_t n;
+	int mem; /* [ ... ]: an address */
+} operand;
+
+typedef struct stmt {
+	const char *op; /* the opcode with its modifiers, "ld.global.nc.f32" */
+	size_t oplen;
+	int nops;
+	operand ops[MAX_OPS];
+} stmt;
+
+/* Parses one statement s[0..n) (no ';'); 0 when it is an instruction. */
+static int parse_stmt(const char *s, size_t n, stmt *st)
+{
+	const char *e = s + n;
+	for (;;) {
+		while (s < e && (isspace((unsigned char)*s) || *s == '{' || *s == '}'))
+			s++;
+		/* a label: NAME: */
+		const char *t = s;
+		while (t < e && ident_char((unsigned char)*t))
+			t++;
+		if (t > s && t < e && *t == ':') {
+			s = t + 1;
+			continue;
+		}
+		/* a directive: .reg, .shared, .pragma end at the ';'; .loc and
+		 * .file at the end of their line, with no ';' */
+		if (s < e && *s == '.') {
+			const char *nl = memchr(s, '\n', (size_t)(e - s));
+			if (!nl)
+				return -1;
+			s = nl + 1;
+			continue;
+		}
+		break;
+	}
+	if (s == e)
+		return -1;
+	if (*s == '@') { /* a guard: @%p or @!%p */
+		s++;
+		while (s < e && !isspace((unsigned char)*s))
+			s++;
+		while (s < e && isspace((unsigned char)*s))
+			s++;
+	}
+	st->op = s;
+	while (s < e && !isspace((unsigned char)*s))
+		s++;
+	st->oplen = (size_t)(s - st->op);
+	if (st->oplen == 0)
+		return -1;
+	st->nops = 0;
+	while (s < e) {
+		while (s < e && isspace((unsigned char)*s))
+			s++;
+		if (s == e)
+			break;
+		const char *b = s;
+		int depth = 0;
+		while (s < e && !(depth == 0 && *s == ',')) {
+			if (*s == '[' || *s == '{' || *s == '(')
+				depth++;
+			else if (*s == ']' || *s == '}' || *s == ')')
+				depth--;
+			s++;
+		}
+		if (st->nops < MAX_OPS) {
+			operand *o = &st->ops[st->nops++];
+			o->s = b;
+			o->n = (size_t)(s - b);
+			o->mem = *b == '[';
+		}
+		if (s < e)
+			s++; /* the comma */
+	}
+	return 0;
+}
+
+static int op_is(const stmt *st, const char *word)
+{
+	size_t n = strlen(word);
+	return st->oplen >= n && memcmp(st->op, word, n) == 0 && (st->oplen == n || st->op[n] == '.');
+}
+
+static int op_has(const stmt *st, const char *mod)
+{
+	size_t n = strlen(mod);
+	for (size_t i = 0; i + n <= st->oplen; i++)
+		if (st->op[i] == '.' && memcmp(st->op + i + 1, mod, n) == 0 &&
+		    (i + 1 + n == st->oplen || st->op[i + 1 + n] == '.'))
+			return 1;
+	return 0;
+}
+
+typedef struct scan {
+	const entry *e;
+	regs r;
+	uint64_t reads; /* parameters read through, or escaped */
+	int changed;
+} scan;
+
+/* The mask an operand carries: its registers' masks; a parameter named
+ * outside ld.param has its address taken (counted as read). */
+static uint64_t mask_of(scan *sc, const operand *o, int param_load)
+{
+	uint64_t m = 0;
+	for (size_t i = 0; i < o->n;) {
+		unsigned char c = (unsigned char)o->s[i];
+		if (!ident_start(c) || (i > 0 && ident_char((unsigned char)o->s[i - 1]))) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < o->n && ident_char((unsigned char)o->s[j]))
+			j++;
+		int pi = param_index(sc->e, o->s + i, j - i);
+		if (pi >= 0) {
+			m |= (uint64_t)1 << pi;
+			if (!param_load)
+				sc->reads |= (uint64_t)1 << pi;
+		} else {
+			reg *g = reg_find(&sc->r, o->s + i, j - i, 0);
+			if (g)
+				m |= g->mask;
+		}
+		i = j;
+	}
+	return m;
+}
+
+/* Gives every register named in operand o the mask m too. */
+static void taint(scan *sc, const operand *o, uint64_t m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < o->n;) {
+		unsigned char c = (unsigned char)o->s[i];
+		if (!ident_start(c) || (i > 0 && ident_char((unsigned char)o->s[i - 1]))) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < o->n && ident_char((unsigned char)o->s[j]))
+			j++;
+		if (param_index(sc->e, o->s + i, j - i) < 0) {
+			reg *g = reg_find(&sc->r, o->s + i, j - i, 1);
+			if ((g->mask | m) != g->mask) {
+				g->mask |= m;
+				sc->changed = 1;
+			}
+		}
+		i = j;
+	}
+}
+
+static void one_stmt(scan *sc, const stmt *st)
+{
+	uint64_t before = sc->reads;
+	if (op_is(st, "ld") && op_has(st, "param")) {
+		/* a parameter's value (or a call's return value) */
+		uint64_t m = 0;
+		for (int i = 1; i < st->nops; i++)
+			m |= mask_of(sc, &st->ops[i], 1);
+		if (st->nops > 0)
+			taint(sc, &st->ops[0], m);
+	} else if (op_is(st, "st") || op_is(st, "prefetch") || op_is(st, "prefetchu") || op_is(st, "discard") ||
+	           op_is(st, "applypriority")) {
+		/* no read; a register value stored escapes */
+		for (int i = 0; i < st->nops; i++)
+			if (!st->ops[i].mem)
+				sc->reads |= mask_of(sc, &st->ops[i], 0);
+			else
+				mask_of(sc, &st->ops[i], 0); /* a parameter's address taken */
+	} else if (op_is(st, "call")) {
+		for (int i = 0; i < st->nops; i++)
+			sc->reads |= mask_of(sc, &st->ops[i], 0);
+	} else {
+		int mem = 0;
+		for (int i = 0; i < st->nops; i++)
+			mem |= st->ops[i].mem;
+		int dest = st->nops > 0 && !st->ops[0].mem;
+		uint64_t src = 0;
+		for (int i = dest; i < st->nops; i++) {
+			uint64_t m = mask_of(sc, &st->ops[i], 0);
+			src |= m;
+			/* through an address: a read (ld, ldu, atom, red, cp.async,
+			 * tex, ... anything but the stores above); beside one, a
+			 * value that may be written (atom.exch, atom.cas, red) */
+			if (mem)
+				sc->reads |= m;
+		}
+		if (dest)
+			taint(sc, &st->ops[0], src);
+	}
+	if (sc->reads != before)
+		sc->changed = 1;
+}
+
+int ptx_param_reads(const char *ptx, const char *entry_name, uint64_t *reads, char **why)
+{
+	*reads = ~(uint64_t)0;
+	if (!ptx || !entry_name || !*entry_name)
+		return fail(why, "no PTX");
+	entry e;
+	if (find_entry(ptx, entry_name, &e, why) != 0)
+		return -1;
+	scan sc;
+	memset(&sc, 0, sizeof sc);
+	sc.e = &e;
+	/* statements end with ';' */
+	int passes = 0;
+	do {
+		sc.changed = 0;
+		for (const char *s = e.body; *s;) {
+			const char *semi = strchr(s, ';');
+			size_t n = semi ? (size_t)(semi - s) : strlen(s);
+			stmt st;
+			if (parse_stmt(s, n, &st) == 0)
+				one_stmt(&sc, &st);
+			s += n + (semi ? 1 : 0);
+		}
+	} while (sc.changed && ++passes < 1000);
+	*reads = sc.changed ? ~(uint64_t)0 : sc.reads;
+	free(sc.r.slot);
+	free(e.body);
+	free(e.phold);
+	return 0;
+}

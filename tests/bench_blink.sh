@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# tests/bench_blink.sh: the part of `make bench` about how soon a result
+# arrives: the stopping rule (the median's interval against the old noise
+# rule, for every kernel of the library at its default size and a small
+# one), where a warm run's time goes, and the first result of a new process.
+# Prints figures measured in this run; never fails on them.
+. "$(dirname "$0")/lib.sh"
+
+if ! have_gpu; then
+	echo "blink: skipped: no GPU"
+	exit 0
+fi
+ms_now() { date +%s%N; }
+settle() {
+	command -v pgrep >/dev/null 2>&1 || return 0
+	for _ in $(seq 1 50); do pgrep -f 'cuplay --worker' >/dev/null || return 0; sleep 0.1; done
+}
+median() { sort -n | awk '{a[NR]=$1} END { if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; }
+
+# A small size per file: a few microseconds of kernel, where the old rule
+# ran to its sample cap.
+small_of() {
+	case $1 in
+	transpose) echo 2048 ;;
+	matmul) echo 512 ;;
+	*) echo 1048576 ;;
+	esac
+}
+
+# loops FILE SETTINGS: the file's kernels under the noise rule, then under
+# the interval rule, in one process (same buffers, same placement in
+# memory): "old|new kernel loop_ms samples median_ms ci_rel stop" per line.
+loops() {
+	XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c "use $1; $2 timing rule noise; run; timing rule interval; run" 2>&1 |
+		awk '/^trace: timing: rule/ { next }
+		     /^trace: [^ ]+ loop / { k = $2; if (seen[k]++) tag = "new"; else tag = "old"; l = $4; s = $6; why = $10;
+		       for (i = 1; i <= NF; i++) { if ($i == "(median") m = $(i+1); if ($i == "ms" && $(i-2) == "(median") r = $(i+1) }
+		       sub(/^\+-/, "", r); sub(/%\)?:?$/, "", r); print tag, k, l, s, m, r, why }'
+}
+
+echo
+echo "== the stopping rule: the median's 95% interval within +-0.5% (new) against the noise under 0.5% (old)"
+echo "   per kernel, both rules in one process: samples and timing-loop ms under each, the two medians,"
+echo "   and whether the old median lies within the new one's interval"
+printf '%-26s %-9s %8s %9s %8s %9s %10s %10s %8s  %s\n' kernel size old_n old_ms new_n new_ms old_med new_med ci agree
+for f in kernels_src/*.cu; do
+	n=$(basename "$f" .cu)
+	for size in default small; do
+		set_n=""
+		label=default
+		if [ $size = small ]; then set_n="set N=$(small_of "$n");"; label="N=$(small_of "$n")"; fi
+		loops "$n" "$set_n" > "$tmp/both"
+		awk '$1 == "old" { $1 = ""; print }' "$tmp/both" | sort > "$tmp/old"
+		awk '$1 == "new" { $1 = ""; print }' "$tmp/both" | sort > "$tmp/new"
+		join "$tmp/old" "$tmp/new" |
+			awk -v sz="$label" '{ om = $4; nm = $9; ci = $10 / 100;
+			  d = (nm > 0 ? (om - nm) / nm : 0); if (d < 0) d = -d;
+			  printf "%-26s %-9s %8d %9.1f %8d %9.1f %10.4f %10.4f %7.2f%%  %s\n", $1, sz, $3, $2, $8, $7, om, nm, 100 * ci,
+			    (d <= ci ? "yes" : sprintf("no (%.2f%% apart)", 100 * d)) }'
+	done
+done | tee "$tmp/rule"
+awk '{ on += $3; ol += $4; nn += $5; nl += $6; k++; if ($10 == "yes") a++ }
+     END { printf "in all: %d runs, old rule %d samples in %.0f ms of loops, new rule %d samples in %.0f ms (%.1fx less); medians agree within the interval in %d of %d\n",
+             k, on, ol, nn, nl, (nl > 0 ? ol / nl : 0), a, k }' "$tmp/rule"
+awk '$8 + 0 > 0 && $6 + 0 > 100 && $8 + 0 < 1 { printf "over target: %s %s: a loop of %.1f ms for a kernel under 1 ms (target <= 100 ms)\n", $1, $2, $6 }' "$tmp/rule"
+
+echo
+echo "== five fresh processes of a short kernel: how far their medians lie apart, against one run's interval"
+for spec in "vector_add vadd_naive 1048576" "coalescing square_uncoalesced 1048576" "transpose transpose_tiled 8192"; do
+	set -- $spec
+	for i in 1 2 3 4 5; do
+		XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c "use $1; set N=$3; run $2" 2>&1 |
+			awk -v k="$2" '$1 == "trace:" && $2 == k && $3 == "loop" { for (i = 1; i <= NF; i++) { if ($i == "(median") m = $(i+1); if ($i == "ms" && $(i-2) == "(median") r = $(i+1) }
+			  sub(/^\+-/, "", r); sub(/%\)?:?$/, "", r); print m, r }'
+	done | sort -n | awk -v l="$2 N=$3" '{ a[NR] = $1; s = s sprintf("%.4f ", $1); if ($2 > w) w = $2 }
+		END { printf "%-30s medians %s(ms): max - min = %.2f%% of the min; the widest interval +-%.2f%%\n", l, s, 100 * (a[NR] - a[1]) / a[1], w }'
+done
+
+echo
+echo "== where a warm run's time goes (CUPLAY_TRACE, transpose_tiled)"
+warm() { # warm LABEL COMMANDS: the last run's compile/check/loop/total
+	settle
+	XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c "$2" > "$tmp/warm" 2>&1
+	awk -v l="$1" '
+	/^trace: [^ ]+ compile / { for (i = 1; i <= NF; i++) { if ($i == "compile") c = $(i+1); if ($i == "check") k = $(i+1); if ($i == "timing") t = $(i+1); if ($i == "(setup") s = $(i+1) }
+	                          sub(/,$/, "", k); sub(/\),?$/, "", t); sub(/,$/, "", s) }
+	/^trace: run total/ { tot = $4 }
+	END { printf "%-44s %7.1f ms wall = loop %.1f + %.1f ms beyond it (compile %.1f, setup %.1f, check %.1f)\n", l, tot, t, tot - t, c, s, k }' "$tmp/warm"
+	grep -v '^trace' "$tmp/warm" | grep -i 'error\|FAIL' | sed 's/^/    /'
+}
+warm "N=8192, set PAD=0 (a new compile)" 'use transpose; set N=8192; run transpose_tiled; set PAD=0; run transpose_tiled'
+warm "N=8192, rerun (cached, checked)" 'use transpose; set N=8192; run transpose_tiled; run transpose_tiled'
+warm "N=4096 after N=8192 (a param change, ~45 us)" 'use transpose; set N=8192; run transpose_tiled; set N=4096; run transpose_tiled'
+warm "vadd_naive N=1M after N=64M (~6 us)" 'use vector_add; run vadd_naive; set N=1048576; run vadd_naive'
+echo "  targets: a param change of a kernel under 50 us <= 60 ms wall; set PAD=0 <= 25 ms beyond the loop; a cached rerun <= 5 ms beyond the loop"
+XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c 'use transpose; set N=4096; run transpose_tiled; run transpose_tiled' 2>&1 |
+	grep '^trace: transpose_tiled loop' | tail -n 1 | sed 's/^trace: /  one sample, N=4096: /'
+
+echo
+echo "== first result from a new process (warm compile cache on disk; transpose_tiled N=8192)"
+for i in 1 2 3 4 5; do
+	settle
+	t0=$(ms_now)
+	XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c 'use transpose; set N=8192; run transpose_tiled' > "$tmp/first" 2>&1
+	t1=$(ms_now)
+	awk -v w=$(( (t1 - t0) / 1000 )) '/^trace: transpose_tiled compile/ { for (i = 1; i <= NF; i++) { if ($i == "(setup") s = $(i+1); if ($i == "check") k = $(i+1); if ($i == "timing") t = $(i+1) } }
+	     END { sub(/,$/, "", s); sub(/,$/, "", k); sub(/\),?$/, "", t); printf "%.1f %.1f %.1f %.1f\n", w / 1000, s, k, t }' "$tmp/first"
+done | sort -n > "$tmp/firsts"
+awk '{ a[NR] = $0 } END { split(a[int((NR + 1) / 2)], m, " ");
+       printf "median of %d: %.1f ms wall (worker setup %.1f, first check %.1f, timing loop %.1f); target <= 300 ms\n", NR, m[1], m[2], m[3], m[4] }' "$tmp/firsts"
+exit 0

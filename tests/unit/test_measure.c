@@ -1,0 +1,78 @@
+/* test_measure.c: a measurement's row: the median with its interval
+ * (146 us ±0.2%) for people; the interval's ends, the noise and what
+ * stopped the samples for csv and json. */
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure.h"
+#include "util.h"
+
+static char *render(const measurement *m, out_format f, int mask)
+{
+	table t;
+	measure_table_init(&t, 0, 0, NULL, NULL);
+	int r = table_row(&t);
+	measure_row(&t, r, 0, m, mask);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *s = open_memstream(&buf, &len);
+	table_print(&t, s, f, 0, 0);
+	fclose(s);
+	table_free(&t);
+	return buf;
+}
+
+TEST(row)
+{
+	measurement m;
+	memset(&m, 0, sizeof m);
+	m.file = xstrdup("t.cu");
+	m.kernel = xstrdup("k");
+	m.values = xstrdup("N=1");
+	m.launched = 1;
+	double x[50];
+	for (int i = 0; i < 50; i++)
+		x[i] = 0.146 * (1 + 0.001 * ((i % 5) - 2)); /* 146 us, +-0.2% */
+	measure_set_samples(&m, x, 50);
+	m.stop = STOP_INTERVAL;
+	CHECK(m.st.has_ci && m.st.ci_lo < m.st.median && m.st.median < m.st.ci_hi);
+
+	char *h = render(&m, FMT_TABLE, 0);
+	CHECK(strstr(h, "±95%") != NULL);
+	CHECK(strstr(h, "146 us  ±0.1%") != NULL || strstr(h, "146 us  ±0.2%") != NULL);
+	CHECK(strstr(h, "noise") == NULL); /* the spread is for csv and json */
+	if (!strstr(h, "146 us  ±0."))
+		fprintf(stderr, "%s", h);
+	free(h);
+
+	char *c = render(&m, FMT_CSV, 0);
+	char *nl = strchr(c, '\n');
+	CHECK(nl != NULL);
+	if (nl) {
+		*nl = 0;
+		CHECK(strstr(c, "median_ms,min_ms,max_ms,noise_frac,samples") != NULL);
+		CHECK(strstr(c, ",ci_lo_ms,ci_hi_ms,stop") != NULL);
+		CHECK(strstr(nl + 1, ",interval") != NULL);
+	}
+	free(c);
+
+	char *mk = render(&m, FMT_TABLE, 1);
+	CHECK(strstr(mk, "<t>") != NULL && strstr(mk, "±0.") == NULL);
+	free(mk);
+
+	/* five samples: no interval, an empty cell */
+	measure_set_samples(&m, x, 5);
+	CHECK(!m.st.has_ci && m.stop == STOP_NOT);
+	h = render(&m, FMT_TABLE, 0);
+	CHECK(strstr(h, "±0.") == NULL);
+	free(h);
+	measure_free(&m);
+}
+
+int main(void)
+{
+	RUN(row);
+	return test_report("measure");
+}

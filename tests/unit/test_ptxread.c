@@ -1,0 +1,185 @@
+/* test_ptxread.c: which pointer parameters a kernel reads through, from
+ * PTX written here and from kernels compiled by NVRTC (where it loads). */
+#include "nvrtc.h"
+#include "ptxread.h"
+#include "test.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+static uint64_t reads_of(const char *ptx, const char *entry)
+{
+	uint64_t m = 0;
+	char *why = NULL;
+	if (ptx_param_reads(ptx, entry, &m, &why) != 0) {
+		fprintf(stderr, "  %s: %s\n", entry, why);
+		free(why);
+	}
+	return m;
+}
+
+/* out[i] = in[i]: in (0) is read, out (1) only written; a .loc line with no
+ * ';', a label, a guard, comments with braces, a vector load. */
+static const char copy_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	"// a comment with a brace {\n"
+	".visible .entry copy(\n"
+	"\t.param .u64 copy_param_0, // in {\n"
+	"\t.param .u64 .ptr .global .align 4 copy_param_1,\n"
+	"\t.param .u32 copy_param_2\n)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<5>;\n\t.reg .f32 %f<3>;\n\t.reg .b64 %rd<9>;\n"
+	"\t.loc 1 3 0\n"
+	"\tld.param.u64 %rd1, [copy_param_0];\n"
+	"\tld.param.u64 %rd2, [copy_param_1];\n"
+	"\tld.param.u32 %r1, [copy_param_2];\n"
+	"\tmov.u32 %r2, %tid.x;\n"
+	"\tsetp.ge.s32 %p1, %r2, %r1;\n"
+	"\t@%p1 bra $L__BB0_2;\n"
+	"\tcvta.to.global.u64 %rd3, %rd1;\n"
+	"\tmul.wide.s32 %rd4, %r2, 4;\n"
+	"\tadd.s64 %rd5, %rd3, %rd4; /* in + i { */\n"
+	"\tld.global.nc.v2.f32 {%f1, %f2}, [%rd5+0];\n"
+	"\tcvta.to.global.u64 %rd6, %rd2;\n"
+	"\tadd.s64 %rd7, %rd6, %rd4;\n"
+	"\tst.global.v2.f32 [%rd7], {%f1, %f2};\n"
+	"$L__BB0_2:\n"
+	"\tret;\n"
+	"}\n";
+
+TEST(written)
+{
+	CHECK(reads_of(copy_ptx, "copy") == 1);
+
+	/* the same with out[i] += ...: a load through out */
+	char *acc = xstrdup(copy_ptx);
+	char *at = strstr(acc, "\tst.global.v2.f32");
+	const char *more = "\tld.global.f32 %f2, [%rd7];\n";
+	char *two = xasprintf("%.*s%s%s", (int)(at - acc), acc, more, at);
+	CHECK(reads_of(two, "copy") == 3);
+	free(two);
+
+	/* atomics and reductions read what they update */
+	const char *ops[] = { "\tatom.global.add.f32 %f2, [%rd7], %f1;\n", "\tred.global.add.f32 [%rd7], %f1;\n",
+		              "\tcp.async.ca.shared.global [%rd4], [%rd7], 16;\n" };
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		char *x = xasprintf("%.*s%s%s", (int)(at - acc), acc, ops[i], at);
+		CHECK(reads_of(x, "copy") == 3);
+		free(x);
+	}
+	/* out escapes: stored, or passed to a call, or its address taken */
+	const char *esc[] = { "\tst.shared.u64 [%rd4], %rd7;\n", "\tst.param.b64 [param0], %rd6;\n",
+		              "\tmov.u64 %rd8, copy_param_1;\n" };
+	for (size_t i = 0; i < sizeof esc / sizeof esc[0]; i++) {
+		char *x = xasprintf("%.*s%s%s", (int)(at - acc), acc, esc[i], at);
+		CHECK(reads_of(x, "copy") == 3);
+		free(x);
+	}
+	/* a prefetch or a plain store through out is no read */
+	char *pf = xasprintf("%.*s\tprefetch.global.L2 [%%rd7];\n\tst.global.f32 [%%rd7+4], %%f1;\n%s",
+	                     (int)(at - acc), acc, at);
+	CHECK(reads_of(pf, "copy") == 1);
+	free(pf);
+	free(acc);
+
+	/* a loop carries a value backwards: the address of the load is made
+	 * from out only on the second pass */
+	const char loop_ptx[] =
+		".visible .entry loop(.param .u64 loop_param_0, .param .u64 loop_param_1)\n{\n"
+		"\tld.param.u64 %rd1, [loop_param_0];\n\tld.param.u64 %rd2, [loop_param_1];\n"
+		"\tmov.u64 %rd3, 0;\n"
+		"$L__top:\n"
+		"\tld.global.f32 %f1, [%rd3];\n"
+		"\tmov.u64 %rd3, %rd4;\n"
+		"\tadd.s64 %rd4, %rd2, 8;\n"
+		"\tst.global.f32 [%rd1], %f1;\n"
+		"\tbra $L__top;\n}\n";
+	CHECK(reads_of(loop_ptx, "loop") == 2);
+
+	/* not there, or no body: all read */
+	uint64_t m = 0;
+	char *why = NULL;
+	CHECK(ptx_param_reads(copy_ptx, "nosuch", &m, &why) == -1 && m == ~(uint64_t)0);
+	CHECK_STREQ(why, "no entry 'nosuch' in the PTX");
+	free(why);
+	why = NULL;
+	CHECK(ptx_param_reads(".entry broken(.param .u64 p) {\n ld.param.u64 %rd1, [p];\n", "broken", &m, &why) == -1);
+	CHECK(m == ~(uint64_t)0);
+	free(why);
+	why = NULL;
+	CHECK(ptx_param_reads(NULL, "copy", &m, &why) == -1);
+	free(why);
+	why = NULL;
+	/* an entry whose name begins another's is not taken for it */
+	CHECK(ptx_param_reads(copy_ptx, "cop", &m, &why) == -1);
+	free(why);
+}
+
+/* Kernels as NVRTC compiles them (as cuplay does: -lineinfo). */
+static const char kernels[] =
+	"extern \"C\" __global__ void copy(const float *in, float *out, int n)\n"
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = in[i]; }\n"
+	"extern \"C\" __global__ void transpose(const float *__restrict__ in, float *__restrict__ out, int n)\n"
+	"{\n"
+	"  __shared__ float tile[32][33];\n"
+	"  int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;\n"
+	"  for (int j = 0; j < 32; j += 8) if (x < n && y + j < n) tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * n + x];\n"
+	"  __syncthreads();\n"
+	"  x = blockIdx.y * 32 + threadIdx.x; y = blockIdx.x * 32 + threadIdx.y;\n"
+	"  for (int j = 0; j < 32; j += 8) if (x < n && y + j < n) out[(size_t)(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];\n"
+	"}\n"
+	"extern \"C\" __global__ void sum(const float *in, float *out, int n)\n"
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) atomicAdd(out, in[i]); }\n"
+	"extern \"C\" __global__ void axpy(float a, const float *x, float *y, int n)\n"
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n"
+	"extern \"C\" __global__ void vec4(const float4 *in, float4 *out, int n)\n"
+	"{ for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = in[i]; }\n"
+	"__device__ __noinline__ void put(float *p, float v) { *p = v; }\n"
+	"extern \"C\" __global__ void via_call(const float *in, float *out, int n)\n"
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) put(out + i, in[i]); }\n"
+	"extern \"C\" __global__ void scale_inplace(float *x, float a, int n)\n"
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= a; }\n"
+	"extern \"C\" __global__ void two_out(const int *in, int *lo, int *hi, int n)\n"
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { lo[i] = in[i] & 0xffff; hi[i] = in[i] >> 16; } }\n"
+	"extern \"C\" __global__ void sel(const float *a, float *out, int n, int pick)\n"
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; const float *src = pick ? a : out; if (i < n) out[i] = src[i] + 1; }\n";
+
+TEST(nvrtc)
+{
+	static const char *const names[] = { "copy", "transpose", "sum", "axpy", "vec4", "via_call", "scale_inplace",
+		                              "two_out", "sel" };
+	static const char *const opts[] = { "-arch=sm_90", "-lineinfo" };
+	nvrtc_out out;
+	memset(&out, 0, sizeof out);
+	char *err = NULL;
+	if (nvrtc_compile("k.cu", kernels, opts, 2, names, 9, &out, &err) != 0 || !out.ptx) {
+		fprintf(stderr, "  compile failed: %s\n", err ? err : "no PTX");
+		CHECK(0);
+		free(err);
+		nvrtc_out_free(&out);
+		return;
+	}
+	/* the pointer parameters' bits (a scalar's bit says nothing) */
+	CHECK((reads_of(out.ptx, "copy") & 3) == 1);           /* in */
+	CHECK((reads_of(out.ptx, "transpose") & 3) == 1);      /* in; out only written */
+	CHECK((reads_of(out.ptx, "sum") & 3) == 3);            /* atomicAdd reads out */
+	CHECK((reads_of(out.ptx, "axpy") & 6) == 6);           /* x and y */
+	CHECK((reads_of(out.ptx, "vec4") & 3) == 1);
+	CHECK((reads_of(out.ptx, "via_call") & 3) == 3);       /* out passed to a call */
+	CHECK((reads_of(out.ptx, "scale_inplace") & 1) == 1);  /* x read and written */
+	CHECK((reads_of(out.ptx, "two_out") & 7) == 1);        /* lo and hi only written */
+	CHECK((reads_of(out.ptx, "sel") & 3) == 3);            /* out read when pick is 0 */
+	nvrtc_out_free(&out);
+}
+
+int main(void)
+{
+	RUN(written);
+	char *err = NULL;
+	if (nvrtc_load(&err) != 0) {
+		printf("ptxread: skipped the NVRTC tests: %s\n", err);
+		free(err);
+	} else {
+		RUN(nvrtc);
+	}
+	return test_report("ptxread");
+}
