@@ -91,6 +91,20 @@ static char *get_bytes(rd *r, size_t *len)
 	return s;
 }
 
+/* A C string: bytes without a NUL inside (a string with one is refused:
+ * what was sent was a C string). */
+static char *get_str(rd *r)
+{
+	size_t n = 0;
+	char *s = get_bytes(r, &n);
+	if (s && strlen(s) != n) {
+		r->bad = 1;
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 static int send_msg(int fd, uint32_t type, const void *p, size_t n)
 {
 	unsigned char hdr[CCS_HDR] = {0};
@@ -204,32 +218,32 @@ static int get_count(rd *r)
 static int job_read(rd *r, jobbuf *b)
 {
 	memset(b, 0, sizeof *b);
-	b->name = get_bytes(r, NULL);
-	b->path = get_bytes(r, NULL);
-	b->src = get_bytes(r, NULL);
+	b->name = get_str(r);
+	b->path = get_str(r);
+	b->src = get_str(r);
 	int nh = get_count(r);
 	b->hn = xcalloc((size_t)nh + 1, sizeof *b->hn);
 	b->ht = xcalloc((size_t)nh + 1, sizeof *b->ht);
 	for (int i = 0; i < nh; i++) {
-		b->hn[i] = get_bytes(r, NULL);
-		b->ht[i] = get_bytes(r, NULL);
+		b->hn[i] = get_str(r);
+		b->ht[i] = get_str(r);
 	}
 	b->j.nheaders = nh;
 	int no = get_count(r);
 	b->opts = xcalloc((size_t)no + 1, sizeof *b->opts);
 	for (int i = 0; i < no; i++)
-		b->opts[i] = get_bytes(r, NULL);
+		b->opts[i] = get_str(r);
 	b->j.nopts = no;
 	int ne = get_count(r);
 	b->exprs = xcalloc((size_t)ne + 1, sizeof *b->exprs);
 	b->where = xcalloc((size_t)ne + 1, sizeof *b->where);
 	for (int i = 0; i < ne; i++) {
-		b->exprs[i] = get_bytes(r, NULL);
-		b->where[i] = get_bytes(r, NULL);
+		b->exprs[i] = get_str(r);
+		b->where[i] = get_str(r);
 	}
 	b->j.nexprs = ne;
 	b->j.pch = get_i32(r);
-	b->pch_dir = get_bytes(r, NULL);
+	b->pch_dir = get_str(r);
 	int ok = !r->bad && b->name && b->src;
 	for (int i = 0; ok && i < nh; i++)
 		ok = b->hn[i] && b->ht[i];
@@ -305,10 +319,10 @@ static int answer_read(rd *r, nvrtc_out *o, char **err)
 {
 	memset(o, 0, sizeof *o);
 	int rc = get_i32(r);
-	char *e = get_bytes(r, NULL);
-	o->log = get_bytes(r, NULL);
+	char *e = get_str(r);
+	o->log = get_str(r);
 	o->cubin = get_bytes(r, &o->cubin_len);
-	o->ptx = get_bytes(r, NULL);
+	o->ptx = get_str(r);
 	int nk = get_count(r);
 	if (nk > 0) {
 		o->lowered = xcalloc((size_t)nk + 1, sizeof *o->lowered);
@@ -316,7 +330,7 @@ static int answer_read(rd *r, nvrtc_out *o, char **err)
 	}
 	o->nk = nk;
 	for (int i = 0; i < nk; i++) {
-		o->lowered[i] = get_bytes(r, NULL);
+		o->lowered[i] = get_str(r);
 		size_t n = 0;
 		char *kr = get_bytes(r, &n);
 		if (kr && n == sizeof(kres))
