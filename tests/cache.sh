@@ -200,8 +200,8 @@ if [ $st = 0 ] && grep -q '^not launched (no GPU)$' "$tmp/out"; then ok "#includ
 else bad "#include in a comment: exit $st"; fi
 XDG_CACHE_HOME="$tmp/dzcache" timeout 60 "$CUPLAY" --no-gpu -c "use $dz/fifo.cu; run; use $dz/zero.cu; run; say still here" </dev/null >"$tmp/out" 2>&1; st=$?
 if [ $st = 124 ]; then bad "#include of a FIFO: hung"
-elif grep -qxF "$dz/fifo.cu:4: cannot include 'fifo.h': '$dz/fifo.h' is a FIFO, not a file" "$tmp/out" &&
-     grep -qxF "$dz/zero.cu:5: cannot include '/dev/zero': '/dev/zero' is a character device, not a file" "$tmp/out" &&
+elif grep -qxF "$dz/fifo.cu:4:1: cannot include 'fifo.h': '$dz/fifo.h' is a FIFO, not a file" "$tmp/out" &&
+     grep -qxF "$dz/zero.cu:5:1: cannot include '/dev/zero': '/dev/zero' is a character device, not a file" "$tmp/out" &&
      grep -qx 'still here' "$tmp/out"; then ok "#include of a FIFO and of /dev/zero in code: refused at their lines"
 else bad "#include of a FIFO or /dev/zero: exit $st"; fi
 

@@ -113,4 +113,82 @@ else
 	bad "counters not permitted (exit $st, $nsk skipped)"
 fi
 
+# A GPU shared by a class: two processes measure one GPU in turns (the GPU
+# lock, held only while timing or reading counters). Both finish, a wait is
+# said in one line, and each result agrees with a run alone within the
+# spread of the two (half the min..max range of each, added).
+# median_of FILE KERNEL: "median min max" of the kernel's rows in a csv output
+rows_of() {
+	python3 - "$1" "$2" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if r]
+head = next(r for r in rows if r[0] == "kernel")
+i, lo, hi = head.index("median_ms"), head.index("min_ms"), head.index("max_ms")
+for r in rows:
+    if r[0] == sys.argv[2] and len(r) == len(head) and r[i]:
+        print(r[i], r[lo], r[hi])
+PY
+}
+export CUPLAY_LOCK_DIR="$tmp/locks"
+mkdir -p "$CUPLAY_LOCK_DIR"
+SHARE='use transpose; set N=8192; timing min 1 max 2 wall 3; run transpose_tiled; run transpose_tiled; run transpose_tiled'
+"$CUPLAY" --format csv -c "$SHARE" >"$tmp/solo" 2>&1 </dev/null
+"$CUPLAY" --format csv -c "$SHARE" >"$tmp/a" 2>&1 </dev/null & pa=$!
+sleep 0.5
+"$CUPLAY" --format csv -c "$SHARE" >"$tmp/b" 2>&1 </dev/null & pb=$!
+wait $pa; sa=$?
+wait $pb; sb=$?
+cat "$tmp/a" "$tmp/b" >"$tmp/out"
+waits=$(grep -c '^waiting for GPU [0-9]* (another cuplay is measuring)$' "$tmp/out")
+agree=$(python3 - <(rows_of "$tmp/solo" transpose_tiled) <(rows_of "$tmp/a" transpose_tiled) <(rows_of "$tmp/b" transpose_tiled) <<'PY'
+import statistics, sys
+def rows(f):
+    return [tuple(map(float, l.split())) for l in open(f) if l.strip()]
+solo, a, b = rows(sys.argv[1]), rows(sys.argv[2]), rows(sys.argv[3])
+if len(solo) != 3 or len(a) != 3 or len(b) != 3:
+    print("missing rows: %d %d %d" % (len(solo), len(a), len(b))); sys.exit()
+m = statistics.median(r[0] for r in solo)
+half = statistics.median((r[2] - r[1]) / 2 for r in solo)
+worst = max(abs(r[0] - m) - (half + (r[2] - r[1]) / 2) for r in a + b)
+print("ok" if worst <= 0 else "off", "solo %.4f ms, shared %s" % (m, " ".join("%.4f" % r[0] for r in a + b)))
+PY
+)
+if [ $sa = 0 ] && [ $sb = 0 ] && [ "$waits" -ge 1 ] && [ "${agree%% *}" = ok ]; then
+	ok "shared GPU: two processes both finish, $waits wait(s) said, results agree: ${agree#ok }"
+else
+	bad "shared GPU: exit $sa and $sb, $waits waits said, ${agree:-no results}"
+fi
+# Ctrl-C while waiting for the GPU: back at once, the other process goes on
+"$CUPLAY" -c 'use transpose; set N=8192; timing min 4 max 5 wall 6; run transpose_tiled' >"$tmp/a" 2>&1 </dev/null & pa=$!
+sleep 1.5
+"$CUPLAY" -c 'use transpose; set N=8192; run transpose_tiled; say after' >"$tmp/b" 2>&1 </dev/null & pb=$!
+for i in $(seq 50); do grep -q '^waiting for GPU' "$tmp/b" && break; sleep 0.1; done
+t0=$(date +%s%N)
+kill -INT $pb
+wait $pb; sb=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+wait $pa; sa=$?
+cat "$tmp/b" >"$tmp/out"
+if grep -q '^waiting for GPU' "$tmp/b" && [ $sb = 1 ] && [ $ms -lt 2500 ] && grep -q interrupted "$tmp/b" &&
+   ! grep -q '^after$' "$tmp/b" && [ $sa = 0 ]; then
+	ok "shared GPU: Ctrl-C while waiting returns in $ms ms; the other process finishes"
+else
+	bad "shared GPU: Ctrl-C while waiting (exit $sb after $ms ms; the other exit $sa)"
+fi
+# a lock file that is not one (a link planted in a shared directory): not
+# followed, said once, the run goes on without waiting
+mkdir -p "$tmp/planted"
+# the lock's name, as the runs above made it
+lockname=$(cd "$tmp/locks" && ls cuplay-gpu-*.lock 2>/dev/null | head -n 1)
+ln -s "$tmp/planted/victim" "$tmp/planted/${lockname:-cuplay-gpu-x.lock}"
+CUPLAY_LOCK_DIR="$tmp/planted" "$CUPLAY" -c 'use transpose; set N=2048; run transpose_tiled' >"$tmp/out" 2>&1 </dev/null
+st=$?
+if [ -n "$lockname" ] && [ $st = 0 ] && [ ! -e "$tmp/planted/victim" ] &&
+   grep -q "^cannot lock GPU [0-9]* ('$tmp/planted/$lockname': .*): measuring without waiting for other processes$" "$tmp/out"; then
+	ok "shared GPU: a link at the lock's name is not followed; one note, the run goes on"
+else
+	bad "shared GPU: planted link (lock '$lockname', exit $st)"
+fi
+unset CUPLAY_LOCK_DIR
+
 echo "gpu-more: $pass passed, $fail failed"

@@ -139,7 +139,80 @@ def replay(nogpu):
            "replay: Ctrl-C stops the replay, exit status 1", out[-600:])
 
 
+def slow_compile():
+    """Ctrl-C during a compile that would take minutes (tests/kernels/
+    slow_compile.cu): back at the prompt within a fraction of a second, the
+    values kept, and the next compile works; in a replay, exit status 1."""
+    pid, fd = start([CUPLAY, "--no-gpu"])
+    read_until(fd, "cuplay>", 20)
+    os.write(fd, b"use tests/kernels/slow_compile.cu\r")
+    read_until(fd, "cuplay slow_compile>", 20)
+    os.write(fd, b"set N=16\r")
+    read_until(fd, "cuplay slow_compile>", 20)
+    os.write(fd, b"run\r")
+    time.sleep(1.5)
+    t0 = time.time()
+    os.write(fd, b"\x03")
+    out, back = read_until(fd, "cuplay slow_compile>", 30)
+    waited = time.time() - t0
+    os.write(fd, b"show\r")
+    shown, _ = read_until(fd, "cuplay slow_compile>", 10)
+    os.write(fd, b"use transpose\r")
+    read_until(fd, "cuplay transpose>", 20)
+    os.write(fd, b"set PAD=9\r")
+    read_until(fd, "cuplay transpose>", 20)
+    os.write(fd, b"run transpose_tiled\r")
+    after, _ = read_until(fd, "cuplay transpose>", 60)
+    finish(pid, fd)
+    report(back and waited < 1.0 and "compile of 'tests/kernels/slow_compile.cu' interrupted" in out,
+           f"slow compile: Ctrl-C returns to the prompt ({waited:.2f} s)", out[-600:])
+    report("16 (set)" in shown, "slow compile: the values set are kept after Ctrl-C", shown[-600:])
+    report("compiled in" in after and "not launched (no GPU)" in after,
+           "slow compile: the next compile works (a new compiler process)", after[-600:])
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "cuplay-slow-%d.session" % os.getpid())
+    with open(path, "w") as f:
+        f.write("use tests/kernels/slow_compile.cu\nrun\nsay after the compile\n")
+    p = subprocess.Popen([CUPLAY, "--no-gpu", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         env=dict(os.environ, NO_COLOR="1"))
+    time.sleep(1.5)
+    t0 = time.time()
+    p.send_signal(signal.SIGINT)
+    out = p.communicate(timeout=60)[0].decode(errors="replace")
+    waited = time.time() - t0
+    os.unlink(path)
+    report(p.returncode == 1 and waited < 1.0 and "interrupted" in out and "after the compile" not in out,
+           f"slow compile: Ctrl-C stops a replay ({waited:.2f} s), exit status 1", out[-600:])
+
+
+def step_eof():
+    """--step: end of input at its prompt (Ctrl-D) stops the replay as a
+    failure, not as a success."""
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "cuplay-step-%d.session" % os.getpid())
+    with open(path, "w") as f:
+        f.write("use transpose\nset N=100\nsay after\n")
+    pid, fd = start([CUPLAY, "--no-gpu", "--step", path])
+    first, ok1 = read_until(fd, "[Enter: run, q: stop]", 20)
+    os.write(fd, b"\r")
+    second, ok2 = read_until(fd, "set N=100", 20)
+    read_until(fd, "[Enter: run, q: stop]", 5)
+    os.write(fd, b"\x04")
+    out, _ = read_until(fd, "replay stopped", 10)
+    rest, _ = read_until(fd, "\x00", 2)
+    try:
+        _, st = os.waitpid(pid, 0)
+        code = os.WEXITSTATUS(st) if os.WIFEXITED(st) else -1
+    except ChildProcessError:
+        code = -1
+    os.close(fd)
+    os.unlink(path)
+    report(ok1 and ok2 and "--step: end of input at the prompt: replay stopped before 'set N=100'" in out
+           and "after" not in out + rest and code == 1,
+           "--step: end of input at its prompt stops the replay, exit status 1", (first + second + out + rest)[-600:])
+
+
 interactive(True, "sweep TILE_SIZE=4,8,16,32 PAD=0,1,2,3,4,5,6,7 BLOCK_ROWS=1,2,4", "compile-only sweep")
+slow_compile()
+step_eof()
 replay(True)
 at_prompt(True)
 half_typed()

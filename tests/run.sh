@@ -207,6 +207,9 @@ suite cache
 if [ -z "${GOLDEN:-}" ]; then
 	# 4b. the command line, help, the search path, make
 	suite cli
+	# 4b'. careless users and attackers: links, devices, FIFOs, full disks,
+	#      partial sets, long and unprintable input
+	suite harden
 	# 4c. every command's output in csv, json, jsonl and markdown, parsed (the
 	#     launching commands too, where a GPU is)
 	suite formats

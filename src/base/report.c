@@ -253,7 +253,7 @@ static void print_text(const table *t, FILE *f, int color, int indent)
 		for (int c = 0; c < t->ncols; c++) {
 			char buf[256];
 			table_text(t, r, c, buf, sizeof buf);
-			txt[r * t->ncols + c] = xstrdup(buf);
+			txt[r * t->ncols + c] = str_visible(buf); /* a file name's control bytes */
 		}
 	int *w = xcalloc((size_t)t->ncols, sizeof *w);
 	for (int c = 0; c < t->ncols; c++) {

@@ -1,5 +1,6 @@
 /* search.c: the search path for kernel files and sessions (search.h). */
 #include "search.h"
+#include "fileio.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -124,6 +125,44 @@ char *search_find(search_kind k, const char *name)
 	search_strv_free(dirs, n);
 	if (!found && k == SEARCH_KERNELS)
 		found = as_path(k, NULL, name);
+	return found;
+}
+
+/* NAME, then NAME with the suffix: the first that exists and is not a
+ * regular file. */
+static char *refused_at(search_kind k, const char *dir, const char *name, const char **kind)
+{
+	for (int i = 0; i < 2; i++) {
+		char *p = dir ? xasprintf("%s/%s%s", dir, name, i ? suffix(k) : "")
+		              : xasprintf("%s%s", name, i ? suffix(k) : "");
+		const char *why = file_kind(p);
+		if (why) {
+			*kind = why;
+			return p;
+		}
+		free(p);
+	}
+	return NULL;
+}
+
+char *search_refused(search_kind k, const char *name, const char **kind)
+{
+	*kind = NULL;
+	if (!name || !*name)
+		return NULL;
+	if (strchr(name, '/') || k == SEARCH_SESSIONS) {
+		char *p = refused_at(k, NULL, name, kind);
+		if (p || strchr(name, '/'))
+			return p;
+	}
+	int n;
+	char **dirs = search_dirs(k, &n);
+	char *found = NULL;
+	for (int i = 0; i < n && !found; i++)
+		found = refused_at(k, dirs[i], name, kind);
+	search_strv_free(dirs, n);
+	if (!found && k == SEARCH_KERNELS)
+		found = refused_at(k, NULL, name, kind);
 	return found;
 }
 

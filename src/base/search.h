@@ -25,6 +25,12 @@ void search_strv_free(char **v, int n);
  * that file), then DIR/NAME and DIR/NAME.session for a bare name. */
 char *search_find(search_kind k, const char *name);
 
+/* When search_find finds nothing because what NAME names is there but is
+ * not a regular file (a directory, a device, a FIFO), looked for in the
+ * same order: its path (caller frees), *kind saying what it is ("a
+ * directory"); else NULL. */
+char *search_refused(search_kind k, const char *name, const char **kind);
+
 typedef struct search_entry {
 	char *name;  /* without the suffix: "transpose" */
 	char *path;  /* the file used: "kernels_src/transpose.cu" */

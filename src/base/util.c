@@ -172,9 +172,29 @@ int sb_copy_out(sbuf *b, char *buf, int n)
 
 int read_file(const char *path, char **out, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	/* never waits on a FIFO nor reads a device: a regular file or nothing */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
 	sbuf b = {0};
 	char buf[65536];
 	size_t n;
@@ -194,14 +214,44 @@ int read_file(const char *path, char **out, size_t *len)
 	return 0;
 }
 
+/* The process's umask, without changing it (Linux: /proc/self/status). */
+static mode_t current_umask(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (f) {
+		char line[256];
+		unsigned m;
+		while (fgets(line, sizeof line, f))
+			if (sscanf(line, "Umask: %o", &m) == 1) {
+				fclose(f);
+				return (mode_t)m;
+			}
+		fclose(f);
+	}
+	mode_t m = umask(022);
+	umask(m);
+	return m;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	/* a temporary name no one can guess (mkstemp, O_EXCL), in the same
+	 * directory: a link planted at a predictable name is never followed */
+	const char *slash = strrchr(path, '/');
+	char *tmp = slash ? xasprintf("%.*s/.cuplay-XXXXXX", (int)(slash - path), path)
+	                  : xstrdup(".cuplay-XXXXXX");
+	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
+		int e = errno;
 		free(tmp);
+		errno = e;
 		return -1;
 	}
+	struct stat st;
+	mode_t mode = lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777
+	                                                           : 0666 & ~current_umask();
+	if (fchmod(fd, mode) != 0)
+		goto bad;
 	const char *p = data;
 	size_t left = len;
 	while (left > 0) {
@@ -309,6 +359,69 @@ const char *nearest_name(const char *s, const char *const *cands, int n)
 	}
 	size_t limit = ls <= 4 ? 1 : ls <= 8 ? 2 : 3;
 	return bestd <= (int)limit ? best : NULL;
+}
+
+static char *visible(const char *s, int keep_lines)
+{
+	sbuf b = {0};
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 || *p == 0x7f) && !(keep_lines && (*p == '\n' || *p == '\t')))
+			sb_printf(&b, "\\x%02x", *p);
+		else
+			sb_putc(&b, (char)*p);
+	return sb_steal(&b);
+}
+
+char *str_visible(const char *s)
+{
+	return visible(s, 0);
+}
+
+char *str_visible_text(const char *s)
+{
+	return visible(s, 1);
+}
+
+char *str_excerpt(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (max < 16)
+		max = 16;
+	if (n <= max)
+		return str_visible(s);
+	/* cut at character boundaries (never inside a UTF-8 sequence) */
+	size_t head = max / 2, tail = n - (max - head - 5);
+	while (head > 0 && ((unsigned char)s[head] & 0xC0) == 0x80)
+		head--;
+	while (tail < n && ((unsigned char)s[tail] & 0xC0) == 0x80)
+		tail++;
+	char *cut = xasprintf("%.*s ... %s", (int)head, s, s + tail);
+	char *v = str_visible(cut);
+	free(cut);
+	return v;
+}
+
+char *str_excerpt_at(const char *s, size_t at, size_t max)
+{
+	size_t n = strlen(s);
+	if (max < 16)
+		max = 16;
+	if (n <= max)
+		return str_visible(s);
+	if (at > n)
+		at = n;
+	size_t lo = at > max / 2 ? at - max / 2 : 0;
+	size_t hi = lo + max < n ? lo + max : n;
+	if (hi == n)
+		lo = n - max;
+	while (lo > 0 && ((unsigned char)s[lo] & 0xC0) == 0x80)
+		lo--;
+	while (hi < n && ((unsigned char)s[hi] & 0xC0) == 0x80)
+		hi++;
+	char *cut = xasprintf("%s%.*s%s", lo ? "... " : "", (int)(hi - lo), s + lo, hi < n ? " ..." : "");
+	char *v = str_visible(cut);
+	free(cut);
+	return v;
 }
 
 int str_ieq(const char *a, const char *b)

@@ -54,9 +54,14 @@ char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
  * Lets core modules report errors without printing. err may be NULL. */
 int fail(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
-/* Whole file into a NUL-terminated buffer. 0 or -1 (errno set). */
+/* A whole regular file into a NUL-terminated buffer. 0, or -1 with errno
+ * set (EISDIR for a directory, EINVAL for another kind of file: a FIFO is
+ * never waited on, a device never read). */
 int read_file(const char *path, char **out, size_t *len);
-/* Writes atomically: temp file in the same directory, then rename. */
+/* Replaces path at once: a temporary file made with mkstemp in the same
+ * directory, written, synced, then renamed over path (whatever path was,
+ * a link too: see fileio.h for files a user names). The mode of the file
+ * replaced is kept; a new one gets 0666 less the umask. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p; 0 or -1 (errno set). */
 int mkdir_p(const char *path, int mode);
@@ -67,6 +72,17 @@ uint64_t now_ns(void); /* CLOCK_MONOTONIC */
 const char *nearest_name(const char *s, const char *const *cands, int n);
 
 int str_ieq(const char *a, const char *b);
+/* s with control characters written \xNN (caller frees): a stray byte in a
+ * name must show, and never reach the terminal raw. */
+char *str_visible(const char *s);
+/* The same, keeping newlines and tabs (a message of several lines). */
+char *str_visible_text(const char *s);
+/* s for a message: str_visible, and when longer than max bytes, its start
+ * and its end around " ... " (caller frees). */
+char *str_excerpt(const char *s, size_t max);
+/* The same around byte `at` of s (an error's column less one): about max
+ * bytes of s with " ... " where the text was cut (caller frees). */
+char *str_excerpt_at(const char *s, size_t at, size_t max);
 int is_ident_start(int c);
 int is_ident_char(int c);
 

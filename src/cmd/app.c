@@ -2,6 +2,7 @@
  * document results print into, the records of what was measured, and the
  * GPU worker brought up on demand. */
 #include "app.h"
+#include "ccserver.h"
 #include "ref.h"
 #include "search.h"
 #include "cubin.h"
@@ -54,7 +55,11 @@ void app_warm_join(void)
 void app_prestart(app *a)
 {
 	static int warmed;
-	if (!warmed && !getenv("CUPLAY_NO_WARMUP")) {
+	if (ccs_enabled()) {
+		/* the compile server warms NVRTC up in its own process */
+		if (!getenv("CUPLAY_NO_WARMUP"))
+			ccs_prestart();
+	} else if (!warmed && !getenv("CUPLAY_NO_WARMUP")) {
 		warmed = 1;
 		/* the thread blocks every signal: a Ctrl-C goes to the main thread,
 		 * where it interrupts the wait at the prompt */
@@ -70,6 +75,19 @@ void app_prestart(app *a)
 		if (wc_spawn(&a->worker, &err) != 0)
 			free(err); /* said again, properly, by the first run */
 	}
+}
+
+/* The worker's notes during a run: "waiting for GPU 0 (another cuplay is
+ * measuring)". */
+static void worker_note(void *ctx, const char *text)
+{
+	app_note(ctx, "%s", text);
+}
+
+void app_worker_notes(app *a, wclient *w)
+{
+	w->note = worker_note;
+	w->note_ctx = a;
 }
 
 void app_init(app *a, const char *exe)
@@ -88,6 +106,7 @@ void app_init(app *a, const char *exe)
 	};
 	ccache_init(&a->cache, NULL);
 	a->worker.exe = exe;
+	app_worker_notes(a, &a->worker);
 	search_set_exe(exe);
 }
 
@@ -183,15 +202,42 @@ static int has_location(const char *m)
 	return c[1] >= '0' && c[1] <= '9';
 }
 
+/* msg with its control bytes written \xNN (a name's never reach the
+ * terminal raw) and each line over ERROR_LINE_MAX bytes cut in the middle
+ * (a 200 KB expression is not echoed whole). */
+#define ERROR_LINE_MAX 400
+static char *error_text(const char *msg)
+{
+	sbuf b = {0};
+	for (const char *p = msg; *p;) {
+		size_t n = strcspn(p, "\n");
+		char *line = xstrndup(p, n);
+		char *v = n > ERROR_LINE_MAX ? str_excerpt(line, ERROR_LINE_MAX) : str_visible_text(line);
+		sb_puts(&b, v);
+		free(v);
+		free(line);
+		p += n;
+		if (*p == '\n') {
+			sb_putc(&b, '\n');
+			p++;
+		}
+	}
+	return sb_steal(&b);
+}
+
 int app_error_msg(app *a, const char *msg)
 {
 	fflush(stdout);
-	if (a->in_file)
-		fprintf(stderr, "%s:%d: %s\n", a->in_file, a->in_line, msg);
-	else if (has_location(msg))
-		fprintf(stderr, "%s\n", msg);
+	char *m = error_text(msg);
+	char *where = a->in_file ? str_visible(a->in_file) : NULL;
+	if (where)
+		fprintf(stderr, "%s:%d: %s\n", where, a->in_line, m);
+	else if (has_location(m))
+		fprintf(stderr, "%s\n", m);
 	else
-		fprintf(stderr, "error: %s\n", msg);
+		fprintf(stderr, "error: %s\n", m);
+	free(m);
+	free(where);
 	fflush(stderr);
 	a->nerrors++;
 	return -1;
@@ -219,12 +265,17 @@ void app_note(app *a, const char *fmt, ...)
 	FILE *f = app_textf(a);
 	if (f == stderr)
 		fflush(stdout);
+	sbuf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	sb_vprintf(&b, fmt, ap);
 	va_end(ap);
-	fputc('\n', f);
+	sb_putc(&b, '\n');
+	char *m = str_visible_text(b.s);
+	fputs(m, f); /* one call: a line from a sweep's thread is never split */
 	fflush(f);
+	free(m);
+	sb_free(&b);
 }
 
 void app_table(app *a, const table *t, int indent)

@@ -113,6 +113,8 @@ typedef struct app {
 extern volatile sig_atomic_t g_interrupt;
 
 void app_init(app *a, const char *exe);
+/* Lets a worker's notes during a run reach the user (app_note). */
+void app_worker_notes(app *a, wclient *w);
 void app_free(app *a);
 
 /* Prints "file:line: msg" (in a session), or "error: msg" / a message that

@@ -1,6 +1,7 @@
 /* compare.c: sweeps over values, interleaved comparisons of variants, and
  * writing the last results (save) and chart (plot). */
 #include "app.h"
+#include "fileio.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -182,6 +183,7 @@ static int all_workers(app *a, wclient ***ws, int *n)
 			wclient *w = &a->more[a->nmore++];
 			w->exe = a->exe;
 			w->device = d;
+			app_worker_notes(a, w);
 		}
 	}
 	*ws = xcalloc((size_t)a->nmore + 1, sizeof **ws);
@@ -680,10 +682,14 @@ int app_save(app *a, const char *path)
 		return app_error(a, "save: %s", strerror(errno));
 	table_print(&a->last, m, f, 0, 0);
 	fclose(m);
-	int r = write_file_atomic(path, buf, len);
+	char *why = NULL;
+	int r = write_file(path, buf, len, &why);
 	free(buf);
-	if (r != 0)
-		return app_error(a, "save: cannot write '%s': %s", path, strerror(errno));
+	if (r != 0) {
+		app_error(a, "save: cannot write '%s': %s", path, why);
+		free(why);
+		return -1;
+	}
 	app_note(a, "saved %d rows to %s (%s)", a->last.nrows, path, format_name(f));
 	return 0;
 }

@@ -2,6 +2,7 @@
  * values, show it, list them all. */
 #include "app.h"
 #include "ref.h"
+#include "fileio.h"
 #include "search.h"
 #include "cubin.h"
 
@@ -47,8 +48,16 @@ static int load_spec(app *a, const char *path, spec **out)
 {
 	char *src = NULL;
 	size_t len = 0;
-	if (read_file(path, &src, &len) != 0)
-		return app_error(a, "cannot read '%s': %s", path, strerror(errno));
+	if (read_file(path, &src, &len) != 0) {
+		const char *kind = file_kind(path);
+		char *shown = str_visible(path);
+		if (kind)
+			app_error(a, "cannot read '%s': it is %s, not a kernel file", shown, kind);
+		else
+			app_error(a, "cannot read '%s': %s", shown, strerror(errno));
+		free(shown);
+		return -1;
+	}
 	spec *s = xcalloc(1, sizeof *s);
 	char *err = NULL;
 	int r = spec_text_check(path, src, len, &err) == 0 ? spec_parse(path, src, s, &err) : -1;
@@ -66,7 +75,17 @@ static int load_spec(app *a, const char *path, spec **out)
 int app_use(app *a, const char *name)
 {
 	char *path = search_find(SEARCH_KERNELS, name);
+	const char *kind = NULL;
+	char *refused = path ? NULL : search_refused(SEARCH_KERNELS, name, &kind);
+	if (refused) {
+		char *shown = str_visible(refused);
+		app_error(a, "cannot use '%s': it is %s, not a kernel file", shown, kind);
+		free(shown);
+		free(refused);
+		return -1;
+	}
 	if (!path) {
+		char *shown = str_excerpt(name, 200);
 		int n;
 		char **files = app_kernel_files(&n);
 		const char *near = nearest_name(name, (const char *const *)files, n);
@@ -74,19 +93,30 @@ int app_use(app *a, const char *name)
 		for (int i = 0; i < n; i++)
 			sb_printf(&known, "%s%s", i ? ", " : "", files[i]);
 		if (near)
-			app_error(a, "cannot find kernel file '%s' (did you mean '%s'?)", name, near);
+			app_error(a, "cannot find kernel file '%s' (did you mean '%s'?)", shown, near);
 		else {
 			char *dirs = searched(SEARCH_KERNELS);
-			app_error(a, "cannot find kernel file '%s' (in %s: %s)", name, dirs,
+			app_error(a, "cannot find kernel file '%s' (in %s: %s)", shown, dirs,
 			          known.len ? known.s : "none");
 			free(dirs);
 		}
+		free(shown);
 		sb_free(&known);
 		app_free_list(files, n);
 		return -1;
 	}
 	spec *s = NULL;
 	if (load_spec(a, path, &s) != 0) {
+		free(path);
+		return -1;
+	}
+	if (s->nkernels == 0) {
+		/* nothing to run: not a kernel file (a text, a binary, a header) */
+		char *shown = str_visible(path);
+		app_error(a, "cannot use '%s': it has no __global__ function, so no kernel to run", shown);
+		free(shown);
+		spec_free(s);
+		free(s);
 		free(path);
 		return -1;
 	}
@@ -210,10 +240,13 @@ int app_set(app *a, const char *name, const char *text)
 	int r = plan_eval_value(a->sp, name, text, &vals, &val, &col, &err);
 	symtab_free(&vals);
 	if (r != 0) {
+		/* a long expression is quoted around the column, not whole */
+		char *shown = str_excerpt_at(text, col > 0 ? (size_t)col - 1 : 0, 80);
 		if (col > 0)
-			app_error(a, "set %s: %s (at column %d of '%s')", name, err, col, text);
+			app_error(a, "set %s: %s (at column %d of '%s')", name, err, col, shown);
 		else
 			app_error(a, "set %s: %s", name, err);
+		free(shown);
 		free(err);
 		return -1;
 	}

@@ -1,6 +1,7 @@
 /* report.c: `report FILE.html|FILE.md`, the session's lab report. */
 #include "app.h"
 #include "lab.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -39,10 +40,14 @@ int app_report(app *a, const char *path)
 		return app_error(a, "report: %s", strerror(errno));
 	lab_write(m, fmt, &in);
 	fclose(m);
-	int r = write_file_atomic(path, buf, len);
+	char *why = NULL;
+	int r = write_file(path, buf, len, &why);
 	free(buf);
-	if (r != 0)
-		return app_error(a, "report: cannot write '%s': %s", path, strerror(errno));
+	if (r != 0) {
+		app_error(a, "report: cannot write '%s': %s", path, why);
+		free(why);
+		return -1;
+	}
 	int timed = 0;
 	for (int i = 0; i < a->nruns; i++)
 		timed += a->runs[i].timed;

@@ -152,9 +152,10 @@ int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 					app_error(a, "kernel '%s' is a template: run an instantiation of it (%s)",
 					          s->kernels[j].name, known.s);
 				else
-					app_error(a, "%s:%d: kernel '%s' is a template with no instantiation to run: name "
+					app_error(a, "%s:%d:%d: kernel '%s' is a template with no instantiation to run: name "
 					          "one in the header, e.g. '//@ kernel %s<...>' with its template arguments",
-					          s->path, s->kernels[j].line, s->kernels[j].name, s->kernels[j].name);
+					          s->path, s->kernels[j].line, s->kernels[j].col, s->kernels[j].name,
+					          s->kernels[j].name);
 				sb_free(&known);
 				return -1;
 			}
@@ -616,11 +617,14 @@ int app_run(app *a, char **names, int nnames)
 	char *err = NULL;
 	const run_observer *ob = a->observer; /* `metrics on`, throttling notes */
 	void *ost = ob ? ob->begin(a, &c) : NULL;
+	char *said = NULL; /* a plan's error shared by every kernel (a buffer's size) is said once */
 	for (int i = 0; i < nk && !g_interrupt; i++) {
 		const char *name = a->sp->kernels[ks[i]].name;
 		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
-			app_error_msg(a, err);
-			free(err);
+			if (!said || !err || strcmp(said, err) != 0)
+				app_error_msg(a, err);
+			free(said);
+			said = err;
 			err = NULL;
 			rc = -1;
 			continue;
@@ -701,6 +705,7 @@ int app_run(app *a, char **names, int nnames)
 		app_keep_table(a, &t);
 	else
 		table_free(&t);
+	free(said);
 	free(p);
 	free(res);
 	free(ks);

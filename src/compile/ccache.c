@@ -1,5 +1,6 @@
 /* ccache.c: the compile cache (memory, then disk, then NVRTC). */
 #include "ccache.h"
+#include "ccserver.h"
 #include "cubin.h"
 #include "incscan.h"
 #include "jitlink.h"
@@ -881,7 +882,7 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 	if (job.pch)
 		job.pch_dir = pch_dir(c);
 	nvrtc_out out;
-	int r = nvrtc_run(&job, &out, err);
+	int r = ccs_run(&job, &out, err); /* in the compile server, which Ctrl-C can abandon */
 	if (r != 0) {
 		if (err && *err)
 			*err = name_defines(*err, p.program_name);

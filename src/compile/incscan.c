@@ -118,8 +118,8 @@ static int read_header(scan *sc, const char *path, const inc_ref *r, const char 
 	}
 	if (!S_ISREG(st->st_mode)) {
 		close(fd);
-		fail(sc->err, "%s:%d: cannot include '%s': '%s' is %s, not a file", from_path, r->line,
-		     r->name, path, kind_of_mode(st->st_mode));
+		fail(sc->err, "%s:%d:%d: cannot include '%s': '%s' is %s, not a file", from_path, r->line,
+		     r->col, r->name, path, kind_of_mode(st->st_mode));
 		return -1;
 	}
 	if (st->st_size > INC_SIZE_MAX) {

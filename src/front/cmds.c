@@ -1,6 +1,8 @@
 /* cmds.c: the command table and the handlers of the REPL's commands. */
 #include "cmds.h"
+#include "ccserver.h"
 #include "expect.h"
+#include "fileio.h"
 #include "headers.h"
 #include "help.h"
 #include "inspect.h"
@@ -96,9 +98,27 @@ static int cmd_show(app *a, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+static int set_pairs(app *a, const char *rest);
+
 /* `set N=4096 PAD=0`, `set N = 2*TILE_SIZE`: NAME=EXPR pairs; an
- * expression runs to the next `NAME=`. */
+ * expression runs to the next `NAME=`. All of them or none: after an
+ * error the values are those before the command. */
 static int cmd_set(app *a, int argc, char **argv, const char *rest)
+{
+	symtab before = {0};
+	for (int i = 0; i < a->settings.n; i++)
+		symtab_set(&before, a->settings.v[i].name, a->settings.v[i].v, a->settings.v[i].hidden);
+	int r = set_pairs(a, rest);
+	if (r != 0) {
+		symtab_free(&a->settings);
+		a->settings = before;
+	} else {
+		symtab_free(&before);
+	}
+	return r;
+}
+
+static int set_pairs(app *a, const char *rest)
 {
 	const char *p = rest;
 	int any = 0;
@@ -337,17 +357,28 @@ static int cmd_timing(app *a, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+/* `timeout [SECONDS]`: a kernel's; `timeout compile [SECONDS]`: a compile's. */
 static int cmd_timeout(app *a, int argc, char **argv, const char *rest)
 {
-	if (argc == 1) {
-		app_note(a, "timeout %g s", a->timeout_s);
+	int compile = argc > 1 && strcmp(argv[1], "compile") == 0;
+	if (argc == 1 + compile) {
+		if (compile)
+			app_note(a, "timeout compile %g s", ccs_limit());
+		else
+			app_note(a, "timeout %g s", a->timeout_s);
 		return 0;
 	}
+	if (argc > 2 + compile)
+		return app_error(a, "usage: timeout [SECONDS] | timeout compile [SECONDS]");
+	const char *arg = argv[1 + compile];
 	char *end;
-	double v = strtod(argv[1], &end);
-	if (end == argv[1] || *end || !(v > 0) || v > 86400)
-		return app_error(a, "timeout: '%s' is not a number of seconds (0 to 86400)", argv[1]);
-	a->timeout_s = v;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || !(v > 0) || v > 86400)
+		return app_error(a, "timeout: '%s' is not a number of seconds (0 to 86400)", arg);
+	if (compile)
+		ccs_set_limit(v);
+	else
+		a->timeout_s = v;
 	return 0;
 }
 
@@ -446,6 +477,29 @@ static int cmd_pause(app *a, int argc, char **argv, const char *rest)
 	return 0;
 }
 
+/* Appends to the file being recorded. A write that fails stops the
+ * recording, with one error: 0, or -1 when it stopped. */
+static int record_write(app *a, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(a->record_fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : EIO;
+			close(a->record_fd);
+			a->record_fd = -1;
+			app_error(a, "record: cannot write '%s': %s: recording stopped", a->record_path, strerror(e));
+			free(a->record_path);
+			a->record_path = NULL;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 static int cmd_record(app *a, int argc, char **argv, const char *rest)
 {
 	if (argc == 1) {
@@ -453,18 +507,25 @@ static int cmd_record(app *a, int argc, char **argv, const char *rest)
 		return 0;
 	}
 	if (a->record_fd >= 0) {
-		close(a->record_fd);
+		int bad = close(a->record_fd) != 0;
 		a->record_fd = -1;
-		app_note(a, "recorded to %s", a->record_path);
+		if (bad)
+			app_error(a, "record: cannot write '%s': %s", a->record_path, strerror(errno));
+		else
+			app_note(a, "recorded to %s", a->record_path);
 		free(a->record_path);
 		a->record_path = NULL;
 	}
 	if (strcmp(argv[1], "off") == 0)
 		return 0;
 	/* appended line by line: a crash loses nothing written so far */
-	int fd = open(argv[1], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return app_error(a, "record: cannot open '%s': %s", argv[1], strerror(errno));
+	char *why = NULL;
+	int fd = open_append(argv[1], &why);
+	if (fd < 0) {
+		app_error(a, "record: cannot open '%s': %s", argv[1], why);
+		free(why);
+		return -1;
+	}
 	a->record_fd = fd;
 	a->record_path = xstrdup(argv[1]);
 	a->record_depth = a->source_depth;
@@ -477,9 +538,10 @@ static int cmd_record(app *a, int argc, char **argv, const char *rest)
 			value_format(a->settings.v[i].v, v, sizeof v);
 			sb_printf(&b, "set %s=%s\n", a->settings.v[i].name, v);
 		}
-		if (write(fd, b.s, b.len) != (ssize_t)b.len)
-			app_error(a, "record: cannot write '%s': %s", argv[1], strerror(errno));
+		int bad = record_write(a, b.s, b.len);
 		sb_free(&b);
+		if (bad)
+			return -1;
 	}
 	app_note(a, "recording to %s ('record off' stops)", argv[1]);
 	return 0;
@@ -494,9 +556,7 @@ static void record_line(app *a, const command *c)
 	    strcmp(c->name, "quit") == 0 || a->source_depth > a->record_depth)
 		return;
 	char *line = xasprintf("%s\n", a->cmd_text);
-	ssize_t n = write(a->record_fd, line, strlen(line));
-	if (n != (ssize_t)strlen(line))
-		app_error(a, "record: cannot write '%s': %s", a->record_path, strerror(errno));
+	record_write(a, line, strlen(line));
 	free(line);
 }
 
@@ -625,7 +685,8 @@ static const char lh_set[] =
 	"recompiles. A param is a kernel argument: no recompile. A value is an expression of "
 	"the other names and SM_COUNT, WARP_SIZE, L2_BYTES ('help header'). Its type comes from "
 	"the kernel parameters it binds to: for a float or double one the arithmetic is in "
-	"floating point (5/2 is 2.5); an int one takes whole numbers only, in its range.\n"
+	"floating point (5/2 is 2.5); an int one takes whole numbers only, in its range. "
+	"Several values in one 'set' are set all together, or none of them on an error.\n"
 	"\n"
 	"Examples:\n"
 	"  set PAD=0\n"
@@ -676,7 +737,9 @@ static const char lh_compare[] =
 static const char lh_save[] =
 	"Writes the last results table (a run, sweep, comparison or metrics) to FILE: .csv, "
 	".json and .md by the name's ending, else in the current format. CSV and JSON carry "
-	"raw numbers with the unit in the column name.\n"
+	"raw numbers with the unit in the column name. A file is replaced at once (its mode "
+	"kept); a link is written through to its target; /dev/stdout, a pipe or a device is "
+	"written in place, never replaced.\n"
 	"\n"
 	"Examples:\n"
 	"  save results.csv\n"
@@ -800,9 +863,12 @@ static const char lh_check[] =
 static const char lh_timeout[] =
 	"Stops a kernel that makes no progress for this many seconds (default 10): the worker "
 	"is stopped, every setting is kept, and the next run starts a new one.\n"
+	"'timeout compile SECONDS' limits one compile likewise (default 120): NVRTC runs in a "
+	"process of its own, which is stopped (so is it on Ctrl-C) and started again.\n"
 	"\n"
-	"Example:\n"
-	"  timeout 60\n";
+	"Examples:\n"
+	"  timeout 60\n"
+	"  timeout compile 30\n";
 static const char lh_format[] =
 	"Sets how results print: an aligned table (the default), or data: csv, json (one "
 	"document for the whole invocation), jsonl (a record a line) or markdown. Data carries "
@@ -834,7 +900,8 @@ static const char lh_pause[] =
 static const char lh_record[] =
 	"Appends every command from now on to a session file, starting with the 'use' and "
 	"'set' lines that bring back where you are; 'record off' stops. Replay the file with "
-	"'source FILE' or 'cuplay FILE'.\n"
+	"'source FILE' or 'cuplay FILE'. A write that fails (a full disk) stops the recording, "
+	"with one error.\n"
 	"\n"
 	"Examples:\n"
 	"  record padding.session\n"
@@ -945,8 +1012,8 @@ static const command commands[] = {
 	  0, 1, 0, COMPL_WORDS, "on off", lh_flush },
 	{ "check", cmd_check, "[on|off]", "compare outputs with the reference (default on)",
 	  0, 1, 0, COMPL_WORDS, "on off", lh_check },
-	{ "timeout", cmd_timeout, "[SECONDS]", "stop a kernel stuck this long (default 10 s)",
-	  0, 1, 0, COMPL_NONE, NULL, lh_timeout },
+	{ "timeout", cmd_timeout, "[compile] [SECONDS]", "stop a stuck kernel (10 s) or compile (120 s)",
+	  0, 2, 0, COMPL_NONE, NULL, lh_timeout },
 	{ "format", cmd_format, "[table|csv|json|jsonl|markdown]", "how results print: for people, or as data",
 	  0, 1, 0, COMPL_WORDS, "table csv json markdown", lh_format },
 	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster|slower B [by X] | KERNEL gbps|roof|time|gflops OP X "
@@ -996,13 +1063,7 @@ const command *command_find(const char *name)
  * must show in the message ("unknown command 'show\x1f'", not 'show'). */
 static char *visible(const char *s)
 {
-	sbuf b = {0};
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			sb_printf(&b, "\\x%02x", *p);
-		else
-			sb_putc(&b, (char)*p);
-	return sb_steal(&b);
+	return str_visible(s);
 }
 
 int command_run(app *a, int argc, char **argv, const char *rest)
@@ -1124,7 +1185,11 @@ int command_line(app *a, const char *line)
 			/* --step waits before commands; narration flows */
 			if (step_hook && !(wc && strcmp(wc->name, "say") == 0))
 				go = step_hook(a, s);
-			if (!go) {
+			if (go < 0) {
+				app_error(a, "--step: end of input at the prompt: replay stopped before '%s'", s);
+				failed++;
+			}
+			if (go <= 0) {
 				a->quit = 1;
 				free(cmd);
 				break;
@@ -1147,6 +1212,8 @@ int command_line(app *a, const char *line)
 		p = *e ? e + 1 : e;
 		if (failed && a->bail)
 			break;
+		if (g_interrupt)
+			break; /* Ctrl-C stops the rest of the line too */
 	}
 	return failed;
 }
@@ -1182,16 +1249,33 @@ int source_file(app *a, const char *name)
 	/* a path, or a lesson by name: sessions/NAME.session on the search path */
 	char *path = search_find(SEARCH_SESSIONS, name);
 	if (!path) {
-		no_session(a, name);
+		const char *kind;
+		char *refused = search_refused(SEARCH_SESSIONS, name, &kind);
+		if (refused)
+			app_error(a, "cannot open session '%s': it is %s, not a file", refused, kind);
+		else
+			no_session(a, name);
+		free(refused);
 		return -1;
 	}
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		app_error(a, "cannot open session '%s': %s", path, strerror(errno));
+	/* a regular file only: never waits on a FIFO, never reads a device */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+		close(fd);
+		app_error(a, "cannot open session '%s': it is %s, not a file", path, file_kind_of_mode(st.st_mode));
 		free(path);
 		return -1;
 	}
-	struct stat st;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		app_error(a, "cannot open session '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	if (fstat(fileno(f), &st) == 0) {
 		for (int i = 0; i < d; i++)
 			if (sourcing[i].ino && sourcing[i].dev == st.st_dev && sourcing[i].ino == st.st_ino) {

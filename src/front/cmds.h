@@ -65,7 +65,8 @@ int source_file(app *a, const char *path);
 /* The same for an open stream named `name` in messages. */
 int source_stream(app *a, FILE *f, const char *name);
 
-/* Optional hook: wait before a command in --step mode. 1 = go on, 0 = stop. */
+/* Optional hook: wait before a command in --step mode. 1 = go on, 0 = stop
+ * (the user asked), -1 = stop: no answer can come (an error). */
 extern int (*step_hook)(app *a, const char *line);
 
 #endif

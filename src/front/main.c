@@ -3,11 +3,13 @@
  * decides the exit status: 0 all ran and held, 1 a command or expectation
  * failed, 2 usage. */
 #include "app.h"
+#include "ccserver.h"
 #include "cmds.h"
 #include "repl.h"
 #include "worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -155,16 +157,50 @@ static void no_home_no_driver_cache(void)
 	setenv("CUDA_CACHE_DISABLE", "1", 0);
 }
 
+/* At the end: was all of the output written? A CSV sent to a full disk
+ * must not look complete. Flushes and closes stdout; 1 (said in one line,
+ * unless the reader went away: EPIPE) when a write failed. */
+static int stdout_failed(void)
+{
+	int earlier = ferror(stdout);
+	errno = 0;
+	int flush = fflush(stdout);
+	int e = flush ? errno : 0;
+	if (earlier && !e) {
+		/* the failed write was earlier and stdio kept no reason: the output
+		 * is broken already, so one more byte asks the file why */
+		if (write(STDOUT_FILENO, "\n", 1) < 0)
+			e = errno;
+	}
+	errno = 0;
+	int closed = fclose(stdout);
+	if (!closed && !flush && !earlier)
+		return 0;
+	if (!e && closed)
+		e = errno;
+	if (e != EPIPE) {
+		if (e)
+			fprintf(stderr, "cuplay: cannot write the output: %s\n", strerror(e));
+		else
+			fprintf(stderr, "cuplay: cannot write the output\n");
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	no_home_no_driver_cache();
 	if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
 		return worker_main(argc - 2, argv + 2);
+	if (argc >= 2 && strcmp(argv[1], "--compile-server") == 0)
+		return ccs_main(argc - 2, argv + 2);
 
 	char *exe = self_exe(argv[0]);
 	app a;
 	app_init(&a, exe);
 	command_init(&a);
+	/* NVRTC in a child the front end can abandon: Ctrl-C stops a compile */
+	ccs_init(exe, (volatile int *)&g_interrupt);
 	/* -c may be given more than once: run in order */
 	const char **commands = xcalloc((size_t)argc + 1, sizeof *commands);
 	int ncommands = 0;
@@ -273,8 +309,19 @@ int main(int argc, char **argv)
 
 	a.tty = isatty(STDOUT_FILENO);
 	a.color = a.tty && !getenv("NO_COLOR");
-	if (a.step)
+	if (a.step) {
+		/* --step waits for Enter at the terminal: without one, every
+		 * replay would stop at its first command */
+		int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (tty < 0) {
+			fprintf(stderr, "cuplay: --step waits for Enter at a terminal, and there is none (%s): "
+			        "run without --step\n", strerror(errno));
+			rc = 2;
+			goto out;
+		}
+		close(tty);
 		step_hook = repl_step;
+	}
 
 	int failed = 0;
 	if (ncommands) {
@@ -305,8 +352,11 @@ int main(int argc, char **argv)
 	rc = failed || (!a.interactive && a.nerrors) ? 1 : 0;
 out:
 	app_free(&a);
+	ccs_stop();
 	free(commands);
 	free(files);
 	free(exe);
+	if (stdout_failed() && rc == 0)
+		rc = 1;
 	return rc;
 }

@@ -370,8 +370,12 @@ int repl_step(app *a, const char *line)
 			go = 0;
 		first = 0;
 	}
-	if (c == EOF)
-		go = 0;
+	if (c == EOF) {
+		/* no answer can come (the terminal closed, Ctrl-D): the replay
+		 * stops, and it did not run whole */
+		fputc('\n', out);
+		go = g_interrupt ? 0 : -1;
+	}
 	if (tty)
 		fclose(tty);
 	return go;

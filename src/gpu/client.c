@@ -265,7 +265,11 @@ static int await_hello(wclient *w, int hello_s, char **err)
 		uint32_t type = 0;
 		void *payload = NULL;
 		uint64_t len = 0;
-		int rr = wire_recv(w->rfd, &type, &payload, &len);
+		int rr = wire_recv_until(w->rfd, &type, &payload, &len, deadline, NULL);
+		if (rr < 0 && errno == ETIMEDOUT) {
+			reap(w, 0, NULL);
+			return fail(err, "the GPU worker did not start within %d s", hello_s);
+		}
 		if (rr != 0) {
 			int st = 0, have = reap(w, 2000, &st);
 			char how[128];
@@ -368,7 +372,7 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
 	const uint64_t host_limit_ns = 600ull * 1000000000ull;
 	uint64_t gpu_limit_ns = timeout_s > 0 ? (uint64_t)(timeout_s * 1e9) : 0;
 	uint64_t last = now_ns(), stop_at = 0;
-	int host_phase = 0, stopped = 0;
+	int host_phase = 0, stopped = 0, waiting = 0;
 	for (;;) {
 		uint64_t now = now_ns();
 		if (interrupt && *interrupt && !stopped) {
@@ -379,16 +383,18 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
 				kill(w->pid, SIGINT);
 		}
 		/* The deadline: no progress for the limit of the current phase;
-		 * host work cannot be interrupted, so after Ctrl-C it gets 2 s. */
-		uint64_t limit = gpu_limit_ns;
+		 * host work cannot be interrupted, so after Ctrl-C it gets 2 s.
+		 * Waiting for another process to finish measuring has no limit
+		 * (Ctrl-C ends it). */
+		uint64_t limit = waiting ? 0 : gpu_limit_ns;
 		if (limit && host_phase && limit < host_limit_ns)
 			limit = host_limit_ns;
 		uint64_t deadline = limit ? last + limit : UINT64_MAX;
-		if (stopped && host_phase && stop_at + 2000000000ull < deadline)
+		if (stopped && (host_phase || waiting) && stop_at + 2000000000ull < deadline)
 			deadline = stop_at + 2000000000ull;
 		if (now >= deadline) {
 			reap(w, 0, NULL);
-			if (stopped && host_phase)
+			if (stopped && (host_phase || waiting))
 				return fail(err, "run of '%s' interrupted: worker stopped " KEPT, name);
 			if (host_phase)
 				return fail(err, "the GPU worker made no progress for %g s while preparing '%s': "
@@ -412,12 +418,24 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
 		uint32_t type = 0;
 		void *payload = NULL;
 		uint64_t len = 0;
-		int rr = wire_recv(w->rfd, &type, &payload, &len);
+		/* a message has begun: the rest of it within the phase's deadline
+		 * and the message limit, and Ctrl-C (before STOP was sent) ends
+		 * the wait: a worker stuck half way never holds the front end */
+		uint64_t msg_limit = (uint64_t)(w->msg_limit_ms > 0 ? w->msg_limit_ms : 5000) * 1000000ull;
+		uint64_t msg_deadline = now_ns() + msg_limit;
+		if (deadline < msg_deadline)
+			msg_deadline = deadline;
+		int rr = wire_recv_until(w->rfd, &type, &payload, &len, msg_deadline, stopped ? NULL : interrupt);
 		if (rr == 1)
 			return worker_died(w, name, err);
 		if (rr < 0) {
 			int e = errno;
 			reap(w, 0, NULL);
+			if (e == EINTR)
+				return fail(err, "run of '%s' interrupted: worker stopped " KEPT, name);
+			if (e == ETIMEDOUT)
+				return fail(err, "the GPU worker stopped in the middle of a message while running '%s': "
+				            "worker stopped " KEPT, name);
 			return fail(err, "reading from the GPU worker: %s: worker stopped " KEPT, strerror(e));
 		}
 		if (type == MSG_PROGRESS && len == sizeof(wire_progress)) {
@@ -426,8 +444,16 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
 			free(payload);
 			last = now_ns();
 			host_phase = pg.phase == WIRE_PHASE_HOST;
+			waiting = pg.phase == WIRE_PHASE_WAIT;
 			if (cb && pg.nsamples > 0)
 				cb(ctx, pg.nsamples, pg.last_ms);
+			continue;
+		}
+		if (type == MSG_NOTE) {
+			if (w->note && payload)
+				w->note(w->note_ctx, (const char *)payload);
+			free(payload);
+			last = now_ns();
 			continue;
 		}
 		if (type == MSG_RESULT && len == sizeof(result)) {

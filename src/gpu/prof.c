@@ -131,7 +131,7 @@ const char *prof_explain(int r)
 	case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
 		return "hardware counters taken by another profiler: is cuplay running under ncu, nsys or compute-sanitizer?";
 	case CUPTI_ERROR_HARDWARE_BUSY:
-		return "hardware counters busy: another process is profiling this GPU";
+		return "hardware counters busy: another process (ncu, nsys or a cuplay) is profiling this GPU";
 	case CUPTI_ERROR_NOT_SUPPORTED:
 		return "hardware counters not supported on this device";
 	case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:

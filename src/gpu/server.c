@@ -88,7 +88,12 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 			info_pass(r);
 		goto done;
 	}
-	measure_roof(r);
+	if (!ws->roof_done) { /* the copy roof: measured, so alone on the GPU */
+		if (w_gpu_lock(r) != 0)
+			goto done;
+		measure_roof(r);
+		w_gpu_unlock(ws);
+	}
 	if (res->status != RES_OK)
 		goto done;
 	if ((p->t.do_time || p->nmetrics > 0) && p->t.flush && ensure_flush(r) != 0)
@@ -118,17 +123,21 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	uint64_t t2 = now_ns();
 	res->check_ms = (double)(t2 - t1) / 1e6;
 	w_trace(r, "checks done");
+	/* timing and counters: alone on the GPU (server_lock.c) */
 	if (p->t.do_time) {
 		if (w_stop_now(ws))
 			res->status = RES_INTERRUPTED;
-		else
+		else if (w_gpu_lock(r) == 0) {
+			t2 = now_ns(); /* the timing's own time, not the wait for the lock */
 			time_pass(r);
+		}
 	}
 	res->time_ms = (double)(now_ns() - t2) / 1e6;
 	w_trace(r, "timing done: %d samples", res->nsamples);
-	if (p->nmetrics > 0 && res->status == RES_OK && !w_stop_now(ws))
+	if (p->nmetrics > 0 && res->status == RES_OK && !w_stop_now(ws) && w_gpu_lock(r) == 0)
 		metrics_pass(r);
 done:
+	w_gpu_unlock(ws);
 	pf_finish(r);
 	run_cleanup(r);
 	free(r);

@@ -5,6 +5,7 @@
  *                   roof, the L2 flush, the counters pass
  *   server_check.c  the check pass: references, downloads, comparisons
  *   server_pool.c   device buffers kept from run to run
+ *   server_lock.c   the lock that lets one process at a time measure a GPU
  *   server_printf.c device printf, caught behind stdout
  *   server_base.c   errors, traces, progress, allocation, launches
  * Each calls only the ones listed below it. */
@@ -216,6 +217,13 @@ void stage_free(wstate *ws);
 int gpu_outhash(wrun *r, CUdeviceptr d, uint64_t bytes, uint64_t h[2]);
 void hash_free(wstate *ws);
 int check_pass(wrun *r);
+
+/* ---- server_lock.c: one measurer at a time per GPU, across processes */
+/* Takes the GPU's lock (waiting, with one note, while another process
+ * holds it): 0 held, or no lock to be had; 1 stopped while waiting
+ * (res->status is RES_INTERRUPTED). Held until w_gpu_unlock. */
+int w_gpu_lock(wrun *r);
+void w_gpu_unlock(wstate *ws);
 
 /* ---- server_time.c */
 void measure_roof(wrun *r);

@@ -4,59 +4,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <sys/uio.h>
 
+#include "fdio.h"
 #include "util.h"
-
-/* send() with MSG_NOSIGNAL on the worker's sockets (a gone reader gives
- * EPIPE, never SIGPIPE); write() on anything else, e.g. a pipe. */
-static ssize_t write_some(int fd, const void *p, size_t n)
-{
-	ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-	if (w < 0 && errno == ENOTSOCK)
-		w = write(fd, p, n);
-	return w;
-}
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *s = p;
-	while (n > 0) {
-		ssize_t w = write_some(fd, s, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (w == 0) {
-			errno = EIO;
-			return -1;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Bytes read before end of file (n when complete), or -1. */
-static ssize_t read_full(int fd, void *p, size_t n)
-{
-	char *s = p;
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = read(fd, s + got, n - got);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
 
 #define WIRE_HDR 12
 
@@ -70,32 +21,28 @@ int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, 
 	unsigned char hdr[WIRE_HDR];
 	memcpy(hdr, &type, 4);
 	memcpy(hdr + 4, &len, 8);
-	if (WIRE_HDR + len <= 4096) {
-		/* One write: atomic on a pipe, so a dying writer never leaves half
-		 * a small message. */
-		unsigned char buf[4096];
-		memcpy(buf, hdr, WIRE_HDR);
-		if (alen)
-			memcpy(buf + WIRE_HDR, a, alen);
-		if (blen)
-			memcpy(buf + WIRE_HDR + alen, b, blen);
-		return write_all(fd, buf, WIRE_HDR + (size_t)len);
-	}
-	if (write_all(fd, hdr, WIRE_HDR) != 0)
-		return -1;
-	if (alen && write_all(fd, a, alen) != 0)
-		return -1;
-	if (blen && write_all(fd, b, blen) != 0)
-		return -1;
-	return 0;
+	/* header and payload in one call (atomic on a pipe up to PIPE_BUF; on
+	 * the worker's sockets whole while their buffer has room) */
+	struct iovec iov[3] = {
+		{ hdr, WIRE_HDR },
+		{ (void *)a, alen },
+		{ (void *)b, blen },
+	};
+	return fd_write_iov(fd, iov, 3);
 }
 
 int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len)
 {
+	return wire_recv_until(fd, type, payload, len, 0, NULL);
+}
+
+int wire_recv_until(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns,
+                    volatile int *stop)
+{
 	unsigned char hdr[WIRE_HDR];
 	*payload = NULL;
 	*len = 0;
-	ssize_t r = read_full(fd, hdr, WIRE_HDR);
+	ssize_t r = fd_read_until(fd, hdr, WIRE_HDR, deadline_ns, stop);
 	if (r < 0)
 		return -1;
 	if (r == 0)
@@ -113,19 +60,9 @@ int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len)
 	}
 	if (n == 0)
 		return 0;
-	char *p = malloc((size_t)n + 1);
-	if (!p) {
-		errno = ENOMEM;
+	char *p = NULL;
+	if (fd_read_alloc(fd, (size_t)n, deadline_ns, stop, &p) != 0)
 		return -1;
-	}
-	r = read_full(fd, p, (size_t)n);
-	if (r < 0 || (uint64_t)r != n) {
-		int e = r < 0 ? errno : EPROTO;
-		free(p);
-		errno = e;
-		return -1;
-	}
-	p[n] = 0;
 	*payload = p;
 	*len = n;
 	return 0;

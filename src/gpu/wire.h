@@ -21,7 +21,7 @@
  * Either refusal is one line (WIRE_OTHER_BUILD ...: restart cuplay). The
  * header and MSG_ERROR never change, so any two builds can say why they
  * refuse. Builds from before the version count as version 0. */
-#define WIRE_VERSION 3
+#define WIRE_VERSION 4
 #define WIRE_MAGIC 0x57504c43u /* "CLPW" in a little-endian word: a versioned HELLO */
 #define WIRE_OTHER_BUILD "the GPU worker is from another build of cuplay"
 
@@ -32,7 +32,8 @@ enum wire_msg {
 	MSG_STOP = 4,     /* front -> worker: end sampling early (RES_INTERRUPTED) */
 	MSG_QUIT = 5,     /* front -> worker: leave */
 	MSG_PROGRESS = 6, /* worker -> front: wire_progress */
-	MSG_RESULT = 7    /* worker -> front: result */
+	MSG_RESULT = 7,   /* worker -> front: result */
+	MSG_NOTE = 8      /* worker -> front: one line for the user (waiting for the GPU) */
 };
 
 #define WIRE_MAX_PAYLOAD ((uint64_t)1 << 30)
@@ -40,7 +41,8 @@ enum wire_msg {
 /* What the worker is doing: the front end's no-progress timeout applies to
  * GPU work; host work (loading, filling buffers, CPU references) gets a
  * longer limit. */
-enum { WIRE_PHASE_GPU = 0, WIRE_PHASE_HOST = 1 };
+enum { WIRE_PHASE_GPU = 0, WIRE_PHASE_HOST = 1,
+       WIRE_PHASE_WAIT = 2 /* waiting for another process to finish measuring: no limit */ };
 
 typedef struct wire_progress {
 	int32_t nsamples; /* timed samples so far (0 before timing) */
@@ -77,5 +79,11 @@ int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, 
  * NULL when empty) and *len are set; 1: end of file before a header; -1: a
  * read error or a bad frame (errno; EPROTO for a bad frame). */
 int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len);
+/* The same, where every wait for a byte, of the header or of the payload,
+ * ends at deadline_ns (now_ns() time; 0: none) with -1 and ETIMEDOUT, or
+ * when *stop (may be NULL) becomes non-zero with -1 and EINTR: a message
+ * that stalls half way never holds the reader. */
+int wire_recv_until(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns,
+                    volatile int *stop);
 
 #endif

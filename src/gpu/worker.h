@@ -33,6 +33,12 @@ typedef struct wclient {
 	int fatal_grace_ms; /* how long a worker that answered RES_FATAL gets to
 	                       exit before it is killed (0: 5 s); a wrapper such as
 	                       compute-sanitizer has its report to write */
+	int msg_limit_ms;   /* a message that has begun must end within this
+	                       (0: 5 s), or the worker is stopped */
+	/* the worker's one-line notes during a run ("waiting for GPU 0 (another
+	   cuplay is measuring)"), for the user; NULL: dropped */
+	void (*note)(void *ctx, const char *text);
+	void *note_ctx;
 } wclient;
 
 /* Starts the worker process without waiting for it: the CUDA context is

@@ -115,6 +115,37 @@ int plan_eval_value(const spec *s, const char *name, const char *text, const sym
 	return 0;
 }
 
+/* After var i's value failed: when it names a define or param declared
+ * below it (not known yet where it is evaluated), says so at that name.
+ * 1 when *err was replaced. */
+static int declared_below(const spec *s, int i, const symtab *known, char **err)
+{
+	const spec_var *v = &s->vars[i];
+	const char *t = v->value.text;
+	for (const char *p = t; *p;) {
+		if (!is_ident_start((unsigned char)*p) || (p > t && is_ident_char((unsigned char)p[-1]))) {
+			p++;
+			continue;
+		}
+		const char *q = p;
+		while (is_ident_char((unsigned char)*q))
+			q++;
+		int len = (int)(q - p);
+		for (int k = i + 1; k < s->nvars; k++)
+			if ((int)strlen(s->vars[k].name) == len && strncmp(s->vars[k].name, p, (size_t)len) == 0 &&
+			    !symtab_get(known, p, len)) {
+				free(*err);
+				*err = NULL;
+				fail(err, "%s:%d:%d: '%s' is declared below, at line %d: a value can use only the %s "
+				     "declared above it", s->path, v->value.line, v->value.col + (int)(p - t),
+				     s->vars[k].name, s->vars[k].line, "defines and params");
+				return 1;
+			}
+		p = q;
+	}
+	return 0;
+}
+
 int plan_values(const spec *s, const symtab *overrides, const devinfo *dev, symtab *out, char **err)
 {
 	memset(out, 0, sizeof *out);
@@ -133,10 +164,12 @@ int plan_values(const spec *s, const symtab *overrides, const devinfo *dev, symt
 				fail(err, "%s:%d:%d: %s", s->path, v->value.line,
 				     v->value.col + (col > 0 ? col - 1 : 0), msg);
 				free(msg);
+				declared_below(s, i, out, err);
 				symtab_free(out);
 				return -1;
 			}
 		} else if (eval_at(s, &v->value, out, &val, err) != 0) {
+			declared_below(s, i, out, err);
 			symtab_free(out);
 			return -1;
 		}
@@ -175,8 +208,8 @@ static int bind_args(const spec *s, int k, const symtab *t, plan_launch *l, char
 {
 	const spec_kernel *sk = &s->kernels[k];
 	if (sk->nparams > PLAN_MAX_ARGS)
-		return fail(err, "%s:%d: kernel '%s' has %d parameters; at most %d are supported",
-		            s->path, sk->line, sk->name, sk->nparams, PLAN_MAX_ARGS);
+		return fail(err, "%s:%d:%d: kernel '%s' has %d parameters; at most %d are supported",
+		            s->path, sk->line, sk->col, sk->name, sk->nparams, PLAN_MAX_ARGS);
 	l->nargs = sk->nparams;
 	for (int i = 0; i < sk->nparams; i++) {
 		const kparam *p = &sk->params[i];
@@ -266,7 +299,7 @@ static int build_launch(const spec *s, int k, const symtab *t, const spec_launch
 	const spec_kernel *sk = &s->kernels[k];
 	memset(l, 0, sizeof *l);
 	if (strlen(sk->name) >= PLAN_NAME)
-		return fail(err, "%s:%d: kernel name '%s' is too long", s->path, sk->line, sk->name);
+		return fail(err, "%s:%d:%d: kernel name '%s' is too long", s->path, sk->line, sk->col, sk->name);
 	strcpy(l->name, sk->name);
 	if (eff->ngrid == 0)
 		return fail(err, "%s: kernel '%s' has no grid: add '//@ grid EXPR' or '//@ kernel %s grid EXPR'",
@@ -378,7 +411,7 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 		const spec_buffer *b = &s->bufs[i];
 		plan_buf *pb = &p->bufs[i];
 		if (strlen(b->name) >= sizeof pb->name)
-			return fail(err, "%s:%d: buffer name '%s' is too long", s->path, b->line, b->name);
+			return fail(err, "%s:%d:%d: buffer name '%s' is too long", s->path, b->line, b->col, b->name);
 		strcpy(pb->name, b->name);
 		pb->type = b->type;
 		int64_t n;
@@ -388,7 +421,8 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 		if (r != 0)
 			return -1;
 		if ((uint64_t)n > UINT64_MAX / 8)
-			return fail(err, "%s:%d: buffer '%s' is too large", s->path, b->line, b->name);
+			return fail(err, "%s:%d:%d: buffer '%s' is too large (%" PRId64 " elements)", s->path,
+			            b->count.line, b->count.col, b->name, n);
 		pb->count = (uint64_t)n;
 		pb->init = b->init;
 		pb->value = b->init_value;

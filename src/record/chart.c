@@ -1,6 +1,7 @@
 /* chart.c: terminal and SVG bar charts. */
 #include "chart.h"
 #include "util.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <math.h>
@@ -172,9 +173,13 @@ int chart_svg(const chart *c, const char *path, char **err)
 {
 	sbuf b = {0};
 	chart_svg_text(c, &b, 1);
-	int r = write_file_atomic(path, b.s, b.len);
+	char *why = NULL;
+	int r = write_file(path, b.s, b.len, &why);
 	sb_free(&b);
-	if (r != 0)
-		return fail(err, "cannot write '%s': %s", path, strerror(errno));
+	if (r != 0) {
+		fail(err, "cannot write '%s': %s", path, why);
+		free(why);
+		return -1;
+	}
 	return 0;
 }

@@ -9,6 +9,11 @@
  * changed (`record` appends to files) and removes files an input created,
  * so one input never sees what another left behind.
  *
+ * The scratch directory also holds what a careless user names: a FIFO
+ * (`fifo`), a directory with a kernel file's name (`dir.cu`), a link to a
+ * file not made yet (`link.csv` -> out.csv) and a link to a full device
+ * (`full` -> /dev/full), put back as they were after each input.
+ *
  * Inputs must not leave the scratch directory: fixture_input_ok() refuses
  * absolute paths, `..` and `~` (a `source /dev/zero` or `record /etc/x`
  * says nothing about cuplay and could hurt the machine).
@@ -96,6 +101,57 @@ static int fx_rm(const char *path, const struct stat *st, int flag, struct FTW *
 	return 0;
 }
 
+/* What a careless user names, in the scratch directory. */
+static const struct fx_special {
+	const char *name;
+	char kind;          /* 'p' FIFO, 'd' directory, 'l' link */
+	const char *target; /* of a link */
+} fx_special[] = {
+	{ "fifo", 'p', NULL },
+	{ "dir.cu", 'd', NULL },
+	{ "link.csv", 'l', "out.csv" },
+	{ "full", 'l', "/dev/full" },
+};
+
+static int fx_is_special(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(fx_special); i++)
+		if (strcmp(fx_special[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+static int fx_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw);
+
+/* Makes each special entry (again) where it is missing or not as made. */
+static void fx_make_special(void)
+{
+	for (size_t i = 0; i < ARRAY_LEN(fx_special); i++) {
+		const struct fx_special *x = &fx_special[i];
+		struct stat st;
+		int there = lstat(x->name, &st) == 0;
+		int right = there && ((x->kind == 'p' && S_ISFIFO(st.st_mode)) ||
+		                      (x->kind == 'l' && S_ISLNK(st.st_mode)) ||
+		                      (x->kind == 'd' && S_ISDIR(st.st_mode) && st.st_nlink == 2));
+		if (x->kind == 'd' && right) {
+			DIR *d = opendir(x->name); /* empty? */
+			struct dirent *e;
+			while (d && (e = readdir(d)) != NULL)
+				right &= strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+			if (d)
+				closedir(d);
+		}
+		if (right)
+			continue;
+		if (there)
+			nftw(x->name, fx_rm, 16, FTW_DEPTH | FTW_PHYS);
+		int r = x->kind == 'p' ? mkfifo(x->name, 0600) : x->kind == 'd' ? mkdir(x->name, 0755)
+		                                                             : symlink(x->target, x->name);
+		if (r != 0)
+			fx_die("cannot make", x->name);
+	}
+}
+
 static void fx_cleanup(void)
 {
 	if (fx_dir[0] && chdir("/") == 0)
@@ -164,7 +220,7 @@ static void fixture_reset(void)
 				known = strcmp(fx_files[i].rel, rel) == 0;
 			for (size_t j = 0; j < ARRAY_LEN(fx_subdirs) && !known; j++)
 				known = s == 0 && strcmp(e->d_name, fx_subdirs[j]) == 0;
-			known |= s == 0 && strcmp(e->d_name, "cache") == 0;
+			known |= s == 0 && (strcmp(e->d_name, "cache") == 0 || fx_is_special(e->d_name));
 			if (lstat(rel, &st) == 0 && !S_ISDIR(st.st_mode) && st.st_size > FX_MAX_FILE)
 				fx_die("an input of a few KiB wrote a file of several MiB (runaway output)", rel);
 			if (!known && lstat(rel, &st) == 0 && !S_ISDIR(st.st_mode))
@@ -182,6 +238,7 @@ static void fixture_reset(void)
 		if (!same && write_file_atomic(f->rel, f->data, f->len) != 0)
 			fx_die("cannot restore", f->rel);
 	}
+	fx_make_special();
 }
 
 /* 0 when the input could reach outside the scratch directory. */
@@ -233,6 +290,7 @@ static void fixture_init(void)
 	unsetenv("CUPLAY_TRACE");
 	if (chdir(fx_dir) != 0)
 		fx_die("cannot enter", fx_dir);
+	fx_make_special();
 
 	if (getenv("CUPLAY_FUZZ_VERBOSE"))
 		return; /* to see what a reproduced input does */

@@ -164,7 +164,7 @@ TEST(special_files)
 	inc_graph_free(&g);
 	/* in code: refused, at the line that has it, without reading */
 	CHECK(inc_scan(k, "\n#include \"/dev/zero\"\n", dirs, 1, NULL, NULL, &g, &err) == -1);
-	CHECK(err && strstr(err, "s/k.cu:2: cannot include '/dev/zero': '/dev/zero' is a character device, not a file"));
+	CHECK(err && strstr(err, "s/k.cu:2:1: cannot include '/dev/zero': '/dev/zero' is a character device, not a file"));
 	free(err);
 	err = NULL;
 	/* a FIFO: open() would wait for a writer */

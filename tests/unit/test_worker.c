@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ref.h"
 #include "stats.h"
+#include "util.h"
 #include "worker.h"
 
 /* ------------------------------------------------------------- framing */
@@ -329,6 +331,179 @@ TEST(client_other_build)
 	snprintf(want, sizeof want, "(wire version 0, this is %d): restart cuplay", WIRE_VERSION);
 	start_other("--hello", "bare", want);
 	start_other("--hello", "size", "(its result is ");
+}
+
+/* A message goes as one write: on a socket that keeps writes apart
+ * (SOCK_SEQPACKET), one read gets the header and a result's 19 KB. */
+TEST(framing_one_write)
+{
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
+	int big = 1 << 20;
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
+	size_t n = sizeof(result);
+	char *body = calloc(1, n);
+	memset(body, 7, n);
+	CHECK(wire_send(sv[0], MSG_RESULT, body, 100, body + 100, n - 100) == 0);
+	char *buf = malloc(n + 64);
+	ssize_t r = recv(sv[1], buf, n + 64, 0);
+	CHECK(r == (ssize_t)(12 + n));
+	free(buf);
+	free(body);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* Every wait of a read, after its first byte too, ends at the deadline or
+ * when the stop flag is set. */
+static volatile int g_stop_flag;
+static void set_stop(int sig)
+{
+	(void)sig;
+	g_stop_flag = 1;
+}
+
+TEST(framing_stall)
+{
+	int fd[2];
+	CHECK(pipe(fd) == 0);
+	unsigned char hdr[12];
+	uint32_t t = MSG_RESULT;
+	uint64_t n = 100;
+	memcpy(hdr, &t, 4);
+	memcpy(hdr + 4, &n, 8);
+	CHECK(write(fd[1], hdr, 12) == 12);
+	CHECK(write(fd[1], "abc", 3) == 3); /* and no more */
+	uint32_t type = 0;
+	void *p = NULL;
+	uint64_t len = 0;
+	uint64_t t0 = now_ns();
+	errno = 0;
+	CHECK(wire_recv_until(fd[0], &type, &p, &len, t0 + 200000000ull, NULL) == -1 && errno == ETIMEDOUT);
+	double s = (double)(now_ns() - t0) / 1e9;
+	CHECK(s >= 0.19 && s < 2);
+	CHECK(p == NULL);
+	/* half a header, then a stop (a Ctrl-C) 200 ms later */
+	int fd2[2];
+	CHECK(pipe(fd2) == 0);
+	CHECK(write(fd2[1], hdr, 5) == 5);
+	g_stop_flag = 0;
+	signal(SIGALRM, set_stop);
+	struct itimerval it = { { 0, 0 }, { 0, 200000 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	t0 = now_ns();
+	errno = 0;
+	CHECK(wire_recv_until(fd2[0], &type, &p, &len, 0, &g_stop_flag) == -1 && errno == EINTR);
+	s = (double)(now_ns() - t0) / 1e9;
+	CHECK(s >= 0.15 && s < 2);
+	signal(SIGALRM, SIG_DFL);
+	/* a whole message with a stop already set: read, not refused */
+	CHECK(write(fd[1], "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456", 97) == 97);
+	CHECK(wire_recv_until(fd[0], &type, &p, &len, 0, &g_stop_flag) == -1); /* the stalled one's rest: no header */
+	free(p);
+	for (int i = 0; i < 2; i++) {
+		close(fd[i]);
+		close(fd2[i]);
+	}
+}
+
+/* Through the client: a worker (this program, see fake_worker) whose result
+ * stalls half way. The front end is back within the message limit, or at
+ * once on Ctrl-C, with the worker stopped. */
+static void stalled_run(const char *mode, int msg_limit_ms, int alarm_ms, const char *want, double max_s)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	CHECK(n > 0);
+	if (n <= 0)
+		return;
+	self[n] = 0;
+	const char *prefix[] = { self, "--stall", mode, NULL };
+	wclient w = client(NULL);
+	w.msg_limit_ms = msg_limit_ms;
+	char *err = NULL;
+	CHECK(wc_start_under(&w, prefix, 10, &err) == 0);
+	if (w.pid <= 0) {
+		fprintf(stderr, "  fake worker: %s\n", err ? err : "?");
+		free(err);
+		return;
+	}
+	plan *p = calloc(1, sizeof *p);
+	result *res = calloc(1, sizeof *res);
+	strcpy(p->launch.name, "k");
+	g_stop_flag = 0;
+	if (alarm_ms) {
+		signal(SIGALRM, set_stop);
+		struct itimerval it = { { 0, 0 }, { 0, alarm_ms * 1000 } };
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+	uint64_t t0 = now_ns();
+	CHECK(wc_run(&w, p, "x", 1, 0, &g_stop_flag, NULL, NULL, res, &err) == -1);
+	double s = (double)(now_ns() - t0) / 1e9;
+	CHECK(s < max_s);
+	CHECK_STREQ(err, want);
+	CHECK(w.pid == 0);
+	if (s >= max_s)
+		fprintf(stderr, "  %s: back after %.2f s\n", mode, s);
+	signal(SIGALRM, SIG_DFL);
+	free(err);
+	free(p);
+	free(res);
+	wc_stop(&w);
+}
+
+/* A worker that waits for the GPU (another process measures): its note
+ * reaches the front end, and the wait is not a kernel without progress. */
+static char g_note[256];
+static int g_nnotes;
+static void on_note(void *ctx, const char *text)
+{
+	(void)ctx;
+	snprintf(g_note, sizeof g_note, "%s", text);
+	g_nnotes++;
+}
+
+TEST(client_waits_for_gpu)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	CHECK(n > 0);
+	if (n <= 0)
+		return;
+	self[n] = 0;
+	const char *prefix[] = { self, "--stall", "wait", NULL };
+	wclient w = client(NULL);
+	w.note = on_note;
+	char *err = NULL;
+	CHECK(wc_start_under(&w, prefix, 10, &err) == 0);
+	plan *p = calloc(1, sizeof *p);
+	result *res = calloc(1, sizeof *res);
+	strcpy(p->launch.name, "k");
+	g_nnotes = 0;
+	/* a timeout of 0.3 s; the worker waits 1 s for the GPU, then answers */
+	CHECK(wc_run(&w, p, "x", 1, 0.3, NULL, NULL, NULL, res, &err) == 0);
+	CHECK(g_nnotes == 1);
+	CHECK_STREQ(g_note, "waiting for GPU 0 (another cuplay is measuring)");
+	CHECK(res->status == RES_OK && w.pid > 0);
+	if (err)
+		fprintf(stderr, "  %s\n", err);
+	free(err);
+	free(p);
+	free(res);
+	wc_stop(&w);
+}
+
+TEST(client_stall)
+{
+	/* the body stalls: no timeout (0) and no Ctrl-C, the message limit */
+	stalled_run("body", 300, 0, "the GPU worker stopped in the middle of a message while running 'k': "
+	            "worker stopped (settings kept; the next run starts a new one)", 3);
+	/* the header stalls; Ctrl-C 200 ms in */
+	stalled_run("header", 0, 200, "run of 'k' interrupted: worker stopped (settings kept; the next run "
+	            "starts a new one)", 2);
+	/* the body stalls; Ctrl-C 200 ms in */
+	stalled_run("body", 0, 200, "run of 'k' interrupted: worker stopped (settings kept; the next run "
+	            "starts a new one)", 2);
 }
 
 /* ----------------------------------------------- end to end, with a GPU */
@@ -1291,20 +1466,72 @@ static int other_build(char **argv)
 	return 0;
 }
 
+/* A worker whose answer stalls: `test_worker --stall MODE EXE --worker RFD
+ * WFD DEVICE VERSION`: a HELLO, then at the first RUN the start of a
+ * RESULT ("header": 5 bytes of its header; "body": the header and 100
+ * bytes of the body), then nothing until it is killed. */
+static int fake_worker(char **argv)
+{
+	const char *mode = argv[2];
+	char **wargv = argv + 3;
+	int rfd = atoi(wargv[2]), wfd = atoi(wargv[3]);
+	devinfo d;
+	devinfo_for_test(&d);
+	wire_hello h;
+	wire_hello_make(&h, &d);
+	wire_send(wfd, MSG_HELLO, &h, sizeof h, NULL, 0);
+	uint32_t type = 0;
+	void *p = NULL;
+	uint64_t len = 0;
+	if (wire_recv(rfd, &type, &p, &len) != 0 || type != MSG_RUN)
+		return 1;
+	free(p);
+	if (strcmp(mode, "wait") == 0) {
+		const char note[] = "waiting for GPU 0 (another cuplay is measuring)";
+		wire_send(wfd, MSG_NOTE, note, strlen(note), NULL, 0);
+		wire_progress pg = { 0, WIRE_PHASE_WAIT, 0 };
+		wire_send(wfd, MSG_PROGRESS, &pg, sizeof pg, NULL, 0);
+		sleep(1);
+		result *res = calloc(1, sizeof *res);
+		res->status = RES_OK;
+		wire_send(wfd, MSG_RESULT, res, sizeof *res, NULL, 0);
+		free(res);
+		while (wire_recv(rfd, &type, &p, &len) == 0) /* until the front end leaves */
+			free(p);
+		return 0;
+	}
+	unsigned char msg[12 + 100];
+	uint32_t t = MSG_RESULT;
+	uint64_t n = sizeof(result);
+	memcpy(msg, &t, 4);
+	memcpy(msg + 4, &n, 8);
+	memset(msg + 12, 0, 100);
+	if (write(wfd, msg, strcmp(mode, "header") == 0 ? 5 : sizeof msg) < 0)
+		return 1;
+	sleep(60);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
 		return worker_main(argc - 2, argv + 2);
+	if (argc == 9 && strcmp(argv[1], "--stall") == 0)
+		return fake_worker(argv);
 	if (argc == 9 && (strcmp(argv[1], "--as-version") == 0 || strcmp(argv[1], "--hello") == 0))
 		return other_build(argv);
 	RUN(framing_roundtrip);
 	RUN(framing_large);
 	RUN(framing_socket);
 	RUN(framing_bad);
+	RUN(framing_one_write);
+	RUN(framing_stall);
 	RUN(hello);
 	RUN(version_arg);
 	RUN(client_bad_exe);
 	RUN(client_other_build);
+	RUN(client_stall);
+	RUN(client_waits_for_gpu);
 	RUN(client_worker);
 	return test_report("worker");
 }

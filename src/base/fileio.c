@@ -1,0 +1,200 @@
+/* fileio.c: writes to files a user names (fileio.h). */
+#include "fileio.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *file_kind_of_mode(mode_t m)
+{
+	if (S_ISREG(m))
+		return NULL;
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+	     : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+const char *file_kind(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return NULL;
+	return file_kind_of_mode(st.st_mode);
+}
+
+static int refuse(char **why, int e, const char *fmt, const char *what)
+{
+	if (why)
+		*why = fmt ? xasprintf(fmt, what) : xstrdup(strerror(e));
+	errno = e;
+	return -1;
+}
+
+/* The reason an open for writing failed, for a message. */
+static int open_failed(const char *path, char **why)
+{
+	int e = errno;
+	if (e == ENXIO) { /* a FIFO without a reader, or a socket */
+		const char *k = file_kind(path);
+		if (k && strcmp(k, "a FIFO") == 0)
+			return refuse(why, e, "%s", "it is a FIFO that no program reads");
+		if (k)
+			return refuse(why, e, "it is %s", k);
+	}
+	if (e == EISDIR)
+		return refuse(why, e, "%s", "it is a directory");
+	return refuse(why, e, NULL, NULL);
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = EIO;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Opens path for writing where it is, without replacing it: a character
+ * device, a FIFO with a reader, or (flags with O_CREAT) the file a
+ * dangling link names. Blocking is restored after the open. */
+static int open_in_place(const char *path, int flags, char **why)
+{
+	int fd = open(path, flags | O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, 0666);
+	if (fd < 0)
+		return open_failed(path, why);
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return refuse(why, e, NULL, NULL);
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		close(fd);
+		return refuse(why, EINVAL, "it is %s", file_kind_of_mode(st.st_mode));
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+static int write_in_place(const char *path, int flags, const void *data, size_t len, char **why)
+{
+	int fd = open_in_place(path, flags, why);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) {
+		int e = errno;
+		close(fd);
+		return refuse(why, e, NULL, NULL);
+	}
+	if (write_all(fd, data, len) != 0) {
+		int e = errno;
+		close(fd);
+		return refuse(why, e, NULL, NULL);
+	}
+	if (close(fd) != 0)
+		return refuse(why, errno, NULL, NULL);
+	return 0;
+}
+
+/* A regular file (or none): replaced at once; where its directory cannot
+ * take a temporary file but the file itself may be written, in place. */
+static int replace(const char *path, const void *data, size_t len, char **why)
+{
+	if (write_file_atomic(path, data, len) == 0)
+		return 0;
+	int e = errno;
+	if (e == EACCES && access(path, W_OK) == 0)
+		return write_in_place(path, 0, data, len, why);
+	return refuse(why, e, NULL, NULL);
+}
+
+/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: the descriptor
+ * they name, or -1. Written as a descriptor of this process, never opened
+ * anew: opened, a regular file behind fd 1 would be written from its start
+ * (or replaced), not where the output stands. */
+static int fd_named(const char *path)
+{
+	if (strcmp(path, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(path, "/dev/stderr") == 0)
+		return 2;
+	const char *n = strncmp(path, "/dev/fd/", 8) == 0 ? path + 8
+	              : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14 : NULL;
+	if (!n || *n < '0' || *n > '9')
+		return -1;
+	char *end;
+	long v = strtol(n, &end, 10);
+	return *end || v > INT_MAX ? -1 : (int)v;
+}
+
+int write_file(const char *path, const void *data, size_t len, char **why)
+{
+	if (why)
+		*why = NULL;
+	int fd = fd_named(path);
+	if (fd >= 0) {
+		if (fd == 1)
+			fflush(stdout);
+		if (fcntl(fd, F_GETFL) < 0 || write_all(fd, data, len) != 0)
+			return refuse(why, errno, NULL, NULL);
+		return 0;
+	}
+	struct stat lst, st;
+	if (lstat(path, &lst) != 0) {
+		if (errno != ENOENT)
+			return refuse(why, errno, NULL, NULL);
+		return replace(path, data, len, why);
+	}
+	if (S_ISREG(lst.st_mode))
+		return replace(path, data, len, why);
+	if (S_ISLNK(lst.st_mode)) {
+		if (stat(path, &st) != 0) {
+			if (errno != ENOENT)
+				return refuse(why, errno, NULL, NULL);
+			/* a link to a file still to be made: made through the link */
+			return write_in_place(path, O_CREAT, data, len, why);
+		}
+		if (S_ISREG(st.st_mode)) {
+			char *target = realpath(path, NULL);
+			if (!target)
+				return refuse(why, errno, NULL, NULL);
+			int r = replace(target, data, len, why);
+			free(target);
+			return r;
+		}
+	} else {
+		st = lst;
+	}
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		return write_in_place(path, 0, data, len, why);
+	return refuse(why, S_ISDIR(st.st_mode) ? EISDIR : EINVAL, "it is %s", file_kind_of_mode(st.st_mode));
+}
+
+int open_append(const char *path, char **why)
+{
+	if (why)
+		*why = NULL;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return refuse(why, S_ISDIR(st.st_mode) ? EISDIR : EINVAL, "it is %s", file_kind_of_mode(st.st_mode));
+	return open_in_place(path, O_CREAT | O_APPEND, why);
+}

@@ -1,0 +1,40 @@
+/* fileio.h: files a user names (save, plot, report, record, source, use):
+ * what a path is when it is not a regular file, and writes that never
+ * follow a link planted at a temporary name, never wait on a FIFO that no
+ * one reads, and never replace a device node. */
+#ifndef CUPLAY_FILEIO_H
+#define CUPLAY_FILEIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* "a directory", "a FIFO", "a character device", "a block device", "a
+ * socket" for a mode that is not a regular file's; NULL for a regular file. */
+const char *file_kind_of_mode(mode_t mode);
+
+/* What path is, following links, when it exists and is not a regular
+ * file (as file_kind_of_mode); NULL when it is one or does not exist. */
+const char *file_kind(const char *path);
+
+/* Writes data as the whole contents of path:
+ *   - no file there, or a regular file: replaced at once (a temporary file
+ *     made with mkstemp in the same directory, then renamed over it), its
+ *     mode kept (a new one: 0666 less the umask);
+ *   - a symbolic link: written through, to the file it points to, as the
+ *     shell's `>` does (the link stays);
+ *   - /dev/stdout, /dev/stderr, /dev/fd/N: written to that descriptor of
+ *     this process, where its output stands;
+ *   - a character device or a FIFO that a program reads (/dev/null, a
+ *     pipe): written in place, never replaced;
+ *   - a directory, a block device, a socket, a FIFO no one reads: refused.
+ * 0, or -1 with *why (may be NULL; caller frees) saying why, e.g. "No space
+ * left on device", "it is a directory". */
+int write_file(const char *path, const void *data, size_t len, char **why);
+
+/* Opens path to append to (record): created when absent (0666 less the
+ * umask), written through a link; a character device or a FIFO that a
+ * program reads is written in place; what write_file refuses is refused.
+ * The descriptor, or -1 with *why (caller frees). */
+int open_append(const char *path, char **why);
+
+#endif

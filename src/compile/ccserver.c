@@ -1,0 +1,685 @@
+/* ccserver.c: NVRTC in a child process that can be abandoned (ccserver.h).
+ *
+ * The wire: messages of a 16-byte header {u32 type, u32 0, u64 length} and
+ * a payload, over one socket pair; both ends should be this binary, and the
+ * HELLO says so with a magic number, a version and the sizes of what
+ * crosses. A job and its answer are flat lists of
+ * strings (a length, then the bytes; UINT64_MAX for NULL) and integers. */
+#include "ccserver.h"
+#include "fdio.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#define CCS_MAGIC 0x53434c43u /* "CLCS" */
+#define CCS_VERSION 1
+#define CCS_HDR 16
+#define CCS_MAX_PAYLOAD ((uint64_t)1 << 31)
+#define CCS_KEPT "(settings kept)"
+
+enum { CCS_HELLO = 1, CCS_JOB = 2, CCS_ANSWER = 3 };
+
+static struct {
+	int on;
+	char *exe;       /* this binary */
+	volatile int *interrupt;
+	double limit_s;
+	pid_t pid;       /* 0: no child */
+	int fd;
+	int hello_read;
+} g = { .limit_s = CCS_LIMIT_DEFAULT, .fd = -1 };
+
+/* ---- messages ---------------------------------------------------------- */
+
+static void put_u64(sbuf *b, uint64_t v) { sb_add(b, (const char *)&v, 8); }
+static void put_i32(sbuf *b, int32_t v) { sb_add(b, (const char *)&v, 4); }
+static void put_bytes(sbuf *b, const void *p, size_t n)
+{
+	put_u64(b, p ? (uint64_t)n : UINT64_MAX);
+	if (p && n)
+		sb_add(b, p, n);
+}
+static void put_str(sbuf *b, const char *s) { put_bytes(b, s, s ? strlen(s) : 0); }
+
+typedef struct rd {
+	const char *p, *end;
+	int bad;
+} rd;
+
+static void take(rd *r, void *dst, size_t n)
+{
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = 1;
+		memset(dst, 0, n);
+		return;
+	}
+	memcpy(dst, r->p, n);
+	r->p += n;
+}
+static uint64_t get_u64(rd *r) { uint64_t v; take(r, &v, 8); return v; }
+static int32_t get_i32(rd *r) { int32_t v; take(r, &v, 4); return v; }
+/* A string or bytes (NUL-terminated, caller frees), NULL for NULL. */
+static char *get_bytes(rd *r, size_t *len)
+{
+	uint64_t n = get_u64(r);
+	if (len)
+		*len = 0;
+	if (r->bad || n == UINT64_MAX)
+		return NULL;
+	if (n > (uint64_t)(r->end - r->p)) {
+		r->bad = 1;
+		return NULL;
+	}
+	char *s = xmalloc((size_t)n + 1);
+	take(r, s, (size_t)n);
+	s[n] = 0;
+	if (len)
+		*len = (size_t)n;
+	return s;
+}
+
+/* A C string: bytes without a NUL inside (a string with one is refused:
+ * what was sent was a C string). */
+static char *get_str(rd *r)
+{
+	size_t n = 0;
+	char *s = get_bytes(r, &n);
+	if (s && strlen(s) != n) {
+		r->bad = 1;
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int send_msg(int fd, uint32_t type, const void *p, size_t n)
+{
+	unsigned char hdr[CCS_HDR] = {0};
+	uint64_t len = n;
+	memcpy(hdr, &type, 4);
+	memcpy(hdr + 8, &len, 8);
+	struct iovec iov[2] = { { hdr, CCS_HDR }, { (void *)p, n } };
+	return fd_write_iov(fd, iov, 2);
+}
+
+/* One message. 0 with *payload (caller frees), 1 end of input before it,
+ * -1 with errno (ETIMEDOUT, EINTR from fd_read_until; EPROTO: a bad one). */
+static int recv_msg(int fd, uint32_t *type, char **payload, size_t *len, uint64_t deadline_ns,
+                    volatile int *stop)
+{
+	unsigned char hdr[CCS_HDR];
+	*payload = NULL;
+	*len = 0;
+	ssize_t r = fd_read_until(fd, hdr, CCS_HDR, deadline_ns, stop);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return 1;
+	uint64_t n;
+	memcpy(type, hdr, 4);
+	memcpy(&n, hdr + 8, 8);
+	if (r < CCS_HDR || n > CCS_MAX_PAYLOAD) {
+		errno = EPROTO;
+		return -1;
+	}
+	/* the rest of a message that has begun: soon, whatever the compile's limit */
+	uint64_t soon = now_ns() + 10000000000ull;
+	char *p = NULL;
+	if (fd_read_alloc(fd, (size_t)n, deadline_ns && deadline_ns < soon ? deadline_ns : soon, NULL, &p) != 0)
+		return -1;
+	*payload = p;
+	*len = (size_t)n;
+	return 0;
+}
+
+static void hello_make(sbuf *b)
+{
+	put_i32(b, (int32_t)CCS_MAGIC);
+	put_i32(b, CCS_VERSION);
+	put_i32(b, (int32_t)sizeof(kres));
+	put_i32(b, (int32_t)sizeof(nvrtc_pch));
+}
+
+static void job_write(sbuf *b, const nvrtc_job *j)
+{
+	put_str(b, j->name);
+	put_str(b, j->path);
+	put_str(b, j->src);
+	put_i32(b, j->nheaders);
+	for (int i = 0; i < j->nheaders; i++) {
+		put_str(b, j->header_names[i]);
+		put_str(b, j->header_texts[i]);
+	}
+	put_i32(b, j->nopts);
+	for (int i = 0; i < j->nopts; i++)
+		put_str(b, j->opts[i]);
+	put_i32(b, j->nexprs);
+	for (int i = 0; i < j->nexprs; i++) {
+		put_str(b, j->exprs[i]);
+		put_str(b, j->where ? j->where[i] : NULL);
+	}
+	put_i32(b, j->pch);
+	put_str(b, j->pch_dir);
+}
+
+/* A job as the child reads it; every string owned by the arrays. */
+typedef struct ccs_job {
+	nvrtc_job j;
+	char *name, *path, *src, *pch_dir;
+	char **hn, **ht, **opts, **exprs, **where;
+} jobbuf;
+
+static void jobbuf_free(jobbuf *b)
+{
+	for (int i = 0; i < b->j.nheaders; i++) {
+		free(b->hn[i]);
+		free(b->ht[i]);
+	}
+	for (int i = 0; i < b->j.nopts; i++)
+		free(b->opts[i]);
+	for (int i = 0; i < b->j.nexprs; i++) {
+		free(b->exprs[i]);
+		free(b->where[i]);
+	}
+	free(b->hn);
+	free(b->ht);
+	free(b->opts);
+	free(b->exprs);
+	free(b->where);
+	free(b->name);
+	free(b->path);
+	free(b->src);
+	free(b->pch_dir);
+	memset(b, 0, sizeof *b);
+}
+
+/* A count of what follows: each item takes at least 8 bytes. */
+static int get_count(rd *r)
+{
+	int32_t n = get_i32(r);
+	if (n < 0 || (uint64_t)n > (uint64_t)(r->end - r->p) / 8)
+		r->bad = 1;
+	return r->bad ? 0 : n;
+}
+
+static int job_read(rd *r, jobbuf *b)
+{
+	memset(b, 0, sizeof *b);
+	b->name = get_str(r);
+	b->path = get_str(r);
+	b->src = get_str(r);
+	int nh = get_count(r);
+	b->hn = xcalloc((size_t)nh + 1, sizeof *b->hn);
+	b->ht = xcalloc((size_t)nh + 1, sizeof *b->ht);
+	for (int i = 0; i < nh; i++) {
+		b->hn[i] = get_str(r);
+		b->ht[i] = get_str(r);
+	}
+	b->j.nheaders = nh;
+	int no = get_count(r);
+	b->opts = xcalloc((size_t)no + 1, sizeof *b->opts);
+	for (int i = 0; i < no; i++)
+		b->opts[i] = get_str(r);
+	b->j.nopts = no;
+	int ne = get_count(r);
+	b->exprs = xcalloc((size_t)ne + 1, sizeof *b->exprs);
+	b->where = xcalloc((size_t)ne + 1, sizeof *b->where);
+	for (int i = 0; i < ne; i++) {
+		b->exprs[i] = get_str(r);
+		b->where[i] = get_str(r);
+	}
+	b->j.nexprs = ne;
+	b->j.pch = get_i32(r);
+	b->pch_dir = get_str(r);
+	int ok = !r->bad && b->name && b->src;
+	for (int i = 0; ok && i < nh; i++)
+		ok = b->hn[i] && b->ht[i];
+	for (int i = 0; ok && i < no; i++)
+		ok = b->opts[i] != NULL;
+	for (int i = 0; ok && i < ne; i++)
+		ok = b->exprs[i] != NULL;
+	if (!ok)
+		return -1;
+	b->j.name = b->name;
+	b->j.path = b->path;
+	b->j.src = b->src;
+	b->j.header_names = (const char *const *)b->hn;
+	b->j.header_texts = (const char *const *)b->ht;
+	b->j.opts = (const char *const *)b->opts;
+	b->j.exprs = (const char *const *)b->exprs;
+	b->j.where = (const char *const *)b->where;
+	b->j.pch_dir = b->pch_dir;
+	return 0;
+}
+
+char *ccs_encode_job(const nvrtc_job *j, size_t *len)
+{
+	sbuf b = {0};
+	job_write(&b, j);
+	*len = b.len;
+	return sb_steal(&b);
+}
+
+int ccs_decode_job(const char *p, size_t len, ccs_job **out)
+{
+	rd r = { p, p + len, 0 };
+	jobbuf *b = xcalloc(1, sizeof *b);
+	if (job_read(&r, b) != 0 || r.p != r.end) {
+		jobbuf_free(b);
+		free(b);
+		*out = NULL;
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+const nvrtc_job *ccs_job_get(const ccs_job *b)
+{
+	return &b->j;
+}
+
+void ccs_job_free(ccs_job *b)
+{
+	if (!b)
+		return;
+	jobbuf_free(b);
+	free(b);
+}
+
+static void answer_write(sbuf *b, int rc, const char *err, const nvrtc_out *o)
+{
+	put_i32(b, rc);
+	put_str(b, err);
+	put_str(b, o->log);
+	put_bytes(b, o->cubin, o->cubin_len);
+	put_str(b, o->ptx);
+	put_i32(b, o->nk);
+	for (int i = 0; i < o->nk; i++) {
+		put_str(b, o->lowered ? o->lowered[i] : NULL);
+		put_bytes(b, o->res ? &o->res[i] : NULL, sizeof(kres));
+	}
+	put_i32(b, (int32_t)o->pch);
+}
+
+static int answer_read(rd *r, nvrtc_out *o, char **err)
+{
+	memset(o, 0, sizeof *o);
+	int rc = get_i32(r);
+	char *e = get_str(r);
+	o->log = get_str(r);
+	o->cubin = get_bytes(r, &o->cubin_len);
+	o->ptx = get_str(r);
+	int nk = get_count(r);
+	if (nk > 0) {
+		o->lowered = xcalloc((size_t)nk + 1, sizeof *o->lowered);
+		o->res = xcalloc((size_t)nk + 1, sizeof *o->res);
+	}
+	o->nk = nk;
+	for (int i = 0; i < nk; i++) {
+		o->lowered[i] = get_str(r);
+		size_t n = 0;
+		char *kr = get_bytes(r, &n);
+		if (kr && n == sizeof(kres))
+			memcpy(&o->res[i], kr, sizeof(kres));
+		else if (rc == 0)
+			r->bad = 1;
+		free(kr);
+		if (rc == 0 && !o->lowered[i])
+			r->bad = 1;
+	}
+	o->pch = (nvrtc_pch)get_i32(r);
+	if (r->bad || (rc == 0 && !o->cubin)) {
+		free(e);
+		nvrtc_out_free(o);
+		return fail(err, "the compiler process sent an answer that cannot be read");
+	}
+	if (rc != 0) {
+		nvrtc_out_free(o);
+		if (err)
+			*err = e ? e : xstrdup("compilation failed");
+		else
+			free(e);
+		return -1;
+	}
+	free(e);
+	return 0;
+}
+
+char *ccs_encode_answer(int rc, const char *err, const nvrtc_out *o, size_t *len)
+{
+	sbuf b = {0};
+	answer_write(&b, rc, err, o);
+	*len = b.len;
+	return sb_steal(&b);
+}
+
+int ccs_decode_answer(const char *p, size_t len, nvrtc_out *o, char **err)
+{
+	rd r = { p, p + len, 0 };
+	int rc = answer_read(&r, o, err);
+	if (rc == 0 && r.p != r.end) {
+		nvrtc_out_free(o);
+		return fail(err, "the compiler process sent an answer that cannot be read");
+	}
+	return rc;
+}
+
+/* ---- the child ------------------------------------------------------- */
+
+int ccs_main(int argc, char **argv)
+{
+	if (argc < 1)
+		return 2;
+	int fd = atoi(argv[0]);
+	signal(SIGPIPE, SIG_IGN);
+	sbuf h = {0};
+	hello_make(&h);
+	int r = send_msg(fd, CCS_HELLO, h.s, h.len);
+	sb_free(&h);
+	if (r != 0)
+		return 1;
+	/* NVRTC's first compile in a process costs ~200 ms (its builtins):
+	 * paid now, while the front end does other things */
+	char *err = NULL;
+	if (nvrtc_load(&err) == 0) {
+		const char *opts[] = { "-arch=sm_90" };
+		nvrtc_out o;
+		if (nvrtc_compile("<warm-up>", "__global__ void warm_up() {}\n", opts, 1, NULL, 0, &o, &err) == 0)
+			nvrtc_out_free(&o);
+	}
+	free(err);
+	for (;;) {
+		uint32_t type = 0;
+		char *p = NULL;
+		size_t len = 0;
+		if (recv_msg(fd, &type, &p, &len, 0, NULL) != 0)
+			break;
+		if (type != CCS_JOB) {
+			free(p);
+			continue;
+		}
+		rd in = { p, p + len, 0 };
+		jobbuf jb;
+		nvrtc_out o;
+		memset(&o, 0, sizeof o);
+		char *e = NULL;
+		int rc = job_read(&in, &jb) == 0 ? nvrtc_run(&jb.j, &o, &e)
+		                                  : fail(&e, "the compiler process got a job it cannot read");
+		jobbuf_free(&jb);
+		free(p);
+		sbuf b = {0};
+		answer_write(&b, rc, rc ? (e ? e : "compilation failed") : NULL, &o);
+		free(e);
+		nvrtc_out_free(&o);
+		r = send_msg(fd, CCS_ANSWER, b.s, b.len);
+		sb_free(&b);
+		if (r != 0)
+			break;
+	}
+	close(fd);
+	return 0;
+}
+
+/* ---- the front end ------------------------------------------------------ */
+
+void ccs_init(const char *exe, volatile int *interrupt)
+{
+	const char *e = getenv("CUPLAY_COMPILE_INPROC");
+	g.on = !(e && *e && strcmp(e, "0") != 0);
+	free(g.exe);
+	g.exe = xstrdup(exe && strchr(exe, '/') ? exe : "/proc/self/exe");
+	g.interrupt = interrupt;
+}
+
+int ccs_enabled(void)
+{
+	return g.on;
+}
+
+void ccs_set_limit(double seconds)
+{
+	g.limit_s = seconds > 0 ? seconds : 0;
+}
+
+double ccs_limit(void)
+{
+	return g.limit_s;
+}
+
+/* In a freshly forked child: every descriptor but 0-2 and keep closed. */
+static void close_others(int keep)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+#ifdef SYS_close_range
+	if (keep > 3)
+		syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u);
+	if (syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
+		return;
+#endif
+	for (long fd = 3; fd < max; fd++)
+		if (fd != keep)
+			close((int)fd);
+}
+
+static int spawn(char **err)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return fail(err, "cannot start the compiler process: socketpair: %s", strerror(errno));
+	char fdarg[24];
+	snprintf(fdarg, sizeof fdarg, "%d", sv[1]);
+	char *argv[] = { (char *)"cuplay", (char *)"--compile-server", fdarg, NULL };
+	const char *exe = g.exe ? g.exe : "/proc/self/exe";
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		return fail(err, "cannot start the compiler process: fork: %s", strerror(e));
+	}
+	if (pid == 0) {
+#ifdef __linux__
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+		/* Ctrl-C at the terminal reaches the whole process group: the
+		 * front end decides what becomes of a compile */
+		signal(SIGINT, SIG_IGN);
+		close_others(sv[1]);
+		fcntl(sv[1], F_SETFD, 0);
+		/* the binary by its path (a build put in its place since answers
+		 * a HELLO that differs, and is refused) */
+		execv(exe, argv);
+		_exit(127);
+	}
+	close(sv[1]);
+	g.pid = pid;
+	g.fd = sv[0];
+	g.hello_read = 0;
+	return 0;
+}
+
+/* Kills and reaps the child; 1 with *status when it had ended by itself. */
+static int end_child(int *status, int kill_it)
+{
+	int st = 0, got = 0;
+	if (g.fd >= 0)
+		close(g.fd);
+	g.fd = -1;
+	if (g.pid > 0) {
+		if (kill_it) {
+			got = waitpid(g.pid, &st, WNOHANG) == g.pid;
+			if (!got)
+				kill(g.pid, SIGKILL);
+		}
+		while (!got && waitpid(g.pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	g.pid = 0;
+	if (status)
+		*status = st;
+	return got;
+}
+
+void ccs_prestart(void)
+{
+	if (!g.on || g.pid > 0)
+		return;
+	char *err = NULL;
+	if (spawn(&err) != 0)
+		free(err); /* said again by the compile that needs it */
+}
+
+void ccs_stop(void)
+{
+	free(g.exe);
+	g.exe = NULL;
+	if (g.pid <= 0)
+		return;
+	/* end of input: it leaves by itself. Waited for (a few ms; its own
+	 * checks at exit, under a sanitizer, are not cut short by our end),
+	 * killed after 5 s. */
+	close(g.fd);
+	g.fd = -1;
+	uint64_t end = now_ns() + 5000000000ull;
+	int st;
+	for (;;) {
+		pid_t r = waitpid(g.pid, &st, WNOHANG);
+		if (r == g.pid || (r < 0 && errno != EINTR))
+			break;
+		if (now_ns() >= end) {
+			kill(g.pid, SIGKILL);
+			waitpid(g.pid, &st, 0);
+			break;
+		}
+		struct timespec ts = { 0, 2000000L };
+		nanosleep(&ts, NULL);
+	}
+	g.pid = 0;
+}
+
+/* "was killed by SIGSEGV" or "exited with status 3". */
+static void how_ended(int st, char *buf, size_t n)
+{
+	if (WIFSIGNALED(st)) {
+		const char *d = strsignal(WTERMSIG(st));
+		snprintf(buf, n, "was killed by signal %d%s%s%s", WTERMSIG(st), d ? " (" : "", d ? d : "", d ? ")" : "");
+	} else if (WIFEXITED(st)) {
+		snprintf(buf, n, "exited with status %d", WEXITSTATUS(st));
+	} else {
+		snprintf(buf, n, "ended");
+	}
+}
+
+/* The child ended or sent what cannot be read: reaped, one line. */
+static int child_lost(const char *who, char **err)
+{
+	int st = 0;
+	int had_ended = end_child(&st, 1);
+	char how[160];
+	if (had_ended)
+		how_ended(st, how, sizeof how);
+	else
+		snprintf(how, sizeof how, "stopped answering");
+	return fail(err, "the compiler process %s while compiling '%s' " CCS_KEPT, how, who);
+}
+
+/* Reads the HELLO of a new child. */
+static int read_hello(const char *who, uint64_t deadline, char **err)
+{
+	uint32_t type = 0;
+	char *p = NULL;
+	size_t len = 0;
+	int r = recv_msg(g.fd, &type, &p, &len, deadline, g.interrupt);
+	if (r < 0 && (errno == EINTR || errno == ETIMEDOUT))
+		return -2;
+	if (r != 0)
+		return child_lost(who, err);
+	sbuf want = {0};
+	hello_make(&want);
+	int same = type == CCS_HELLO && len == want.len && memcmp(p, want.s, len) == 0;
+	sb_free(&want);
+	free(p);
+	if (!same) {
+		end_child(NULL, 1);
+		return fail(err, "the compiler process is from another build of cuplay: restart cuplay");
+	}
+	g.hello_read = 1;
+	return 0;
+}
+
+int ccs_run(const nvrtc_job *job, nvrtc_out *out, char **err)
+{
+	if (!g.on)
+		return nvrtc_run(job, out, err);
+	memset(out, 0, sizeof *out);
+	const char *who = job->path ? job->path : job->name;
+	if (g.pid > 0) {
+		/* one that died while idle is replaced quietly */
+		int st;
+		if (waitpid(g.pid, &st, WNOHANG) == g.pid) {
+			g.pid = 0;
+			end_child(NULL, 0);
+		}
+	}
+	if (g.pid <= 0 && spawn(err) != 0)
+		return -1;
+	uint64_t t0 = now_ns();
+	uint64_t deadline = g.limit_s > 0 ? t0 + (uint64_t)(g.limit_s * 1e9) : 0;
+	int r = 0;
+	if (!g.hello_read)
+		r = read_hello(who, deadline, err);
+	if (r == 0) {
+		sbuf b = {0};
+		job_write(&b, job);
+		if (send_msg(g.fd, CCS_JOB, b.s, b.len) != 0)
+			r = child_lost(who, err);
+		sb_free(&b);
+	}
+	uint32_t type = 0;
+	char *p = NULL;
+	size_t len = 0;
+	if (r == 0) {
+		int rr = recv_msg(g.fd, &type, &p, &len, deadline, g.interrupt);
+		if (rr < 0 && (errno == EINTR || errno == ETIMEDOUT))
+			r = -2;
+		else if (rr != 0 || type != CCS_ANSWER)
+			r = child_lost(who, err);
+	}
+	if (r == -2) {
+		/* Ctrl-C or the limit: the compile is abandoned with its process,
+		 * and a new one starts warming up for the next */
+		int interrupted = g.interrupt && *g.interrupt;
+		end_child(NULL, 1);
+		ccs_prestart();
+		if (interrupted)
+			return fail(err, "compile of '%s' interrupted: the compiler was stopped " CCS_KEPT, who);
+		return fail(err, "compile of '%s' took longer than %g s: the compiler was stopped "
+		            "(settings kept; 'timeout compile SECONDS' sets the limit)", who, g.limit_s);
+	}
+	if (r != 0) {
+		free(p);
+		return -1;
+	}
+	rd in = { p, p + len, 0 };
+	r = answer_read(&in, out, err);
+	free(p);
+	if (r != 0 && in.bad)
+		end_child(NULL, 1); /* its answers cannot be trusted */
+	return r;
+}

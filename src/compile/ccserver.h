@@ -1,0 +1,55 @@
+/* ccserver.h: NVRTC in a child process that the front end can abandon.
+ *
+ * A compile can take long (CUB, a header whose macros double twenty times)
+ * and NVRTC cannot be told to stop. So compiles run in a long-lived child,
+ * this same binary as `--compile-server FD`, which keeps NVRTC loaded and
+ * warm, and its heap of precompiled headers, from one compile to the next.
+ * The front end waits for the answer with poll: Ctrl-C (the interrupt
+ * flag) or the compile time limit kills the child and returns at once with
+ * one line, every setting kept; a new child starts at once, warming up
+ * while the user types. A child that crashes (NVRTC on strange input) costs
+ * one line too. Without ccs_init, compiles run in the calling process (the
+ * unit tests, the fuzzers). */
+#ifndef CUPLAY_CCSERVER_H
+#define CUPLAY_CCSERVER_H
+
+#include "nvrtc.h"
+
+#define CCS_LIMIT_DEFAULT 120.0 /* seconds a compile may take */
+
+/* Compiles go to a child from now on: exe (this binary's path; NULL or
+ * without a '/': /proc/self/exe) run as `exe --compile-server FD`.
+ * interrupt: polled while waiting (non-zero: stop). CUPLAY_COMPILE_INPROC=1
+ * keeps compiles in this process. */
+void ccs_init(const char *exe, volatile int *interrupt);
+int ccs_enabled(void);
+/* The time limit of one compile, in seconds (0: none). */
+void ccs_set_limit(double seconds);
+double ccs_limit(void);
+/* Starts the child now, without waiting for it: it loads NVRTC and
+ * compiles a warm-up kernel while the user does other things. */
+void ccs_prestart(void);
+/* nvrtc_run, in the child when enabled (else here). An interrupted or
+ * stopped compile: -1 with *err, "compile of 'k.cu' interrupted: the
+ * compiler was stopped (settings kept)". */
+int ccs_run(const nvrtc_job *job, nvrtc_out *out, char **err);
+/* Lets the child go (it ends at the end of its input). */
+void ccs_stop(void);
+
+/* The encodings that cross, for the unit tests and the fuzzers. A job
+ * decoded is a copy that owns its strings (ccs_job_free). */
+typedef struct ccs_job ccs_job;
+char *ccs_encode_job(const nvrtc_job *j, size_t *len);
+int ccs_decode_job(const char *p, size_t len, ccs_job **out); /* 0, or -1: not a job */
+const nvrtc_job *ccs_job_get(const ccs_job *b);
+void ccs_job_free(ccs_job *b);
+char *ccs_encode_answer(int rc, const char *err, const nvrtc_out *o, size_t *len);
+/* 0 with *o (an answer of success), -1 with *err (the compile's error, or
+ * "the compiler process sent an answer that cannot be read"). */
+int ccs_decode_answer(const char *p, size_t len, nvrtc_out *o, char **err);
+
+/* The child: `--compile-server FD`, the arguments after the option.
+ * Serves compiles until the socket closes; returns the exit code. */
+int ccs_main(int argc, char **argv);
+
+#endif
