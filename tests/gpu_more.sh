@@ -158,8 +158,11 @@ if [ $sa = 0 ] && [ $sb = 0 ] && [ "$waits" -ge 1 ] && [ "${agree%% *}" = ok ]; 
 else
 	bad "shared GPU: exit $sa and $sb, $waits waits said, ${agree:-no results}"
 fi
-# Ctrl-C while waiting for the GPU: back at once, the other process goes on
-"$CUPLAY" -c 'use transpose; set N=8192; timing min 4 max 5 wall 6; run transpose_tiled' >"$tmp/a" 2>&1 </dev/null & pa=$!
+# Ctrl-C while waiting for the GPU: back at once, the other process goes on.
+# The first process holds the lock for about 4 s: 4 s of samples of a kernel
+# of about 20 ms (matmul_naive at N=4096), far from the cap of 2048 samples
+# that ends a short kernel's loop first (a 186 us transpose stops at 0.4 s).
+"$CUPLAY" -c 'use matmul; set N=4096; timing min 4 max 5 wall 6; run matmul_naive' >"$tmp/a" 2>&1 </dev/null & pa=$!
 sleep 1.5
 "$CUPLAY" -c 'use transpose; set N=8192; run transpose_tiled; say after' >"$tmp/b" 2>&1 </dev/null & pb=$!
 for i in $(seq 50); do grep -q '^waiting for GPU' "$tmp/b" && break; sleep 0.1; done
