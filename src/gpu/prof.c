@@ -275,6 +275,35 @@ prof_status prof_collect(CUcontext ctx, CUdevice dev, const char *const *metrics
                          int (*launch)(void *arg), void *arg, double *values, prof_info *info,
                          char **err)
 {
+	return prof_collect_replay(ctx, dev, metrics, n, NULL, launch, arg, values, info, err);
+}
+
+/* The range profiler's configuration: one range a kernel launch, replayed
+ * by CUPTI (kernel replay) or by the caller (user replay). */
+static CUptiResult set_config(session *s, int mode)
+{
+	CUpti_RangeProfiler_SetConfig_Params sc;
+	memset(&sc, 0, sizeof sc);
+	sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+	sc.pRangeProfilerObject = s->rp;
+	sc.configSize = s->config_size;
+	sc.pConfig = s->config;
+	sc.counterDataImageSize = s->data_size;
+	sc.pCounterDataImage = s->data;
+	sc.range = CUPTI_AutoRange; /* a range around each kernel launch */
+	sc.replayMode = mode;
+	sc.maxRangesPerPass = 1;
+	sc.numNestingLevels = 1;
+	sc.minNestingLevel = 1;
+	sc.passIndex = 0;
+	sc.targetNestingLevel = 1;
+	return cp.RangeSetConfig(&sc);
+}
+
+prof_status prof_collect_replay(CUcontext ctx, CUdevice dev, const char *const *metrics, int n,
+                                int (*prologue)(void *arg), int (*launch)(void *arg), void *arg,
+                                double *values, prof_info *info, char **err)
+{
 	prof_info dummy;
 	if (!info)
 		info = &dummy;
@@ -425,50 +454,60 @@ prof_status prof_collect(CUcontext ctx, CUdevice dev, const char *const *metrics
 	                err)) != PROF_OK)
 		goto out;
 
-	CUpti_RangeProfiler_SetConfig_Params sc;
-	memset(&sc, 0, sizeof sc);
-	sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
-	sc.pRangeProfilerObject = s.rp;
-	sc.configSize = s.config_size;
-	sc.pConfig = s.config;
-	sc.counterDataImageSize = s.data_size;
-	sc.pCounterDataImage = s.data;
-	sc.range = CUPTI_AutoRange;       /* a range around each kernel launch */
-	sc.replayMode = CUPTI_KernelReplay; /* CUPTI replays the kernel once per pass */
-	sc.maxRangesPerPass = 1;
-	sc.numNestingLevels = 1;
-	sc.minNestingLevel = 1;
-	sc.passIndex = 0;
-	sc.targetNestingLevel = 1;
-	if ((st = check(cp.RangeSetConfig(&sc), "cuptiRangeProfilerSetConfig", err)) != PROF_OK)
+	/* user replay where the caller can restore and flush between passes:
+	 * CUPTI's own replay restores the memory the kernel touches before each
+	 * pass, and those restored lines, dirty in the L2, are written back
+	 * during the profiled kernel (DRAM writes read high by about the dirty
+	 * part of the L2). A CUPTI that refuses it: kernel replay. */
+	info->user_replay = 0;
+	if (prologue && set_config(&s, CUPTI_UserReplay) == CUPTI_SUCCESS)
+		info->user_replay = 1;
+	else if ((st = check(set_config(&s, CUPTI_KernelReplay), "cuptiRangeProfilerSetConfig", err)) != PROF_OK)
 		goto out;
 
-	/* 6. collect: one launch, replayed inside */
+	/* 6. collect: one launch a pass (user replay), or one launch that CUPTI
+	 * replays inside */
 	t0 = now_ns();
-	CUpti_RangeProfiler_Start_Params sa;
-	memset(&sa, 0, sizeof sa);
-	sa.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-	sa.pRangeProfilerObject = s.rp;
-	if ((st = check(cp.RangeStart(&sa), "cuptiRangeProfilerStart", err)) != PROF_OK)
-		goto out;
-	s.started = 1;
-	int lr = launch(arg);
-	if (lr != 0) {
-		fail(err, "the kernel launch failed while profiling (%d)", lr);
-		st = PROF_LAUNCH;
-		goto out;
-	}
-	CUpti_RangeProfiler_Stop_Params sp;
-	memset(&sp, 0, sizeof sp);
-	sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-	sp.pRangeProfilerObject = s.rp;
-	s.started = 0;
-	if ((st = check(cp.RangeStop(&sp), "cuptiRangeProfilerStop", err)) != PROF_OK)
-		goto out;
-	if (!sp.isAllPassSubmitted) {
-		fail(err, "cuptiRangeProfilerStop: not all %d passes were submitted", info->passes);
-		st = PROF_ERROR;
-		goto out;
+	for (int pass = 0;; pass++) {
+		if (pass > info->passes + 1) {
+			fail(err, "cuptiRangeProfilerStop: not all %d passes were submitted after %d launches", info->passes,
+			     pass);
+			st = PROF_ERROR;
+			goto out;
+		}
+		if (prologue && (pass == 0 || info->user_replay) && prologue(arg) != 0) {
+			fail(err, "the launch failed while profiling (before pass %d)", pass + 1);
+			st = PROF_LAUNCH;
+			goto out;
+		}
+		CUpti_RangeProfiler_Start_Params sa;
+		memset(&sa, 0, sizeof sa);
+		sa.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+		sa.pRangeProfilerObject = s.rp;
+		if ((st = check(cp.RangeStart(&sa), "cuptiRangeProfilerStart", err)) != PROF_OK)
+			goto out;
+		s.started = 1;
+		int lr = launch(arg);
+		if (lr != 0) {
+			fail(err, "the kernel launch failed while profiling (%d)", lr);
+			st = PROF_LAUNCH;
+			goto out;
+		}
+		info->launches++;
+		CUpti_RangeProfiler_Stop_Params sp;
+		memset(&sp, 0, sizeof sp);
+		sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+		sp.pRangeProfilerObject = s.rp;
+		s.started = 0;
+		if ((st = check(cp.RangeStop(&sp), "cuptiRangeProfilerStop", err)) != PROF_OK)
+			goto out;
+		if (sp.isAllPassSubmitted)
+			break;
+		if (!info->user_replay) {
+			fail(err, "cuptiRangeProfilerStop: not all %d passes were submitted", info->passes);
+			st = PROF_ERROR;
+			goto out;
+		}
 	}
 
 	/* 7. decode (synchronises the context: a faulting kernel shows here) */

@@ -1,7 +1,9 @@
 /* prof.h: hardware counters of one kernel launch with CUPTI's Range
- * Profiler (AutoRange + KernelReplay): CUPTI puts a range around each
- * kernel launch and replays the kernel once per pass, saving and restoring
- * the memory it touches, so one call of the launch callback is enough.
+ * Profiler (AutoRange): CUPTI puts a range around each kernel launch, and
+ * either replays the kernel once per pass itself, saving and restoring the
+ * memory it touches (kernel replay: one call of the launch callback), or
+ * leaves each pass's launch and what comes before it to the caller (user
+ * replay).
  * libcupti is loaded with dlopen from $CUPLAY_CUPTI (a file) if set, else
  * $CUDA_HOME (extras/CUPTI/lib64, lib64, targets/.../lib), the built-in
  * toolkit, or the library path; it loads libnvperf_host and
@@ -33,6 +35,8 @@ typedef struct prof_info {
 	int ranges;       /* kernel launches profiled (1 expected) */
 	int dropped;      /* ranges CUPTI dropped (a launch that started several kernels) */
 	double ms;        /* wall time from start to decoded counters */
+	int user_replay;  /* 1: the caller's launches replayed the kernel, one a pass */
+	int launches;     /* calls of the launch callback */
 	char chip[32];    /* "GH100" */
 } prof_info;
 
@@ -59,6 +63,17 @@ const char *prof_library(void);
 prof_status prof_collect(CUcontext ctx, CUdevice dev, const char *const *metrics, int n,
                          int (*launch)(void *arg), void *arg, double *values, prof_info *info,
                          char **err);
+/* The same with user replay: before each pass, outside the profiled range,
+ * prologue(arg) restores what the kernel writes (CUPTI then saves and
+ * restores nothing) and may flush the L2, as before a timed sample; then
+ * launch(arg) launches the kernel once. Each pass starts as a timed sample
+ * does, so the counters (DRAM writes above all) describe the kernel as it
+ * is timed. A CUPTI that refuses user replay gets kernel replay, the
+ * prologue called once (info->user_replay says which). Non-zero from the
+ * prologue: PROF_LAUNCH. */
+prof_status prof_collect_replay(CUcontext ctx, CUdevice dev, const char *const *metrics, int n,
+                                int (*prologue)(void *arg), int (*launch)(void *arg), void *arg,
+                                double *values, prof_info *info, char **err);
 
 /* cuptiProfilerDeInitialize, when the profiler was initialised; call before
  * the worker exits (and, should timings after a collect differ, after each). */

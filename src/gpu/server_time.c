@@ -512,11 +512,22 @@ int time_pass(wrun *r)
 	return 0;
 }
 
-/* The launch CUPTI profiles (and replays once per pass). */
+/* The launch CUPTI profiles, once a pass. */
 static int prof_launch(void *arg)
 {
 	wrun *r = arg;
 	return w_launch(r, r->fn, &r->p->launch, &r->ka) != 0;
+}
+
+/* Before each pass, outside the profiled range: the prologue of a timed
+ * sample (outputs reset, managed buffers placed, with flush a cold L2),
+ * with the GPU idle after it, so the range holds only the kernel. */
+static int prof_prologue(void *arg)
+{
+	wrun *r = arg;
+	if (sample_prologue(r, 0) < 0)
+		return -1;
+	return w_ck_kernel(r, cu.CtxSynchronize(), r->p->launch.name) != 0;
 }
 
 /* Hardware counters: one more launch, outside the timed samples, on reset
@@ -531,13 +542,6 @@ void metrics_pass(wrun *r)
 	prof_reply *pr = &r->res->prof;
 	memset(pr, 0, sizeof *pr);
 	int n = p->nmetrics;
-	if (reset_outputs(r) < 0)
-		return;
-	if (p->t.flush && ws->flush &&
-	    w_ck(r, flush_l2(ws, 0), "the L2 flush") != 0)
-		return;
-	if (w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
-		return;
 	/* CUPTI's setup and the replays are host work, and slow */
 	w_progress(ws, 0, WIRE_PHASE_HOST, 0);
 	const char *names[PROF_MAX_METRICS];
@@ -547,7 +551,8 @@ void metrics_pass(wrun *r)
 	memset(&info, 0, sizeof info);
 	char *err = NULL;
 	w_trace(r, "collecting %d metrics", n);
-	prof_status st = prof_collect(ws->ctx, ws->dev, names, n, prof_launch, r, pr->values, &info, &err);
+	prof_status st = prof_collect_replay(ws->ctx, ws->dev, names, n, prof_prologue, prof_launch, r, pr->values,
+	                                     &info, &err);
 	pr->status = st;
 	pr->n = n;
 	pr->passes = info.passes;
@@ -558,7 +563,8 @@ void metrics_pass(wrun *r)
 	if (st != PROF_OK)
 		snprintf(pr->error, sizeof pr->error, "%s", err ? err : "hardware counters failed");
 	free(err);
-	w_trace(r, "metrics: status %d, %d passes, %.1f ms", (int)st, info.passes, info.ms);
+	w_trace(r, "metrics: status %d, %d passes (%s replay, %d launches), %.1f ms", (int)st, info.passes,
+	        info.user_replay ? "user" : "kernel", info.launches, info.ms);
 	if (st == PROF_LAUNCH) {
 		/* w_launch() recorded why; make sure a run error says so */
 		if (r->res->status == RES_OK)

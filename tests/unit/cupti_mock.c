@@ -7,6 +7,9 @@
  *   MOCK_DECODE    cuptiRangeProfilerDecodeData: UNKNOWN (999)
  *   MOCK_NORANGE   no range in the counter data
  *   MOCK_DISABLE   cuptiRangeProfilerDisable: UNKNOWN (999)
+ *   MOCK_NO_USER   cuptiRangeProfilerSetConfig refuses user replay
+ * User replay: each of the 3 passes is one Start, launch, Stop; the third
+ * Stop says all passes are submitted. mock_passes() counts the Stops.
  * Metric names containing "no_such" do not exist. mock_state() tells the
  * test what is still enabled, started or allocated. */
 #include <stdio.h>
@@ -15,7 +18,7 @@
 
 #include "cupti_abi.h"
 
-static int enabled, hostobjs, started, inits, launches_seen;
+static int enabled, hostobjs, started, inits, launches_seen, user_replay, stops;
 static char obj;
 
 static int env(const char *n)
@@ -181,11 +184,21 @@ CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *p)
 CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
 {
 	SZ(p, CUpti_RangeProfiler_SetConfig_Params);
-	if (p->range != CUPTI_AutoRange || p->replayMode != CUPTI_KernelReplay || p->maxRangesPerPass != 1 ||
+	if (p->replayMode == CUPTI_UserReplay && env("MOCK_NO_USER"))
+		return CUPTI_ERROR_NOT_SUPPORTED;
+	if (p->range != CUPTI_AutoRange || (p->replayMode != CUPTI_KernelReplay && p->replayMode != CUPTI_UserReplay) ||
+	    p->maxRangesPerPass != 1 ||
 	    p->numNestingLevels != 1 || p->minNestingLevel != 1 || p->targetNestingLevel != 1 || p->passIndex != 0 ||
 	    p->configSize != 128 || p->counterDataImageSize != 256 || !p->pConfig || !p->pCounterDataImage)
 		return CUPTI_ERROR_INVALID_PARAMETER;
+	user_replay = p->replayMode == CUPTI_UserReplay;
+	stops = 0;
 	return 0;
+}
+
+int mock_passes(void)
+{
+	return stops;
 }
 
 CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
@@ -199,7 +212,8 @@ CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
 {
 	SZ(p, CUpti_RangeProfiler_Stop_Params);
 	started--;
-	p->isAllPassSubmitted = 1;
+	stops++;
+	p->isAllPassSubmitted = !user_replay || stops >= 3;
 	return 0;
 }
 

@@ -117,7 +117,7 @@ typedef struct launch_arg {
 	CUdeviceptr in, out;
 	int n;
 	CUresult res;
-	int calls;
+	int calls, prologues;
 } launch_arg;
 
 static int launch_it(void *p)
@@ -127,6 +127,14 @@ static int launch_it(void *p)
 	a->calls++;
 	a->res = cu.LaunchKernel(a->f, (unsigned)((a->n + 255) / 256), 1, 1, 256, 1, 1, 0, NULL, args, NULL);
 	return a->res != CUDA_SUCCESS;
+}
+
+/* before each pass of a user replay: the output poisoned again, the GPU idle */
+static int prologue_it(void *p)
+{
+	launch_arg *a = p;
+	a->prologues++;
+	return cu.MemsetD32(a->out, 0xffffffffu, (size_t)a->n) != CUDA_SUCCESS || cu.CtxSynchronize() != CUDA_SUCCESS;
 }
 
 static double value_of(const metric_sel *s, const double *raw, const char *name)
@@ -243,6 +251,28 @@ TEST(gpu)
 			double ld_bc = value_of(&sh, raw, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");
 			printf("prof: conflict kernel: %.0f store and %.0f load bank conflicts\n", st_bc, ld_bc);
 			CHECK(st_bc > 0 && ld_bc > 0);
+		} else {
+			fprintf(stderr, "prof: %s\n", err);
+			free(err);
+			err = NULL;
+		}
+
+		/* user replay: the caller launches once a pass, after its prologue;
+		 * the copy's 64 MiB read in the pass that counts DRAM reads */
+		a.calls = a.prologues = 0;
+		const char *def_names[METRICS_MAX_RAW];
+		metrics_raw_names(&sel, def_names);
+		st = prof_collect_replay(ctx, dev, def_names, sel.nraw, prologue_it, launch_it, &a, raw, &info, &err);
+		CHECK(st == PROF_OK);
+		if (st == PROF_OK) {
+			double rd = value_of(&sel, raw, "dram__bytes_read.sum");
+			double wr = value_of(&sel, raw, "dram__bytes_write.sum");
+			printf("prof: user replay %s: %d passes, %d launches; copy of 64 MiB: DRAM read %.1f MiB, "
+			       "written %.1f MiB\n", info.user_replay ? "taken" : "refused (kernel replay)", info.passes,
+			       info.launches, rd / (1024 * 1024), wr / (1024 * 1024));
+			CHECK(a.calls == info.launches && a.prologues == (info.user_replay ? info.passes : 1));
+			CHECK(!info.user_replay || info.launches == info.passes);
+			CHECK(rd > 0.9 * 64 * 1024 * 1024 && rd < 1.5 * 64 * 1024 * 1024);
 		} else {
 			fprintf(stderr, "prof: %s\n", err);
 			free(err);

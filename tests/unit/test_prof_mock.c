@@ -51,6 +51,7 @@ static char *here(void)
 }
 
 static void (*mock_state)(int *, int *, int *, int *);
+static int (*mock_passes)(void);
 
 static int launches, fail_launch;
 
@@ -59,6 +60,15 @@ static int launch(void *arg)
 	(void)arg;
 	launches++;
 	return fail_launch;
+}
+
+static int prologues, fail_prologue;
+
+static int prologue(void *arg)
+{
+	(void)arg;
+	prologues++;
+	return fail_prologue;
 }
 
 static const char *metrics[] = { "gpu__time_duration.sum", "dram__bytes_read.sum", "lts__t_sector_hit_rate.pct" };
@@ -76,10 +86,23 @@ static prof_status collect(const char *const *m, int n, double *v, prof_info *in
 	return st;
 }
 
+/* the same, replayed by the caller: prologue and launch once a pass */
+static prof_status collect_user(const char *const *m, int n, double *v, prof_info *info, char **err)
+{
+	CUcontext ctx = (CUcontext)(void *)0x1000;
+	prof_status st = prof_collect_replay(ctx, 3, m, n, prologue, launch, NULL, v, info, err);
+	if (mock_state) {
+		int e = -1, h = -1, s = -1, i = -1;
+		mock_state(&e, &h, &s, &i);
+		CHECK(e == 0 && h == 0 && s == 0);
+	}
+	return st;
+}
+
 static void mock_env(const char *name)
 {
 	static const char *all[] = { "MOCK_SUBS", "MOCK_UNSUP", "MOCK_PRIV", "MOCK_DECODE", "MOCK_NORANGE", "MOCK_DISABLE",
-	                             "MOCK_ACT_SUBS", "MOCK_ACT_LATE", "MOCK_ACT_SPLIT" };
+	                             "MOCK_NO_USER", "MOCK_ACT_SUBS", "MOCK_ACT_LATE", "MOCK_ACT_SPLIT" };
 	for (size_t i = 0; i < ARRAY_LEN(all); i++)
 		unsetenv(all[i]);
 	if (name)
@@ -200,6 +223,8 @@ TEST(mock)
 	if (h) {
 		void *p = dlsym(h, "mock_state");
 		memcpy(&mock_state, &p, sizeof p);
+		p = dlsym(h, "mock_passes");
+		memcpy(&mock_passes, &p, sizeof p);
 	}
 
 	double v[3];
@@ -226,6 +251,29 @@ TEST(mock)
 	/* again: the profiler stays initialised, a second collection works */
 	CHECK(collect(metrics, 1, v, NULL, &err) == PROF_OK);
 	CHECK(launches == 2);
+
+	/* user replay: the prologue, then the launch, once a pass */
+	CHECK(collect_user(metrics, 3, v, &info, &err) == PROF_OK);
+	CHECK(err == NULL);
+	CHECK(v[0] == 10 && v[2] == 30);
+	CHECK(info.user_replay == 1 && info.passes == 3 && info.launches == 3);
+	CHECK(prologues == 3 && launches == 5);
+	CHECK(mock_passes && mock_passes() == 3);
+	/* a CUPTI that refuses user replay: kernel replay, the prologue once */
+	mock_env("MOCK_NO_USER");
+	CHECK(collect_user(metrics, 3, v, &info, &err) == PROF_OK);
+	CHECK(info.user_replay == 0 && info.launches == 1);
+	CHECK(prologues == 4 && launches == 6);
+	/* a prologue that fails: PROF_LAUNCH, nothing launched, nothing left started */
+	mock_env(NULL);
+	fail_prologue = 1;
+	CHECK(collect_user(metrics, 3, v, &info, &err) == PROF_LAUNCH);
+	CHECK(err && strstr(err, "before pass 1") != NULL);
+	free(err);
+	err = NULL;
+	CHECK(prologues == 5 && launches == 6);
+	fail_prologue = 0;
+	launches = 2;
 
 	/* an unknown metric is named, and nothing launches */
 	const char *bad[] = { "gpu__time_duration.sum", "dram__no_such_thing.sum" };
