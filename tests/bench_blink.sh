@@ -10,12 +10,6 @@ if ! have_gpu; then
 	echo "blink: skipped: no GPU"
 	exit 0
 fi
-ms_now() { date +%s%N; }
-settle() {
-	command -v pgrep >/dev/null 2>&1 || return 0
-	for _ in $(seq 1 50); do pgrep -f 'cuplay --worker' >/dev/null || return 0; sleep 0.1; done
-}
-median() { sort -n | awk '{a[NR]=$1} END { if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; }
 
 # A small size per file: a few microseconds of kernel, where the old rule
 # ran to its sample cap.

@@ -12,3 +12,14 @@ trap 'rm -rf "$tmp"' EXIT
 have_gpu() {
 	ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && ls /dev/nvidia[0-9]* >/dev/null 2>&1
 }
+
+# For the benchmarks: the time in ns; the median of numbers on stdin; and,
+# before a wall-clock figure, a wait (up to 5 s) for workers of earlier
+# cuplay processes, which tear their contexts down after their front end
+# has gone.
+ms_now() { date +%s%N; }
+median() { sort -n | awk '{a[NR]=$1} END { if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; }
+settle() {
+	command -v pgrep >/dev/null 2>&1 || return 0
+	for _ in $(seq 1 50); do pgrep -f 'cuplay --worker' >/dev/null || return 0; sleep 0.1; done
+}
