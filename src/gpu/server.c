@@ -157,7 +157,9 @@ static int worker_init(wstate *ws, char **err)
 {
 	if (cu_load(err) != 0)
 		return -1;
+	w_trace(NULL, "start-up: the driver loaded");
 	CUresult e = cu.Init(0);
+	w_trace(NULL, "start-up: cuInit");
 	if (e == CUDA_ERROR_NO_DEVICE)
 		return fail(err, "no CUDA device");
 	if (e != CUDA_SUCCESS)
@@ -213,6 +215,7 @@ static int worker_init(wstate *ws, char **err)
 	ws->have_ctx = 1;
 	if ((e = cu.CtxSetCurrent(ws->ctx)) != CUDA_SUCCESS)
 		return fail(err, "cuCtxSetCurrent failed: %s", cu_errstr(e));
+	w_trace(NULL, "start-up: the context");
 	size_t fr = 0, tot = 0;
 	if ((e = cu.MemGetInfo(&fr, &tot)) != CUDA_SUCCESS)
 		return fail(err, "cuMemGetInfo failed: %s", cu_errstr(e));
@@ -225,6 +228,7 @@ static int worker_init(wstate *ws, char **err)
 	w_load_host_alloc();
 	/* for NVML, opened after the HELLO (see worker_main) */
 	nvml_pci_bus_id(ws->ordinal, d->pci_bus_id, (int)sizeof d->pci_bus_id);
+	w_trace(NULL, "start-up: ready for the HELLO");
 	return 0;
 }
 
@@ -308,6 +312,7 @@ int worker_main(int argc, char **argv)
 
 	const char *tr = getenv("CUPLAY_TRACE_WORKER");
 	w_tracing = tr && tr[0] && strcmp(tr, "0") != 0;
+	w_started_ns = now_ns();
 	ws.trace_loop = getenv("CUPLAY_TRACE") != NULL;
 	ref_cache_init(&ws.refs, REF_CACHE_ENTRIES, REF_CACHE_BYTES);
 
@@ -327,6 +332,7 @@ int worker_main(int argc, char **argv)
 	/* NVML (clocks, throttling) is optional, and its start-up can take a
 	 * while: after the HELLO, while the front end compiles */
 	nvml_open(&ws.nvml, ws.ordinal, ws.info.pci_bus_id);
+	w_trace(NULL, "start-up: NVML");
 	int code = 0;
 	for (;;) {
 		uint32_t type = 0;

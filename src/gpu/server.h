@@ -155,6 +155,7 @@ static inline const char *kernel_symbol(const plan_launch *l)
 /* ---- server_base.c */
 extern volatile sig_atomic_t w_interrupted; /* SIGINT seen (w_on_sigint) */
 extern int w_tracing;                       /* CUPLAY_TRACE_WORKER */
+extern uint64_t w_started_ns;               /* when the worker started (w_trace(NULL, ...)) */
 void w_on_sigint(int sig);
 /* CUPLAY_TRACE_WORKER=1: one line to stderr a phase of every run. */
 void w_trace(wrun *r, const char *fmt, ...) PRINTF_LIKE(2, 3);

@@ -24,6 +24,7 @@ void w_on_sigint(int sig)
 /* CUPLAY_TRACE_WORKER=1: one line to stderr a phase of every run (where
  * the milliseconds of a request go). */
 int w_tracing;
+uint64_t w_started_ns; /* the worker's start, for the lines of its start-up */
 FILE *w_errf; /* the worker's stderr: fd 2 is the printf file during a run */
 
 void w_trace(wrun *r, const char *fmt, ...)
@@ -33,7 +34,8 @@ void w_trace(wrun *r, const char *fmt, ...)
 	FILE *f = w_errf ? w_errf : stderr;
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(f, "cuplay worker: %8.2f ms: ", r ? (double)(now_ns() - r->t0) / 1e6 : 0.0);
+	/* a run's lines from its start; start-up's from the worker's */
+	fprintf(f, "cuplay worker: %8.2f ms: ", (double)(now_ns() - (r ? r->t0 : w_started_ns)) / 1e6);
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
 	fflush(f);
