@@ -392,7 +392,8 @@ static int build_check(const spec *s, const spec_check *c, const symtab *t, plan
 		if (eval_at(s, e, t, &v, err) != 0)
 			return -1;
 		a->kind = v.is_float ? ARG_F64 : ARG_I64;
-		a->i = v.is_float ? (int64_t)v.f : v.i;
+		/* a float's integer value where it has one (0 past the range of int64) */
+		a->i = !v.is_float ? v.i : isfinite(v.f) && fabs(v.f) < 9.2e18 ? (int64_t)v.f : 0;
 		a->f = v.is_float ? v.f : (double)v.i;
 	}
 	pc->tol = c->tol > 0 ? c->tol : ref_default_tol(f, ot);

@@ -6,6 +6,7 @@
  * the compile cache key reads the same text (headers looked for in a
  * directory that does not exist; absolute names are opened as they are,
  * so the scanner meets /dev/zero and the like). */
+#include "arch.h"
 #include "incscan.h"
 #include "plan.h"
 #include "spec.h"
