@@ -3,6 +3,8 @@
  * launches. */
 #include "server.h"
 
+#include <pthread.h>
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -59,6 +61,9 @@ const char *w_bytes(uint64_t n, char *buf, size_t len)
  * returns -1. */
 int w_fail(wrun *r, int fatal, const char *fmt, ...)
 {
+	/* the check's references run on a thread of their own beside the GPU work */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&lock);
 	result *res = r->res;
 	int have = res->status == RES_ERROR || res->status == RES_FATAL;
 	if (!have || (fatal && res->status != RES_FATAL)) {
@@ -68,6 +73,7 @@ int w_fail(wrun *r, int fatal, const char *fmt, ...)
 		va_end(ap);
 		res->status = fatal ? RES_FATAL : RES_ERROR;
 	}
+	pthread_mutex_unlock(&lock);
 	return -1;
 }
 

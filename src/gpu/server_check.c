@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,9 +76,10 @@ static const ref_fn *ref_key_of(wrun *r, const plan_check *c, uint64_t n, ref_ar
 /* The wanted values of a CHECK_REF check: the reference on the initial
  * contents of its buffers, n values of type *wt. From the cache when the
  * same reference ran on the same data before; else computed, and *owned is
- * set to the new array (the caller gives it to the cache with *key). */
+ * set to the new array (the caller gives it to the cache with *key).
+ * lookup 0: the cache is not looked at (another thread may be using it). */
 static const void *ref_want(wrun *r, const plan_check *c, uint64_t n, dtype *wt, int *scalar_out,
-                            ref_key *key, void **owned)
+                            ref_key *key, void **owned, int lookup)
 {
 	const plan *p = r->p;
 	const plan_buf *ob = &p->bufs[c->out];
@@ -89,7 +91,7 @@ static const void *ref_want(wrun *r, const plan_check *c, uint64_t n, dtype *wt,
 		return NULL;
 	*scalar_out = f->scalar_out;
 	uint64_t cn = 0;
-	const void *hit = ref_cache_get(&r->ws->refs, key, wt, &cn);
+	const void *hit = lookup ? ref_cache_get(&r->ws->refs, key, wt, &cn) : NULL;
 	if (hit && cn == n) {
 		w_trace(r, "reference %s of '%s': cached", f->name, oname);
 		return hit;
@@ -156,6 +158,83 @@ out:
 	return ret;
 }
 
+/* References computed on the host while the GPU runs the checked launch
+ * and its outputs come down: those of the checks whose wanted values are
+ * not cached (a new configuration's first check), one after the other on a
+ * thread of their own (each one's loops on every core). */
+typedef struct ref_ahead {
+	wrun *r;
+	int pending[PLAN_MAX_CHECKS]; /* check i's reference is computed here */
+	const void *want[PLAN_MAX_CHECKS];
+	void *owned[PLAN_MAX_CHECKS];
+	dtype wt[PLAN_MAX_CHECKS];
+	int scalar_out[PLAN_MAX_CHECKS];
+	ref_key key[PLAN_MAX_CHECKS];
+	pthread_t thread;
+	int running;
+} ref_ahead;
+
+static void *ahead_main(void *arg)
+{
+	ref_ahead *a = arg;
+	const plan *p = a->r->p;
+	for (int i = 0; i < p->nchecks; i++) {
+		if (!a->pending[i])
+			continue;
+		const plan_check *c = &p->checks[i];
+		uint64_t n = p->bufs[c->out].count * (uint64_t)dtype_lanes(p->bufs[c->out].type);
+		/* not looked up (the cache is the main thread's): known to be missing */
+		a->want[i] = ref_want(a->r, c, n, &a->wt[i], &a->scalar_out[i], &a->key[i], &a->owned[i], 0);
+		if (!a->want[i])
+			break; /* its error is recorded; the rest are not needed */
+	}
+	return NULL;
+}
+
+/* Starts the thread for the references not cached; none: nothing runs. */
+static void ahead_start(wrun *r, ref_ahead *a)
+{
+	const plan *p = r->p;
+	memset(a, 0, sizeof *a);
+	a->r = r;
+	int any = 0;
+	for (int i = 0; i < p->nchecks; i++) {
+		const plan_check *c = &p->checks[i];
+		if (c->kind != CHECK_REF)
+			continue;
+		uint64_t n = p->bufs[c->out].count * (uint64_t)dtype_lanes(p->bufs[c->out].type);
+		ref_arg ra[SPEC_MAX_CHECK_ARGS];
+		ref_key key;
+		dtype wt;
+		uint64_t cn = 0;
+		if (!ref_key_of(r, c, n, ra, &key))
+			return; /* said; the comparison loop stops there */
+		if (ref_cache_get(&r->ws->refs, &key, &wt, &cn) && cn == n)
+			continue;
+		a->pending[i] = 1;
+		any = 1;
+	}
+	if (any && pthread_create(&a->thread, NULL, ahead_main, a) == 0)
+		a->running = 1;
+	else
+		memset(a->pending, 0, sizeof a->pending); /* computed in turn, as before */
+}
+
+static void ahead_join(ref_ahead *a)
+{
+	if (a->running)
+		pthread_join(a->thread, NULL);
+	a->running = 0;
+}
+
+/* After ahead_join: what was computed and not taken is freed. */
+static void ahead_free(ref_ahead *a)
+{
+	for (int i = 0; i < PLAN_MAX_CHECKS; i++)
+		free(a->owned[i]);
+	memset(a->owned, 0, sizeof a->owned);
+}
+
 /* The buffer downloads of checked outputs go to, kept between runs. */
 void stage_free(wstate *ws)
 {
@@ -207,6 +286,8 @@ static int check_once(wrun *r, int *failed)
 	const plan *p = r->p;
 	wstate *ws = r->ws;
 	void *kgot[PLAN_MAX_CHECKS] = {0};
+	ref_ahead ahead;
+	memset(&ahead, 0, sizeof ahead);
 	int ret = -1;
 	r->res->nchecks = 0;
 	w_progress(ws, 0, WIRE_PHASE_GPU, 0);
@@ -243,6 +324,7 @@ static int check_once(wrun *r, int *failed)
 	}
 	if (pool_reset_dirty(r) != 0)
 		goto out;
+	ahead_start(r, &ahead);
 	if (w_launch(r, r->fn, &p->launch, &r->ka) != 0 ||
 	    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
 		goto out;
@@ -295,8 +377,18 @@ static int check_once(wrun *r, int *failed)
 		dtype wt = pb->type;
 		int scalar_out = 0;
 		void *owned = NULL;
-		if (c->kind == CHECK_REF) {
-			want = ref_want(r, c, n, &wt, &scalar_out, &key, &owned);
+		if (c->kind == CHECK_REF && ahead.pending[i]) {
+			ahead_join(&ahead);
+			want = ahead.want[i];
+			wt = ahead.wt[i];
+			scalar_out = ahead.scalar_out[i];
+			key = ahead.key[i];
+			owned = ahead.owned[i];
+			ahead.owned[i] = NULL;
+			if (!want)
+				goto out;
+		} else if (c->kind == CHECK_REF) {
+			want = ref_want(r, c, n, &wt, &scalar_out, &key, &owned, 1);
 			if (!want)
 				goto out;
 		}
@@ -324,6 +416,8 @@ static int check_once(wrun *r, int *failed)
 	}
 	ret = 0;
 out:
+	ahead_join(&ahead);
+	ahead_free(&ahead);
 	for (int i = 0; i < PLAN_MAX_CHECKS; i++)
 		free(kgot[i]);
 	return ret;
