@@ -76,6 +76,7 @@ typedef struct app {
 	int nmore;
 	int gpu;              /* -1: not tried yet, 0: compile-only, 1: worker up */
 	double roof_gbps, roof_gflops; /* from `roof` */
+	double link_gbps[LINK_N];      /* ... the host link, each way, pageable and pinned; 0 unknown */
 	int notice_said;
 	char *gpu_why;        /* why there is no GPU ("no CUDA driver found"), once known */
 

@@ -55,6 +55,10 @@ typedef struct loop_split {
 	double flush_gpu_ms; /* one L2 flush on the GPU; -1 not timed */
 } loop_split;
 
+/* The host link's bandwidths (GB/s, one copy of 64 MiB, the median of 3),
+ * measured once per worker where a plan asks (measure_link); 0 unknown. */
+enum { LINK_H2D_PAGEABLE, LINK_H2D_PINNED, LINK_D2H_PAGEABLE, LINK_D2H_PINNED, LINK_N };
+
 typedef struct result {
 	res_status status;
 	char error[512];      /* one line, for RES_ERROR / RES_FATAL */
@@ -63,6 +67,7 @@ typedef struct result {
 	int nsamples;
 	double samples_ms[RES_MAX_SAMPLES];
 	double roof_gbps;     /* the device-to-device copy, measured once per worker */
+	double link_gbps[LINK_N]; /* the host link, each way, pageable and pinned */
 	double launch_ms;     /* host time of the whole request */
 	double setup_ms;      /* module load, allocation, input init and upload */
 	double check_ms;      /* the checked launch, download, reference, compare */

@@ -436,7 +436,7 @@ static int plan_pipeline(const spec *s, int k, const symtab *t, const spec_launc
 	plan_bus(p);
 	for (int i = 0; i < p->nbufs; i++)
 		if (p->bufs[i].copy_in || p->bufs[i].copy_out)
-			p->nchunks = 1;
+			p->nchunks = p->measure_link = 1;
 	if (!p->nchunks)
 		return 0;
 	p->chunks[0].grid[0] = p->launch.grid[0];

@@ -145,6 +145,7 @@ typedef struct plan {
 	uint32_t split_args;      /* bit i: launch argument i is the split param (a chunk's len) */
 	plan_chunk chunks[PLAN_MAX_CHUNKS];
 	double bus_h2d, bus_d2h;  /* bytes a run copies over the bus, each way */
+	int32_t measure_link;     /* the worker measures the host link's bandwidths (once), for roofs */
 	uint32_t nlist;           /* the values of globals given as lists */
 	double list[PLAN_MAX_LIST];
 } plan;
