@@ -131,7 +131,8 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 			res->status = RES_INTERRUPTED;
 		else if (w_gpu_lock(r) == 0) {
 			t2 = now_ns(); /* the timing's own time, not the wait for the lock */
-			time_pass(r);
+			if (time_pass(r) == 0 && res->status == RES_OK && !w_stop_now(ws))
+				trace_pass(r);
 		}
 	}
 	res->time_ms = (double)(now_ns() - t2) / 1e6;

@@ -268,6 +268,7 @@ void measure_roof(wrun *r);
 int ensure_flush(wrun *r);
 CUresult flush_l2(wstate *ws, int n);
 int time_pass(wrun *r);
+int trace_pass(wrun *r);
 void metrics_pass(wrun *r);
 
 #endif

@@ -517,6 +517,46 @@ int time_pass(wrun *r)
 	return 0;
 }
 
+/* The timeline: one more run (a pipeline, or a batch of launches) after
+ * the samples, on reset outputs, with CUPTI recording its copies and
+ * kernels. Where CUPTI cannot, res->tl_note says why and the run goes on. */
+int trace_pass(wrun *r)
+{
+	const plan *p = r->p;
+	result *res = r->res;
+	int batch = p->t.batch > 1 ? p->t.batch : 1;
+	res->nspans = res->spans_lost = 0;
+	res->tl_note[0] = 0;
+	if (p->nchunks <= 0 && batch == 1)
+		return 0;
+	if (reset_outputs(r) < 0 || w_ck(r, cu.CtxSynchronize(), "cuCtxSynchronize") != 0)
+		return -1;
+	char *why = NULL;
+	if (ktrace_start(&why) != 0) {
+		snprintf(res->tl_note, sizeof res->tl_note, "no timeline: %s", why ? why : "CUPTI failed");
+		free(why);
+		return 0;
+	}
+	int rc = 0;
+	for (int b = 0; b < batch && rc == 0; b++)
+		rc = w_run_main(r);
+	if (rc == 0)
+		rc = w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name);
+	if (rc == 0) {
+		int lost = 0;
+		int n = ktrace_take(res->spans, RES_MAX_SPANS, &lost, &why);
+		if (n < 0) {
+			snprintf(res->tl_note, sizeof res->tl_note, "no timeline: %s", why ? why : "CUPTI failed");
+			free(why);
+		} else {
+			res->nspans = n;
+			res->spans_lost = lost;
+		}
+	}
+	ktrace_stop();
+	return rc;
+}
+
 /* The launch CUPTI profiles (and replays once per pass). */
 static int prof_launch(void *arg)
 {
