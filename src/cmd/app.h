@@ -96,6 +96,12 @@ typedef struct app {
 	int have_last;
 	chart last_chart;     /* the last comparison or sweep, for `plot` */
 	int have_chart;
+	/* the last timed run's timeline (`timeline`): its copies and kernels */
+	tl_span *tl;
+	int ntl, tl_lost;
+	char *tl_title;       /* "KERNEL VALUES" of that run; NULL before any */
+	char *tl_why;         /* why it has none, or NULL */
+	int plot_timeline;    /* `plot` writes the timeline: it was shown after the last chart */
 	int record_fd;        /* `record FILE`: -1 when off */
 	char *record_path;
 	int record_depth;     /* the source depth `record` was given at */

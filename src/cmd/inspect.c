@@ -1,6 +1,8 @@
 /* inspect.c: roof, device, ptx. */
 #include "inspect.h"
+#include "fileio.h"
 #include "sass.h"
+#include "timeline.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -121,6 +123,47 @@ int app_roof(app *a)
 		}
 	}
 	return rc;
+}
+
+int app_timeline_svg(app *a, const char *path)
+{
+	size_t n = strlen(path);
+	if (n < 4 || strcmp(path + n - 4, ".svg") != 0)
+		return app_error(a, "timeline: '%s': write an .svg file", path);
+	if (!a->tl)
+		return app_error(a, "timeline: %s", a->tl_why ? a->tl_why : "no run yet: 'run' a kernel first");
+	sbuf b = {0};
+	tl_svg(a->tl, a->ntl, a->tl_title, &b);
+	char *why = NULL;
+	int r = write_file(path, b.s, b.len, &why);
+	sb_free(&b);
+	if (r != 0) {
+		app_error(a, "timeline: cannot write '%s': %s", path, why);
+		free(why);
+		return -1;
+	}
+	app_note(a, "wrote %s", path);
+	return 0;
+}
+
+int app_timeline(app *a, const char *svg_path)
+{
+	if (svg_path && (strlen(svg_path) < 4 || strcmp(svg_path + strlen(svg_path) - 4, ".svg") != 0))
+		return app_error(a, "timeline: '%s': write an .svg file", svg_path);
+	if (!a->tl)
+		return app_error(a, "timeline: %s", a->tl_why ? a->tl_why : "no run yet: 'run' a kernel first");
+	sbuf b = {0};
+	tl_text(a->tl, a->ntl, a->tl_title, 80, &b);
+	if (a->mask_times) { /* the bars and figures are the GPU's: only the shape is kept */
+		sb_free(&b);
+		sb_printf(&b, "timeline of %s: %d spans\n", a->tl_title, a->ntl);
+	}
+	fputs(b.s, app_textf(a));
+	sb_free(&b);
+	if (a->tl_lost > 0)
+		app_note(a, "  %d more spans were not kept (at most %d)", a->tl_lost, RES_MAX_SPANS);
+	a->plot_timeline = 1;
+	return svg_path ? app_timeline_svg(a, svg_path) : 0;
 }
 
 int app_device(app *a, int argc, char **argv)

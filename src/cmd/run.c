@@ -200,8 +200,8 @@ static void print_pipeline(app *a, const plan *p)
 	char hb[32], db[32];
 	fmt_bytes(p->bus_h2d, hb, sizeof hb);
 	fmt_bytes(p->bus_d2h, db, sizeof db);
-	app_note(a, "a run: copy in %s (%s), kernel, copy out %s (%s)", in.len ? in.s : "nothing", hb,
-	         out.len ? out.s : "nothing", db);
+	app_note(a, "%s: a run copies in %s (%s), runs the kernel, copies out %s (%s)", p->launch.name,
+	         in.len ? in.s : "nothing", hb, out.len ? out.s : "nothing", db);
 	if (s->split) {
 		for (int c = 0; c < p->nchunks; c++) {
 			const plan_chunk *k = &p->chunks[c];
@@ -210,7 +210,7 @@ static void print_pipeline(app *a, const plan *p)
 			if (k->grid[1] > 1 || k->grid[2] > 1)
 				sb_printf(&ch, "x%ux%u", k->grid[1], k->grid[2]);
 		}
-		app_note(a, "%d chunk%s on as many streams: %s", p->nchunks, p->nchunks == 1 ? "" : "s", ch.s);
+		app_note(a, "  %d chunk%s, a stream each: %s", p->nchunks, p->nchunks == 1 ? "" : "s", ch.s);
 	}
 	sb_free(&in);
 	sb_free(&out);
@@ -250,8 +250,6 @@ static void print_buffers(app *a, const plan *p)
 		app_note(a, "globals: %s", g.s);
 	sb_free(&b);
 	sb_free(&g);
-	if (p->nchunks > 0)
-		print_pipeline(a, p);
 }
 
 int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
@@ -669,6 +667,8 @@ int app_run(app *a, char **names, int nnames)
 			if (!printed_bufs)
 				print_buffers(a, p);
 			printed_bufs = 1;
+			if (p->nchunks > 0)
+				print_pipeline(a, p);
 			resource_row(&t, &c, p);
 			measurement cm;
 			measure_init(&cm, a->path, p, c.vline, a->topt.do_check, &c.u->res[cunit_find(c.u, name)]);

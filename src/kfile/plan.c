@@ -458,8 +458,8 @@ static int plan_pipeline(const spec *s, int k, const symtab *t, const spec_launc
 		            sv->line, sv->col, s->split);
 	uint64_t n = (uint64_t)nv->v.i;
 	if (plan_chunks(n, (int)nk, p->chunks) != 0)
-		return fail(err, "%s:%d:%d: %" PRId64 " streams cut %s = %" PRIu64 " in chunks of nothing: at most "
-		            "%s streams", s->path, s->streams.line, s->streams.col, nk, s->split, n, s->split);
+		return fail(err, "%s:%d:%d: %" PRId64 " streams for %s = %" PRIu64 ": a chunk would be empty (at most "
+		            "%s streams)", s->path, s->streams.line, s->streams.col, nk, s->split, n, s->split);
 	p->nchunks = (int32_t)nk;
 	const spec_kernel *sk = &s->kernels[k];
 	for (int i = 0; i < sk->nparams; i++)

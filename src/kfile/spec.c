@@ -586,6 +586,7 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 	const char *what = b->global ? "global" : "buffer";
 	const char *init_at = NULL;
 	int init_len = 0, host = 0, pinned = 0;
+	const char *pinned_at = NULL, *managed_at = NULL, *host_at = NULL;
 	while (!at_end(c)) {
 		skip_blank(c);
 		if (b->global && *c->p == '{') {
@@ -617,6 +618,12 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 		if (i >= (int)ARRAY_LEN(inits)) {
 			int *flag = i == 6 ? &b->output : i == 7 ? &b->managed : i == 8 ? &b->prefetch
 			          : i == 9 ? &host : &pinned;
+			if (i == 7)
+				managed_at = w;
+			else if (i == 9)
+				host_at = w;
+			else if (i == 10)
+				pinned_at = w;
 			if (*flag)
 				return cerr(c, w, "duplicate '%s' in %s '%.*s'", words[i], what, nlen, name);
 			*flag = 1;
@@ -635,10 +642,10 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 		return cerr(c, c->p, "buffer '%.*s' has 'prefetch' without 'managed': only unified memory is "
 		            "prefetched", nlen, name);
 	if (pinned && !host)
-		return cerr(c, c->p, "buffer '%.*s' has 'pinned' without 'host': only host memory is pinned "
+		return cerr(c, pinned_at, "buffer '%.*s' has 'pinned' without 'host': only host memory is pinned "
 		            "(write 'host pinned')", nlen, name);
 	if (host && b->managed)
-		return cerr(c, c->p, "buffer '%.*s' is both 'managed' and 'host': unified memory moves by "
+		return cerr(c, host_at > managed_at ? host_at : managed_at, "buffer '%.*s' is both 'managed' and 'host': unified memory moves by "
 		            "itself, a host buffer is copied (choose one)", nlen, name);
 	b->host = !host ? BUF_DEVICE : pinned ? BUF_HOST_PINNED : BUF_HOST_PAGEABLE;
 	if (!init_at) /* an output nobody initialises is poisoned, so unwritten parts show */

@@ -131,7 +131,7 @@ TEST(pipeline_errors)
 {
 	const char *many[] = { "STREAMS=65" }, *over[] = { "STREAMS=4", "n=3" }, *zero[] = { "STREAMS=0" };
 	expect_plan_err(vadd_src, many, 1, PATH ":9:13: 65 streams: at most 64");
-	expect_plan_err(vadd_src, over, 2, PATH ":9:13: 4 streams cut n = 3 in chunks of nothing: at most n streams");
+	expect_plan_err(vadd_src, over, 2, PATH ":9:13: 4 streams for n = 3: a chunk would be empty (at most n streams)");
 	expect_plan_err(vadd_src, zero, 1, PATH ":9:13: the number of streams is 0, must be at least 1");
 	expect_plan_err("//@ param n = 10\n//@ buffer a float[2*n+1] host\n//@ grid 1\n//@ block 1\n"
 	                "//@ streams 2 split n\n__global__ void k(float *a, int n) {}\n", NULL, 0,

@@ -870,9 +870,9 @@ TEST(host_streams)
 	CHECK_STREQ(s.split, "n");
 	CHECK(s.split_line == 8 && s.split_col == 21);
 	spec_free(&s);
-	EXPECT_SPEC_ERR("//@ buffer x float[4] pinned\n", PATH ":1:29: buffer 'x' has 'pinned' without 'host': only "
+	EXPECT_SPEC_ERR("//@ buffer x float[4] pinned\n", PATH ":1:23: buffer 'x' has 'pinned' without 'host': only "
 	                "host memory is pinned (write 'host pinned')");
-	EXPECT_SPEC_ERR("//@ buffer x float[4] host managed\n", PATH ":1:35: buffer 'x' is both 'managed' and 'host': "
+	EXPECT_SPEC_ERR("//@ buffer x float[4] host managed\n", PATH ":1:28: buffer 'x' is both 'managed' and 'host': "
 	                "unified memory moves by itself, a host buffer is copied (choose one)");
 	EXPECT_SPEC_ERR("//@ buffer x float[4] host host\n", PATH ":1:28: duplicate 'host' in buffer 'x'");
 	EXPECT_SPEC_ERR("//@ global g float host\n", PATH ":1:20: a global cannot be 'host': it lives in the module");
