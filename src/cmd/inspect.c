@@ -150,6 +150,10 @@ int app_timeline(app *a, const char *svg_path)
 {
 	if (svg_path && (strlen(svg_path) < 4 || strcmp(svg_path + strlen(svg_path) - 4, ".svg") != 0))
 		return app_error(a, "timeline: '%s': write an .svg file", svg_path);
+	if (!a->tl && a->gpu != 1 && !a->tl_title) {
+		app_note(a, "timeline: skipped (no GPU)");
+		return 0;
+	}
 	if (!a->tl)
 		return app_error(a, "timeline: %s", a->tl_why ? a->tl_why : "no run yet: 'run' a kernel first");
 	sbuf b = {0};

@@ -908,7 +908,8 @@ static const char lh_expect[] =
 	"the exit status 1. A kernel may carry the values it ran with in brackets. 'correct': "
 	"its check passed. 'faster'/'slower': the ratio of medians, above 1 (at least X with "
 	"'by X') over its whole 95% interval, which comes from the two medians' intervals; an "
-	"interval that holds the bound cannot tell, and fails saying so. gbps, roof (a fraction), time (ms) and gflops compare a figure; 'metric' a "
+	"interval that holds the bound cannot tell, and fails saying so. gbps, roof (a fraction), time (ms), gflops "
+	"and overlap (the share of copy time under kernels in the run's timeline) compare a figure; 'metric' a "
 	"hardware counter ('metrics list'). OP is one of < <= > >=. Without a GPU it says "
 	"skipped.\n"
 	"\n"
@@ -916,6 +917,7 @@ static const char lh_expect[] =
 	"  expect transpose_tiled correct\n"
 	"  expect transpose_tiled[PAD=1] faster transpose_tiled[PAD=0] by 1.5\n"
 	"  expect vadd_float4 roof > 0.85\n"
+	"  expect saxpy_iter[STREAMS=4] overlap > 0.3\n"
 	"  expect transpose_tiled[PAD=1] metric bank_conflicts_ld < 1000\n";
 static const char lh_pause[] =
 	"Waits for Enter: in a lesson, time to talk. Only at the prompt or with --step; a "
@@ -950,7 +952,7 @@ static const char lh_watch[] =
 static const char lh_say[] =
 	"Prints the rest of the line, ';' included: the narration of a lesson. Figures in "
 	"braces come from the GPU and from earlier runs, so a lesson holds on any card: {gpu}, "
-	"{sms}, {l2}, {mem}; {median K}, {gbps K}, {roof K}, {gflops K} of kernel K's last run "
+	"{sms}, {l2}, {mem}; {median K}, {gbps K}, {roof K}, {gflops K}, {overlap K} of kernel K's last run "
 	"(K may carry [NAME=VALUE]); {speedup A B}, how much faster A ran than B. Write {{ for "
 	"a brace. Without a result the figure is '?'.\n"
 	"\n"
@@ -1044,7 +1046,7 @@ static const command commands[] = {
 	  0, 2, 0, COMPL_NONE, NULL, lh_timeout },
 	{ "format", cmd_format, "[table|csv|json|jsonl|markdown]", "how results print: for people, or as data",
 	  0, 1, 0, COMPL_WORDS, "table csv json markdown", lh_format },
-	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster|slower B [by X] | KERNEL gbps|roof|time|gflops OP X "
+	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster|slower B [by X] | KERNEL gbps|roof|time|gflops|overlap OP X "
 	  "| KERNEL metric NAME OP X",
 	  "check an earlier result (a lab's assertion)", 2, -1, 0, COMPL_KERNEL, NULL, lh_expect },
 	{ "pause", cmd_pause, "", "wait for Enter (at the prompt or with --step)",
