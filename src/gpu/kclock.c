@@ -158,6 +158,11 @@ int kclock_start(char **why)
 {
 	if (load(why) != 0)
 		return -1;
+	if (K.tracing) {
+		if (why)
+			*why = xstrdup("a timeline is being recorded");
+		return -1;
+	}
 	CUptiResult r;
 	if (!K.registered) {
 		if ((r = K.RegisterCallbacks(on_request, on_complete)) != CUPTI_SUCCESS)
