@@ -428,6 +428,7 @@ const measurement *add_record(app *a, const char *values, const result *res, con
 		a->ntl = res->nspans > 0 && res->nspans <= RES_MAX_SPANS ? res->nspans : 0;
 		a->tl_lost = res->spans_lost;
 		a->tl_title = xasprintf("%s %s", m->kernel, m->values);
+		a->tl_unavailable = res->tl_note[0] != 0;
 		if (a->ntl > 0) {
 			a->tl = xmalloc((size_t)a->ntl * sizeof *a->tl);
 			memcpy(a->tl, res->spans, (size_t)a->ntl * sizeof *a->tl);

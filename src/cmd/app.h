@@ -101,6 +101,7 @@ typedef struct app {
 	int ntl, tl_lost;
 	char *tl_title;       /* "KERNEL VALUES" of that run; NULL before any */
 	char *tl_why;         /* why it has none, or NULL */
+	int tl_unavailable;   /* ... because CUPTI could not record it (not the kind of run) */
 	int plot_timeline;    /* `plot` writes the timeline: it was shown after the last chart */
 	int record_fd;        /* `record FILE`: -1 when off */
 	char *record_path;

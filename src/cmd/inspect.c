@@ -154,6 +154,10 @@ int app_timeline(app *a, const char *svg_path)
 		app_note(a, "timeline: skipped (no GPU)");
 		return 0;
 	}
+	if (!a->tl && a->tl_unavailable) { /* CUPTI would not: said, not an error of the session */
+		app_note(a, "timeline of %s: %s", a->tl_title, a->tl_why);
+		return 0;
+	}
 	if (!a->tl)
 		return app_error(a, "timeline: %s", a->tl_why ? a->tl_why : "no run yet: 'run' a kernel first");
 	sbuf b = {0};
