@@ -133,7 +133,7 @@ int app_timeline_svg(app *a, const char *path)
 	if (!a->tl)
 		return app_error(a, "timeline: %s", a->tl_why ? a->tl_why : "no run yet: 'run' a kernel first");
 	sbuf b = {0};
-	tl_svg(a->tl, a->ntl, a->tl_title, &b);
+	tl_svg(a->tl, a->ntl, a->tl_title, 1, &b);
 	char *why = NULL;
 	int r = write_file(path, b.s, b.len, &why);
 	sb_free(&b);

@@ -298,7 +298,7 @@ static const char *color_of(int kind)
 	}
 }
 
-void tl_svg(const tl_span *s, int n, const char *title, sbuf *out)
+void tl_svg(const tl_span *s, int n, const char *title, int standalone, sbuf *out)
 {
 	const int left = 110, plot_w = 720, right = 30, top = 50, row_h = 26, bar_h = 18;
 	uint32_t *ids = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
@@ -310,8 +310,9 @@ void tl_svg(const tl_span *s, int n, const char *title, sbuf *out)
 	int axis_y = top + ns * row_h + 6;
 	int height = axis_y + 60 + nlines * 18;
 	int width = left + plot_w + right;
-	sb_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	if (standalone)
+		sb_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	sb_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 	          "font-family=\"sans-serif\" font-size=\"12\">\n", width, height, width, height);
 	sb_printf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height);
 	sb_puts(out, "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">timeline");

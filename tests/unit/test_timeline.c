@@ -5,6 +5,7 @@
  * out), C (another copy). The text drawn is compared with NAME.txt there
  * (UPDATE=1 rewrites it); with WRITERS_OUT set, the SVG of each is written
  * there for tests/run.sh to parse with Python's XML parser. */
+#include "lab.h"
 #include "timeline.h"
 #include "test.h"
 #include "util.h"
@@ -79,7 +80,7 @@ static void golden(const char *name, const tl_span *s, int n)
 	const char *dir = getenv("WRITERS_OUT");
 	if (dir) {
 		sbuf svg = {0};
-		tl_svg(s, n, name, &svg);
+		tl_svg(s, n, name, 1, &svg);
 		snprintf(path, sizeof path, "%s/timeline_%s.svg", dir, name);
 		FILE *f = fopen(path, "w");
 		CHECK(f != NULL);
@@ -172,9 +173,31 @@ TEST(edges)
 	tl_text(s, 4, "a<b>", 60, &b);
 	CHECK(strstr(b.s, "#|\n") != NULL); /* the last column holds the short kernel */
 	sb_free(&b);
-	tl_svg(s, 4, "a<b>&c", &b);
+	tl_svg(s, 4, "a<b>&c", 1, &b);
 	CHECK(strstr(b.s, "a&lt;b&gt;&amp;c") != NULL);
 	sb_free(&b);
+}
+
+/* the lab report carries the last timeline: inline SVG in HTML, the text in Markdown */
+TEST(lab_report)
+{
+	int n = load("streams4", spans, 4096);
+	for (int html = 0; html < 2; html++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		lab_input in = { NULL, 0, NULL, 0, "0", "now", spans, n, "saxpy_iter STREAMS=4" };
+		lab_write(f, html ? LAB_HTML : LAB_MARKDOWN, &in);
+		fclose(f);
+		CHECK(buf && strstr(buf, "Timeline") != NULL);
+		if (html) {
+			CHECK(strstr(buf, "<figure>\n<svg xmlns") != NULL && strstr(buf, "<?xml") == NULL);
+			CHECK(strstr(buf, "timeline of saxpy_iter STREAMS=4") != NULL);
+		} else {
+			CHECK(strstr(buf, "  stream 13 |>>>") != NULL && strstr(buf, "overlap: 73%") != NULL);
+		}
+		free(buf);
+	}
 }
 
 int main(void)
@@ -184,5 +207,6 @@ int main(void)
 	RUN(vadd3);
 	RUN(batch);
 	RUN(edges);
+	RUN(lab_report);
 	return test_report("timeline");
 }
