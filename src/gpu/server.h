@@ -232,8 +232,8 @@ int pool_restore_outputs(wrun *r);
  * the outputs poisoned) and one stream a chunk; nothing without host
  * buffers. After pool_setup. */
 int pipe_setup(wrun *r);
-/* The host buffers go (the streams stay for the next run). */
-void pipe_release(wstate *ws);
+/* The host buffers go (the streams stay for the next run); r NULL: quietly. */
+int pipe_release(wrun *r, wstate *ws);
 void pipe_fini(wstate *ws);
 /* The run: on host data, each chunk on its stream (copy in, the kernel on
  * its slice, copy out), the legacy stream's work before and after it

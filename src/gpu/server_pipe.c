@@ -30,27 +30,32 @@ static void *host_alloc(wrun *r, size_t bytes, int pinned, const char *what)
 	return h;
 }
 
-static void host_free(void *h, int pinned)
+/* r NULL: quietly, when the worker leaves */
+static int host_free(wrun *r, void *h, int pinned)
 {
-	if (h && pinned)
-		cu.MemFreeHost(h);
-	else
+	if (!h || !pinned) {
 		free(h);
+		return 0;
+	}
+	CUresult e = cu.MemFreeHost(h);
+	return r ? w_ck(r, e, "cuMemFreeHost") : 0;
 }
 
-void pipe_release(wstate *ws)
+int pipe_release(wrun *r, wstate *ws)
 {
+	int rc = 0;
 	for (int i = 0; i < PLAN_MAX_BUFS; i++) {
 		hbuf *h = &ws->host[i];
-		host_free(h->in, h->pinned);
-		host_free(h->out, h->pinned);
+		if (host_free(r, h->in, h->pinned) != 0 || host_free(r, h->out, h->pinned) != 0)
+			rc = -1;
 		memset(h, 0, sizeof *h);
 	}
+	return rc;
 }
 
 void pipe_fini(wstate *ws)
 {
-	pipe_release(ws);
+	pipe_release(NULL, ws);
 	for (int i = 0; i < ws->nstreams; i++)
 		cu.StreamDestroy(ws->streams[i]);
 	ws->nstreams = 0;
@@ -74,7 +79,8 @@ int pipe_setup(wrun *r)
 {
 	const plan *p = r->p;
 	wstate *ws = r->ws;
-	pipe_release(ws);
+	if (pipe_release(r, ws) != 0)
+		return -1;
 	if (p->nchunks <= 0)
 		return 0;
 	for (int i = 0; i < p->nbufs; i++) {
