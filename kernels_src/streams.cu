@@ -17,21 +17,24 @@
 //                  and out at once (the link carries both ways)
 //   vadd_pageable  the same on pageable memory
 //   saxpy_iter     y = alpha * x + y, in ITERS steps of alpha / ITERS: ITERS
-//                  dependent FMAs per element. With ITERS = 4000, 6.7e10 FMAs:
-//                  2 to 3 ms at an H100's or H200's FP32 rate, about as long as
-//                  a 64 MiB copy over PCIe (1.3 ms at 50 GB/s, 2.7 ms at 25);
-//                  ITERS = 200 makes it a twentieth of that
+//                  dependent FMAs per element. With ITERS = 6000, 1e11 FMAs:
+//                  3 to 4 ms at an H100's or H200's FP32 rate (3.3e13 FMA/s),
+//                  about as long as its copies over PCIe (x and y in, y out:
+//                  192 MiB, 4 ms at 50 GB/s, 8 ms at 25); ITERS = 300 makes
+//                  it a twentieth of that
 //   dot_chunks     the lecture's dot product over the chunks: each chunk's
 //                  blocks add their partial sums into one device result
-// Tolerances: saxpy_iter's ITERS roundings of a running sum stay under ITERS x
-// 2^-24 relative (2.4e-4 at ITERS = 4000); 1e-3 leaves a margin. dot: see dot.cu.
+// Tolerances: saxpy_iter adds the same step ITERS times, so its roundings
+// add up rather than cancel: a relative L2 error of 6.6e-5 at ITERS = 6000
+// (fmaf on the CPU, which the GPU's FMA matches); 1e-3 leaves a margin up to
+// ITERS = 60000. dot: see dot.cu.
 // Try: `run vadd vadd_pageable`; `sweep STREAMS=1,2,4,8 saxpy_iter` and
 // `timeline` after each run; `set N=1000003` with `set STREAMS=3` (uneven
-// chunks: still correct); `set ITERS=200` (the kernel hides almost nothing).
+// chunks: still correct); `set ITERS=300` (the kernel hides almost nothing).
 //@ define BLOCK_SIZE = 256
 //@ param  N = 16777216                 // 2^24 floats: 64 MiB a buffer
 //@ param  STREAMS = 1
-//@ param  ITERS = 4000
+//@ param  ITERS = 6000
 //@ param  alpha = 2.0
 //@ buffer a   float[N] random host pinned
 //@ buffer b   float[N] random host pinned

@@ -111,10 +111,10 @@ if cu --format csv -c 'use streams; run vadd vadd_pageable; set STREAMS=4; run v
 	info "saxpy_iter: STREAMS=1 $s1 ms, 2 $s2 ms, 4 $s4 ms, 8 $s8 ms; overlap at 4: $ov"
 	info "speedups over one stream: $(awk -v a="$s1" -v b="$s2" -v c="$s4" -v d="$s8" 'BEGIN { printf "2: %.2fx, 4: %.2fx, 8: %.2fx", a / b, a / c, a / d }'); vadd at 4: $(awk -v a="$v1" -v b="$v4" 'BEGIN { printf "%.2fx", a / b }'); pinned over pageable at 1: $(awk -v a="$p1" -v b="$v1" 'BEGIN { printf "%.2fx", a / b }')"
 	# the lesson's margin: three pipelined stages against their sum (sessions/streams.session)
-	if awk -v a="$s1" -v b="$s4" 'BEGIN { exit !(a > 0 && b > 0 && a / b >= 1.3) }'; then
+	if awk -v a="$s1" -v b="$s4" 'BEGIN { exit !(a > 0 && b > 0 && a / b >= 1.25) }'; then
 		ok "saxpy_iter: 4 streams $(awk -v a="$s1" -v b="$s4" 'BEGIN { printf "%.2fx", a / b }') faster than 1"
 	else
-		bad "saxpy_iter: 4 streams ($s4 ms) not 1.3x faster than 1 ($s1 ms)"
+		bad "saxpy_iter: 4 streams ($s4 ms) not 1.25x faster than 1 ($s1 ms)"
 	fi
 	if awk -v p="$p1" -v v="$v1" 'BEGIN { exit !(p > 0 && v > 0 && p / v >= 1.2) }'; then
 		ok "vadd: pinned $(awk -v a="$p1" -v b="$v1" 'BEGIN { printf "%.2fx", a / b }') faster than pageable"
@@ -150,7 +150,7 @@ PY
 )
 	set -- $res
 	share=$(sed -n 's/^  overlap: \([0-9]*\)% .*/\1/p' "$tmp/out")
-	if [ "${1:-0}" = 4 ] && [ "${2:-0}" = 4 ] && [ "${4:-0}" -gt 0 ] && [ -n "$share" ] && [ "$share" -ge 30 ]; then
+	if [ "${1:-0}" = 4 ] && [ "${2:-0}" = 4 ] && [ "${4:-0}" -gt 0 ] && [ -n "$share" ] && [ "$share" -ge 25 ]; then
 		ok "timeline: 4 streams, $2 kernels, $3 copies, $4 copy-kernel pairs overlapping; $share% of copy time hidden"
 	else
 		bad "timeline: streams ${1:-?}, kernels ${2:-?}, copies ${3:-?}, overlapping pairs ${4:-?}, share ${share:-?}%"
