@@ -209,4 +209,10 @@ cat "$tmp/cxx"
 m=$(sed -n 's/^gpu-cxx: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/cxx")
 if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_cxx.sh did not finish"; fi
 
+# runs on host data: pinned and pageable copies, streams, the timeline
+CUPLAY="$CUPLAY" bash tests/gpu_streams.sh >"$tmp/streams" 2>&1
+cat "$tmp/streams"
+m=$(sed -n 's/^gpu-streams: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/streams")
+if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_streams.sh did not finish"; fi
+
 echo "gpu: $pass passed, $fail failed"

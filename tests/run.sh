@@ -44,7 +44,7 @@ done
 # 1b. what the writers wrote parses with real parsers (JSON, XML)
 if [ -n "${UNIT_BIN:-}" ] && command -v python3 >/dev/null; then
 	mkdir -p "$tmp/writers"
-	for t in ${UNIT_BIN}; do case "$t" in */test_report) WRITERS_OUT="$tmp/writers" "$t" >/dev/null 2>&1 ;; esac; done
+	for t in ${UNIT_BIN}; do case "$t" in */test_report|*/test_timeline) WRITERS_OUT="$tmp/writers" "$t" >/dev/null 2>&1 ;; esac; done
 	if python3 - "$tmp/writers" <<'PY'
 import csv, json, sys, xml.etree.ElementTree as ET
 d = sys.argv[1]
@@ -59,8 +59,18 @@ r = list(csv.reader(open(d + "/t.csv")))
 assert r[0] == ["kernel", "note", "median_ms"] and r[1][1] == rows[0]["note"] and float(r[1][2]) == 0.194, r
 svg = ET.parse(d + "/chart.svg").getroot()
 assert svg.tag.endswith("svg") and len(svg.findall(".//{http://www.w3.org/2000/svg}rect")) >= 4
+# the timelines: a bar a span (with its <title>), a row label a stream, the statements
+ns = "{http://www.w3.org/2000/svg}"
+for name, spans, streams in (("streams4", 12, 4), ("serial", 3, 1), ("batch20", 20, 1), ("vadd3", 12, 3)):
+    tl = ET.parse(d + "/timeline_%s.svg" % name).getroot()
+    bars = [r for r in tl.iter(ns + "rect") if r.find(ns + "title") is not None]
+    assert tl.tag == ns + "svg" and len(bars) == spans, (name, len(bars))
+    texts = [t.text or "" for t in tl.iter(ns + "text")]
+    assert sum(t.startswith("stream ") for t in texts) == streams, (name, texts)
+    assert any(t.startswith("idle:") for t in texts) and texts[0] == "timeline of " + name, texts
+    assert all(float(r.get("x")) >= 0 and float(r.get("width")) > 0 for r in bars), name
 PY
-	then ok; echo "writers: JSON, CSV and SVG parse"; else bad "writers: JSON, CSV or SVG does not parse"; fi
+	then ok; echo "writers: JSON, CSV and SVG (charts, timelines) parse"; else bad "writers: JSON, CSV or SVG does not parse"; fi
 fi
 
 # 2. every kernel file compiles with NVRTC and plans a launch (compile-only)

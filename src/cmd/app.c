@@ -181,6 +181,9 @@ void app_free(app *a)
 		table_free(&a->last);
 	if (a->have_chart)
 		chart_free(&a->last_chart);
+	free(a->tl);
+	free(a->tl_title);
+	free(a->tl_why);
 	if (a->record_fd >= 0)
 		close(a->record_fd);
 	free(a->record_path);
@@ -308,6 +311,7 @@ void app_keep_chart(app *a, chart *c)
 		chart_free(&a->last_chart);
 	a->last_chart = *c;
 	a->have_chart = 1;
+	a->plot_timeline = 0;
 	memset(c, 0, sizeof *c);
 }
 
@@ -415,6 +419,26 @@ const measurement *add_record(app *a, const char *values, const result *res, con
 	measurement *m = new_record(a);
 	measure_make(m, a->path, p, res, values, a->topt.do_check);
 	stamp(a, m);
+	if (res->nsamples > 0) { /* the timeline of this run, or why there is none */
+		free(a->tl);
+		free(a->tl_title);
+		free(a->tl_why);
+		a->tl = NULL;
+		a->tl_why = NULL;
+		a->ntl = res->nspans > 0 && res->nspans <= RES_MAX_SPANS ? res->nspans : 0;
+		a->tl_lost = res->spans_lost;
+		a->tl_title = xasprintf("%s %s", m->kernel, m->values);
+		a->tl_unavailable = res->tl_note[0] != 0;
+		if (a->ntl > 0) {
+			a->tl = xmalloc((size_t)a->ntl * sizeof *a->tl);
+			memcpy(a->tl, res->spans, (size_t)a->ntl * sizeof *a->tl);
+		} else if (res->tl_note[0]) {
+			a->tl_why = xstrndup(res->tl_note, strnlen(res->tl_note, sizeof res->tl_note));
+		} else {
+			a->tl_why = xasprintf("%s ran alone on data already on the GPU: a timeline is recorded for runs "
+			                      "on host data ('//@ buffer ... host') and for batches ('batch N')", m->kernel);
+		}
+	}
 	return m;
 }
 

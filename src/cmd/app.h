@@ -76,6 +76,7 @@ typedef struct app {
 	int nmore;
 	int gpu;              /* -1: not tried yet, 0: compile-only, 1: worker up */
 	double roof_gbps, roof_gflops; /* from `roof` */
+	double link_gbps[LINK_N];      /* ... the host link, each way, pageable and pinned; 0 unknown */
 	int notice_said;
 	char *gpu_why;        /* why there is no GPU ("no CUDA driver found"), once known */
 
@@ -95,6 +96,13 @@ typedef struct app {
 	int have_last;
 	chart last_chart;     /* the last comparison or sweep, for `plot` */
 	int have_chart;
+	/* the last timed run's timeline (`timeline`): its copies and kernels */
+	tl_span *tl;
+	int ntl, tl_lost;
+	char *tl_title;       /* "KERNEL VALUES" of that run; NULL before any */
+	char *tl_why;         /* why it has none, or NULL */
+	int tl_unavailable;   /* ... because CUPTI could not record it (not the kind of run) */
+	int plot_timeline;    /* `plot` writes the timeline: it was shown after the last chart */
 	int record_fd;        /* `record FILE`: -1 when off */
 	char *record_path;
 	int record_depth;     /* the source depth `record` was given at */

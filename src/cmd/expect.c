@@ -181,7 +181,7 @@ static int expect_counter(app *a, const char *label, const char *name, const cha
 int expect_run(app *a, int argc, char **argv)
 {
 	static const char use[] = "usage: expect KERNEL[SEL] correct | expect A faster|slower B [by X] | "
-	                          "expect KERNEL gbps|roof|time|gflops OP NUMBER | expect KERNEL metric NAME OP NUMBER";
+	                          "expect KERNEL gbps|roof|time|gflops|overlap OP NUMBER | expect KERNEL metric NAME OP NUMBER";
 	if (argc < 3)
 		return app_error(a, "%s", use);
 	for (int i = 1; i < argc; i++)
@@ -190,7 +190,7 @@ int expect_run(app *a, int argc, char **argv)
 	const char *what = argv[2];
 	int ratio = strcmp(what, "faster") == 0 || strcmp(what, "slower") == 0;
 	int metric = strcmp(what, "gbps") == 0 || strcmp(what, "roof") == 0 ||
-	             strcmp(what, "time") == 0 || strcmp(what, "gflops") == 0;
+	             strcmp(what, "time") == 0 || strcmp(what, "gflops") == 0 || strcmp(what, "overlap") == 0;
 	int counter = strcmp(what, "metric") == 0;
 	if (!(strcmp(what, "correct") == 0 && argc == 3) &&
 	    !(ratio && (argc == 4 || (argc == 6 && strcmp(argv[4], "by") == 0))) &&
@@ -292,7 +292,11 @@ int expect_run(app *a, int argc, char **argv)
 		return ok ? held(a, argc == 6 ? lo / want - 1 : lo - 1, buf) : failed(a, buf);
 	}
 	double v = strcmp(what, "gbps") == 0 ? r->gbps : strcmp(what, "roof") == 0 ? r->roof_frac :
-	           strcmp(what, "gflops") == 0 ? r->gflops : r->st.median;
+	           strcmp(what, "gflops") == 0 ? r->gflops : strcmp(what, "overlap") == 0 ? r->overlap : r->st.median;
+	if (strcmp(what, "overlap") == 0 && v < 0) {
+		snprintf(buf, sizeof buf, "%s has no overlap (no timeline with copies: a run on host data has one)", argv[1]);
+		return failed(a, buf);
+	}
 	cmp_op(argv[3], v, x, &ok);
 	if ((strcmp(what, "gbps") == 0 || strcmp(what, "roof") == 0) && v <= 0) {
 		snprintf(buf, sizeof buf, "%s has no %s (no //@ bytes line, or no roof measured)", argv[1], what);

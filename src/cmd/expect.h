@@ -3,12 +3,13 @@
  *
  *   expect KERNEL[SEL] correct
  *   expect A[SEL] faster|slower B[SEL] [by X]    ratio of medians
- *   expect KERNEL[SEL] gbps|roof|time|gflops OP X    OP: < <= > >=
+ *   expect KERNEL[SEL] gbps|roof|time|gflops|overlap OP X    OP: < <= > >=
  *
  * SEL picks the latest run whose values include each NAME=VALUE given, e.g.
  * transpose_tiled[PAD=0] or transpose_tiled[PAD=1,N=8192]; without SEL, the
  * latest run of the kernel. `time` is the median in ms; `roof` a fraction
- * of the measured copy roof. */
+ * of the measured copy roof (of the host link's, on host data); `overlap`
+ * the share of copy time under kernels in the run's timeline. */
 #ifndef CUPLAY_EXPECT_H
 #define CUPLAY_EXPECT_H
 

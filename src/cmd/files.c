@@ -317,8 +317,8 @@ void app_show(app *a)
 		app_table(a, &t, 2);
 	table_free(&t);
 	table bt;
-	const char *bhead[] = { "name", "kind", "type", "count", "init", "output", "managed", "prefetch" };
-	table_init(&bt, 8, bhead, "llllllll");
+	const char *bhead[] = { "name", "kind", "type", "count", "init", "output", "managed", "prefetch", "host" };
+	table_init(&bt, 9, bhead, "lllllllll");
 	table_kind(&bt, "buffer");
 	for (int i = 0; i < s->nbufs; i++) {
 		const spec_buffer *b = &s->bufs[i];
@@ -343,16 +343,22 @@ void app_show(app *a)
 			table_bool(&bt, r, 5, b->output);
 			table_bool(&bt, r, 6, b->managed);
 			table_bool(&bt, r, 7, b->prefetch);
+			if (b->host != BUF_DEVICE)
+				table_set(&bt, r, 8, "%s", b->host == BUF_HOST_PINNED ? "pinned" : "pageable");
 		} else {
-			app_note(a, "  %s %s %s[%s] %s%s%s%s", b->global ? "global" : "buffer", b->name,
+			app_note(a, "  %s %s %s[%s] %s%s%s%s%s", b->global ? "global" : "buffer", b->name,
 			         dtype_name(b->type), b->count.text, init.s, b->output ? " output" : "",
-			         b->managed ? " managed" : "", b->prefetch ? " prefetch" : "");
+			         b->managed ? " managed" : "", b->prefetch ? " prefetch" : "",
+			         b->host == BUF_HOST_PINNED ? " host pinned" : b->host ? " host" : "");
 		}
 		sb_free(&init);
 	}
 	if (bt.nrows)
 		app_table(a, &bt, 0);
 	table_free(&bt);
+	if (s->split)
+		app_note(a, "  streams %s split %s: a run in chunks of %s, one a stream", s->streams.text, s->split,
+		         s->split);
 	sbuf k = {0};
 	table kt;
 	const char *khead[] = { "kernel", "template", "skip" };

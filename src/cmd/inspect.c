@@ -1,6 +1,8 @@
 /* inspect.c: roof, device, ptx. */
 #include "inspect.h"
+#include "fileio.h"
 #include "sass.h"
+#include "timeline.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -65,11 +67,14 @@ int app_roof(app *a)
 		timing_opts t = a->topt;
 		t.flush = 0;
 		t.do_check = 0;
-		if (run_plan(a, &c, 0, &t, p, &err) == 0 && run_exec(a, &c, p, res, &err) == 0) {
+		int planned = run_plan(a, &c, 0, &t, p, &err) == 0;
+		p->measure_link = 1;
+		if (planned && run_exec(a, &c, p, res, &err) == 0) {
 			stats st;
 			stats_compute(res->samples_ms, res->nsamples, &st);
 			a->roof_gflops = p->flops / (st.median * 1e-3) / 1e9;
 			a->roof_gbps = res->roof_gbps;
+			memcpy(a->link_gbps, res->link_gbps, sizeof a->link_gbps);
 			rc = 0;
 		} else {
 			app_error(a, "roof: %s", err ? err : "failed");
@@ -85,17 +90,20 @@ int app_roof(app *a)
 	free(p);
 	free(res);
 	if (rc == 0 && format_is_data(a->format)) {
-		const char *head[] = { "device", "memory_gbps", "fp32_gflops" };
+		const char *head[] = { "device", "memory_gbps", "fp32_gflops", "h2d_pageable_gbps", "h2d_pinned_gbps",
+		                       "d2h_pageable_gbps", "d2h_pinned_gbps" };
 		table t;
-		table_init(&t, 3, head, NULL);
+		table_init(&t, 7, head, NULL);
 		table_kind(&t, "roof");
 		table_set(&t, 0 * table_row(&t), 0, "%s", a->worker.dev.name);
-		if (a->mask_times) {
-			table_set(&t, 0, 1, "<t>");
-			table_set(&t, 0, 2, "<t>");
-		} else {
-			table_num(&t, 0, 1, a->roof_gbps);
-			table_num(&t, 0, 2, a->roof_gflops);
+		double figs[6] = { a->roof_gbps, a->roof_gflops, a->link_gbps[LINK_H2D_PAGEABLE],
+		                   a->link_gbps[LINK_H2D_PINNED], a->link_gbps[LINK_D2H_PAGEABLE],
+		                   a->link_gbps[LINK_D2H_PINNED] };
+		for (int i = 0; i < 6; i++) {
+			if (a->mask_times)
+				table_set(&t, 0, 1 + i, "<t>");
+			else if (figs[i] > 0)
+				table_num(&t, 0, 1 + i, figs[i]);
 		}
 		app_table(a, &t, 0);
 		table_free(&t);
@@ -106,8 +114,64 @@ int app_roof(app *a)
 		app_note(a, "roof of %s:", a->worker.dev.name);
 		app_note(a, "  memory  %s  device-to-device copy, bytes read + written", a->mask_times ? "<t>" : g);
 		app_note(a, "  FP32    %s  fused multiply-adds, 16 chains per thread", a->mask_times ? "<t>" : f);
+		static const char *const what[LINK_N] = { "host to device, pageable", "host to device, pinned",
+		                                          "device to host, pageable", "device to host, pinned" };
+		for (int k = 0; k < LINK_N; k++) {
+			char l[32];
+			snprintf(l, sizeof l, a->link_gbps[k] > 0 ? "%.1f GB/s" : "unknown", a->link_gbps[k]);
+			app_note(a, "  link    %s  %s, one copy of 64 MiB", a->mask_times ? "<t>" : l, what[k]);
+		}
 	}
 	return rc;
+}
+
+int app_timeline_svg(app *a, const char *path)
+{
+	size_t n = strlen(path);
+	if (n < 4 || strcmp(path + n - 4, ".svg") != 0)
+		return app_error(a, "timeline: '%s': write an .svg file", path);
+	if (!a->tl)
+		return app_error(a, "timeline: %s", a->tl_why ? a->tl_why : "no run yet: 'run' a kernel first");
+	sbuf b = {0};
+	tl_svg(a->tl, a->ntl, a->tl_title, 1, &b);
+	char *why = NULL;
+	int r = write_file(path, b.s, b.len, &why);
+	sb_free(&b);
+	if (r != 0) {
+		app_error(a, "timeline: cannot write '%s': %s", path, why);
+		free(why);
+		return -1;
+	}
+	app_note(a, "wrote %s", path);
+	return 0;
+}
+
+int app_timeline(app *a, const char *svg_path)
+{
+	if (svg_path && (strlen(svg_path) < 4 || strcmp(svg_path + strlen(svg_path) - 4, ".svg") != 0))
+		return app_error(a, "timeline: '%s': write an .svg file", svg_path);
+	if (!a->tl && a->gpu != 1 && !a->tl_title) {
+		app_note(a, "timeline: skipped (no GPU)");
+		return 0;
+	}
+	if (!a->tl && a->tl_unavailable) { /* CUPTI would not: said, not an error of the session */
+		app_note(a, "timeline of %s: %s", a->tl_title, a->tl_why);
+		return 0;
+	}
+	if (!a->tl)
+		return app_error(a, "timeline: %s", a->tl_why ? a->tl_why : "no run yet: 'run' a kernel first");
+	sbuf b = {0};
+	tl_text(a->tl, a->ntl, a->tl_title, 80, &b);
+	if (a->mask_times) { /* the bars and figures are the GPU's: only the shape is kept */
+		sb_free(&b);
+		sb_printf(&b, "timeline of %s: %d spans\n", a->tl_title, a->ntl);
+	}
+	fputs(b.s, app_textf(a));
+	sb_free(&b);
+	if (a->tl_lost > 0)
+		app_note(a, "  %d more spans were not kept (at most %d)", a->tl_lost, RES_MAX_SPANS);
+	a->plot_timeline = 1;
+	return svg_path ? app_timeline_svg(a, svg_path) : 0;
 }
 
 int app_device(app *a, int argc, char **argv)

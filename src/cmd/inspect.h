@@ -9,6 +9,11 @@
  * ask (cmds.h): roof runs with the GPU started, ptx on the file as it is
  * on disk now. */
 int app_roof(app *a);
+/* `timeline [FILE.svg]`: the last timed run's copies and kernels by stream,
+ * drawn (and written as SVG); `plot FILE.svg` then writes it too. */
+int app_timeline(app *a, const char *svg_path);
+/* Writes the last timeline as an SVG file. */
+int app_timeline_svg(app *a, const char *path);
 int app_device(app *a, int argc, char **argv);
 int app_ptx(app *a, const char *kernel);
 

@@ -185,6 +185,38 @@ static void list_text(sbuf *b, const plan *p, const plan_buf *pb)
 	sb_puts(b, pb->list_n > 4 ? ", ...}" : "}");
 }
 
+/* A run on host data: what is copied each way, and the chunks. */
+static void print_pipeline(app *a, const plan *p)
+{
+	const spec *s = a->sp;
+	sbuf in = {0}, out = {0}, ch = {0};
+	for (int i = 0; i < p->nbufs; i++) {
+		const plan_buf *pb = &p->bufs[i];
+		if (pb->copy_in)
+			sb_printf(&in, "%s%s", in.len ? ", " : "", pb->name);
+		if (pb->copy_out)
+			sb_printf(&out, "%s%s", out.len ? ", " : "", pb->name);
+	}
+	char hb[32], db[32];
+	fmt_bytes(p->bus_h2d, hb, sizeof hb);
+	fmt_bytes(p->bus_d2h, db, sizeof db);
+	app_note(a, "%s: a run copies in %s (%s), runs the kernel, copies out %s (%s)", p->launch.name,
+	         in.len ? in.s : "nothing", hb, out.len ? out.s : "nothing", db);
+	if (s->split) {
+		for (int c = 0; c < p->nchunks; c++) {
+			const plan_chunk *k = &p->chunks[c];
+			sb_printf(&ch, "%s%s=%" PRIu64 " at %" PRIu64 " grid %u", c ? ", " : "", s->split, k->len,
+			          k->start, k->grid[0]);
+			if (k->grid[1] > 1 || k->grid[2] > 1)
+				sb_printf(&ch, "x%ux%u", k->grid[1], k->grid[2]);
+		}
+		app_note(a, "  %d chunk%s, a stream each: %s", p->nchunks, p->nchunks == 1 ? "" : "s", ch.s);
+	}
+	sb_free(&in);
+	sb_free(&out);
+	sb_free(&ch);
+}
+
 static void print_buffers(app *a, const plan *p)
 {
 	sbuf b = {0}, g = {0};
@@ -205,10 +237,11 @@ static void print_buffers(app *a, const plan *p)
 			continue;
 		}
 		total += bytes;
-		sb_printf(&b, "%s%s %s[%" PRIu64 "] %s%s%s%s (%s)", b.len ? ", " : "", pb->name,
+		sb_printf(&b, "%s%s %s[%" PRIu64 "] %s%s%s%s%s (%s)", b.len ? ", " : "", pb->name,
 		          dtype_name(pb->type), pb->count, init_name(pb->init),
 		          pb->output ? " output" : "", pb->managed ? " managed" : "",
-		          pb->prefetch ? " prefetch" : "", sz);
+		          pb->prefetch ? " prefetch" : "",
+		          pb->host == BUF_HOST_PINNED ? " host pinned" : pb->host ? " host" : "", sz);
 	}
 	char tot[32];
 	fmt_bytes(total, tot, sizeof tot);
@@ -324,6 +357,7 @@ int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err
 		}
 	p->cubin_len = c->u->cubin_len;
 	mark_unread_outputs(c->u->ptx, p);
+	plan_bus(p);
 	/* each global is a variable of the module, of the size declared */
 	for (int i = 0; i < p->nbufs; i++) {
 		plan_buf *pb = &p->bufs[i];
@@ -633,6 +667,8 @@ int app_run(app *a, char **names, int nnames)
 			if (!printed_bufs)
 				print_buffers(a, p);
 			printed_bufs = 1;
+			if (p->nchunks > 0)
+				print_pipeline(a, p);
 			resource_row(&t, &c, p);
 			measurement cm;
 			measure_init(&cm, a->path, p, c.vline, a->topt.do_check, &c.u->res[cunit_find(c.u, name)]);

@@ -2,6 +2,7 @@
  * results, so a lesson states nothing that is only true of one card:
  *   {gpu} {sms} {l2} {mem}           the GPU (without one, the architecture's)
  *   {median K} {gbps K} {roof K} {gflops K}   K's last run (K may carry [SEL])
+ *   {overlap K}                      the share of copy time under kernels in its timeline
  *   {speedup A B}                    median(B) / median(A)
  *   {{ and }}                        braces */
 #include "app.h"
@@ -46,7 +47,7 @@ static int expand_one(app *a, char *inner, sbuf *b)
 		return 0;
 	}
 	if (n == 2 && (strcmp(w[0], "median") == 0 || strcmp(w[0], "gbps") == 0 || strcmp(w[0], "roof") == 0 ||
-	               strcmp(w[0], "gflops") == 0)) {
+	               strcmp(w[0], "gflops") == 0 || strcmp(w[0], "overlap") == 0)) {
 		const run_record *r = timed(a, w[1]);
 		if (!r || a->mask_times) {
 			sb_puts(b, r ? "<t>" : "?");
@@ -59,6 +60,11 @@ static int expand_one(app *a, char *inner, sbuf *b)
 			sb_printf(b, "%.0f GB/s", r->gbps);
 		} else if (strcmp(w[0], "roof") == 0) {
 			sb_printf(b, "%.0f%%", r->roof_frac * 100);
+		} else if (strcmp(w[0], "overlap") == 0) {
+			if (r->overlap < 0)
+				sb_puts(b, "?");
+			else
+				sb_printf(b, "%.0f%%", r->overlap * 100);
 		} else {
 			sb_printf(b, "%.0f GFLOP/s", r->gflops);
 		}

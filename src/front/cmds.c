@@ -591,7 +591,14 @@ static int cmd_save(app *a, int argc, char **argv, const char *rest)
 
 static int cmd_plot(app *a, int argc, char **argv, const char *rest)
 {
+	if (a->plot_timeline)
+		return app_timeline_svg(a, argv[1]);
 	return app_plot(a, argv[1]);
+}
+
+static int cmd_timeline(app *a, int argc, char **argv, const char *rest)
+{
+	return app_timeline(a, argc > 1 ? argv[1] : NULL);
 }
 
 static int cmd_report(app *a, int argc, char **argv, const char *rest)
@@ -745,7 +752,8 @@ static const char lh_save[] =
 	"  save results.csv\n"
 	"  save padding.md\n";
 static const char lh_plot[] =
-	"Writes the chart of the last comparison, sweep or multi-kernel run as an SVG file.\n"
+	"Writes the chart of the last comparison, sweep or multi-kernel run as an SVG file; "
+	"after 'timeline', the timeline.\n"
 	"\n"
 	"Example:\n"
 	"  plot padding.svg\n";
@@ -801,7 +809,10 @@ static const char lh_sanitize[] =
 	"  sanitize racecheck reduce_shared\n";
 static const char lh_roof[] =
 	"Measures the GPU's memory bandwidth (a large device-to-device copy) and its FP32 "
-	"throughput (chains of fused multiply-adds): the roofs that 'run' gives as a %.\n"
+	"throughput (chains of fused multiply-adds): the roofs that 'run' gives as a %. "
+	"Also the host link, each way, from pageable and from pinned memory (a copy of 64 MiB): "
+	"the roof of a run on host data, whose copies could at best go both ways at once at "
+	"the link's speed.\n"
 	"\n"
 	"Example:\n"
 	"  roof\n";
@@ -840,6 +851,21 @@ static const char lh_timing[] =
 	"  timing rule noise\n"
 	"  timing noise 0.01 max 2\n"
 	"  timing clock events\n";
+static const char lh_timeline[] =
+	"Draws the last timed run's copies and kernels against time, a row a stream, from the "
+	"GPU's own timestamps (CUPTI's activity records of one more run after the samples): "
+	"'>' a copy in (host to device), '#' a kernel, '<' a copy out. Then what it shows: the "
+	"copies' bytes and speed, the share of copy time hidden under kernels (the overlap), "
+	"how long copies went both ways at once, and the gaps where nothing ran. Recorded for "
+	"runs on host data ('//@ buffer ... host', '//@ streams') and for batches ('batch N', "
+	"whose launches show back to back). With FILE.svg, or 'plot FILE.svg' after it, also "
+	"as SVG.\n"
+	"\n"
+	"Examples:\n"
+	"  set STREAMS=4\n"
+	"  run vadd\n"
+	"  timeline\n"
+	"  timeline vadd4.svg\n";
 static const char lh_batch[] =
 	"Times N back-to-back launches per sample, between two events, and divides: for kernels "
 	"shorter than a launch. 'batch off' goes back to one launch a sample.\n"
@@ -882,7 +908,8 @@ static const char lh_expect[] =
 	"the exit status 1. A kernel may carry the values it ran with in brackets. 'correct': "
 	"its check passed. 'faster'/'slower': the ratio of medians, above 1 (at least X with "
 	"'by X') over its whole 95% interval, which comes from the two medians' intervals; an "
-	"interval that holds the bound cannot tell, and fails saying so. gbps, roof (a fraction), time (ms) and gflops compare a figure; 'metric' a "
+	"interval that holds the bound cannot tell, and fails saying so. gbps, roof (a fraction), time (ms), gflops "
+	"and overlap (the share of copy time under kernels in the run's timeline) compare a figure; 'metric' a "
 	"hardware counter ('metrics list'). OP is one of < <= > >=. Without a GPU it says "
 	"skipped.\n"
 	"\n"
@@ -890,6 +917,7 @@ static const char lh_expect[] =
 	"  expect transpose_tiled correct\n"
 	"  expect transpose_tiled[PAD=1] faster transpose_tiled[PAD=0] by 1.5\n"
 	"  expect vadd_float4 roof > 0.85\n"
+	"  expect saxpy_iter[STREAMS=4] overlap > 0.3\n"
 	"  expect transpose_tiled[PAD=1] metric bank_conflicts_ld < 1000\n";
 static const char lh_pause[] =
 	"Waits for Enter: in a lesson, time to talk. Only at the prompt or with --step; a "
@@ -924,7 +952,7 @@ static const char lh_watch[] =
 static const char lh_say[] =
 	"Prints the rest of the line, ';' included: the narration of a lesson. Figures in "
 	"braces come from the GPU and from earlier runs, so a lesson holds on any card: {gpu}, "
-	"{sms}, {l2}, {mem}; {median K}, {gbps K}, {roof K}, {gflops K} of kernel K's last run "
+	"{sms}, {l2}, {mem}; {median K}, {gbps K}, {roof K}, {gflops K}, {overlap K} of kernel K's last run "
 	"(K may carry [NAME=VALUE]); {speedup A B}, how much faster A ran than B. Write {{ for "
 	"a brace. Without a result the figure is '?'.\n"
 	"\n"
@@ -998,7 +1026,9 @@ static const command commands[] = {
 	{ "sanitize", cmd_sanitize, "[memcheck|racecheck|synccheck|initcheck] [KERNEL]",
 	  "one launch under compute-sanitizer (memcheck, ...)",
 	  0, 2, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL, lh_sanitize },
-	{ "roof", cmd_roof, "", "measure memory bandwidth and FP32 throughput",
+	{ "timeline", cmd_timeline, "[FILE.svg]", "the last run's copies and kernels by stream, in time",
+	  0, 1, 0, COMPL_PATH, NULL, lh_timeline },
+	{ "roof", cmd_roof, "", "measure memory, FP32 and host link bandwidth",
 	  0, 0, CMD_NEEDS_GPU, COMPL_NONE, NULL, lh_roof },
 	{ "device", cmd_device, "[N]", "show the GPU, or switch to GPU N", 0, 1, 0, COMPL_NONE, NULL, lh_device },
 	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL, lh_reps },
@@ -1016,7 +1046,7 @@ static const command commands[] = {
 	  0, 2, 0, COMPL_NONE, NULL, lh_timeout },
 	{ "format", cmd_format, "[table|csv|json|jsonl|markdown]", "how results print: for people, or as data",
 	  0, 1, 0, COMPL_WORDS, "table csv json markdown", lh_format },
-	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster|slower B [by X] | KERNEL gbps|roof|time|gflops OP X "
+	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster|slower B [by X] | KERNEL gbps|roof|time|gflops|overlap OP X "
 	  "| KERNEL metric NAME OP X",
 	  "check an earlier result (a lab's assertion)", 2, -1, 0, COMPL_KERNEL, NULL, lh_expect },
 	{ "pause", cmd_pause, "", "wait for Enter (at the prompt or with --step)",

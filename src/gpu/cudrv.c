@@ -60,6 +60,12 @@ static const struct {
 	 * only the plain one. Same signature. */
 	OPT(EventElapsedTime, "cuEventElapsedTime_v2"),
 	SYM(StreamSynchronize, "cuStreamSynchronize"),
+	SYM(MemHostAlloc, "cuMemHostAlloc"),
+	SYM(MemFreeHost, "cuMemFreeHost"),
+	SYM(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+	SYM(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+	SYM(StreamCreate, "cuStreamCreate"),
+	SYM(StreamDestroy, "cuStreamDestroy_v2"),
 	OPT(CtxSetLimit, "cuCtxSetLimit"),
 	OPT(CtxGetLimit, "cuCtxGetLimit"),
 	OPT(LaunchKernelEx, "cuLaunchKernelEx"),

@@ -150,6 +150,13 @@ typedef struct cudrv {
 	CUresult (*EventSynchronize)(CUevent ev);
 	CUresult (*EventElapsedTime)(float *ms, CUevent start, CUevent end);
 	CUresult (*StreamSynchronize)(CUstream s);
+	/* host memory, copies on a stream and streams: runs on host data */
+	CUresult (*MemHostAlloc)(void **p, size_t bytes, unsigned int flags);
+	CUresult (*MemFreeHost)(void *p);
+	CUresult (*MemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes, CUstream s);
+	CUresult (*MemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes, CUstream s);
+	CUresult (*StreamCreate)(CUstream *s, unsigned int flags);
+	CUresult (*StreamDestroy)(CUstream s);
 	/* optional (NULL when the driver lacks them): limits, launches with
 	 * attributes (clusters), the occupancy API */
 	CUresult (*CtxSetLimit)(int limit, size_t value);

@@ -337,6 +337,25 @@ _Static_assert(offsetof(cupti_kernel_record, end) == 24, "CUpti_ActivityKernel: 
 _Static_assert(offsetof(cupti_kernel_record, correlation_id) == 92, "CUpti_ActivityKernel: correlationId");
 _Static_assert(offsetof(cupti_kernel_record, name) == 104, "CUpti_ActivityKernel: name");
 
+/* Copies: CUPTI_ACTIVITY_KIND_MEMCPY. The leading fields of
+ * CUpti_ActivityMemcpy through CUpti_ActivityMemcpy6, at the same offsets in
+ * every version. */
+#define CUPTI_ACTIVITY_KIND_MEMCPY 1
+#define CUPTI_ACTIVITY_MEMCPY_KIND_HTOD 1
+#define CUPTI_ACTIVITY_MEMCPY_KIND_DTOH 2
+typedef struct cupti_memcpy_record {
+	int32_t kind;                   /* CUPTI_ACTIVITY_KIND_MEMCPY */
+	uint8_t copy_kind;              /* CUPTI_ACTIVITY_MEMCPY_KIND_* */
+	uint8_t src_kind, dst_kind, flags;
+	uint64_t bytes;
+	uint64_t start, end;            /* ns, the GPU's timestamps */
+	uint32_t device_id, context_id, stream_id;
+} cupti_memcpy_record;
+_Static_assert(offsetof(cupti_memcpy_record, bytes) == 8, "CUpti_ActivityMemcpy: bytes");
+_Static_assert(offsetof(cupti_memcpy_record, start) == 16, "CUpti_ActivityMemcpy: start");
+_Static_assert(offsetof(cupti_memcpy_record, stream_id) == 40, "CUpti_ActivityMemcpy: streamId");
+_Static_assert(offsetof(cupti_kernel_record, stream_id) == 48, "CUpti_ActivityKernel: streamId");
+
 typedef void (*CUpti_BuffersCallbackRequestFunc)(uint8_t **buffer, size_t *size, size_t *maxNumRecords);
 typedef void (*CUpti_BuffersCallbackCompleteFunc)(CUcontext context, uint32_t streamId, uint8_t *buffer,
                                                   size_t size, size_t validSize);

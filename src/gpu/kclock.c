@@ -13,6 +13,7 @@
 
 #define KC_BUFFER (64 * 1024) /* one activity buffer: ~300 kernel records */
 #define KC_RING 1024          /* finished kernels kept between takes */
+#define KT_RING 4096          /* spans of a timeline */
 
 static struct kclock_state {
 	int loaded;           /* 1 ok, -1 failed (why says why) */
@@ -31,6 +32,9 @@ static struct kclock_state {
 	} ring[KC_RING];
 	int n;
 	unsigned long lost;   /* kernels that did not fit, or buffers CUPTI could not get */
+	int tracing;          /* ktrace_start: copies and concurrent kernels go to trace[] */
+	tl_span trace[KT_RING];
+	int ntrace, trace_lost;
 } K = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 /* FNV-1a: kernels are told apart by their symbol's hash, so a record's
@@ -62,6 +66,29 @@ static void on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t 
 	pthread_mutex_lock(&K.mu);
 	while (buffer && K.GetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS && rec) {
 		const cupti_kernel_record *k = rec;
+		if (K.tracing && (k->kind == CUPTI_ACTIVITY_KIND_MEMCPY || k->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
+			if (K.ntrace == KT_RING) {
+				K.trace_lost++;
+				continue;
+			}
+			tl_span *sp = &K.trace[K.ntrace++];
+			memset(sp, 0, sizeof *sp);
+			if (k->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+				const cupti_memcpy_record *m = rec;
+				sp->kind = m->copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ? SPAN_H2D
+				         : m->copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? SPAN_D2H : SPAN_COPY;
+				sp->stream = m->stream_id;
+				sp->start_ns = m->start;
+				sp->end_ns = m->end;
+				sp->bytes = m->bytes;
+			} else {
+				sp->kind = SPAN_KERNEL;
+				sp->stream = k->stream_id;
+				sp->start_ns = k->start;
+				sp->end_ns = k->end;
+			}
+			continue;
+		}
 		if (k->kind != CUPTI_ACTIVITY_KIND_KERNEL && k->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
 			continue;
 		if (K.n == KC_RING || k->end < k->start) {
@@ -131,6 +158,11 @@ int kclock_start(char **why)
 {
 	if (load(why) != 0)
 		return -1;
+	if (K.tracing) {
+		if (why)
+			*why = xstrdup("a timeline is being recorded");
+		return -1;
+	}
 	CUptiResult r;
 	if (!K.registered) {
 		if ((r = K.RegisterCallbacks(on_request, on_complete)) != CUPTI_SUCCESS)
@@ -193,4 +225,73 @@ void kclock_stop(void)
 	K.on = 0;
 	K.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	drop_pending();
+}
+
+int ktrace_start(char **why)
+{
+	if (load(why) != 0)
+		return -1;
+	if (K.on) {
+		if (why)
+			*why = xstrdup("kernel timestamps are being recorded");
+		return -1;
+	}
+	CUptiResult r;
+	if (!K.registered) {
+		if ((r = K.RegisterCallbacks(on_request, on_complete)) != CUPTI_SUCCESS)
+			return cupti_fail(why, "cuptiActivityRegisterCallbacks", r);
+		K.registered = 1;
+	}
+	pthread_mutex_lock(&K.mu);
+	K.ntrace = K.trace_lost = 0;
+	K.tracing = 1;
+	pthread_mutex_unlock(&K.mu);
+	if ((r = K.Enable(CUPTI_ACTIVITY_KIND_MEMCPY)) != CUPTI_SUCCESS) {
+		ktrace_stop();
+		return cupti_fail(why, "cuptiActivityEnable (copies)", r);
+	}
+	if ((r = K.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS) {
+		K.Disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+		ktrace_stop();
+		return cupti_fail(why, "cuptiActivityEnable (concurrent kernels)", r);
+	}
+	return 0;
+}
+
+int ktrace_take(tl_span *out, int max, int *lost, char **why)
+{
+	if (!K.tracing) {
+		if (why)
+			*why = xstrdup("the timeline is not being recorded");
+		return -1;
+	}
+	CUptiResult r = K.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (r != CUPTI_SUCCESS)
+		return cupti_fail(why, "cuptiActivityFlushAll", r);
+	pthread_mutex_lock(&K.mu);
+	int n = K.ntrace < max ? K.ntrace : max;
+	memcpy(out, K.trace, (size_t)n * sizeof *out);
+	*lost = K.trace_lost + (K.ntrace - n);
+	K.ntrace = K.trace_lost = 0;
+	unsigned long blost = K.lost;
+	K.lost = 0;
+	pthread_mutex_unlock(&K.mu);
+	if (blost) /* a buffer CUPTI could not get: some records never came */
+		*lost += (int)blost;
+	return n;
+}
+
+void ktrace_stop(void)
+{
+	if (!K.tracing)
+		return;
+	K.Disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+	K.Disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	K.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	pthread_mutex_lock(&K.mu);
+	K.tracing = 0;
+	K.ntrace = K.trace_lost = 0;
+	K.n = 0;
+	K.lost = 0;
+	pthread_mutex_unlock(&K.mu);
 }

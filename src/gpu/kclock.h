@@ -12,6 +12,8 @@
 #ifndef CUPLAY_KCLOCK_H
 #define CUPLAY_KCLOCK_H
 
+#include <stdint.h>
+
 /* Starts recording kernels. 0, or -1 with *why (caller frees) when kernel
  * timestamps cannot be had here: "CUPTI not found (...)", "kernel
  * timestamps taken by another profiler (ncu, nsys or compute-sanitizer?):
@@ -28,5 +30,26 @@ int kclock_take(const char *symbol, double *ms, int max, char **why);
 
 /* Stops recording and drops what is pending. Safe to call when not started. */
 void kclock_stop(void);
+
+/* The timeline of a run: its copies and kernels with their streams, from
+ * CUPTI_ACTIVITY_KIND_MEMCPY and CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
+ * records (kernels not serialized: streams overlap as they would). Not
+ * while kclock_start's recording is on. */
+enum { SPAN_KERNEL = 1, SPAN_H2D = 2, SPAN_D2H = 3, SPAN_COPY = 4 /* another copy */ };
+typedef struct tl_span {
+	int32_t kind;                /* SPAN_* */
+	uint32_t stream;             /* CUPTI's stream id */
+	uint64_t start_ns, end_ns;   /* the GPU's timestamps */
+	uint64_t bytes;              /* a copy's */
+} tl_span;
+
+/* Starts recording copies and kernels: 0, or -1 with *why (caller frees). */
+int ktrace_start(char **why);
+/* After the caller has synchronized the context: the spans recorded since
+ * ktrace_start, at most max, in the order CUPTI gave them; *lost: those
+ * that did not fit. -1 with *why when CUPTI failed. */
+int ktrace_take(tl_span *out, int max, int *lost, char **why);
+/* Stops recording and drops what is pending. */
+void ktrace_stop(void);
 
 #endif

@@ -7,6 +7,7 @@
 #define CUPLAY_RESULT_H
 
 #include <stdint.h>
+#include "kclock.h"
 #include "nvml.h"
 #include "plan.h"
 #include "prof.h"
@@ -55,6 +56,12 @@ typedef struct loop_split {
 	double flush_gpu_ms; /* one L2 flush on the GPU; -1 not timed */
 } loop_split;
 
+/* The host link's bandwidths (GB/s, one copy of 64 MiB, the median of 3),
+ * measured once per worker where a plan asks (measure_link); 0 unknown. */
+enum { LINK_H2D_PAGEABLE, LINK_H2D_PINNED, LINK_D2H_PAGEABLE, LINK_D2H_PINNED, LINK_N };
+
+#define RES_MAX_SPANS 512
+
 typedef struct result {
 	res_status status;
 	char error[512];      /* one line, for RES_ERROR / RES_FATAL */
@@ -63,6 +70,7 @@ typedef struct result {
 	int nsamples;
 	double samples_ms[RES_MAX_SAMPLES];
 	double roof_gbps;     /* the device-to-device copy, measured once per worker */
+	double link_gbps[LINK_N]; /* the host link, each way, pageable and pinned */
 	double launch_ms;     /* host time of the whole request */
 	double setup_ms;      /* module load, allocation, input init and upload */
 	double check_ms;      /* the checked launch, download, reference, compare */
@@ -74,6 +82,11 @@ typedef struct result {
 	loop_split split;     /* where the timing loop's wall time went */
 	char clock_note[256]; /* why events, when the kernel clock was asked for; else "" */
 	prof_reply prof;      /* the counters, when the plan asked for metrics */
+	/* the timeline of one more run after the samples (a run on host data,
+	 * or a batch): its copies and kernels by stream */
+	int32_t nspans, spans_lost;
+	char tl_note[160];    /* why there is none, where one was to be had; else "" */
+	tl_span spans[RES_MAX_SPANS];
 	nvml_cond cond;       /* clocks, temperature, throttling around the samples */
 	func_info fn;         /* info_only plans */
 	/* device printf (and assertion messages): what the first launch that

@@ -88,10 +88,12 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 			info_pass(r);
 		goto done;
 	}
-	if (!ws->roof_done) { /* the copy roof: measured, so alone on the GPU */
+	if (!ws->roof_done || (p->measure_link && !ws->link_done)) { /* roofs: measured, so alone on the GPU */
 		if (w_gpu_lock(r) != 0)
 			goto done;
 		measure_roof(r);
+		if (p->measure_link && res->status == RES_OK)
+			measure_link(r);
 		w_gpu_unlock(ws);
 	}
 	if (res->status != RES_OK)
@@ -107,7 +109,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 		for (int i = 0; i < p->nchecks; i++)
 			if (p->checks[i].kind == CHECK_KERNEL && w_get_function(r, &p->checks[i].other, &r->other[i]) != 0)
 				goto done;
-	if (pool_setup(r) != 0)
+	if (pool_setup(r) != 0 || pipe_setup(r) != 0)
 		goto done;
 	{
 		CUdeviceptr ptrs[PLAN_MAX_BUFS] = {0};
@@ -129,7 +131,8 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 			res->status = RES_INTERRUPTED;
 		else if (w_gpu_lock(r) == 0) {
 			t2 = now_ns(); /* the timing's own time, not the wait for the lock */
-			time_pass(r);
+			if (time_pass(r) == 0 && res->status == RES_OK && !w_stop_now(ws))
+				trace_pass(r);
 		}
 	}
 	res->time_ms = (double)(now_ns() - t2) / 1e6;
@@ -142,6 +145,7 @@ done:
 	run_cleanup(r);
 	free(r);
 	res->roof_gbps = ws->roof_gbps;
+	memcpy(res->link_gbps, ws->link_gbps, sizeof res->link_gbps);
 	res->launch_ms = (double)(now_ns() - t0) / 1e6;
 }
 
@@ -242,6 +246,7 @@ static void worker_fini(wstate *ws)
 	for (int i = 0; i < PLAN_MAX_BUFS; i++)
 		pool_release(NULL, &ws->pool[i]);
 	stage_free(ws);
+	pipe_fini(ws);
 	hash_free(ws);
 	if (ws->flush)
 		cu.MemFree(ws->flush);

@@ -4,6 +4,8 @@
  *   server_time.c   the timing pass, the empty-kernel baseline, the copy
  *                   roof, the L2 flush, the counters pass
  *   server_check.c  the check pass: references, downloads, comparisons
+ *   server_pipe.c   runs on host data: host buffers, streams, the chunks'
+ *                   copies and launches
  *   server_pool.c   device buffers kept from run to run
  *   server_lock.c   the lock that lets one process at a time measure a GPU
  *   server_printf.c device printf, caught behind stdout
@@ -42,6 +44,15 @@ typedef struct pbuf {
 	int verified;          /* this run wrote d (and pristine) from host or pattern */
 	int module;            /* d is a variable of this run's module (`//@ global`): not ours to free */
 } pbuf;
+
+/* A host buffer of the run (`//@ buffer ... host`): what is copied in
+ * (the initial contents) and where the output is copied out to, page-locked
+ * or not as the header says. */
+typedef struct hbuf {
+	void *in, *out;
+	size_t bytes;
+	int pinned;
+} hbuf;
 
 /* The reference cache: at most this many results, of at most this many
  * bytes in all. */
@@ -86,6 +97,11 @@ typedef struct wstate {
 	CUdeviceptr hash_out;
 	int hash_failed;       /* it could not be loaded: compare on the host */
 	nvml_dev nvml;         /* clocks and throttling around the samples */
+	hbuf host[PLAN_MAX_BUFS]; /* the run's host buffers (server_pipe.c) */
+	CUstream streams[PLAN_MAX_CHUNKS]; /* made on first need, kept */
+	int nstreams;
+	int link_done;         /* the host link measured (link_gbps) */
+	double link_gbps[LINK_N];
 	int pf_fd;             /* where device printf goes (this process's stdout): a memfd, or -1 */
 	int pf_err;            /* the worker's own stderr, while a run points fd 2 at pf_fd: assertion
 	                          messages go to stderr */
@@ -183,8 +199,9 @@ int w_validate_plan(wrun *r);
  * allowed. */
 int w_get_function(wrun *r, const plan_launch *l, CUfunction *fn);
 void w_build_args(kargs *ka, const plan_launch *l, const CUdeviceptr *ptrs);
-/* Launches on the default stream; every output counts as written. */
+/* Launches on the default stream (or st); every output counts as written. */
 int w_launch(wrun *r, CUfunction fn, const plan_launch *l, kargs *ka);
+int w_launch_on(wrun *r, CUfunction fn, const plan_launch *l, kargs *ka, CUstream st);
 
 /* ---- server_printf.c: device printf, caught in a memory file behind
  * stdout so that it never reaches the front end's output raw */
@@ -211,6 +228,27 @@ int pool_all_verified(wrun *r);
 int pool_reverify(wrun *r);
 int pool_restore_outputs(wrun *r);
 
+/* ---- server_pipe.c: runs on host data */
+/* The run's host buffers (the initial contents copied into the inputs,
+ * the outputs poisoned) and one stream a chunk; nothing without host
+ * buffers. After pool_setup. */
+int pipe_setup(wrun *r);
+/* The host buffers go (the streams stay for the next run); r NULL: quietly. */
+int pipe_release(wrun *r, wstate *ws);
+void pipe_fini(wstate *ws);
+/* The run: on host data, each chunk on its stream (copy in, the kernel on
+ * its slice, copy out), the legacy stream's work before and after it
+ * ordered with them; else the launch alone. Not waited for. */
+int w_run_main(wrun *r);
+/* The host link's bandwidths, once per worker: 64 MiB each way, from
+ * pageable and from page-locked memory. A failure that is not sticky
+ * leaves a figure at 0. */
+void measure_link(wrun *r);
+/* Where output i was copied out to, or NULL when it is not copied out. */
+const void *pipe_out(wrun *r, int i);
+/* The outputs' host copies poisoned again: a copy out that did not happen shows. */
+int pipe_poison(wrun *r);
+
 /* ---- server_check.c */
 void stage_free(wstate *ws);
 /* server_hash.c: the output hash (outhash.h) of bytes at d, on the GPU. 0
@@ -231,6 +269,7 @@ void measure_roof(wrun *r);
 int ensure_flush(wrun *r);
 CUresult flush_l2(wstate *ws, int n);
 int time_pass(wrun *r);
+int trace_pass(wrun *r);
 void metrics_pass(wrun *r);
 
 #endif

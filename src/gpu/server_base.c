@@ -250,6 +250,22 @@ int w_validate_plan(wrun *r)
 	}
 	if (check_launch(r, &p->launch) != 0)
 		return -1;
+	if (p->nchunks < 0 || p->nchunks > PLAN_MAX_CHUNKS)
+		return w_fail(r, 0, "%d chunks; at most %d are supported", p->nchunks, PLAN_MAX_CHUNKS);
+	for (int i = 0; i < p->nbufs; i++) {
+		const plan_buf *b = &p->bufs[i];
+		if (!b->copy_in && !b->copy_out)
+			continue;
+		if (b->managed || b->global || p->nchunks == 0)
+			return w_fail(r, 0, "buffer '%s' is copied from the host, but is %s", b->name,
+			              b->managed ? "managed" : b->global ? "a global" : "in no pipeline");
+		for (int c = 0; c < p->nchunks; c++) {
+			const plan_chunk *k = &p->chunks[c];
+			uint64_t end = p->nchunks > 1 || b->per ? (k->start + k->len) * b->per : b->count;
+			if (k->len > b->count || k->start > b->count || end > b->count || (p->nchunks > 1 && !b->per))
+				return w_fail(r, 0, "chunk %d of buffer '%s' is outside it", c + 1, b->name);
+		}
+	}
 	if (p->nchecks < 0 || p->nchecks > PLAN_MAX_CHECKS)
 		return w_fail(r, 0, "%d checks; at most %d are supported", p->nchecks, PLAN_MAX_CHECKS);
 	for (int i = 0; i < p->nchecks; i++) {
@@ -320,8 +336,13 @@ void w_build_args(kargs *ka, const plan_launch *l, const CUdeviceptr *ptrs)
 	ka->params[l->nargs] = NULL;
 }
 
-/* Every launch may change every output (a check kernel writes the others). */
 int w_launch(wrun *r, CUfunction fn, const plan_launch *l, kargs *ka)
+{
+	return w_launch_on(r, fn, l, ka, NULL);
+}
+
+/* Every launch may change every output (a check kernel writes the others). */
+int w_launch_on(wrun *r, CUfunction fn, const plan_launch *l, kargs *ka, CUstream st)
 {
 	for (int i = 0; i < r->p->nbufs; i++)
 		if (r->p->bufs[i].output)
@@ -338,10 +359,10 @@ int w_launch(wrun *r, CUfunction fn, const plan_launch *l, kargs *ka)
 		attr.value.clusterDim.y = l->cluster[1];
 		attr.value.clusterDim.z = l->cluster[2];
 		CUlaunchConfig cfg = { l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
-		                       l->smem, NULL, &attr, 1 };
+		                       l->smem, st, &attr, 1 };
 		return w_ck(r, cu.LaunchKernelEx(&cfg, fn, ka->params, NULL), "cuLaunchKernelEx");
 	}
 	return w_ck(r, cu.LaunchKernel(fn, l->grid[0], l->grid[1], l->grid[2],
 	                             l->block[0], l->block[1], l->block[2],
-	                             l->smem, NULL, ka->params, NULL), "cuLaunchKernel");
+	                             l->smem, st, ka->params, NULL), "cuLaunchKernel");
 }

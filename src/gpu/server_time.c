@@ -230,6 +230,11 @@ static int kernel_clock_begin(wrun *r, int batch)
 		         "the kernel launches kernels from the device, and the event pair covers them all");
 		return 0;
 	}
+	if (r->p->nchunks > 0) {
+		snprintf(res->clock_note, sizeof res->clock_note,
+		         "a run on host data is timed whole, from its first copy in to its last copy out");
+		return 0;
+	}
 	if (!ws->kclock_why[0]) {
 		char *why = NULL;
 		if (kclock_start(&why) == 0) {
@@ -295,7 +300,7 @@ static int kernel_clock_samples(wrun *r, int n, int k, double *ms)
 	loop_split *sp = &r->res->split;
 	for (int i = 0; i < k; i++) {
 		uint64_t t0 = now_ns();
-		if (sample_prologue(r, n + i) != 0 || w_launch(r, r->fn, l, &r->ka) != 0)
+		if (sample_prologue(r, n + i) != 0 || w_run_main(r) != 0)
 			return -1;
 		uint64_t t1 = now_ns();
 		sp->issue_ms += (double)(t1 - t0) / 1e6;
@@ -351,7 +356,7 @@ static int events_sample(wrun *r, int n, int batch, double *ms)
 	if (sample_prologue(r, n) != 0 || w_ck(r, cu.EventRecord(ws->ev0, NULL), "cuEventRecord") != 0)
 		return -1;
 	for (int b = 0; b < batch; b++)
-		if (w_launch(r, r->fn, &p->launch, &r->ka) != 0)
+		if (w_run_main(r) != 0)
 			return -1;
 	if (w_ck(r, cu.EventRecord(ws->ev1, NULL), "cuEventRecord") != 0)
 		return -1;
@@ -496,7 +501,7 @@ int time_pass(wrun *r)
 			nvml_end(&ws->nvml, &res->cond);
 			return 0;
 		}
-		if (reset_outputs(r) < 0 || w_launch(r, r->fn, &p->launch, &r->ka) != 0 ||
+		if (reset_outputs(r) < 0 || w_run_main(r) != 0 ||
 		    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
 			return -1;
 		w_progress(ws, 0, WIRE_PHASE_GPU, 0);
@@ -510,6 +515,46 @@ int time_pass(wrun *r)
 	if (ws->trace_loop)
 		time_prologue_parts(r);
 	return 0;
+}
+
+/* The timeline: one more run (a pipeline, or a batch of launches) after
+ * the samples, on reset outputs, with CUPTI recording its copies and
+ * kernels. Where CUPTI cannot, res->tl_note says why and the run goes on. */
+int trace_pass(wrun *r)
+{
+	const plan *p = r->p;
+	result *res = r->res;
+	int batch = p->t.batch > 1 ? p->t.batch : 1;
+	res->nspans = res->spans_lost = 0;
+	res->tl_note[0] = 0;
+	if (p->nchunks <= 0 && batch == 1)
+		return 0;
+	if (reset_outputs(r) < 0 || w_ck(r, cu.CtxSynchronize(), "cuCtxSynchronize") != 0)
+		return -1;
+	char *why = NULL;
+	if (ktrace_start(&why) != 0) {
+		snprintf(res->tl_note, sizeof res->tl_note, "no timeline: %s", why ? why : "CUPTI failed");
+		free(why);
+		return 0;
+	}
+	int rc = 0;
+	for (int b = 0; b < batch && rc == 0; b++)
+		rc = w_run_main(r);
+	if (rc == 0)
+		rc = w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name);
+	if (rc == 0) {
+		int lost = 0;
+		int n = ktrace_take(res->spans, RES_MAX_SPANS, &lost, &why);
+		if (n < 0) {
+			snprintf(res->tl_note, sizeof res->tl_note, "no timeline: %s", why ? why : "CUPTI failed");
+			free(why);
+		} else {
+			res->nspans = n;
+			res->spans_lost = lost;
+		}
+	}
+	ktrace_stop();
+	return rc;
 }
 
 /* The launch CUPTI profiles, once a pass. */

@@ -400,6 +400,104 @@ static int build_check(const spec *s, const spec_check *c, const symtab *t, plan
 	return 0;
 }
 
+int plan_chunks(uint64_t n, int k, plan_chunk *out)
+{
+	if (k < 1 || k > PLAN_MAX_CHUNKS || (uint64_t)k > n)
+		return -1;
+	uint64_t base = n / (uint64_t)k, extra = n % (uint64_t)k, at = 0;
+	for (int i = 0; i < k; i++) {
+		memset(&out[i], 0, sizeof out[i]);
+		out[i].start = at;
+		out[i].len = base + ((uint64_t)i < extra);
+		at += out[i].len;
+	}
+	return 0;
+}
+
+void plan_bus(plan *p)
+{
+	p->bus_h2d = p->bus_d2h = 0;
+	for (int i = 0; i < p->nbufs; i++) {
+		plan_buf *pb = &p->bufs[i];
+		int bound = 0;
+		for (int j = 0; j < p->launch.nargs; j++)
+			bound |= p->launch.args[j].kind == ARG_PTR && p->launch.args[j].buf == i;
+		double bytes = (double)pb->count * (double)dtype_size(pb->type);
+		pb->copy_in = bound && pb->host != BUF_DEVICE && (!pb->output || !pb->unread);
+		pb->copy_out = bound && pb->host != BUF_DEVICE && pb->output;
+		p->bus_h2d += pb->copy_in ? bytes : 0;
+		p->bus_d2h += pb->copy_out ? bytes : 0;
+	}
+}
+
+/* Host buffers: the bytes each way, and the chunks of `//@ streams` (or one
+ * chunk of everything), each with the grid and smem its size gives. */
+static int plan_pipeline(const spec *s, int k, const symtab *t, const spec_launch *eff, plan *p, char **err)
+{
+	plan_bus(p);
+	for (int i = 0; i < p->nbufs; i++)
+		if (p->bufs[i].copy_in || p->bufs[i].copy_out)
+			p->nchunks = p->measure_link = 1;
+	if (!p->nchunks)
+		return 0;
+	p->chunks[0].grid[0] = p->launch.grid[0];
+	p->chunks[0].grid[1] = p->launch.grid[1];
+	p->chunks[0].grid[2] = p->launch.grid[2];
+	p->chunks[0].smem = p->launch.smem;
+	if (!s->split)
+		return 0;
+	const spec_var *sv = spec_var_find(s, s->split);
+	int64_t nk;
+	if (eval_int(s, &s->streams, t, "the number of streams", 1, &nk, err) != 0)
+		return -1;
+	if (nk > PLAN_MAX_CHUNKS)
+		return fail(err, "%s:%d:%d: %" PRId64 " streams: at most %d", s->path, s->streams.line,
+		            s->streams.col, nk, PLAN_MAX_CHUNKS);
+	const sym *nv = symtab_get(t, s->split, -1);
+	if (!nv || nv->v.is_float || nv->v.i < 1)
+		return fail(err, "%s:%d:%d: split param '%s' must be a whole number of at least 1", s->path,
+		            sv->line, sv->col, s->split);
+	uint64_t n = (uint64_t)nv->v.i;
+	if (plan_chunks(n, (int)nk, p->chunks) != 0)
+		return fail(err, "%s:%d:%d: %" PRId64 " streams for %s = %" PRIu64 ": a chunk would be empty (at most "
+		            "%s streams)", s->path, s->streams.line, s->streams.col, nk, s->split, n, s->split);
+	p->nchunks = (int32_t)nk;
+	const spec_kernel *sk = &s->kernels[k];
+	for (int i = 0; i < sk->nparams; i++)
+		if (sk->params[i].kind != ARG_PTR && strcmp(sk->params[i].name, s->split) == 0)
+			p->split_args |= 1u << i;
+	if (!p->split_args)
+		return fail(err, "%s:%d:%d: kernel '%s' does not take '%s', the size 'streams' cuts: each chunk's "
+		            "kernel learns its size through it", s->path, s->split_line, s->split_col, sk->name, s->split);
+	for (int i = 0; i < p->nbufs; i++) {
+		plan_buf *pb = &p->bufs[i];
+		if (!pb->copy_in && !pb->copy_out)
+			continue;
+		const spec_buffer *b = &s->bufs[i];
+		if (pb->count % n != 0)
+			return fail(err, "%s:%d:%d: host buffer '%s' has %" PRIu64 " elements, not a multiple of %s = %"
+			            PRIu64 ": 'streams' slices it as %s is cut", s->path, b->count.line, b->count.col,
+			            pb->name, pb->count, s->split, n, s->split);
+		pb->per = pb->count / n;
+	}
+	symtab ct = {0};
+	for (int i = 0; i < t->n; i++)
+		symtab_set(&ct, t->v[i].name, t->v[i].v, t->v[i].hidden);
+	int rc = 0;
+	for (int c = 0; c < p->nchunks && rc == 0; c++) {
+		symtab_set(&ct, s->split, (value){ 0, (int64_t)p->chunks[c].len, 0 }, 0);
+		plan_launch *l = xmalloc(sizeof *l);
+		rc = build_launch(s, k, &ct, eff, l, err);
+		if (rc == 0) {
+			memcpy(p->chunks[c].grid, l->grid, sizeof l->grid);
+			p->chunks[c].smem = l->smem;
+		}
+		free(l);
+	}
+	symtab_free(&ct);
+	return rc;
+}
+
 int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
                const timing_opts *topt, plan *p, char **err)
 {
@@ -431,6 +529,7 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 		pb->managed = b->managed;
 		pb->prefetch = b->prefetch;
 		pb->global = b->global;
+		pb->host = b->host;
 		if (b->global) {
 			/* the symbol: as written at namespace scope, mangled inside a
 			 * namespace (a::b::w is _ZN1a1b1wE) */
@@ -474,6 +573,8 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 	spec_launch eff;
 	spec_effective(s, k, &eff);
 	if (build_launch(s, k, t, &eff, &p->launch, err) != 0)
+		return -1;
+	if (plan_pipeline(s, k, t, &eff, p, err) != 0)
 		return -1;
 	if (eff.bytes.text) {
 		int64_t v;

@@ -20,6 +20,7 @@
 #define PLAN_MAX_METRICS 48  /* = PROF_MAX_METRICS (prof.h) */
 #define PLAN_METRIC_NAME 128 /* = METRICS_NAME (metrics.h) */
 #define PLAN_MAX_LIST 8192   /* the values of every `//@ global ... {...}` of a plan */
+#define PLAN_MAX_CHUNKS 64   /* `//@ streams`: chunks (and streams) of one run */
 
 typedef struct devinfo {
 	int ordinal, count;           /* this device, devices present */
@@ -55,7 +56,18 @@ typedef struct plan_buf {
 	uint32_t list_off, list_n; /* INIT_LIST: plan.list[list_off .. +list_n) */
 	char sym[PLAN_NAME];       /* global: its symbol in the cubin (mangled in a namespace) */
 	int32_t unread;            /* an output the kernel never reads (its PTX says): timing does not reset it */
+	int32_t host;              /* BUF_HOST_* (spec.h): the data lives on the host; a run copies it */
+	uint64_t per;              /* sliced by `//@ streams`: elements per unit of the split param; 0 whole */
+	int32_t copy_in, copy_out; /* a host buffer the kernel takes: copied in before it, out after it (plan_bus) */
 } plan_buf;
+
+/* One chunk of a run on host data: units [start, start + len) of the split
+ * param, its own launch geometry (the grid evaluated with the param = len). */
+typedef struct plan_chunk {
+	uint64_t start, len;
+	uint32_t grid[3];
+	uint32_t smem;
+} plan_chunk;
 
 typedef struct plan_arg {
 	arg_kind kind;
@@ -126,9 +138,27 @@ typedef struct plan {
 	int32_t info_only;        /* `info`: load the module, query the function, launch nothing */
 	int32_t device_launches;  /* linked with cudadevrt: the kernel may launch kernels */
 	uint64_t cubin_len;       /* cubin bytes follow the struct on the wire */
+	/* host buffers: a run is a pipeline of nchunks chunks, each on its own
+	 * stream: copy in, kernel on its slice, copy out. 0: no host buffer, a
+	 * run is the launch alone */
+	int32_t nchunks;
+	uint32_t split_args;      /* bit i: launch argument i is the split param (a chunk's len) */
+	plan_chunk chunks[PLAN_MAX_CHUNKS];
+	double bus_h2d, bus_d2h;  /* bytes a run copies over the bus, each way */
+	int32_t measure_link;     /* the worker measures the host link's bandwidths (once), for roofs */
 	uint32_t nlist;           /* the values of globals given as lists */
 	double list[PLAN_MAX_LIST];
 } plan;
+
+/* The chunks of n units over k streams: sizes n / k, the first n % k one
+ * more, in order, each start the end of the one before. 0, or -1 when k is
+ * not in 1..PLAN_MAX_CHUNKS or over n (a chunk would be empty). */
+int plan_chunks(uint64_t n, int k, plan_chunk *out);
+/* What a run copies over the bus: of the host buffers the kernel takes, an
+ * input is copied in, an output out, and in too unless the kernel never
+ * reads it (unread); copy_in, copy_out and their bytes, bus_h2d and
+ * bus_d2h. Again after unread is known. */
+void plan_bus(plan *p);
 
 /* Front end: from a parsed file, values of defines and params, and the device,
  * to a plan for kernel k. Errors carry "path:line:col: ". */

@@ -27,7 +27,7 @@
 
 static const char *const directive_names[] = {
 	"define", "param", "buffer", "global", "grid", "block", "cluster", "smem", "bytes", "flops", "check", "link", "include",
-	"kernel",
+	"kernel", "streams",
 };
 static const char *const override_names[] = {
 	"grid", "block", "cluster", "smem", "bytes", "flops", "check", "skip",
@@ -176,6 +176,8 @@ void spec_free(spec *s)
 		free(s->check_at[i].value.text);
 	}
 	free(s->check_at);
+	free(s->streams.text);
+	free(s->split);
 	launch_free(&s->base);
 	free(s->vars);
 	free(s->bufs);
@@ -575,14 +577,16 @@ static int list_values(cur *c, spec_buffer *b, const char *open, const char *nam
 static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 {
 	static const char *const words[] = {
-		"random", "zero", "one", "iota", "value", "poison", "output", "managed", "prefetch",
+		"random", "zero", "one", "iota", "value", "poison", "output", "managed", "prefetch", "host",
+		"pinned",
 	};
 	static const init_kind inits[] = {
 		INIT_RANDOM, INIT_ZERO, INIT_ONE, INIT_IOTA, INIT_VALUE, INIT_POISON,
 	};
 	const char *what = b->global ? "global" : "buffer";
 	const char *init_at = NULL;
-	int init_len = 0;
+	int init_len = 0, host = 0, pinned = 0;
+	const char *pinned_at = NULL, *managed_at = NULL, *host_at = NULL;
 	while (!at_end(c)) {
 		skip_blank(c);
 		if (b->global && *c->p == '{') {
@@ -602,7 +606,7 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 		if (n == 0)
 			return cerr(c, w, "unexpected '%.*s' in %s '%.*s' (expected random, zero, one, iota, "
 			            "value(X), poison%s, output%s)", token_len(c, w), w, what, nlen, name,
-			            b->global ? ", {V, ...}" : "", b->global ? "" : " or managed");
+			            b->global ? ", {V, ...}" : "", b->global ? "" : ", managed or host");
 		int i = 0;
 		while (i < (int)ARRAY_LEN(words) && !scan_word_is(w, n, words[i]))
 			i++;
@@ -610,9 +614,16 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 			return cerr(c, w, "a global cannot be '%s': it lives in the module", words[i]);
 		if (i == (int)ARRAY_LEN(words))
 			return cerr_choices(c, w, xasprintf("unknown word '%.*s' in %s '%.*s'", n, w, what, nlen, name),
-			                    w, n, words, (int)ARRAY_LEN(words) - 2 * b->global, "expected", "");
+			                    w, n, words, b->global ? 7 : (int)ARRAY_LEN(words), "expected", "");
 		if (i >= (int)ARRAY_LEN(inits)) {
-			int *flag = i == 6 ? &b->output : i == 7 ? &b->managed : &b->prefetch;
+			int *flag = i == 6 ? &b->output : i == 7 ? &b->managed : i == 8 ? &b->prefetch
+			          : i == 9 ? &host : &pinned;
+			if (i == 7)
+				managed_at = w;
+			else if (i == 9)
+				host_at = w;
+			else if (i == 10)
+				pinned_at = w;
 			if (*flag)
 				return cerr(c, w, "duplicate '%s' in %s '%.*s'", words[i], what, nlen, name);
 			*flag = 1;
@@ -630,6 +641,13 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 	if (b->prefetch && !b->managed)
 		return cerr(c, c->p, "buffer '%.*s' has 'prefetch' without 'managed': only unified memory is "
 		            "prefetched", nlen, name);
+	if (pinned && !host)
+		return cerr(c, pinned_at, "buffer '%.*s' has 'pinned' without 'host': only host memory is pinned "
+		            "(write 'host pinned')", nlen, name);
+	if (host && b->managed)
+		return cerr(c, host_at > managed_at ? host_at : managed_at, "buffer '%.*s' is both 'managed' and 'host': unified memory moves by "
+		            "itself, a host buffer is copied (choose one)", nlen, name);
+	b->host = !host ? BUF_DEVICE : pinned ? BUF_HOST_PINNED : BUF_HOST_PAGEABLE;
 	if (!init_at) /* an output nobody initialises is poisoned, so unwritten parts show */
 		b->init = b->output ? INIT_POISON : INIT_RANDOM;
 	return 0;
@@ -1164,6 +1182,43 @@ static int dir_include(cur *c, const char *dir)
 	return 0;
 }
 
+/* streams EXPR split NAME: a run in EXPR chunks, one a stream; param NAME
+ * is what is cut, the host buffers are sliced with it. */
+static int dir_streams(cur *c, const char *at, const char *dir)
+{
+	spec *s = c->s;
+	if (s->streams.text)
+		return cerr(c, at, "duplicate '%s' line (first at line %d)", dir, s->streams.line);
+	skip_blank(c);
+	const char *split = NULL;
+	for (const char *q = c->p; q + 5 <= c->end; q++)
+		if (strncmp(q, "split", 5) == 0 && (q == c->p || !is_ident_char((unsigned char)q[-1])) &&
+		    (q + 5 == c->end || !is_ident_char((unsigned char)q[5])))
+			split = q;
+	if (at_end(c) || split == c->p)
+		return cerr(c, c->p, "expected the number of streams after 'streams' (streams EXPR split NAME)");
+	if (!split)
+		return cerr(c, c->end, "expected 'split NAME' after the number of streams: the param that is "
+		            "cut in chunks");
+	spec_expr e = make_expr(c, c->p, split);
+	c->p = split + 5;
+	const char *w;
+	int n = read_word(c, &w);
+	if (n == 0) {
+		free(e.text);
+		return cerr(c, c->p, "expected a param name after 'split' (the size that is cut in chunks)");
+	}
+	if (expect_end(c, "the split param") != 0) {
+		free(e.text);
+		return -1;
+	}
+	s->streams = e;
+	s->split = xstrndup(w, (size_t)n);
+	s->split_line = c->line;
+	s->split_col = col_of(c, w);
+	return 0;
+}
+
 /* One //@ line: bol is its first character, p just after "//@". */
 static int header_line(spec *s, int line, const char *bol, const char *p, const char *eol, char **err)
 {
@@ -1197,6 +1252,8 @@ static int header_line(spec *s, int line, const char *bol, const char *p, const 
 		r = dir_include(&c, dir);
 	else if (strcmp(dir, "kernel") == 0)
 		r = dir_kernel(&c, dir);
+	else if (strcmp(dir, "streams") == 0)
+		r = dir_streams(&c, w, dir);
 	else if ((r = launch_line(&c, dir, w, &base)) > 0)
 		r = cerr_choices(&c, w, xasprintf("unknown directive '%s'", dir), w, n, names, nnames,
 		                 "known", "");
@@ -1287,6 +1344,21 @@ static int validate(const spec *s, char **err)
 		for (int j = 0; j < i; j++)
 			if (strcmp(s->check_at[j].name, cv->name) == 0)
 				return errat(s, err, cv->line, cv->col, "'%s' given twice in 'check at'", cv->name);
+	}
+	if (s->split) {
+		const spec_var *v = spec_var_find(s, s->split);
+		int nhost = 0;
+		for (int i = 0; i < s->nbufs; i++)
+			nhost += s->bufs[i].host != BUF_DEVICE;
+		if (!v)
+			return errat(s, err, s->split_line, s->split_col, "unknown param '%s' after 'split': declare "
+			             "'//@ param %s = VALUE', the size that is cut in chunks", s->split, s->split);
+		if (v->is_define)
+			return errat(s, err, s->split_line, s->split_col, "'%s' is a define: 'split' cuts a param "
+			             "(each chunk's kernel is given its own)", s->split);
+		if (nhost == 0)
+			return errat(s, err, s->streams.line, s->streams.col, "'streams' slices the host buffers, and "
+			             "there is none: add 'host' to the buffers a run copies in and out");
 	}
 	if (validate_checks(s, &s->base, NULL, err) != 0)
 		return -1;

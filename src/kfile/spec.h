@@ -5,7 +5,10 @@
  *
  *   //@ define NAME = EXPR          compile time, passed as -DNAME=VALUE
  *   //@ param  NAME = EXPR          run time, bound to kernel parameters NAME
- *   //@ buffer NAME TYPE[EXPR] INIT [output] [managed [prefetch]]
+ *   //@ buffer NAME TYPE[EXPR] INIT [output] [managed [prefetch]] [host [pinned]]
+ *                                   host: the data lives in host memory
+ *                                   (pageable, or pinned), and a run copies
+ *                                   it in (an input) and out (an output)
  *   //@ global NAME TYPE[[EXPR]] INIT|{V, V, ...} [output]
  *                                   a __constant__ or __device__ variable
  *            TYPE: float double int unsigned long
@@ -21,6 +24,9 @@
  *   //@ check none
  *   //@ check at NAME=EXPR[, NAME=EXPR]     params for the check pass only
  *                                           (check small, time large)
+ *   //@ streams EXPR split NAME             a run in EXPR chunks on as many
+ *                                           streams: param NAME is cut in
+ *                                           chunks, the host buffers sliced
  *   //@ link cudadevrt                      relocatable device code + devrt
  *   //@ include DIR...                      header directories (relative to
  *                                           the file's own)
@@ -60,6 +66,10 @@ typedef struct spec_var {
 	int line, col; /* of the name */
 } spec_var;
 
+/* Where a buffer's data lives: on the device (the kernel's memory only), or
+ * on the host, pageable or page-locked, so that a run copies it in and out. */
+enum { BUF_DEVICE = 0, BUF_HOST_PAGEABLE = 1, BUF_HOST_PINNED = 2 };
+
 typedef struct spec_buffer {
 	char *name;
 	dtype type;
@@ -70,6 +80,7 @@ typedef struct spec_buffer {
 	int managed;
 	int prefetch;      /* managed: moved to the GPU before each launch */
 	int global;        /* `//@ global`: a __constant__ or __device__ variable of the file */
+	int host;          /* BUF_HOST_*: where the data lives between runs */
 	int nlist;         /* INIT_LIST: the values, as scalars */
 	double *list;
 	int line, col;
@@ -146,6 +157,10 @@ typedef struct spec {
 	int ncheck_at;
 	spec_var *check_at; /* `//@ check at`: params of the check pass */
 	spec_launch base;
+	/* `//@ streams EXPR split NAME`: streams.text NULL when not given */
+	spec_expr streams;
+	char *split;         /* the param cut in chunks */
+	int split_line, split_col;
 } spec;
 
 /* Parses src (owned by the caller; copied). Every error message starts with

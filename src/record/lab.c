@@ -431,6 +431,20 @@ void lab_write(FILE *f, lab_format fmt, const lab_input *in)
 		counters(f, fmt, r, idx, n);
 	}
 	free(idx);
+	if (in->tl && in->ntl > 0) { /* the last run's copies and kernels, by stream */
+		heading(f, fmt, 2, "Timeline");
+		sbuf b = { 0 };
+		if (fmt == LAB_HTML) {
+			tl_svg(in->tl, in->ntl, in->tl_title, 0, &b);
+			fputs("<figure>\n", f);
+			fwrite(b.s, 1, b.len, f);
+			fputs("</figure>\n", f);
+		} else {
+			tl_text(in->tl, in->ntl, in->tl_title, 80, &b);
+			code(f, fmt, "", b.s);
+		}
+		sb_free(&b);
+	}
 	if (in->ncommands > 0) {
 		heading(f, fmt, 2, "Commands");
 		sbuf b = { 0 };

@@ -7,6 +7,7 @@
 #define CUPLAY_LAB_H
 
 #include "measure.h"
+#include "timeline.h"
 
 #include <stdio.h>
 
@@ -17,6 +18,9 @@ typedef struct lab_input {
 	int ncommands;
 	const char *version;     /* cuplay's */
 	const char *when;        /* "2026-11-23 22:40 UTC" */
+	const tl_span *tl;       /* the last run's timeline (timeline.h), or NULL */
+	int ntl;
+	const char *tl_title;
 } lab_input;
 
 typedef enum { LAB_HTML, LAB_MARKDOWN } lab_format;

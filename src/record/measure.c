@@ -1,6 +1,7 @@
 /* measure.c: a measurement's record and its row in a table. */
 #include "measure.h"
 #include "nvml.h"
+#include "timeline.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -14,8 +15,20 @@ void measure_init(measurement *m, const char *file, const plan *p, const char *v
 	m->kernel = xstrdup(p->launch.name);
 	m->values = xstrdup(vline ? vline : "");
 	m->check = check_on ? MCHECK_NONE : MCHECK_OFF;
+	m->overlap = -1;
 	m->bytes = p->bytes;
 	m->flops = p->flops;
+	if (p->nchunks > 0) {
+		int pageable = 0;
+		for (int i = 0; i < p->nbufs; i++)
+			pageable |= (p->bufs[i].copy_in || p->bufs[i].copy_out) && p->bufs[i].host == BUF_HOST_PAGEABLE;
+		m->bus_h2d = p->bus_h2d;
+		m->bus_d2h = p->bus_d2h;
+		m->bytes = p->bus_h2d + p->bus_d2h;
+		snprintf(m->link, sizeof m->link, "%s%s%s %s", p->bus_h2d > 0 ? "H2D" : "",
+		         p->bus_h2d > 0 && p->bus_d2h > 0 ? "+" : "", p->bus_d2h > 0 ? "D2H" : "",
+		         pageable ? "pageable" : "pinned");
+	}
 	fmt_dims(m->grid, sizeof m->grid, p->launch.grid);
 	fmt_dims(m->block, sizeof m->block, p->launch.block);
 	m->dyn_smem = p->launch.smem;
@@ -39,7 +52,22 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 	}
 	m->interrupted = res->status == RES_INTERRUPTED;
 	m->roof_gbps = res->roof_gbps;
+	if (m->link[0]) {
+		/* the copies at the link's speed, both ways at once (a copy engine each) */
+		int pin = strstr(m->link, "pinned") != NULL;
+		double up = res->link_gbps[pin ? LINK_H2D_PINNED : LINK_H2D_PAGEABLE];
+		double down = res->link_gbps[pin ? LINK_D2H_PINNED : LINK_D2H_PAGEABLE];
+		double t_up = m->bus_h2d > 0 ? (up > 0 ? m->bus_h2d / up : -1) : 0;
+		double t_down = m->bus_d2h > 0 ? (down > 0 ? m->bus_d2h / down : -1) : 0;
+		double ideal = t_up > t_down ? t_up : t_down;
+		m->roof_gbps = t_up >= 0 && t_down >= 0 && ideal > 0 ? m->bytes / ideal : 0;
+	}
 	m->clock = res->clock;
+	if (res->nspans > 0 && res->nspans <= RES_MAX_SPANS) {
+		tl_stats ts;
+		tl_compute(res->spans, res->nspans, &ts);
+		m->overlap = ts.overlap;
+	}
 	measure_set_samples(m, res->samples_ms, res->nsamples);
 	m->stop = res->stop;
 	const nvml_cond *cd = &res->cond;
@@ -121,7 +149,7 @@ const char *measure_check_word(const measurement *m)
 void measure_table_init(table *t, int first, int last, const char *const *head, const char *align)
 {
 	static const char *const mine[M_N] = { "kernel", "values", "check", "rel_err", "median", "±95%",
-		                               "min .. max", "min", "max", "noise", "samples", "GB/s", "roof",
+		                               "min .. max", "min", "max", "noise", "samples", "GB/s", "roof", "link", "overlap",
 		                               "GFLOP/s", "SM MHz", "temp C", "throttle", "clock", "regs",
 		                               "smem_bytes", "compile_ms", "device", "ci_lo", "ci_hi", "stop" };
 	const char *h[64];
@@ -133,7 +161,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	}
 	for (int i = 0; i < M_N; i++)
 		h[first + i] = mine[i];
-	memcpy(al + first, "lllrrlrrrrrrrrrrllrrlrrl", M_N);
+	memcpy(al + first, "lllrrlrrrrrrrlrrrrllrrlrrl", M_N);
 	for (int i = 0; i < last; i++) {
 		h[first + M_N + i] = head[first + i];
 		al[first + M_N + i] = align && align[first + i] ? align[first + i] : 'l';
@@ -152,6 +180,8 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	table_col(t, first + M_SAMPLES, NULL, U_INT, COL_RAW);
 	table_col(t, first + M_GBPS, "gbps", U_F0, COL_BOTH);
 	table_col(t, first + M_ROOF, "roof_frac", U_FRAC, COL_BOTH);
+	table_col(t, first + M_LINK, NULL, U_PLAIN, COL_BOTH);
+	table_col(t, first + M_OVERLAP, "overlap_frac", U_FRAC, COL_BOTH);
 	table_col(t, first + M_GFLOPS, "gflops", U_F0, COL_BOTH);
 	table_col(t, first + M_SM_MHZ, "sm_mhz", U_INT, COL_RAW);
 	table_col(t, first + M_TEMP, "temp_c", U_INT, COL_RAW);
@@ -202,6 +232,8 @@ void measure_row(table *t, int r, int first, const measurement *m, int mask)
 	}
 	if (m->device)
 		table_set(t, r, COL(M_DEVICE), "%s", m->device);
+	if (m->link[0])
+		table_set(t, r, COL(M_LINK), "%s", m->link);
 	if (!m->timed) {
 		if (m->interrupted)
 			table_set(t, r, COL(M_MEDIAN), "interrupted");
@@ -237,6 +269,8 @@ void measure_row(table *t, int r, int first, const measurement *m, int mask)
 		NUM(M_GBPS, m->gbps);
 	if (m->roof_frac > 0)
 		NUM(M_ROOF, m->roof_frac);
+	if (m->overlap >= 0)
+		NUM(M_OVERLAP, m->overlap);
 	if (m->gflops > 0)
 		NUM(M_GFLOPS, m->gflops);
 	table_set(t, r, COL(M_CLOCK), "%s", m->clock == CLOCK_KERNEL ? "kernel" : "events");

@@ -32,9 +32,15 @@ typedef struct measurement {
 	double *samples;     /* the samples, ms */
 	int nsamples;
 	int clock;           /* timing_clock of the samples */
-	double bytes, flops; /* declared in the file, for this configuration */
+	double bytes, flops; /* declared in the file, for this configuration; on host data,
+	                        bytes are those copied over the bus */
+	char link[24];       /* on host data, what was measured: "H2D+D2H pinned"; "" the kernel alone */
+	double bus_h2d, bus_d2h; /* the bytes copied each way */
+	double overlap;      /* in the run's timeline, the share of copy time under kernels; -1 none */
 	double gbps, gflops; /* bytes and flops over the median; 0: not declared */
-	double roof_gbps;    /* the device's measured copy bandwidth; 0 unknown */
+	double roof_gbps;    /* the device's measured copy bandwidth; on host data, the
+	                        link's: the bus bytes over the time of the copies at
+	                        the link's measured speed, both ways at once; 0 unknown */
 	double roof_frac;    /* gbps / roof_gbps; 0 unknown */
 	int cond_known;      /* the GPU's conditions during the samples */
 	unsigned sm_mhz;
@@ -66,7 +72,7 @@ const char *measure_check_word(const measurement *m); /* ok, FAIL, no check, off
 
 /* The columns of a measurement in a table, after the caller's first ones */
 enum { M_KERNEL, M_VALUES, M_CHECK, M_ERR, M_MEDIAN, M_CI, M_RANGE, M_MIN, M_MAX, M_NOISE, M_SAMPLES, M_GBPS,
-       M_ROOF, M_GFLOPS, M_SM_MHZ, M_TEMP, M_THROTTLE, M_CLOCK, M_REGS, M_SMEM, M_COMPILE, M_DEVICE,
+       M_ROOF, M_LINK, M_OVERLAP, M_GFLOPS, M_SM_MHZ, M_TEMP, M_THROTTLE, M_CLOCK, M_REGS, M_SMEM, M_COMPILE, M_DEVICE,
        M_CI_LO, M_CI_HI, M_STOP, M_N };
 
 /* The table of runs: `first` columns of the caller's (e.g. a sweep's

@@ -251,14 +251,19 @@ CUptiResult cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterD
 	return 0;
 }
 
-/* ---- the Activity API's kernel records, for kclock.c ----
+/* ---- the Activity API's kernel and copy records, for kclock.c ----
  *   MOCK_ACT_SUBS   cuptiActivityEnable: MULTIPLE_SUBSCRIBERS (39)
  *   MOCK_ACT_LATE   a plain flush delivers nothing; a forced one does
  *   MOCK_ACT_SPLIT  a plain flush delivers one record; a forced one the rest
- * mock_kernel() stands for a kernel that ran while recording was on. */
+ *   MOCK_ACT_NOCOPY cuptiActivityEnable of copies: NOT_SUPPORTED
+ * mock_kernel() stands for a kernel that ran while kernel recording was on;
+ * mock_span() for a copy or a concurrent kernel while those were on. Every
+ * record takes a slot of the kernel record's size (CUPTI's own records vary;
+ * GetNextRecord steps over them). */
 static CUpti_BuffersCallbackRequestFunc act_req;
 static CUpti_BuffersCallbackCompleteFunc act_done;
 static int act_on, act_npending;
+static unsigned act_kinds; /* bit k: kind k enabled */
 static cupti_kernel_record act_pending[64];
 
 CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req, CUpti_BuffersCallbackCompleteFunc done)
@@ -269,24 +274,59 @@ CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
 	return 0;
 }
 
+static int known_kind(int kind)
+{
+	return kind == CUPTI_ACTIVITY_KIND_KERNEL || kind == CUPTI_ACTIVITY_KIND_MEMCPY ||
+	       kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+}
+
 CUptiResult cuptiActivityEnable(int kind)
 {
-	if (kind != CUPTI_ACTIVITY_KIND_KERNEL)
+	if (!known_kind(kind) || (kind == CUPTI_ACTIVITY_KIND_MEMCPY && env("MOCK_ACT_NOCOPY")))
 		return CUPTI_ERROR_NOT_SUPPORTED;
 	if (env("MOCK_ACT_SUBS"))
 		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
 	if (!act_req)
 		return CUPTI_ERROR_INVALID_OPERATION;
-	act_on = 1;
+	act_kinds |= 1u << kind;
+	act_on = act_kinds != 0;
 	return 0;
 }
 
 CUptiResult cuptiActivityDisable(int kind)
 {
-	if (kind != CUPTI_ACTIVITY_KIND_KERNEL)
+	if (!known_kind(kind))
 		return CUPTI_ERROR_NOT_SUPPORTED;
-	act_on = 0;
+	act_kinds &= ~(1u << kind);
+	act_on = act_kinds != 0;
 	return 0;
+}
+
+/* A copy (copy_kind: CUPTI_ACTIVITY_MEMCPY_KIND_*) or, with copy_kind < 0, a
+ * concurrent kernel, on a stream. */
+void mock_span(int copy_kind, unsigned stream, unsigned long long start, unsigned long long end,
+               unsigned long long bytes)
+{
+	int kind = copy_kind < 0 ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_MEMCPY;
+	if (!(act_kinds >> kind & 1) || act_npending == 64)
+		return;
+	cupti_kernel_record *slot = &act_pending[act_npending++];
+	memset(slot, 0, sizeof *slot);
+	if (copy_kind < 0) {
+		slot->kind = kind;
+		slot->stream_id = stream;
+		slot->start = start, slot->end = end;
+		slot->name = "k";
+		return;
+	}
+	cupti_memcpy_record m;
+	memset(&m, 0, sizeof m);
+	m.kind = kind;
+	m.copy_kind = (uint8_t)copy_kind;
+	m.stream_id = stream;
+	m.start = start, m.end = end;
+	m.bytes = bytes;
+	memcpy(slot, &m, sizeof m);
 }
 
 int mock_activity_on(void)
@@ -296,7 +336,7 @@ int mock_activity_on(void)
 
 void mock_kernel(const char *name, unsigned long long start, unsigned long long end)
 {
-	if (!act_on || act_npending == 64)
+	if (!(act_kinds >> CUPTI_ACTIVITY_KIND_KERNEL & 1) || act_npending == 64)
 		return;
 	cupti_kernel_record *k = &act_pending[act_npending++];
 	memset(k, 0, sizeof *k);

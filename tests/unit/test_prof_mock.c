@@ -102,7 +102,7 @@ static prof_status collect_user(const char *const *m, int n, double *v, prof_inf
 static void mock_env(const char *name)
 {
 	static const char *all[] = { "MOCK_SUBS", "MOCK_UNSUP", "MOCK_PRIV", "MOCK_DECODE", "MOCK_NORANGE", "MOCK_DISABLE",
-	                             "MOCK_NO_USER", "MOCK_ACT_SUBS", "MOCK_ACT_LATE", "MOCK_ACT_SPLIT" };
+	                             "MOCK_NO_USER", "MOCK_ACT_SUBS", "MOCK_ACT_LATE", "MOCK_ACT_SPLIT", "MOCK_ACT_NOCOPY" };
 	for (size_t i = 0; i < ARRAY_LEN(all); i++)
 		unsetenv(all[i]);
 	if (name)
@@ -186,6 +186,73 @@ static void kclock_mock(void *h)
 	CHECK(kclock_take("k", ms, 1, &why) == 1);
 	CHECK_NEAR(ms[0], 0.007, 1e-12);
 	kclock_stop();
+}
+
+/* ktrace against the mock: copies and concurrent kernels with their
+ * streams and bytes, a refusal that leaves nothing enabled, and kclock's
+ * recording refused while a timeline is, and the other way round */
+static void ktrace_mock(void *h)
+{
+	void (*span)(int, unsigned, unsigned long long, unsigned long long, unsigned long long) = NULL;
+	int (*on)(void) = NULL;
+	void *p = dlsym(h, "mock_span");
+	memcpy(&span, &p, sizeof p);
+	p = dlsym(h, "mock_activity_on");
+	memcpy(&on, &p, sizeof p);
+	CHECK(span && on);
+	if (!span || !on)
+		return;
+	char *why = NULL;
+	tl_span s[8];
+	int lost = -1;
+	CHECK(ktrace_take(s, 8, &lost, &why) == -1);
+	CHECK_STREQ(why, "the timeline is not being recorded");
+	free(why);
+	why = NULL;
+
+	mock_env("MOCK_ACT_NOCOPY");
+	CHECK(ktrace_start(&why) == -1);
+	CHECK_STREQ(why, "cuptiActivityEnable (copies) failed: CUPTI_ERROR_27");
+	free(why);
+	why = NULL;
+	CHECK(!on());
+	mock_env(NULL);
+
+	CHECK(ktrace_start(&why) == 0 && why == NULL);
+	CHECK(on());
+	CHECK(kclock_start(&why) == -1); /* one recording at a time */
+	CHECK_STREQ(why, "a timeline is being recorded");
+	free(why);
+	why = NULL;
+	span(1, 13, 1000, 5000, 4096);   /* H2D */
+	span(-1, 13, 5200, 9000, 0);     /* kernel */
+	span(2, 14, 6000, 8000, 2048);   /* D2H */
+	span(8, 7, 9000, 9100, 64);      /* device to device: another copy */
+	int n = ktrace_take(s, 8, &lost, &why);
+	CHECK(n == 4 && lost == 0);
+	if (n == 4) {
+		CHECK(s[0].kind == SPAN_H2D && s[0].stream == 13 && s[0].start_ns == 1000 && s[0].end_ns == 5000 &&
+		      s[0].bytes == 4096);
+		CHECK(s[1].kind == SPAN_KERNEL && s[1].stream == 13 && s[1].end_ns == 9000);
+		CHECK(s[2].kind == SPAN_D2H && s[2].stream == 14 && s[2].bytes == 2048);
+		CHECK(s[3].kind == SPAN_COPY && s[3].stream == 7);
+	}
+	/* more than fit: the rest are counted */
+	span(1, 13, 0, 10, 1);
+	span(1, 13, 10, 20, 1);
+	span(1, 13, 20, 30, 1);
+	CHECK(ktrace_take(s, 2, &lost, &why) == 2 && lost == 1);
+	ktrace_stop();
+	CHECK(!on());
+	ktrace_stop(); /* twice is harmless */
+	/* kernel timing still works after a timeline, and refuses one meanwhile */
+	CHECK(kclock_start(&why) == 0);
+	CHECK(ktrace_start(&why) == -1);
+	CHECK_STREQ(why, "kernel timestamps are being recorded");
+	free(why);
+	why = NULL;
+	kclock_stop();
+	CHECK(!on());
 }
 
 TEST(mock)
@@ -330,8 +397,10 @@ TEST(mock)
 	fail_launch = 0;
 	CHECK(collect(metrics, 3, v, &info, &err) == PROF_OK);
 
-	if (h)
+	if (h) {
 		kclock_mock(h);
+		ktrace_mock(h);
+	}
 
 	prof_shutdown();
 	if (mock_state) {

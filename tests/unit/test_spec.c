@@ -330,16 +330,16 @@ TEST(directive_errors)
 {
 	EXPECT_SPEC_ERR("//@ defne X = 1\n",
 		PATH ":1:5: unknown directive 'defne' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel, streams); did you mean 'define'?");
 	EXPECT_SPEC_ERR("\n//@ frobnicate\n",
 		PATH ":2:5: unknown directive 'frobnicate' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel)");
+		"bytes, flops, check, link, include, kernel, streams)");
 	EXPECT_SPEC_ERR("//@ 42\n",
 		PATH ":1:5: expected a directive after '//@' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel)");
+		"bytes, flops, check, link, include, kernel, streams)");
 	EXPECT_SPEC_ERR("//@ Define X = 1\n",
 		PATH ":1:5: unknown directive 'Define' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel, streams); did you mean 'define'?");
 }
 
 TEST(var_errors)
@@ -404,7 +404,7 @@ TEST(globals)
 	EXPECT_SPEC_ERR("//@ buffer x float[4] random prefetch\n",
 		PATH ":1:38: buffer 'x' has 'prefetch' without 'managed': only unified memory is prefetched");
 	EXPECT_SPEC_ERR("//@ buffer w float[2] {1, 2}\n",
-		PATH ":1:23: unexpected '{' in buffer 'w' (expected random, zero, one, iota, value(X), poison, output or managed)");
+		PATH ":1:23: unexpected '{' in buffer 'w' (expected random, zero, one, iota, value(X), poison, output, managed or host)");
 	EXPECT_SPEC_ERR("//@ global w flot\n",
 		PATH ":1:14: unknown global type 'flot' (known: float, double, int, unsigned, long, half, "
 		"bfloat16, int8, uint8, int16, uint16, uint64, float2, float4, double2, int2, int4, uint2, "
@@ -454,7 +454,7 @@ TEST(buffers)
 	EXPECT_SPEC_ERR("//@ buffer x float[ ]\n", PATH ":1:21: expected the size of buffer 'x' inside '[]'");
 	EXPECT_SPEC_ERR("//@ buffer x float[N] rando\n",
 		PATH ":1:23: unknown word 'rando' in buffer 'x' (expected: random, zero, one, iota, value, "
-		"poison, output, managed, prefetch); did you mean 'random'?");
+		"poison, output, managed, prefetch, host, pinned); did you mean 'random'?");
 	EXPECT_SPEC_ERR("//@ buffer x float[N] zero one\n",
 		PATH ":1:28: buffer 'x' has two inits, 'zero' and 'one'");
 	EXPECT_SPEC_ERR("//@ buffer x float[N] output output\n",
@@ -465,7 +465,7 @@ TEST(buffers)
 	EXPECT_SPEC_ERR("//@ buffer x float[N] value(1\n", PATH ":1:30: expected ')' after 'value(1'");
 	EXPECT_SPEC_ERR("//@ buffer x float[N] , zero\n",
 		PATH ":1:23: unexpected ',' in buffer 'x' (expected random, zero, one, iota, value(X), "
-		"poison, output or managed)");
+		"poison, output, managed or host)");
 }
 
 TEST(launch_lines)
@@ -847,6 +847,57 @@ TEST(cxx_name_errors)
 	free(e);
 }
 
+TEST(host_streams)
+{
+	spec s;
+	char *err = NULL;
+	const char *src = "//@ param n = 100\n//@ param K = 1\n"
+	                  "//@ buffer x float[n] random host\n"
+	                  "//@ buffer y float[n] zero output host pinned\n"
+	                  "//@ buffer d float[n] one\n"
+	                  "//@ grid n\n//@ block 1\n"
+	                  "//@ streams K split n   // chunks\n"
+	                  "__global__ void k(const float *x, float *y, const float *d, int n) {}\n";
+	CHECK(spec_parse(PATH, src, &s, &err) == 0);
+	if (err) {
+		fprintf(stderr, "  %s\n", err);
+		free(err);
+		return;
+	}
+	CHECK(s.bufs[0].host == BUF_HOST_PAGEABLE && s.bufs[1].host == BUF_HOST_PINNED && s.bufs[2].host == BUF_DEVICE);
+	CHECK_STREQ(s.streams.text, "K");
+	CHECK(s.streams.line == 8 && s.streams.col == 13);
+	CHECK_STREQ(s.split, "n");
+	CHECK(s.split_line == 8 && s.split_col == 21);
+	spec_free(&s);
+	EXPECT_SPEC_ERR("//@ buffer x float[4] pinned\n", PATH ":1:23: buffer 'x' has 'pinned' without 'host': only "
+	                "host memory is pinned (write 'host pinned')");
+	EXPECT_SPEC_ERR("//@ buffer x float[4] host managed\n", PATH ":1:28: buffer 'x' is both 'managed' and 'host': "
+	                "unified memory moves by itself, a host buffer is copied (choose one)");
+	EXPECT_SPEC_ERR("//@ buffer x float[4] host host\n", PATH ":1:28: duplicate 'host' in buffer 'x'");
+	EXPECT_SPEC_ERR("//@ global g float host\n", PATH ":1:20: a global cannot be 'host': it lives in the module");
+	EXPECT_SPEC_ERR("//@ streams\n", PATH ":1:12: expected the number of streams after 'streams' "
+	                "(streams EXPR split NAME)");
+	EXPECT_SPEC_ERR("//@ streams split n\n", PATH ":1:13: expected the number of streams after 'streams' "
+	                "(streams EXPR split NAME)");
+	EXPECT_SPEC_ERR("//@ streams 4\n", PATH ":1:14: expected 'split NAME' after the number of streams: the "
+	                "param that is cut in chunks");
+	EXPECT_SPEC_ERR("//@ streams 4 split\n", PATH ":1:20: expected a param name after 'split' (the size that is "
+	                "cut in chunks)");
+	EXPECT_SPEC_ERR("//@ streams 4 split n m\n", PATH ":1:23: unexpected 'm' after the split param");
+	EXPECT_SPEC_ERR("//@ param n = 1\n//@ buffer x float[n] host\n//@ streams 2 split n\n//@ streams 3 split n\n",
+	                PATH ":4:5: duplicate 'streams' line (first at line 3)");
+	EXPECT_SPEC_ERR("//@ buffer x float[4] host\n//@ streams 2 split n\n", PATH ":2:21: unknown param 'n' after "
+	                "'split': declare '//@ param n = VALUE', the size that is cut in chunks");
+	EXPECT_SPEC_ERR("//@ define n = 4\n//@ buffer x float[4] host\n//@ streams 2 split n\n", PATH ":3:21: 'n' is a "
+	                "define: 'split' cuts a param (each chunk's kernel is given its own)");
+	EXPECT_SPEC_ERR("//@ param n = 4\n//@ buffer x float[4]\n//@ streams 2 split n\n", PATH ":3:13: 'streams' "
+	                "slices the host buffers, and there is none: add 'host' to the buffers a run copies in and out");
+	/* an expression for the count, and a param named like the keyword's neighbours */
+	EXPECT_SPEC_OK("//@ param splits = 2\n//@ param n = 4\n//@ buffer x float[n] host\n"
+	               "//@ streams min(splits, 8) split n\n");
+}
+
 int main(void)
 {
 	RUN(whole_file);
@@ -867,5 +918,6 @@ int main(void)
 	RUN(error_resets_spec);
 	RUN(cxx_names);
 	RUN(cxx_name_errors);
+	RUN(host_streams);
 	return test_report("spec");
 }

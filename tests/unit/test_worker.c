@@ -915,6 +915,33 @@ static plan *add_plan(const char *kernel, uint64_t n)
 	return p;
 }
 
+/* The add kernel on host data: a, b copied in, c copied out, n cut in k
+ * chunks (plan.c's plan_chunks) on as many streams; pinned or pageable. */
+static plan *host_add_plan(const char *kernel, uint64_t n, int k, int host)
+{
+	plan *p = add_plan(kernel, n);
+	for (int i = 0; i < 3; i++) {
+		p->bufs[i].host = host;
+		p->bufs[i].per = 1;
+		p->bufs[i].copy_in = i < 2;
+		p->bufs[i].copy_out = i == 2;
+	}
+	p->bufs[2].unread = 1;
+	p->split_args = 1u << 3;
+	if (plan_chunks(n, k, p->chunks) != 0)
+		return p;
+	p->nchunks = k;
+	for (int c = 0; c < k; c++) {
+		plan_launch l = p->launch;
+		geometry(&l, p->chunks[c].len, 256);
+		memcpy(p->chunks[c].grid, l.grid, sizeof l.grid);
+	}
+	p->bus_h2d = 2.0 * 4 * (double)n;
+	p->bus_d2h = 4.0 * (double)n;
+	p->measure_link = 1;
+	return p;
+}
+
 static int run(wclient *w, const plan *p, double timeout, volatile int *intr, result *res, char **err)
 {
 	return wc_run(w, p, ptx, strlen(ptx), timeout, intr, on_progress, NULL, res, err);
@@ -1369,6 +1396,37 @@ static void gpu_tests(wclient *w)
 	CHECK_STREQ(err, "kernel 'spin' made no progress for 2 s: worker stopped "
 	                 "(settings kept; the next run starts a new one)");
 	CHECK(w->pid == 0);
+	free(p);
+
+	/* host data: every chunking checks ok (a prime over 3 and 7 chunks, one
+	 * element, pageable and pinned), the copies and kernels come back as
+	 * the timeline, and the host link is measured */
+	static const struct { uint64_t n; int k, host; } hc[] = {
+		{ 1000003, 3, BUF_HOST_PINNED }, { 1000003, 7, BUF_HOST_PAGEABLE }, { 1 << 20, 1, BUF_HOST_PINNED },
+		{ 1, 1, BUF_HOST_PAGEABLE }, { 4099, 64, BUF_HOST_PINNED },
+	};
+	for (size_t i = 0; i < sizeof hc / sizeof hc[0]; i++) {
+		p = host_add_plan("add", hc[i].n, hc[i].k, hc[i].host);
+		int rr = run(w, p, 20, NULL, res, &err);
+		CHECK(rr == 0 && res->status == RES_OK && res->nchecks == 1 && res->checks[0].ok);
+		if (rr != 0 || res->status != RES_OK)
+			fprintf(stderr, "  host add n=%llu k=%d: %s\n", (unsigned long long)hc[i].n, hc[i].k,
+			        rr ? err : res->error);
+		/* per chunk: two copies in, the kernel, one copy out */
+		CHECK(res->nspans == 4 * hc[i].k || res->tl_note[0]);
+		CHECK(res->link_gbps[LINK_H2D_PINNED] > 0 && res->link_gbps[LINK_D2H_PAGEABLE] > 0);
+		if (i == 0)
+			printf("  gpu: host add n=1000003 over 3 pinned chunks: %d spans, link H2D %.1f/%.1f GB/s "
+			       "(pageable/pinned), D2H %.1f/%.1f%s%s\n", res->nspans, res->link_gbps[LINK_H2D_PAGEABLE],
+			       res->link_gbps[LINK_H2D_PINNED], res->link_gbps[LINK_D2H_PAGEABLE],
+			       res->link_gbps[LINK_D2H_PINNED], res->tl_note[0] ? "; " : "", res->tl_note);
+		free(p);
+	}
+	/* a wrong element in each chunk's slice is found in the copied-back output:
+	 * add_wrong adds 1 at its index 5, the chunk's own */
+	p = host_add_plan("add_wrong", 1000003, 3, BUF_HOST_PINNED);
+	CHECK(run(w, p, 20, NULL, res, &err) == 0 && res->status == RES_OK && res->nchecks == 1);
+	CHECK(!res->checks[0].ok && res->checks[0].bad_index == 5);
 	free(p);
 
 	p = add_plan("add", 1000);
