@@ -9,6 +9,10 @@
  * ask (cmds.h): roof runs with the GPU started, ptx on the file as it is
  * on disk now. */
 int app_roof(app *a);
+/* Measures the roofs of the current device (app.roof) without a word but
+ * its errors: the copy, the streaming kernels, the datasheet's peak, FP32.
+ * The front end installs it as app.roof_hook. */
+int app_roof_measure(app *a);
 int app_device(app *a, int argc, char **argv);
 int app_ptx(app *a, const char *kernel);
 

@@ -800,8 +800,12 @@ static const char lh_sanitize[] =
 	"  sanitize transpose_tiled\n"
 	"  sanitize racecheck reduce_shared\n";
 static const char lh_roof[] =
-	"Measures the GPU's memory bandwidth (a large device-to-device copy) and its FP32 "
-	"throughput (chains of fused multiply-adds): the roofs that 'run' gives as a %.\n"
+	"Measures the GPU's memory ceiling and its FP32 throughput (chains of fused "
+	"multiply-adds): the roofs that 'run' gives as a %. The memory roof is the best of a "
+	"device-to-device copy and cuplay's streaming kernels (16-byte loads and stores: read "
+	"only, write only, copy, tens of thousands of blocks); the datasheet's peak (memory "
+	"clock x bus width x 2) is shown beside it, 'unknown' when the driver gives neither. "
+	"They are measured once per device, before its first run.\n"
 	"\n"
 	"Example:\n"
 	"  roof\n";
@@ -1041,6 +1045,7 @@ static const command commands[] = {
 void command_init(app *a)
 {
 	a->observer = &look_observer;
+	a->roof_hook = app_roof_measure;
 }
 
 const command *command_table(int *n)

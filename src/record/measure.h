@@ -34,7 +34,8 @@ typedef struct measurement {
 	int clock;           /* timing_clock of the samples */
 	double bytes, flops; /* declared in the file, for this configuration */
 	double gbps, gflops; /* bytes and flops over the median; 0: not declared */
-	double roof_gbps;    /* the device's measured copy bandwidth; 0 unknown */
+	double roof_gbps;    /* the device's measured memory roof (the best of the copy and the
+	                        streaming kernels, else the copy); 0 unknown */
 	double roof_frac;    /* gbps / roof_gbps; 0 unknown */
 	int cond_known;      /* the GPU's conditions during the samples */
 	unsigned sm_mhz;
@@ -57,6 +58,8 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 /* The samples of m replaced by these (several rounds of one variant), and
  * every figure derived from them again. */
 void measure_set_samples(measurement *m, const double *ms, int n);
+/* The memory roof of m replaced (a better one measured), roof_frac again. */
+void measure_set_roof(measurement *m, double roof_gbps);
 void measure_free(measurement *m);
 /* The figure a chart of this measurement shows, as the file declares it:
  * GFLOP/s where flops are declared, else GB/s where bytes are, else runs
