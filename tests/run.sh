@@ -61,6 +61,26 @@ svg = ET.parse(d + "/chart.svg").getroot()
 assert svg.tag.endswith("svg") and len(svg.findall(".//{http://www.w3.org/2000/svg}rect")) >= 4
 PY
 	then ok; echo "writers: JSON, CSV and SVG parse"; else bad "writers: JSON, CSV or SVG does not parse"; fi
+	# the goldens of explain's record and of the roofline (test_explain,
+	# test_roofline) as parsers read them
+	if python3 - <<'PY'
+import csv, glob, json, xml.etree.ElementTree as ET
+for f in glob.glob("tests/golden/explain/*.json"):
+    recs = json.load(open(f))["records"]
+    assert recs and all(r["type"] == "explain" for r in recs), f
+    parts = {r["part"] for r in recs}
+    assert {"limiter", "verdict", "headroom"} <= parts, (f, parts)
+    for r in recs:
+        assert r["value"] is None or isinstance(r["value"], (int, float)), (f, r)
+    assert [r["name"] for r in recs if r["part"] == "verdict"][0] in ("memory", "compute", "latency", "launch", "unknown"), f
+    rows = list(csv.DictReader(open(f[:-5] + ".csv")))
+    assert [r["name"] for r in rows] == [r["name"] or "" for r in recs], f
+svg = ET.parse("tests/golden/roofline/tiling.svg").getroot()
+ns = "{http://www.w3.org/2000/svg}"
+assert svg.tag == ns + "svg" and len(svg.findall(ns + "circle")) == 4 and svg.find(ns + "polyline") is not None
+PY
+	then ok; echo "writers: explain records and the roofline SVG parse"
+	else bad "writers: explain records or the roofline SVG do not parse"; fi
 fi
 
 # 2. every kernel file compiles with NVRTC and plans a launch (compile-only)

@@ -93,6 +93,7 @@ void measure_free(measurement *m)
 		free(m->met_names[i]);
 	free(m->met_names);
 	free(m->met_values);
+	free(m->why);
 	memset(m, 0, sizeof *m);
 }
 

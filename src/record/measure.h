@@ -46,6 +46,7 @@ typedef struct measurement {
 	int nmet;
 	char **met_names;
 	double *met_values;
+	struct explain_out *why; /* `explain`'s diagnosis (owned), or NULL */
 } measurement;
 
 /* The record of a configuration compiled, not launched: the plan's launch
