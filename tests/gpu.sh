@@ -209,4 +209,10 @@ cat "$tmp/cxx"
 m=$(sed -n 's/^gpu-cxx: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/cxx")
 if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_cxx.sh did not finish"; fi
 
+# roof and explain: the ceiling, every kernel's diagnosis, ncu's SOL
+CUPLAY="$CUPLAY" bash tests/gpu_explain.sh >"$tmp/explain" 2>&1
+cat "$tmp/explain"
+m=$(sed -n 's/^gpu-explain: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/explain")
+if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_explain.sh did not finish"; fi
+
 echo "gpu: $pass passed, $fail failed"
