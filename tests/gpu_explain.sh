@@ -148,6 +148,23 @@ PY
 	fi
 done <"$tmp/want"
 
+# 3b. where counters are not permitted (CUPLAY_NO_COUNTERS=1 plays it):
+#     explain still gives the verdict timing supports, says what needs
+#     counters and how to allow them; a rule expectation is skipped, not
+#     failed; empty_launch is launch-bound on timing alone
+nc='use vector_add; explain vadd_float4 empty_launch; expect empty_launch bound launch; expect vadd_float4 rule not uncoalesced'
+if CUPLAY_NO_COUNTERS=1 "$CUPLAY" -c "$nc" >"$tmp/out" 2>&1 </dev/null; then
+	if grep -q 'NVreg_RestrictProfilingToAdminUsers=0' "$tmp/out" && grep -q 'need hardware counters' "$tmp/out" &&
+	   grep -q 'launch-bound' "$tmp/out" && grep -q 'expect vadd_float4 rule not uncoalesced: skipped' "$tmp/out" &&
+	   grep -q 'expect: empty_launch is launch-bound' "$tmp/out"; then
+		ok "explain without counters: timing's verdict, what needs counters and how to allow them"
+	else
+		bad "explain without counters: expected the timing verdict, the note on counters, a skipped rule"
+	fi
+else
+	bad "explain without counters (exit $?)"
+fi
+
 # 4. against Nsight Compute's own Speed of Light, where ncu is installed:
 #    the same launch profiled by ncu (cuplay's counters are then busy: ncu
 #    holds them, so `run` times it) and by explain, within 3 points
