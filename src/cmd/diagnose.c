@@ -237,14 +237,6 @@ int app_explain(app *a, int argc, char **argv)
 
 /* ------------------------------------------------------------ roofline */
 
-static double met_of(const measurement *m, const char *name)
-{
-	for (int i = 0; i < m->nmet; i++)
-		if (strcmp(m->met_names[i], name) == 0)
-			return m->met_values[i];
-	return NAN;
-}
-
 int app_roofline(app *a, const char *svg_path)
 {
 	/* the latest record of each file, kernel and values that declares flops
@@ -282,17 +274,15 @@ int app_roofline(app *a, const char *svg_path)
 	}
 	for (int k = np - 1; k >= 0; k--) {
 		const measurement *m = &a->runs[pick[k]];
-		double dram = met_of(m, "dram_read") + met_of(m, "dram_write");
-		int declared = !(dram > 0);
-		double bytes = declared ? m->bytes : dram;
-		if (!(bytes > 0))
+		double ai;
+		int declared;
+		if (roofline_place(m, &ai, &declared) != 0)
 			continue;
 		/* the kernel's name alone, unless it was run at other values too */
 		int same = 0;
 		for (int q = 0; q < np; q++)
 			same += strcmp(a->runs[pick[q]].kernel, m->kernel) == 0;
 		char *label = same > 1 ? xasprintf("%s [%s]", m->kernel, m->values) : xstrdup(m->kernel);
-		double ai = m->flops / bytes;
 		roofline_add(&r, label, ai, m->gflops, declared);
 		if (data) {
 			int row = table_row(&t);

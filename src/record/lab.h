@@ -1,7 +1,8 @@
 /* lab.h: a lab report of what a session measured, as one self-contained
  * HTML page (tables, charts as inline SVG, no scripts, no links out) or as
  * Markdown: per kernel file the source of each kernel run, the results, the
- * speedups, the counters; the GPU and its conditions; the commands. It
+ * speedups, what `explain` said and the roofline, the counters; the GPU
+ * and its conditions; the commands. It
  * draws measurement records and knows nothing else. */
 #ifndef CUPLAY_LAB_H
 #define CUPLAY_LAB_H
@@ -17,6 +18,8 @@ typedef struct lab_input {
 	int ncommands;
 	const char *version;     /* cuplay's */
 	const char *when;        /* "2026-11-23 22:40 UTC" */
+	double mem_gbps;         /* the roofs measured (0: unknown), for the roofline */
+	double fp32_gflops;
 } lab_input;
 
 typedef enum { LAB_HTML, LAB_MARKDOWN } lab_format;

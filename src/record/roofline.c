@@ -1,6 +1,7 @@
 /* roofline.c: the roofline chart, as text and as SVG. */
 #include "roofline.h"
 #include "fileio.h"
+#include "measure.h"
 #include "util.h"
 
 #include <math.h>
@@ -35,6 +36,27 @@ void roofline_free(roofline *r)
 	free(r->pts);
 	free(r->title);
 	memset(r, 0, sizeof *r);
+}
+
+static double met_of(const measurement *m, const char *name)
+{
+	for (int i = 0; i < m->nmet; i++)
+		if (strcmp(m->met_names[i], name) == 0)
+			return m->met_values[i];
+	return NAN;
+}
+
+int roofline_place(const measurement *m, double *intensity, int *declared)
+{
+	if (!m->launched || !m->timed || !(m->flops > 0) || !(m->gflops > 0))
+		return -1;
+	double dram = met_of(m, "dram_read") + met_of(m, "dram_write");
+	*declared = !(dram > 0);
+	double bytes = *declared ? m->bytes : dram;
+	if (!(bytes > 0))
+		return -1;
+	*intensity = m->flops / bytes;
+	return 0;
 }
 
 double roofline_roof(const roofline *r, double x)

@@ -7,6 +7,7 @@
 #define CUPLAY_ROOFLINE_H
 
 struct sbuf;
+struct measurement;
 
 typedef struct roof_point {
 	char *label;        /* "matmul_tiled [N=4096]" */
@@ -26,6 +27,11 @@ typedef struct roofline {
 void roofline_init(roofline *r, const char *title, double mem_gbps, double fp32_gflops);
 void roofline_add(roofline *r, const char *label, double intensity, double gflops, int declared);
 void roofline_free(roofline *r);
+
+/* Where a record goes: its arithmetic intensity (declared flops over the
+ * DRAM bytes its counters read, else over its declared bytes: *declared
+ * 1). 0 when it can be placed (timed, flops and bytes known), else -1. */
+int roofline_place(const struct measurement *m, double *intensity, int *declared);
 
 /* The roof at intensity x: min(mem x, fp32); 0 unknown. */
 double roofline_roof(const roofline *r, double x);

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain.h"
+#include "lab.h"
+#include "measure.h"
 #include "roofline.h"
 #include "util.h"
 
@@ -115,8 +118,85 @@ TEST(svg)
 	roofline_free(&r);
 }
 
+/* A record of matmul_tiled timed at 9 TFLOP/s with its DRAM bytes read by
+ * the counters and explained; the lab report shows the diagnosis and the
+ * roofline (SVG in HTML, text in Markdown). */
+static void record(measurement *m, int counters)
+{
+	memset(m, 0, sizeof *m);
+	m->file = xstrdup("matmul.cu");
+	m->kernel = xstrdup("matmul_tiled");
+	m->values = xstrdup("N=4096");
+	m->launched = 1;
+	m->flops = 2.0 * 4096 * 4096 * 4096;
+	m->bytes = 3.0 * 4096 * 4096 * 4;
+	double x[20];
+	for (int i = 0; i < 20; i++)
+		x[i] = m->flops / 9000e9 * 1e3;
+	measure_set_samples(m, x, 20);
+	if (counters) {
+		m->nmet = 2;
+		m->met_names = xcalloc(3, sizeof *m->met_names);
+		m->met_values = xcalloc(3, sizeof *m->met_values);
+		m->met_names[0] = xstrdup("dram_read");
+		m->met_names[1] = xstrdup("dram_write");
+		m->met_values[0] = 0.5e9;
+		m->met_values[1] = 0.1e9;
+	}
+	explain_in in;
+	explain_in_init(&in);
+	in.counters = counters;
+	in.median_ms = m->st.median;
+	in.flops = m->flops;
+	in.bytes = m->bytes;
+	in.roof_gbps = 3300;
+	in.roof_gflops = 51000;
+	double sol[] = { 20, 40, 71, 55 };
+	memcpy(in.sol, sol, sizeof sol);
+	m->why = xcalloc(1, sizeof *m->why);
+	explain_compute(&in, m->why);
+}
+
+TEST(place_and_report)
+{
+	measurement m;
+	record(&m, 1);
+	double ai = 0;
+	int declared = -1;
+	CHECK(roofline_place(&m, &ai, &declared) == 0);
+	CHECK(declared == 0 && fabs(ai - m.flops / 0.6e9) < 1e-6);
+	measure_free(&m);
+	record(&m, 0); /* no counters: the declared bytes, said so */
+	CHECK(roofline_place(&m, &ai, &declared) == 0);
+	CHECK(declared == 1 && fabs(ai - m.flops / m.bytes) < 1e-6);
+	m.flops = 0;
+	CHECK(roofline_place(&m, &ai, &declared) == -1);
+	measure_free(&m);
+
+	record(&m, 1);
+	lab_input in = { &m, 1, NULL, 0, "x", "now", 3300, 51000 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	lab_write(f, LAB_HTML, &in);
+	fclose(f);
+	CHECK(strstr(buf, "What limits each kernel") != NULL);
+	CHECK(strstr(buf, "memory-bound: l1 at 71% of its peak") != NULL);
+	CHECK(strstr(buf, "<polyline") != NULL && strstr(buf, "matmul_tiled: 5.73e+03 FLOP/B") == NULL);
+	CHECK(strstr(buf, "A  matmul_tiled: 229 FLOP/B, 9000 GFLOP/s") != NULL);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	lab_write(f, LAB_MARKDOWN, &in);
+	fclose(f);
+	CHECK(strstr(buf, "### Roofline") != NULL && strstr(buf, "  A  matmul_tiled") != NULL);
+	free(buf);
+	measure_free(&m);
+}
+
 int main(void)
 {
+	RUN(place_and_report);
 	RUN(roof);
 	RUN(text);
 	RUN(svg);
