@@ -65,7 +65,8 @@ fi
 
 # 3. explain every kernel. Each line: file, settings, kernel, what must hold
 #    (bound=B, limiter=L, rule=R, norule=R, or "-": a diagnosis, nothing
-#    more), and the reason, which the failure message repeats.
+#    more; counters=any: with or without a speed of light), and the reason,
+#    which the failure message repeats.
 cat >"$tmp/want" <<'EOF'
 coalescing|-|square_coalesced|bound=memory limiter=dram norule=uncoalesced|each byte moved once at near DRAM peak: DRAM is the busiest unit
 coalescing|-|square_uncoalesced|bound=memory rule=uncoalesced|4-byte loads 16 bytes apart: 16 sectors a request where 4 would do
@@ -93,7 +94,7 @@ dot|-|dot_warp|norule=atomics|one atomicAdd per block
 convolution|-|conv_global|-|a diagnosis, no claim
 convolution|-|conv_constant|-|a diagnosis, no claim
 convolution|-|conv_tiled|-|a diagnosis, no claim
-dynpar|-|reduce_tail_launch|-|a diagnosis, no claim
+dynpar|-|reduce_tail_launch|counters=any|a diagnosis, no claim (counters of a kernel that launches kernels may be refused)
 unified|-|scale_managed|-|a diagnosis, no claim
 unified|-|scale_device|bound=memory|a read and a write per element, nothing else
 unified|-|scale_prefetched|-|a diagnosis, no claim
@@ -121,12 +122,12 @@ bound = part("verdict")[0]["name"]
 limiter = part("limiter")[0]["name"]
 rules = [r["name"] for r in part("rule")]
 sol = {r["name"]: r["value"] for r in part("sol")}
-assert sol, "no speed of light (counters not read?): " + json.dumps(recs)[:300]
+assert sol or "counters=any" in want, "no speed of light (counters not read?): " + json.dumps(recs)[:300]
 for k, v in sol.items():
     assert v is not None and -0.5 <= v <= 100.5, "sol %s is %s" % (k, v)
 got = {"bound": bound, "limiter": limiter}
 for w in want.split():
-    if w == "-":
+    if w == "-" or w == "counters=any":
         continue
     k, v = w.split("=")
     if k in got:

@@ -418,7 +418,12 @@ int app_roofs_once(app *a)
 	if (gpu <= 0)
 		return gpu;
 	a->roof_busy = 1;
-	a->roof_hook(a); /* a failure is said; the runs go on against the copy roof */
+	if (a->roof_hook(a) != 0) {
+		/* said; not tried again on this device (`roof` does): the runs go
+		 * on against the worker's copy roof */
+		memset(&a->roof, 0, sizeof a->roof);
+		a->roof.device = a->device + 1;
+	}
 	a->roof_busy = 0;
 	return 0;
 }
