@@ -142,7 +142,7 @@ int app_explain(app *a, int argc, char **argv)
 	int counters = metrics_parse("explain", sel, &err) == 0 && !look_counters_barred(a);
 	free(err);
 	err = NULL;
-	int rc = 0, said_why = 0;
+	int rc = 0, said_why = 0, narrowed = 0;
 	plan *p = xcalloc(1, sizeof *p);
 	result *res = xcalloc(1, sizeof *res);
 	for (int i = 0; i < nk && !g_interrupt; i++) {
@@ -172,25 +172,21 @@ int app_explain(app *a, int argc, char **argv)
 		if (res->status == RES_INTERRUPTED)
 			break;
 		double *fig = NULL;
-		metric_sel *used = sel;
-		metric_sel *core = NULL;
-		if (counters && res->prof.n == p->nmetrics && res->prof.status == PROF_ERROR) {
-			/* a counter this GPU lacks: the speed of light and the default set alone */
+		if (counters && res->prof.n == p->nmetrics && res->prof.status == PROF_ERROR && !narrowed) {
+			/* a counter this GPU lacks: the speed of light and the default
+			 * set, for this kernel and the next ones */
 			app_note(a, "explain: %s: %s; counters again without the rules' extra ones", name,
 			         res->prof.error[0] ? res->prof.error : "counters failed");
-			core = xcalloc(1, sizeof *core);
+			narrowed = 1;
 			result *r2 = xcalloc(1, sizeof *r2);
-			if (profile_again(a, &c, ks[i], "sol default", core, p, r2, &err) == 0 && r2->prof.status == PROF_OK &&
-			    r2->prof.n == p->nmetrics) {
+			if (profile_again(a, &c, ks[i], "sol default", sel, p, r2, &err) == 0)
 				memcpy(&res->prof, &r2->prof, sizeof res->prof);
-				used = core;
-			} else {
-				free(err);
-				err = NULL;
-			}
+			free(err);
+			err = NULL;
 			free(r2);
 			m = &a->runs[mi];
 		}
+		const metric_sel *used = sel;
 		if (counters && res->prof.n == used->nraw && res->prof.status == PROF_OK) {
 			fig = xcalloc((size_t)(used->nfig ? used->nfig : 1), sizeof *fig);
 			metrics_compute(used, res->prof.values, fig);
@@ -221,7 +217,6 @@ int app_explain(app *a, int argc, char **argv)
 			         a->prof_why ? a->prof_why : "not read", HOW_TO_ALLOW);
 		}
 		free(fig);
-		free(core);
 	}
 	if (g_interrupt) {
 		app_note(a, "interrupted");
