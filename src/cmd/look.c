@@ -171,7 +171,7 @@ int look_metrics(app *a, int argc, char **argv)
 		goto out;
 	}
 	int gpu = app_gpu(a);
-	if (gpu < 0 || app_roofs_once(a) != 0) {
+	if (gpu < 0) {
 		rc = -1;
 		goto out;
 	}
