@@ -292,6 +292,13 @@ static void headroom(const explain_in *in, explain_out *o, int compute)
 	}
 }
 
+/* Neither roof binds: the headroom is to the one the kernel is nearer
+ * (a matrix product's declared bytes are a floor no kernel comes close to). */
+static int nearer_fp32(const explain_out *o)
+{
+	return known(o->flop_frac) && (!known(o->roof_frac) || o->flop_frac > o->roof_frac);
+}
+
 void explain_compute(const explain_in *in, explain_out *o)
 {
 	memset(o, 0, sizeof *o);
@@ -332,7 +339,7 @@ void explain_compute(const explain_in *in, explain_out *o)
 		         "latency-bound: no unit at %.0f%% of its peak (the busiest, %s, at %.0f%%): too little "
 		         "parallelism, or warps stalled on dependent instructions", EXPLAIN_BUSY_PCT,
 		         explain_unit_name(o->limiter), o->sol[o->limiter]);
-		headroom(in, o, !(in->bytes > 0));
+		headroom(in, o, nearer_fp32(o));
 	} else if (known(o->roof_frac) && o->roof_frac >= EXPLAIN_BUSY_PCT / 100) {
 		o->bound = BOUND_MEMORY;
 		snprintf(o->verdict, sizeof o->verdict,
@@ -353,7 +360,7 @@ void explain_compute(const explain_in *in, explain_out *o)
 			         "so memory bandwidth is not what limits it", o->roof_frac * 100);
 		else
 			snprintf(o->verdict, sizeof o->verdict, "timing alone cannot tell (no '//@ bytes' line)");
-		headroom(in, o, !(in->bytes > 0));
+		headroom(in, o, nearer_fp32(o));
 	}
 	if (!in->counters) {
 		snprintf(o->needs, sizeof o->needs,

@@ -387,6 +387,17 @@ TEST(latency)
 	CHECK(strstr(o.rules[0].text, "limited by registers") != NULL);
 	CHECK(strstr(o.rules[0].fix, "__launch_bounds__") != NULL);
 	golden("latency_bound", "small_grid", &o);
+	/* a matrix product below both roofs: the headroom is to the FP32 roof,
+	 * which it is nearer than to its declared bytes' memory time */
+	compute_bound(&in);
+	double sol[] = { 8.0, 41.0, 52.0, 44.0 };
+	memcpy(in.sol, sol, sizeof sol);
+	in.median_ms = 22.4; /* matmul_naive: 6.1 TFLOP/s */
+	explain_compute(&in, &o);
+	CHECK(o.bound == BOUND_LATENCY);
+	CHECK_STREQ(o.headroom_roof, "FP32");
+	CHECK(o.headroom > 8 && o.headroom < 9);
+	latency_bound(&in);
 	/* low L1 hit where the loads reuse what DRAM gave */
 	in.ld_sectors = 4 * in.bytes / 32;
 	in.dram_bytes = in.bytes;
