@@ -116,8 +116,8 @@ PY
 fi
 
 # 3. golden tests: tests/golden/NAME.session replayed with --no-gpu
-#    --mask-times (or NAME.args: the arguments), output and exit status
-#    compared with NAME.out. no_driver*: what a machine without a CUDA
+#    --mask-times (or NAME.args: the arguments; NAME.env: the environment),
+#    output and exit status compared with NAME.out. no_driver*: what a machine without a CUDA
 #    driver shows (CI's); skipped where a driver is installed.
 have_driver=0
 ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && have_driver=1
@@ -137,7 +137,10 @@ for s in tests/golden/*.session tests/golden/*.args; do
 	*.args)    eval "set -- $(cat "$s")" ;;
 	esac
 	rm -rf "$tmp/home"; mkdir -p "$tmp/home"
-	HOME="$tmp/home" XDG_CACHE_HOME="$tmp/home/cache" XDG_STATE_HOME="$tmp/home/state" \
+	# NAME.env: VAR=VALUE words the test runs with (explain_feed's recorded runs)
+	envs=()
+	[ -e "$name.env" ] && read -r -a envs <"$name.env"
+	env ${envs[@]+"${envs[@]}"} HOME="$tmp/home" XDG_CACHE_HOME="$tmp/home/cache" XDG_STATE_HOME="$tmp/home/state" \
 		"$CUPLAY" "$@" </dev/null >"$tmp/actual" 2>&1
 	echo "exit $?" >>"$tmp/actual"
 	if [ "${UPDATE:-}" = 1 ]; then cp "$tmp/actual" "$name.out"; fi

@@ -62,12 +62,12 @@ static void set_plan_metrics(const metric_sel *s, plan *p)
 
 /* The figures of the diagnosis from the record, the result and the
  * counters' figures (NULL: none). */
-static void fill_in(app *a, const runctx *c, const plan *p, const measurement *m, const result *res,
+static void fill_in(app *a, const runctx *c, const plan *p, const measurement *m, double empty_ms,
                     const metric_sel *s, const double *fig, explain_in *in)
 {
 	explain_in_init(in);
 	in->median_ms = m->timed ? m->st.median : NAN;
-	in->empty_ms = res->empty_ms > 0 ? res->empty_ms : NAN;
+	in->empty_ms = empty_ms > 0 ? empty_ms : NAN;
 	in->bytes = m->bytes;
 	in->flops = m->flops;
 	in->roof_gbps = m->roof_gbps > 0 ? m->roof_gbps : NAN;
@@ -105,6 +105,30 @@ static void fill_in(app *a, const runctx *c, const plan *p, const measurement *m
 	in->threads_per_inst = fig_of(s, fig, "threads_per_inst");
 }
 
+/* The diagnosis of record m (fig: its counters' figures; NULL: none), kept
+ * in the record and printed; mask: measured figures as <m>. */
+static const explain_out *diagnose(app *a, const runctx *c, const plan *p, measurement *m, double empty_ms,
+                                   const metric_sel *s, const double *fig, int mask)
+{
+	explain_in in;
+	fill_in(a, c, p, m, empty_ms, s, fig, &in);
+	explain_out *o = xcalloc(1, sizeof *o);
+	explain_compute(&in, o);
+	free(m->why);
+	m->why = o;
+	table t;
+	explain_table(&t, m->kernel, o, a->format == FMT_TABLE, a->tty, mask);
+	app_table(a, &t, 0);
+	table_free(&t);
+	return o;
+}
+
+static void no_counters_note(app *a, const char *why)
+{
+	app_note(a, "explain: no counters (%s): the verdict and headroom above come from timing alone; the speed "
+	         "of light, the limiter and the rules need them; %s", why, HOW_TO_ALLOW);
+}
+
 /* Counters of one more launch of p (nothing timed) with the set named. */
 static int profile_again(app *a, runctx *c, int k, const char *set, metric_sel *s, plan *p, result *res, char **err)
 {
@@ -116,6 +140,154 @@ static int profile_again(app *a, runctx *c, int k, const char *set, metric_sel *
 	return run_exec_checked(a, c, k, p, res, err);
 }
 
+/* ------------------------------------------------ a recorded run (tests) */
+
+/* CUPLAY_EXPLAIN_FEED=FILE plays recorded runs where there is no GPU, so
+ * that what explain makes of a kernel's timing and counters (and what
+ * expect, roofline and the report make of that) is tested on any machine.
+ * A line: KERNEL[NAME=V,...] then key=value words: median_ms, empty_ms,
+ * counters=0 (no counters read), and the figures of the `explain` metric
+ * set by name; "roof memory_gbps=X fp32_gflops=Y" gives the roofs; '#'
+ * starts a comment. The first line whose kernel and values match is used.
+ * Every figure is recorded, none measured: nothing is masked. */
+static int fed;
+
+static int feed_matches(const char *label, size_t n, const char *kernel, const char *vline)
+{
+	const char *br = memchr(label, '[', n);
+	size_t kl = br ? (size_t)(br - label) : n;
+	if (strlen(kernel) != kl || strncmp(label, kernel, kl) != 0)
+		return 0;
+	if (!br)
+		return 1;
+	char *sel = xstrndup(br + 1, n - kl - 1);
+	sel[strcspn(sel, "]")] = 0;
+	int ok = 1;
+	for (char *save = NULL, *pair = strtok_r(sel, ",", &save); pair && ok; pair = strtok_r(NULL, ",", &save)) {
+		char *with = xasprintf(" %s ", pair), *in = xasprintf(" %s ", vline);
+		ok = strstr(in, with) != NULL;
+		free(with);
+		free(in);
+	}
+	free(sel);
+	return ok;
+}
+
+/* The words after the label of the first line for kernel at vline (caller
+ * frees), or NULL. */
+static char *feed_line(const char *text, const char *kernel, const char *vline)
+{
+	for (const char *l = text; l && *l;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+		while (n > 0 && (*l == ' ' || *l == '\t')) {
+			l++;
+			n--;
+		}
+		size_t w = strcspn(l, " \t\n");
+		if (w > n)
+			w = n;
+		if (n > 0 && *l != '#' && feed_matches(l, w, kernel, vline))
+			return xstrndup(l + w, n - w);
+		l = e ? e + 1 : NULL;
+	}
+	return NULL;
+}
+
+static double feed_val(const char *words, const char *key)
+{
+	size_t kl = strlen(key);
+	for (const char *p = words; (p = strstr(p, key)); p += kl)
+		if ((p == words || p[-1] == ' ' || p[-1] == '\t') && p[kl] == '=') {
+			char *end;
+			double v = strtod(p + kl + 1, &end);
+			return end == p + kl + 1 ? NAN : v;
+		}
+	return NAN;
+}
+
+static int explain_fed(app *a, const char *path, const int *ks, int nk)
+{
+	char *text = NULL;
+	if (read_file(path, &text, NULL) != 0)
+		return app_error(a, "explain: cannot read CUPLAY_EXPLAIN_FEED '%s'", path);
+	runctx c;
+	if (run_prepare(a, NULL, 1, &c) != 0) {
+		free(text);
+		return -1;
+	}
+	fed = 1;
+	char *roof = feed_line(text, "roof", "");
+	if (roof) {
+		memset(&a->roof, 0, sizeof a->roof);
+		a->roof.device = a->device + 1;
+		a->roof.best = feed_val(roof, "memory_gbps");
+		a->roof.gflops = feed_val(roof, "fp32_gflops");
+		if (isnan(a->roof.best))
+			a->roof.best = 0;
+		if (isnan(a->roof.gflops))
+			a->roof.gflops = 0;
+		free(roof);
+	}
+	metric_sel *sel = xcalloc(1, sizeof *sel);
+	metrics_parse("explain", sel, NULL);
+	plan *p = xcalloc(1, sizeof *p);
+	char *err = NULL;
+	int rc = 0, said_why = 0;
+	for (int i = 0; i < nk; i++) {
+		const char *name = a->sp->kernels[ks[i]].name;
+		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
+			rc = app_error_msg(a, err ? err : "cannot plan the launch");
+			free(err);
+			err = NULL;
+			continue;
+		}
+		char *line = feed_line(text, name, c.vline);
+		double med = line ? feed_val(line, "median_ms") : NAN;
+		if (!line || !(med > 0)) {
+			rc = app_error(a, "explain: %s at %s: no recorded run with a median_ms in '%s'", name, c.vline, path);
+			free(line);
+			continue;
+		}
+		measurement mm;
+		int ci = cunit_find(c.u, name);
+		measure_init(&mm, a->path, p, c.vline, a->topt.do_check, ci >= 0 ? &c.u->res[ci] : NULL);
+		mm.launched = 1;
+		mm.sm = c.sm;
+		mm.device = xasprintf("recorded (%s)", path);
+		double x[20];
+		for (int k = 0; k < 20; k++)
+			x[k] = med;
+		measure_set_samples(&mm, x, 20);
+		if (a->roof.best > 0)
+			measure_set_roof(&mm, a->roof.best);
+		measurement *m = (measurement *)keep_record(a, &mm);
+		double *fig = NULL;
+		if (feed_val(line, "counters") != 0) {
+			fig = xcalloc((size_t)sel->nfig + 1, sizeof *fig);
+			double *raw = xcalloc((size_t)sel->nraw + 1, sizeof *raw);
+			for (int k = 0; k < sel->nfig; k++)
+				fig[k] = feed_val(line, sel->fig[k].name);
+			for (int k = 0; k < sel->nraw; k++)
+				raw[k] = NAN;
+			look_record_metrics(m, sel, raw, fig);
+			free(raw);
+		}
+		const explain_out *o = diagnose(a, &c, p, m, feed_val(line, "empty_ms"), sel, fig, 0);
+		if (!o->counters && !said_why) {
+			said_why = 1;
+			no_counters_note(a, "none in the recorded run");
+		}
+		free(fig);
+		free(line);
+	}
+	free(p);
+	free(sel);
+	free(text);
+	run_release(&c);
+	return rc;
+}
+
 int app_explain(app *a, int argc, char **argv)
 {
 	int *ks = NULL, nk = 0;
@@ -125,6 +297,12 @@ int app_explain(app *a, int argc, char **argv)
 	if (gpu < 0) {
 		free(ks);
 		return -1;
+	}
+	const char *feed = getenv("CUPLAY_EXPLAIN_FEED");
+	if (!gpu && feed && *feed) {
+		int rc = explain_fed(a, feed, ks, nk);
+		free(ks);
+		return rc;
 	}
 	if (!gpu) {
 		app_note(a, "explain: skipped: it needs a GPU (it times each kernel and reads its hardware counters); "
@@ -200,21 +378,10 @@ int app_explain(app *a, int argc, char **argv)
 		} else if (counters && res->prof.status != PROF_OK) {
 			app_note(a, "explain: %s: %s", name, res->prof.error[0] ? res->prof.error : "counters failed");
 		}
-		explain_in in;
-		fill_in(a, &c, p, m, res, used, fig, &in);
-		explain_out *o = xcalloc(1, sizeof *o);
-		explain_compute(&in, o);
-		free(m->why);
-		m->why = o;
-		table t;
-		explain_table(&t, name, o, a->format == FMT_TABLE, a->tty, a->mask_times);
-		app_table(a, &t, 0);
-		table_free(&t);
+		const explain_out *o = diagnose(a, &c, p, m, res->empty_ms, used, fig, a->mask_times);
 		if (!o->counters && !said_why) {
 			said_why = 1;
-			app_note(a, "explain: no counters (%s): the verdict and headroom above come from timing "
-			         "alone; the speed of light, the limiter and the rules need them; %s",
-			         a->prof_why ? a->prof_why : "not read", HOW_TO_ALLOW);
+			no_counters_note(a, a->prof_why ? a->prof_why : "not read");
 		}
 		free(fig);
 	}
@@ -284,7 +451,7 @@ int app_roofline(app *a, const char *svg_path)
 			double roof = roofline_roof(&r, ai);
 			table_set(&t, row, 0, "%s", m->kernel);
 			table_set(&t, row, 1, "%s", m->values);
-			if (a->mask_times) {
+			if (a->mask_times && !fed) {
 				for (int c = 2; c < 7; c++)
 					if (c != 4)
 						table_set(&t, row, c, "<t>");
@@ -312,7 +479,7 @@ int app_roofline(app *a, const char *svg_path)
 		roofline_free(&r);
 		return 0;
 	}
-	if (!data && a->mask_times) {
+	if (!data && a->mask_times && !fed) {
 		app_note(a, "roofline: %d kernel%s placed (figures masked)", r.n, r.n == 1 ? "" : "s");
 	} else if (!data) {
 		sbuf b = {0};

@@ -332,7 +332,9 @@ void explain_compute(const explain_in *in, explain_out *o)
 		else
 			snprintf(o->verdict, sizeof o->verdict, "memory-bound: %s at %.0f%% of its peak",
 			         explain_unit_name(o->limiter), o->sol[o->limiter]);
-		headroom(in, o, o->bound == BOUND_COMPUTE);
+		/* bound by L1 or L2, not DRAM: the declared bytes (a floor) say
+		 * little; the roof the kernel is nearer says how far it can go */
+		headroom(in, o, o->bound == BOUND_COMPUTE || (o->limiter != EXPLAIN_DRAM && nearer_fp32(o)));
 	} else if (o->limiter >= 0) {
 		o->bound = BOUND_LATENCY;
 		snprintf(o->verdict, sizeof o->verdict,

@@ -397,6 +397,12 @@ TEST(latency)
 	CHECK(o.bound == BOUND_LATENCY);
 	CHECK_STREQ(o.headroom_roof, "FP32");
 	CHECK(o.headroom > 8 && o.headroom < 9);
+	/* bound by L1 rather than DRAM, it is still the FP32 roof that says
+	 * how far it can go, not its declared bytes (a floor) */
+	in.sol[EXPLAIN_L1] = 88.5;
+	explain_compute(&in, &o);
+	CHECK(o.bound == BOUND_MEMORY && o.limiter == EXPLAIN_L1);
+	CHECK_STREQ(o.headroom_roof, "FP32");
 	latency_bound(&in);
 	/* low L1 hit where the loads reuse what DRAM gave */
 	in.ld_sectors = 4 * in.bytes / 32;
