@@ -142,7 +142,7 @@ print("%s-bound, limiter %s (%s), headroom %s, rules: %s" % (
     "%.2fx" % head["value"] if head["value"] is not None else "-", ", ".join(rules) or "none"))
 PY
 	); then
-		ok "explain $kernel$lab in ${secs}s: $msg"
+		ok "explain $kernel$lab (${secs}s for the whole process: start, roofs, compile, check, samples, counters): $msg"
 	else
 		echo "$msg" >>"$tmp/out"
 		bad "explain $kernel$lab: $msg (why expected: $why)"
