@@ -81,8 +81,10 @@ static void fill_in(app *a, const runctx *c, const plan *p, const measurement *m
 	in->threads = blocks * threads;
 	occupancy_of(c, p, &in->occ_theory, &in->occ_limiter);
 	int ci = cunit_find(c->u, p->launch.name);
-	if (ci >= 0 && c->u->ptx && c->u->lowered[ci])
-		ptx_global_widths(c->u->ptx, c->u->lowered[ci], &in->ld_width, &in->st_width, NULL);
+	if (ci >= 0 && c->u->ptx && c->u->lowered[ci]) {
+		ptx_access_widths(c->u->ptx, c->u->lowered[ci], "global", &in->ld_width, &in->st_width, NULL);
+		ptx_access_widths(c->u->ptx, c->u->lowered[ci], "shared", &in->shared_ld_width, &in->shared_st_width, NULL);
+	}
 	if (!fig)
 		return;
 	in->counters = 1;

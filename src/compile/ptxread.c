@@ -479,7 +479,8 @@ static int access_bytes(const stmt *st)
 	return size * vec;
 }
 
-int ptx_global_widths(const char *ptx, const char *entry_name, int *ld_bytes, int *st_bytes, char **why)
+int ptx_access_widths(const char *ptx, const char *entry_name, const char *space, int *ld_bytes, int *st_bytes,
+                      char **why)
 {
 	*ld_bytes = *st_bytes = 0;
 	if (!ptx || !entry_name || !*entry_name)
@@ -491,7 +492,7 @@ int ptx_global_widths(const char *ptx, const char *entry_name, int *ld_bytes, in
 		const char *semi = strchr(s, ';');
 		size_t n = semi ? (size_t)(semi - s) : strlen(s);
 		stmt st;
-		if (parse_stmt(s, n, &st) == 0 && op_has(&st, "global")) {
+		if (parse_stmt(s, n, &st) == 0 && op_has(&st, space)) {
 			int b = access_bytes(&st);
 			if (op_is(&st, "ld") && b > *ld_bytes)
 				*ld_bytes = b;

@@ -125,19 +125,23 @@ static void rule_uncoalesced(const explain_in *in, explain_out *o)
 	         "stage strided accesses through shared memory");
 }
 
-/* n-way: each shared-memory request takes 1 + conflicts/requests cycles. */
+/* n-way: a warp's shared-memory request takes at least w*32/128 wavefronts
+ * (one for 4-byte words, 4 for float4); the conflicts counter counts the
+ * wavefronts beyond those, so a request takes 1 + conflicts / (requests x
+ * fewest) times its fewest. */
 static void rule_bank(const explain_in *in, explain_out *o)
 {
-	const struct { double conf, req; const char *what; } acc[2] = {
-		{ in->bank_ld, in->shared_ld, "loads" },
-		{ in->bank_st, in->shared_st, "stores" },
+	const struct { double conf, req; int w; const char *what; } acc[2] = {
+		{ in->bank_ld, in->shared_ld, in->shared_ld_width, "loads" },
+		{ in->bank_st, in->shared_st, in->shared_st_width, "stores" },
 	};
 	int worst = -1;
 	double worst_way = 0;
 	for (int i = 0; i < 2; i++) {
 		if (!known(acc[i].conf) || !known(acc[i].req) || acc[i].req <= 0)
 			continue;
-		double way = 1 + acc[i].conf / acc[i].req;
+		double fewest = acc[i].w > 4 ? acc[i].w / 4.0 : 1;
+		double way = 1 + acc[i].conf / (acc[i].req * fewest);
 		if (way >= 1.5 && way > worst_way) {
 			worst = i;
 			worst_way = way;
@@ -152,7 +156,7 @@ static void rule_bank(const explain_in *in, explain_out *o)
 	fmt_count(acc[worst].conf, c, sizeof c);
 	fmt_count(acc[worst].req, q, sizeof q);
 	snprintf(r->text, sizeof r->text,
-	         "shared-memory %s: %.1f-way bank conflicts (%s extra cycles over %s warp requests)",
+	         "shared-memory %s: %.1f-way bank conflicts (%s extra wavefronts over %s warp requests)",
 	         acc[worst].what, worst_way, c, q);
 	snprintf(r->fix, sizeof r->fix,
 	         "pad the shared array by one word per row (tile[32][33]) or swizzle the index, so that "

@@ -58,8 +58,11 @@ typedef struct explain_in {
 	double ld_sectors_per_req, st_sectors_per_req;
 	int ld_width, st_width;     /* the widest global load / store per thread in the
 	                               kernel, bytes (its PTX); 0 unknown */
-	double bank_ld, bank_st;    /* shared-memory bank conflicts */
+	double bank_ld, bank_st;    /* shared-memory bank conflicts: wavefronts beyond the
+	                               fewest the access width needs */
 	double shared_ld, shared_st;/* shared-memory warp instructions */
+	int shared_ld_width, shared_st_width; /* the widest shared load / store per
+	                               thread, bytes (its PTX); 0 unknown */
 	double ld_sectors;          /* global load sectors (32 B) the SMs asked for */
 	double l1_hit, l2_hit;      /* % */
 	double occupancy;           /* achieved, % */

@@ -307,6 +307,19 @@ TEST(bank_conflicts)
 	explain_compute(&in, &o);
 	CHECK(o.bound == BOUND_MEMORY && o.limiter == EXPLAIN_DRAM);
 	CHECK(!explain_has_rule(&o, "bank_conflicts")); /* 1.1-way: noise */
+	/* float4 shared loads take 4 wavefronts a warp at best; the counter
+	 * counts those beyond: 4 more a request is 2-way, 1 more is 1.25-way */
+	bank_conflicted(&in, 0);
+	in.shared_ld_width = 16;
+	in.bank_ld = 4 * in.shared_ld;
+	explain_compute(&in, &o);
+	CHECK(explain_has_rule(&o, "bank_conflicts") && fabs(o.rules[0].evidence - 2.0) < 1e-9);
+	in.bank_ld = in.shared_ld;
+	explain_compute(&in, &o);
+	CHECK(!explain_has_rule(&o, "bank_conflicts"));
+	in.shared_ld_width = 0; /* the width unknown: read as 4-byte words, 2-way */
+	explain_compute(&in, &o);
+	CHECK(explain_has_rule(&o, "bank_conflicts"));
 	/* without the request counts no way can be told: no rule */
 	bank_conflicted(&in, 0);
 	in.shared_ld = in.shared_st = NAN;

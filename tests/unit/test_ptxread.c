@@ -146,7 +146,7 @@ static const char kernels[] =
 static void widths_of(const char *ptx, const char *entry, int *ld, int *st)
 {
 	char *why = NULL;
-	if (ptx_global_widths(ptx, entry, ld, st, &why) != 0) {
+	if (ptx_access_widths(ptx, entry, "global", ld, st, &why) != 0) {
 		fprintf(stderr, "  %s: %s\n", entry, why);
 		free(why);
 	}
@@ -160,8 +160,10 @@ TEST(widths)
 	widths_of(copy_ptx, "copy", &ld, &st);
 	CHECK(ld == 8 && st == 8); /* v2.f32 */
 	char *why = NULL;
-	CHECK(ptx_global_widths(copy_ptx, "nope", &ld, &st, &why) == -1 && why);
+	CHECK(ptx_access_widths(copy_ptx, "nope", "global", &ld, &st, &why) == -1 && why);
 	free(why);
+	/* the same statements in shared memory: none there */
+	CHECK(ptx_access_widths(copy_ptx, "copy", "shared", &ld, &st, NULL) == 0 && ld == 0 && st == 0);
 }
 
 TEST(nvrtc)
