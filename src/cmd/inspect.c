@@ -207,7 +207,7 @@ int app_roof(app *a)
 	table t;
 	table_init(&t, 3, head, "lrl");
 	const struct { const char *name; double v; const char *how; } rows[] = {
-		{ "memory", r->best, "the best of the four below: what every '% of roof' divides by" },
+		{ "memory", r->best, "the best of the four measured below: what every '% of roof' divides by" },
 		{ "  copy", r->copy, "device-to-device copy (cuMemcpyDtoDAsync), bytes read + written" },
 		{ "  read", r->read, "streaming kernel: one 16-byte load per thread" },
 		{ "  write", r->write, "streaming kernel: one 16-byte store per thread" },
