@@ -74,6 +74,7 @@ for f in json jsonl csv markdown; do
 	check ptx $f "$T; ptx transpose_naive" 'len(recs) == 1 and ".entry" in recs[0]["text"]'
 	check "help, device, lessons (prose on stderr)" $f "help; help run; device; lessons" 'recs == []'
 	check "an error (on stderr)" $f "$T; set NOPE=1; run transpose_naive" 'len(recs) == 1' 1
+	check "explain and roofline without a GPU (notes on stderr)" $f "$T; explain transpose_tiled; roofline" 'recs == []'
 done
 # json: numbers are numbers, booleans booleans, what is missing null
 check "typed values" json "$T; info transpose_tiled; show; ls" \
@@ -93,7 +94,17 @@ if have_gpu; then
 		check compare $f "$T; set N=1024; compare transpose_tiled[PAD=0] transpose_tiled" 'len(recs) == 2'
 		check metrics $f "$T; set N=1024; metrics transpose_tiled" 'len(recs) > 3'
 		check "device and roof" $f "device; roof" 'len(recs) == 2'
+		check explain $f "$T; set N=1024; explain transpose_tiled" \
+			'[r["part"] for r in recs if r["part"] in ("limiter", "verdict", "headroom")] == ["limiter", "verdict", "headroom"]'
+		CUPLAY_NO_COUNTERS=1 check "explain without counters" $f "$T; set N=1024; explain transpose_tiled" \
+			'any(r["part"] == "needs" for r in recs) and not any(r["part"] == "sol" for r in recs)'
 	done
+	check "roof: every figure" json "roof" \
+		'recs[0]["memory_gbps"] >= max(recs[0]["copy_gbps"], recs[0]["read_gbps"], recs[0]["write_gbps"], \
+		 recs[0]["stream_copy_gbps"]) and recs[0]["fp32_gflops"] > 0'
+	check "roofline: the kernels explained" json "use matmul; set N=1024; explain matmul_naive matmul_tiled; roofline" \
+		'[r["kernel"] for r in recs if r["type"] == "roofline"] == ["matmul_naive", "matmul_tiled"] and \
+		 all(r["flop_per_byte"] > 0 and 0 < r["roof_frac"] <= 1.05 for r in recs if r["type"] == "roofline")'
 	check "run: typed figures" json "$T; set N=1024; run transpose_tiled" \
 		'recs[0]["type"] == "run" and isinstance(recs[0]["median_ms"], float) and recs[0]["samples"] >= 10 and \
 		 0 < recs[0]["gbps"] and recs[0]["gflops"] is None and recs[0]["check"] == "ok" and \

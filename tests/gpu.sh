@@ -214,5 +214,10 @@ CUPLAY="$CUPLAY" bash tests/gpu_streams.sh >"$tmp/streams" 2>&1
 cat "$tmp/streams"
 m=$(sed -n 's/^gpu-streams: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/streams")
 if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_streams.sh did not finish"; fi
+# roof and explain: the ceiling, every kernel's diagnosis, ncu's SOL
+CUPLAY="$CUPLAY" bash tests/gpu_explain.sh >"$tmp/explain" 2>&1
+cat "$tmp/explain"
+m=$(sed -n 's/^gpu-explain: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/explain")
+if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_explain.sh did not finish"; fi
 
 echo "gpu: $pass passed, $fail failed"

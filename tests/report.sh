@@ -35,6 +35,28 @@ PY
 	then ok "the Markdown report: files, kernel sources, results, commands"; else bad "the Markdown report"; fi
 fi
 
+# the diagnosis and the roofline in the report, from recorded runs
+# (CUPLAY_EXPLAIN_FEED): a table of what limits each kernel, the roofline as
+# inline SVG that an XML parser reads, and as text in the Markdown
+if [ -z "${1:-}" ]; then
+	CUPLAY_EXPLAIN_FEED=tests/golden/explain_feed.txt "$CUPLAY" --no-gpu \
+		-c "use matmul; explain; report $tmp/feed.html; report $tmp/feed.md" >"$tmp/out" 2>&1 </dev/null
+	if python3 - "$tmp/feed.html" "$tmp/feed.md" >>"$tmp/out" 2>&1 <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+h = open(sys.argv[1]).read()
+assert "What limits each kernel" in h and "compute-bound: the SMs at 83% of their peak" in h
+svgs = re.findall(r"<svg.*?</svg>", h, re.S)
+roof = [s for s in svgs if "<polyline" in s]
+assert len(roof) == 1, len(roof)
+root = ET.fromstring(roof[0])
+assert len(root.findall("{http://www.w3.org/2000/svg}circle")) == 3
+m = open(sys.argv[2]).read()
+assert "### What limits each kernel" in m and "### Roofline" in m and "  C  matmul_register_tiled" in m
+PY
+	then ok "report of explained runs: the diagnosis table and the roofline (SVG and text)"
+	else bad "report of explained runs"; fi
+fi
+
 browser=
 for b in chromium chromium-browser google-chrome; do
 	command -v $b >/dev/null 2>&1 && { browser=$b; break; }

@@ -71,6 +71,26 @@ for name, spans, streams in (("streams4", 12, 4), ("serial", 3, 1), ("batch20", 
     assert all(float(r.get("x")) >= 0 and float(r.get("width")) > 0 for r in bars), name
 PY
 	then ok; echo "writers: JSON, CSV and SVG (charts, timelines) parse"; else bad "writers: JSON, CSV or SVG does not parse"; fi
+	# the goldens of explain's record and of the roofline (test_explain,
+	# test_roofline) as parsers read them
+	if python3 - <<'PY'
+import csv, glob, json, xml.etree.ElementTree as ET
+for f in glob.glob("tests/golden/explain/*.json"):
+    recs = json.load(open(f))["records"]
+    assert recs and all(r["type"] == "explain" for r in recs), f
+    parts = {r["part"] for r in recs}
+    assert {"limiter", "verdict", "headroom"} <= parts, (f, parts)
+    for r in recs:
+        assert r["value"] is None or isinstance(r["value"], (int, float)), (f, r)
+    assert [r["name"] for r in recs if r["part"] == "verdict"][0] in ("memory", "compute", "latency", "launch", "unknown"), f
+    rows = list(csv.DictReader(open(f[:-5] + ".csv")))
+    assert [r["name"] for r in rows] == [r["name"] or "" for r in recs], f
+svg = ET.parse("tests/golden/roofline/tiling.svg").getroot()
+ns = "{http://www.w3.org/2000/svg}"
+assert svg.tag == ns + "svg" and len(svg.findall(ns + "circle")) == 4 and svg.find(ns + "polyline") is not None
+PY
+	then ok; echo "writers: explain records and the roofline SVG parse"
+	else bad "writers: explain records or the roofline SVG do not parse"; fi
 fi
 
 # 2. every kernel file compiles with NVRTC and plans a launch (compile-only)
@@ -106,8 +126,8 @@ PY
 fi
 
 # 3. golden tests: tests/golden/NAME.session replayed with --no-gpu
-#    --mask-times (or NAME.args: the arguments), output and exit status
-#    compared with NAME.out. no_driver*: what a machine without a CUDA
+#    --mask-times (or NAME.args: the arguments; NAME.env: the environment),
+#    output and exit status compared with NAME.out. no_driver*: what a machine without a CUDA
 #    driver shows (CI's); skipped where a driver is installed.
 have_driver=0
 ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && have_driver=1
@@ -127,7 +147,10 @@ for s in tests/golden/*.session tests/golden/*.args; do
 	*.args)    eval "set -- $(cat "$s")" ;;
 	esac
 	rm -rf "$tmp/home"; mkdir -p "$tmp/home"
-	HOME="$tmp/home" XDG_CACHE_HOME="$tmp/home/cache" XDG_STATE_HOME="$tmp/home/state" \
+	# NAME.env: VAR=VALUE words the test runs with (explain_feed's recorded runs)
+	envs=()
+	[ -e "$name.env" ] && read -r -a envs <"$name.env"
+	env ${envs[@]+"${envs[@]}"} HOME="$tmp/home" XDG_CACHE_HOME="$tmp/home/cache" XDG_STATE_HOME="$tmp/home/state" \
 		"$CUPLAY" "$@" </dev/null >"$tmp/actual" 2>&1
 	echo "exit $?" >>"$tmp/actual"
 	if [ "${UPDATE:-}" = 1 ]; then cp "$tmp/actual" "$name.out"; fi

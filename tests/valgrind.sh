@@ -51,7 +51,9 @@ one_test() {
 	args=$(cat "$tmp/args/$base")
 	eval "set -- \"\$@\" $args"
 	rm -rf "$home"; mkdir -p "$home"
-	HOME="$home" XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$home/state" \
+	local envs=()
+	[ -e "$name.env" ] && read -r -a envs <"$name.env"
+	env ${envs[@]+"${envs[@]}"} HOME="$home" XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$home/state" \
 		"$@" </dev/null >"$tmp/res/$base.out" 2>&1
 	echo "exit $?" >>"$tmp/res/$base.out"
 }

@@ -414,10 +414,31 @@ static void stamp(app *a, measurement *m)
 		m->command = xstrdup(a->cmd_text);
 }
 
+int app_roofs_once(app *a)
+{
+	if (a->no_gpu || a->gpu == 0 || !a->roof_hook || a->roof_busy || a->roof.device == a->device + 1)
+		return 0;
+	int gpu = app_gpu(a);
+	if (gpu <= 0)
+		return gpu;
+	a->roof_busy = 1;
+	if (a->roof_hook(a) != 0) {
+		/* said; not tried again on this device (`roof` does): the runs go
+		 * on against the worker's copy roof */
+		memset(&a->roof, 0, sizeof a->roof);
+		a->roof.device = a->device + 1;
+	}
+	a->roof_busy = 0;
+	return 0;
+}
+
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p)
 {
 	measurement *m = new_record(a);
 	measure_make(m, a->path, p, res, values, a->topt.do_check);
+	/* the device's memory roof, but for a run on host data: its roof is the link's */
+	if (a->roof.device == a->device + 1 && a->roof.best > m->roof_gbps && !m->link[0])
+		measure_set_roof(m, a->roof.best);
 	stamp(a, m);
 	if (res->nsamples > 0) { /* the timeline of this run, or why there is none */
 		free(a->tl);

@@ -50,6 +50,17 @@ typedef struct run_observer {
 #define TIMING_MIN_INTERVAL_S 0.002
 #define TIMING_MIN_NOISE_S 0.02
 
+/* The ceilings of one device, in GB/s and GFLOP/s: the device-to-device
+ * copy (the worker's), cuplay's streaming kernels (16-byte loads and
+ * stores: read only, write only, copy), the best of those four (what every
+ * "% of roof" divides by), the datasheet's peak from the memory clock and
+ * bus width (0: unknown), and FP32 fused multiply-adds. */
+typedef struct roofs {
+	int device;           /* the device measured + 1; 0: not measured */
+	double copy, read, write, stream, best, peak;
+	double gflops;
+} roofs;
+
 typedef struct app {
 	/* options */
 	int no_gpu, mask_times, interactive, color, step, bail;
@@ -75,8 +86,10 @@ typedef struct app {
 	wclient *more;        /* `sweep ... on all`: a worker for each other GPU */
 	int nmore;
 	int gpu;              /* -1: not tried yet, 0: compile-only, 1: worker up */
-	double roof_gbps, roof_gflops; /* from `roof` */
-	double link_gbps[LINK_N];      /* ... the host link, each way, pageable and pinned; 0 unknown */
+	roofs roof;           /* the device's ceilings, measured once per device */
+	int (*roof_hook)(struct app *a); /* measures them quietly (cmd/inspect.c's app_roof_measure) */
+	int roof_busy;        /* measuring them now */
+	double link_gbps[LINK_N]; /* the host link, each way, pageable and pinned (`roof`); 0 unknown */
 	int notice_said;
 	char *gpu_why;        /* why there is no GPU ("no CUDA driver found"), once known */
 
@@ -198,6 +211,11 @@ int app_report(app *a, const char *path);
 void app_history_add(app *a, const char *line);
 void app_history_free(app *a);
 int app_plot(app *a, const char *path);
+
+/* The roofs of the current device measured once, before its first
+ * measurement (through roof_hook): 0 done or nothing to do (no GPU), -1
+ * when the GPU worker cannot start (said). */
+int app_roofs_once(app *a);
 
 /* Shared by run.c and compare.c: the record of res, kept in a->runs (the
  * pointer holds until the next one is added). */

@@ -248,7 +248,7 @@ int app_sweep(app *a, int argc, char **argv)
 	sjob *jobs = NULL;
 	int njobs = 0;
 	int *ks = NULL, nk = 0;
-	if (pick_kernels(a, names, nnames, &ks, &nk) != 0) {
+	if (pick_kernels(a, names, nnames, &ks, &nk) != 0 || app_roofs_once(a) != 0) {
 		rc = -1;
 		goto out;
 	}
@@ -516,6 +516,10 @@ int app_compare(app *a, int argc, char **argv)
 			rc = -1;
 			goto out;
 		}
+	if (app_roofs_once(a) != 0) {
+		rc = -1;
+		goto out;
+	}
 	result *res = xcalloc(1, sizeof *res);
 	int gpu = 1;
 	/* interleaved rounds, A B C A B C ..., so drift affects every variant

@@ -1,5 +1,6 @@
 /* expect.c: assertions on the results of earlier runs. */
 #include "expect.h"
+#include "explain.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ static int has_pair(const char *values, const char *pair, size_t n)
 }
 
 /* What a record must hold to answer an expectation. */
-enum { WANT_ANY, WANT_TIMED, WANT_METRICS };
+enum { WANT_ANY, WANT_TIMED, WANT_METRICS, WANT_EXPLAINED };
 
 static const run_record *find_if(const app *a, const char *label, int want)
 {
@@ -34,7 +35,8 @@ static const run_record *find_if(const app *a, const char *label, int want)
 			continue; /* compile-only records are no results */
 		/* `metrics` records hold counters and no times: a time expectation
 		 * looks past them, a counter expectation past plain runs */
-		if ((want == WANT_TIMED && !r->timed) || (want == WANT_METRICS && r->nmet == 0))
+		if ((want == WANT_TIMED && !r->timed) || (want == WANT_METRICS && r->nmet == 0) ||
+		    (want == WANT_EXPLAINED && !r->why))
 			continue;
 		int match = 1;
 		if (br) {
@@ -178,10 +180,86 @@ static int expect_counter(app *a, const char *label, const char *name, const cha
 	return ok ? held(a, margin_of(op, v, x), buf) : failed(a, buf);
 }
 
+static int in_names(const char *w, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcmp(names[i], w) == 0)
+			return 1;
+	return 0;
+}
+
+/* expect KERNEL bound|limiter|rule [not] NAME: a word names one of its
+ * kind; the error says which are. */
+static int check_diag_word(app *a, const char *what, const char *w)
+{
+	const char *const *names = strcmp(what, "bound") == 0     ? explain_bound_names()
+	                           : strcmp(what, "limiter") == 0 ? explain_unit_names()
+	                                                          : explain_rule_names();
+	if (in_names(w, names))
+		return 0;
+	int n = 0;
+	while (names[n])
+		n++;
+	const char *near = nearest_name(w, names, n);
+	sbuf b = {0};
+	for (int i = 0; names[i]; i++)
+		sb_printf(&b, "%s%s", i ? ", " : "", names[i]);
+	if (near)
+		app_error(a, "expect: unknown %s '%s' (did you mean '%s'?)", what, w, near);
+	else
+		app_error(a, "expect: unknown %s '%s' (one of %s)", what, w, b.s);
+	sb_free(&b);
+	return -1;
+}
+
+/* The diagnosis of the latest `explain` of the kernel. */
+static int expect_diag(app *a, const char *label, const char *what, int negate, const char *w)
+{
+	char buf[512];
+	const run_record *r = find_if(a, label, WANT_EXPLAINED);
+	const char *not = negate ? "not " : "";
+	if (!r) {
+		snprintf(buf, sizeof buf, "no diagnosis of '%s' yet (run 'explain %.*s' first)", label,
+		         (int)strcspn(label, "["), label);
+		return failed(a, buf);
+	}
+	const explain_out *o = r->why;
+	int bound = strcmp(what, "bound") == 0;
+	/* without counters only a launch-bound verdict stands on timing alone */
+	if (!o->counters && !(bound && o->bound == BOUND_LAUNCH)) {
+		a->expect_skipped++;
+		app_note(a, "expect %s %s %s%s: skipped: %s (the %s needs hardware counters)", label, what, not, w,
+		         a->prof_why ? a->prof_why : "no counters were read", bound ? "verdict" : what);
+		return 0;
+	}
+	int ok;
+	if (bound) {
+		ok = strcmp(explain_bound_name(o->bound), w) == 0;
+		snprintf(buf, sizeof buf, "%s is %s-bound, expected %s%s-bound (%s)", label, explain_bound_name(o->bound),
+		         not, w, o->verdict);
+	} else if (strcmp(what, "limiter") == 0) {
+		ok = strcmp(explain_unit_name(o->limiter), w) == 0;
+		snprintf(buf, sizeof buf, "%s is limited by %s (%.0f%% of its peak), expected %s%s", label,
+		         explain_unit_name(o->limiter), o->limiter >= 0 ? o->sol[o->limiter] : 0.0, not, w);
+	} else {
+		ok = explain_has_rule(o, w);
+		sbuf fired = {0};
+		for (int i = 0; i < o->nrules; i++)
+			sb_printf(&fired, "%s%s", i ? ", " : "", o->rules[i].name);
+		snprintf(buf, sizeof buf, "%s: rule %s %s, expected %sto fire (rules fired: %s)", label, w,
+		         ok ? "fired" : "did not fire", not, fired.len ? fired.s : "none");
+		sb_free(&fired);
+	}
+	if (negate)
+		ok = !ok;
+	return ok ? held(a, NAN, buf) : failed(a, buf);
+}
+
 int expect_run(app *a, int argc, char **argv)
 {
 	static const char use[] = "usage: expect KERNEL[SEL] correct | expect A faster|slower B [by X] | "
-	                          "expect KERNEL gbps|roof|time|gflops|overlap OP NUMBER | expect KERNEL metric NAME OP NUMBER";
+	                          "expect KERNEL gbps|roof|time|gflops|overlap OP NUMBER | expect KERNEL metric NAME OP NUMBER | "
+	                          "expect KERNEL bound|limiter|rule [not] NAME";
 	if (argc < 3)
 		return app_error(a, "%s", use);
 	for (int i = 1; i < argc; i++)
@@ -192,10 +270,14 @@ int expect_run(app *a, int argc, char **argv)
 	int metric = strcmp(what, "gbps") == 0 || strcmp(what, "roof") == 0 ||
 	             strcmp(what, "time") == 0 || strcmp(what, "gflops") == 0 || strcmp(what, "overlap") == 0;
 	int counter = strcmp(what, "metric") == 0;
+	int diag = strcmp(what, "bound") == 0 || strcmp(what, "limiter") == 0 || strcmp(what, "rule") == 0;
+	int negate = diag && argc == 5 && strcmp(argv[3], "not") == 0;
 	if (!(strcmp(what, "correct") == 0 && argc == 3) &&
 	    !(ratio && (argc == 4 || (argc == 6 && strcmp(argv[4], "by") == 0))) &&
-	    !(metric && argc == 5) && !(counter && argc == 6))
+	    !(metric && argc == 5) && !(counter && argc == 6) && !(diag && (argc == 4 || negate)))
 		return app_error(a, "%s", use);
+	if (diag && check_diag_word(a, what, argv[argc - 1]) != 0)
+		return -1;
 	double x = 0;
 	if ((ratio && argc == 6 && (parse_num(argv[5], &x) != 0 || !(x > 0))) ||
 	    ((metric || counter) && parse_num(argv[argc - 1], &x) != 0))
@@ -204,7 +286,10 @@ int expect_run(app *a, int argc, char **argv)
 	if ((metric || counter) && cmp_op(argv[argc - 2], 0, 0, &ok) != 0)
 		return app_error(a, "expect: '%s' is not one of < <= > >=", argv[argc - 2]);
 
-	if (a->gpu != 1 && !(strcmp(what, "correct") == 0 && expect_find(a, argv[1]))) {
+	/* without a GPU: skipped, unless the record is there (a diagnosis of a
+	 * recorded run, CUPLAY_EXPLAIN_FEED) */
+	if (a->gpu != 1 && !(strcmp(what, "correct") == 0 && expect_find(a, argv[1])) &&
+	    !(diag && find_if(a, argv[1], WANT_EXPLAINED))) {
 		sbuf b = {0};
 		for (int i = 1; i < argc; i++)
 			sb_printf(&b, " %s", argv[i]);
@@ -217,6 +302,8 @@ int expect_run(app *a, int argc, char **argv)
 	const run_record *r, *r2;
 	if (counter)
 		return expect_counter(a, argv[1], argv[3], argv[4], x);
+	if (diag)
+		return expect_diag(a, argv[1], what, negate, argv[argc - 1]);
 	if (need(a, argv[1], strcmp(what, "correct") == 0 ? WANT_ANY : WANT_TIMED, &r) != 0)
 		return -1;
 	if (strcmp(what, "correct") == 0) {

@@ -4,12 +4,17 @@
  *   expect KERNEL[SEL] correct
  *   expect A[SEL] faster|slower B[SEL] [by X]    ratio of medians
  *   expect KERNEL[SEL] gbps|roof|time|gflops|overlap OP X    OP: < <= > >=
+ *   expect KERNEL[SEL] metric NAME OP X              a counter (`metrics`)
+ *   expect KERNEL[SEL] bound memory|compute|latency|launch
+ *   expect KERNEL[SEL] limiter dram|l2|l1|sm
+ *   expect KERNEL[SEL] rule [not] NAME               `explain`'s diagnosis
  *
  * SEL picks the latest run whose values include each NAME=VALUE given, e.g.
  * transpose_tiled[PAD=0] or transpose_tiled[PAD=1,N=8192]; without SEL, the
  * latest run of the kernel. `time` is the median in ms; `roof` a fraction
- * of the measured copy roof (of the host link's, on host data); `overlap`
- * the share of copy time under kernels in the run's timeline. */
+ * of the measured memory roof (of the host link's, on host data); `overlap`
+ * the share of copy time under kernels in the run's timeline. Without
+ * counters, a diagnosis other than launch-bound is skipped, saying why. */
 #ifndef CUPLAY_EXPECT_H
 #define CUPLAY_EXPECT_H
 

@@ -42,17 +42,61 @@ static const char fma_source[] =
 	"\t\tout[i] = s;\n"
 	"}\n";
 
-int app_roof(app *a)
+/* The memory roof: streaming kernels of cuplay's own, each thread one
+ * 16-byte load and/or store, a block per 256 of them (tens of thousands of
+ * blocks: every SM full), over buffers of at least 4 L2s so that DRAM, not
+ * the L2, serves them. A kernel that moves data can come close to the best
+ * of these but not above it; the driver's copy alone is not a ceiling (a
+ * float4 copy beats it). */
+static const char stream_source[] =
+	"// stream_roof.cu: the memory ceiling, for `roof`\n"
+	"//@ param  N = max(L2_BYTES * 4, 268435456) / 16\n"
+	"//@ buffer src float[N * 4] zero\n"
+	"//@ buffer dst float[N * 4] zero output\n"
+	"//@ grid   cdiv(N, 256)\n"
+	"//@ block  256\n"
+	"//@ bytes  2 * N * 16\n"
+	"//@ check  none\n"
+	"//@ kernel stream_read bytes N * 16\n"
+	"//@ kernel stream_write bytes N * 16\n"
+	"__global__ void stream_read(const float *__restrict__ src, float *__restrict__ dst, int N)\n"
+	"{\n"
+	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"\tif (i < N) {\n"
+	"\t\tfloat4 v = reinterpret_cast<const float4 *>(src)[i];\n"
+	"\t\tif (v.x + v.y + v.z + v.w == 1.0f) /* never, over zeros: keeps the load */\n"
+	"\t\t\tdst[i] = 1.0f;\n"
+	"\t}\n"
+	"}\n"
+	"__global__ void stream_write(float *__restrict__ dst, int N)\n"
+	"{\n"
+	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"\tif (i < N)\n"
+	"\t\treinterpret_cast<float4 *>(dst)[i] = make_float4(1.0f, 2.0f, 3.0f, (float)i);\n"
+	"}\n"
+	"__global__ void stream_copy(const float *__restrict__ src, float *__restrict__ dst, int N)\n"
+	"{\n"
+	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"\tif (i < N)\n"
+	"\t\treinterpret_cast<float4 *>(dst)[i] = reinterpret_cast<const float4 *>(src)[i];\n"
+	"}\n";
+
+/* Times the kernels of a built-in file as if it were the loaded one, then
+ * puts the user's file back: per kernel (in the file's order) its GB/s and
+ * GFLOP/s over the median; *copy the worker's device-to-device copy; *dev
+ * the device; with link (LINK_N figures), the host link's bandwidths too,
+ * measured by the first kernel's run. 0, or -1 with the error said. */
+static int run_builtin(app *a, const char *path, const char *source, double *gbps, double *gflops, double *copy,
+                       double *link, devinfo *dev)
 {
 	spec *s = xcalloc(1, sizeof *s);
 	char *err = NULL;
-	if (spec_parse("<builtin>/fma_roof.cu", fma_source, s, &err) != 0) {
+	if (spec_parse(path, source, s, &err) != 0) {
 		app_error(a, "roof: %s", err);
 		free(err);
 		free(s);
 		return -1;
 	}
-	/* run it as if it were the loaded file, then put the user's file back */
 	spec *saved = a->sp;
 	char *saved_path = a->path;
 	symtab saved_set = a->settings;
@@ -65,20 +109,35 @@ int app_roof(app *a)
 	result *res = xcalloc(1, sizeof *res);
 	if (run_prepare(a, NULL, 0, &c) == 0) {
 		timing_opts t = a->topt;
+		/* no flush: the buffers are several L2s, and back-to-back launches
+		 * each write back the dirty lines the one before left in L2, so a
+		 * writing kernel's samples count all its DRAM writes (a flush
+		 * between them would take the last ones out of the timed window) */
 		t.flush = 0;
 		t.do_check = 0;
-		int planned = run_plan(a, &c, 0, &t, p, &err) == 0;
-		p->measure_link = 1;
-		if (planned && run_exec(a, &c, p, res, &err) == 0) {
+		rc = 0;
+		*dev = c.dev;
+		for (int k = 0; k < s->nkernels && rc == 0; k++) {
+			int planned = run_plan(a, &c, k, &t, p, &err) == 0;
+			p->measure_link = link && k == 0;
+			if (!planned || run_exec(a, &c, p, res, &err) != 0) {
+				app_error(a, "roof: %s: %s", s->kernels[k].name, err ? err : "failed");
+				free(err);
+				err = NULL;
+				rc = -1;
+				break;
+			}
 			stats st;
 			stats_compute(res->samples_ms, res->nsamples, &st);
-			a->roof_gflops = p->flops / (st.median * 1e-3) / 1e9;
-			a->roof_gbps = res->roof_gbps;
-			memcpy(a->link_gbps, res->link_gbps, sizeof a->link_gbps);
-			rc = 0;
-		} else {
-			app_error(a, "roof: %s", err ? err : "failed");
-			free(err);
+			if (res->status == RES_INTERRUPTED || !(st.median > 0)) {
+				rc = app_error(a, "roof: %s: not timed", s->kernels[k].name);
+				break;
+			}
+			gbps[k] = p->bytes / (st.median * 1e-3) / 1e9;
+			gflops[k] = p->flops / (st.median * 1e-3) / 1e9;
+			*copy = res->roof_gbps;
+			if (link && k == 0)
+				memcpy(link, res->link_gbps, LINK_N * sizeof *link);
 		}
 		run_release(&c);
 	}
@@ -89,40 +148,127 @@ int app_roof(app *a)
 	free(s);
 	free(p);
 	free(res);
-	if (rc == 0 && format_is_data(a->format)) {
-		const char *head[] = { "device", "memory_gbps", "fp32_gflops", "h2d_pageable_gbps", "h2d_pinned_gbps",
-		                       "d2h_pageable_gbps", "d2h_pinned_gbps" };
+	return rc;
+}
+
+/* The datasheet's peak: memory clock x bus width x 2 (double data rate),
+ * from the driver's attributes; 0 when it gives neither. */
+static double datasheet_gbps(const devinfo *d)
+{
+	if (d->mem_clock_khz <= 0 || d->bus_width_bits <= 0)
+		return 0;
+	return 2.0 * d->mem_clock_khz * 1e3 * (d->bus_width_bits / 8.0) / 1e9;
+}
+
+/* The roofs; with link, the host link's bandwidths too (into a->link_gbps). */
+static int roof_measure(app *a, int link)
+{
+	double gb[3] = { 0 }, gf[3] = { 0 }, copy = 0, fgb[1] = { 0 }, fgf[1] = { 0 }, unused = 0;
+	devinfo dev;
+	if (run_builtin(a, "<builtin>/stream_roof.cu", stream_source, gb, gf, &copy, NULL, &dev) != 0 ||
+	    run_builtin(a, "<builtin>/fma_roof.cu", fma_source, fgb, fgf, &unused, link ? a->link_gbps : NULL, &dev) != 0)
+		return -1;
+	roofs *r = &a->roof;
+	memset(r, 0, sizeof *r);
+	r->copy = copy > 0 ? copy : unused;
+	r->read = gb[0];
+	r->write = gb[1];
+	r->stream = gb[2];
+	r->best = r->copy;
+	for (int i = 0; i < 3; i++)
+		if (gb[i] > r->best)
+			r->best = gb[i];
+	r->peak = datasheet_gbps(&dev);
+	r->gflops = fgf[0];
+	r->device = a->device + 1;
+	return 0;
+}
+
+int app_roof_measure(app *a)
+{
+	return roof_measure(a, 0);
+}
+
+int app_roof(app *a)
+{
+	if (roof_measure(a, 1) != 0)
+		return -1;
+	const roofs *r = &a->roof;
+	const devinfo *d = &a->worker.dev;
+	if (format_is_data(a->format)) {
+		const char *head[] = { "device", "memory_gbps", "copy_gbps", "read_gbps", "write_gbps",
+			               "stream_copy_gbps", "datasheet_gbps", "fp32_gflops", "h2d_pageable_gbps",
+			               "h2d_pinned_gbps", "d2h_pageable_gbps", "d2h_pinned_gbps" };
+		double v[] = { r->best, r->copy, r->read, r->write, r->stream, r->peak, r->gflops,
+			       a->link_gbps[LINK_H2D_PAGEABLE], a->link_gbps[LINK_H2D_PINNED],
+			       a->link_gbps[LINK_D2H_PAGEABLE], a->link_gbps[LINK_D2H_PINNED] };
 		table t;
-		table_init(&t, 7, head, NULL);
+		table_init(&t, 12, head, NULL);
 		table_kind(&t, "roof");
-		table_set(&t, 0 * table_row(&t), 0, "%s", a->worker.dev.name);
-		double figs[6] = { a->roof_gbps, a->roof_gflops, a->link_gbps[LINK_H2D_PAGEABLE],
-		                   a->link_gbps[LINK_H2D_PINNED], a->link_gbps[LINK_D2H_PAGEABLE],
-		                   a->link_gbps[LINK_D2H_PINNED] };
-		for (int i = 0; i < 6; i++) {
+		int row = table_row(&t);
+		table_set(&t, row, 0, "%s", d->name);
+		for (int i = 0; i < 11; i++) {
+			if ((i == 5 || i >= 7) && !(v[i] > 0))
+				continue; /* unknown: null */
 			if (a->mask_times)
-				table_set(&t, 0, 1 + i, "<t>");
-			else if (figs[i] > 0)
-				table_num(&t, 0, 1 + i, figs[i]);
+				table_set(&t, row, 1 + i, "<t>");
+			else
+				table_num(&t, row, 1 + i, v[i]);
 		}
 		app_table(a, &t, 0);
 		table_free(&t);
-	} else if (rc == 0) {
-		char g[32], f[32];
-		snprintf(g, sizeof g, "%.0f GB/s", a->roof_gbps);
-		snprintf(f, sizeof f, "%.1f TFLOP/s", a->roof_gflops / 1000);
-		app_note(a, "roof of %s:", a->worker.dev.name);
-		app_note(a, "  memory  %s  device-to-device copy, bytes read + written", a->mask_times ? "<t>" : g);
-		app_note(a, "  FP32    %s  fused multiply-adds, 16 chains per thread", a->mask_times ? "<t>" : f);
-		static const char *const what[LINK_N] = { "host to device, pageable", "host to device, pinned",
-		                                          "device to host, pageable", "device to host, pinned" };
-		for (int k = 0; k < LINK_N; k++) {
-			char l[32];
-			snprintf(l, sizeof l, a->link_gbps[k] > 0 ? "%.1f GB/s" : "unknown", a->link_gbps[k]);
-			app_note(a, "  link    %s  %s, one copy of 64 MiB", a->mask_times ? "<t>" : l, what[k]);
-		}
+		return 0;
 	}
-	return rc;
+	const char *head[] = { "roof", "measured", "how" };
+	table t;
+	table_init(&t, 3, head, "lrl");
+	const struct { const char *name; double v; const char *how; } rows[] = {
+		{ "memory", r->best, "the best of the four measured below: what every '% of roof' divides by" },
+		{ "  copy", r->copy, "device-to-device copy (cuMemcpyDtoDAsync), bytes read + written" },
+		{ "  read", r->read, "streaming kernel: one 16-byte load per thread" },
+		{ "  write", r->write, "streaming kernel: one 16-byte store per thread" },
+		{ "  stream copy", r->stream, "streaming kernel: a 16-byte load and store per thread" },
+	};
+	char buf[64];
+	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+		int row = table_row(&t);
+		snprintf(buf, sizeof buf, "%.0f GB/s", rows[i].v);
+		table_set(&t, row, 0, "%s", rows[i].name);
+		table_set(&t, row, 1, "%s", a->mask_times ? "<t>" : buf);
+		table_set(&t, row, 2, "%s", rows[i].how);
+	}
+	int row = table_row(&t);
+	table_set(&t, row, 0, "  datasheet");
+	if (r->peak > 0) {
+		snprintf(buf, sizeof buf, "%.0f GB/s", r->peak);
+		table_set(&t, row, 1, "%s", a->mask_times ? "<t>" : buf);
+		table_set(&t, row, 2, "memory clock %d MHz x %d-bit bus x 2 (the driver's attributes)",
+		          d->mem_clock_khz / 1000, d->bus_width_bits);
+	} else {
+		table_set(&t, row, 1, "unknown");
+		table_set(&t, row, 2, "the driver gives no memory clock or bus width");
+	}
+	row = table_row(&t);
+	snprintf(buf, sizeof buf, "%.1f TFLOP/s", r->gflops / 1000);
+	table_set(&t, row, 0, "FP32");
+	table_set(&t, row, 1, "%s", a->mask_times ? "<t>" : buf);
+	table_set(&t, row, 2, "fused multiply-adds, 16 chains per thread");
+	static const char *const what[LINK_N] = { "host to device, pageable", "host to device, pinned",
+	                                          "device to host, pageable", "device to host, pinned" };
+	for (int k = 0; k < LINK_N; k++) {
+		row = table_row(&t);
+		table_set(&t, row, 0, k == 0 ? "host link" : "");
+		if (a->link_gbps[k] > 0)
+			snprintf(buf, sizeof buf, "%.1f GB/s", a->link_gbps[k]);
+		else
+			snprintf(buf, sizeof buf, "unknown");
+		table_set(&t, row, 1, "%s", a->mask_times ? "<t>" : buf);
+		table_set(&t, row, 2, "%s, one copy of 64 MiB", what[k]);
+	}
+	app_note(a, "roof of %s:", d->name);
+	app_table(a, &t, 2);
+	table_free(&t);
+	return 0;
 }
 
 int app_timeline_svg(app *a, const char *path)
@@ -188,7 +334,7 @@ int app_device(app *a, int argc, char **argv)
 		a->device = (int)n;
 		if (a->gpu == 1)
 			a->gpu = -1;
-		a->roof_gbps = a->roof_gflops = 0;
+		memset(&a->roof, 0, sizeof a->roof);
 	}
 	/* without a GPU, one line says so, why, and what is compiled for */
 	int said = a->notice_said;

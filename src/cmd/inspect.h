@@ -14,6 +14,10 @@ int app_roof(app *a);
 int app_timeline(app *a, const char *svg_path);
 /* Writes the last timeline as an SVG file. */
 int app_timeline_svg(app *a, const char *path);
+/* Measures the roofs of the current device (app.roof) without a word but
+ * its errors: the copy, the streaming kernels, the datasheet's peak, FP32.
+ * The front end installs it as app.roof_hook. */
+int app_roof_measure(app *a);
 int app_device(app *a, int argc, char **argv);
 int app_ptx(app *a, const char *kernel);
 

@@ -107,7 +107,7 @@ static void unavailable(app *a, const char *why)
 /* CUPLAY_NO_COUNTERS=1 plays a machine where counters are not permitted
  * (NVreg_RestrictProfilingToAdminUsers=1, or ncu holding them): what a
  * lesson does there is tested on any machine. */
-static int counters_barred(app *a)
+int look_counters_barred(app *a)
 {
 	const char *e = getenv("CUPLAY_NO_COUNTERS");
 	if (!e || !*e || strcmp(e, "0") == 0)
@@ -203,7 +203,7 @@ int look_metrics(app *a, int argc, char **argv)
 			continue;
 		}
 		set_plan_metrics(sel, p);
-		if (counters_barred(a)) {
+		if (look_counters_barred(a)) {
 			app_note(a, "metrics: %s", a->prof_why);
 			break;
 		}
@@ -289,7 +289,7 @@ static void *look_run_begin(app *a, const runctx *c)
 		free(err);
 		return m;
 	}
-	if (counters_barred(a)) {
+	if (look_counters_barred(a)) {
 		app_note(a, "metrics: %s", a->prof_why);
 		return m;
 	}

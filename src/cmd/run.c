@@ -635,7 +635,7 @@ int app_run(app *a, char **names, int nnames)
 	if (pick_kernels(a, names, nnames, &ks, &nk) != 0)
 		return -1;
 	runctx c;
-	if (run_prepare(a, NULL, 1, &c) != 0) {
+	if (app_roofs_once(a) != 0 || run_prepare(a, NULL, 1, &c) != 0) {
 		free(ks);
 		return -1;
 	}

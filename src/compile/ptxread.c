@@ -461,3 +461,47 @@ int ptx_param_reads(const char *ptx, const char *entry_name, uint64_t *reads, ch
 	free(e.phold);
 	return 0;
 }
+
+/* The bytes one thread moves in an ld/st: the vector count (.v2, .v4)
+ * times the type's size; 0 when no type is named. */
+static int access_bytes(const stmt *st)
+{
+	static const struct { const char *t; int n; } types[] = {
+		{ "b128", 16 }, { "f64", 8 }, { "b64", 8 }, { "u64", 8 }, { "s64", 8 }, { "f32", 4 }, { "b32", 4 },
+		{ "u32", 4 }, { "s32", 4 }, { "f16", 2 }, { "bf16", 2 }, { "b16", 2 }, { "u16", 2 }, { "s16", 2 },
+		{ "f16x2", 4 }, { "bf16x2", 4 }, { "b8", 1 }, { "u8", 1 }, { "s8", 1 },
+	};
+	int size = 0;
+	for (size_t i = 0; i < sizeof types / sizeof types[0] && !size; i++)
+		if (op_has(st, types[i].t))
+			size = types[i].n;
+	int vec = op_has(st, "v4") ? 4 : op_has(st, "v8") ? 8 : op_has(st, "v2") ? 2 : 1;
+	return size * vec;
+}
+
+int ptx_access_widths(const char *ptx, const char *entry_name, const char *space, int *ld_bytes, int *st_bytes,
+                      char **why)
+{
+	*ld_bytes = *st_bytes = 0;
+	if (!ptx || !entry_name || !*entry_name)
+		return fail(why, "no PTX");
+	entry e;
+	if (find_entry(ptx, entry_name, &e, why) != 0)
+		return -1;
+	for (const char *s = e.body; *s;) {
+		const char *semi = strchr(s, ';');
+		size_t n = semi ? (size_t)(semi - s) : strlen(s);
+		stmt st;
+		if (parse_stmt(s, n, &st) == 0 && op_has(&st, space)) {
+			int b = access_bytes(&st);
+			if (op_is(&st, "ld") && b > *ld_bytes)
+				*ld_bytes = b;
+			else if (op_is(&st, "st") && b > *st_bytes)
+				*st_bytes = b;
+		}
+		s += n + (semi ? 1 : 0);
+	}
+	free(e.body);
+	free(e.phold);
+	return 0;
+}

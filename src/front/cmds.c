@@ -1,6 +1,7 @@
 /* cmds.c: the command table and the handlers of the REPL's commands. */
 #include "cmds.h"
 #include "ccserver.h"
+#include "diagnose.h"
 #include "expect.h"
 #include "fileio.h"
 #include "headers.h"
@@ -636,6 +637,16 @@ static int cmd_metrics(app *a, int argc, char **argv, const char *rest)
 	return look_metrics(a, argc, argv);
 }
 
+static int cmd_explain(app *a, int argc, char **argv, const char *rest)
+{
+	return app_explain(a, argc, argv);
+}
+
+static int cmd_roofline(app *a, int argc, char **argv, const char *rest)
+{
+	return app_roofline(a, argc > 1 ? argv[1] : NULL);
+}
+
 static int cmd_sanitize(app *a, int argc, char **argv, const char *rest)
 {
 	return look_sanitize(a, argc, argv);
@@ -798,6 +809,32 @@ static const char lh_metrics[] =
 	"  metrics transpose_tiled shared\n"
 	"  metrics ld_sectors_per_req dram__bytes_read.sum\n"
 	"  metrics on\n";
+static const char lh_explain[] =
+	"Answers the lab's three questions for each kernel named (default: all): what limits "
+	"it, memory or compute, and how much is left. One timed run, then one profiled launch "
+	"reads the speed of light as Nsight Compute's SOL section does: DRAM, L2, L1/shared "
+	"and SM throughput as % of peak, drawn as bars; the busiest is the limiter. The "
+	"verdict: launch-bound (within 2x of an empty launch), memory- or compute-bound (the "
+	"limiter at 60% or more), else latency-bound. The headroom: the median against the "
+	"declared bytes at the measured memory roof (flops at the FMA roof when "
+	"compute-bound). Then the rules that fire, each with its evidence and the usual fix: "
+	"uncoalesced, bank_conflicts, low_l1_hit, occupancy, divergence, atomics. Where "
+	"counters are not permitted it says what timing alone supports and how to enable "
+	"them. 'expect K bound|limiter|rule' asserts on the diagnosis.\n"
+	"\n"
+	"Examples:\n"
+	"  explain\n"
+	"  explain transpose_tiled\n"
+	"  expect transpose_tiled rule bank_conflicts\n";
+static const char lh_roofline[] =
+	"Places the kernels timed so far (by run or explain) that declare their flops: "
+	"arithmetic intensity (flops over the DRAM bytes the counters read, else the declared "
+	"bytes, marked) against GFLOP/s, under the measured memory roof's slope and the FP32 "
+	"roof's flat top. A chart in the terminal; with FILE.svg, an SVG file as well.\n"
+	"\n"
+	"Examples:\n"
+	"  roofline\n"
+	"  roofline tiling.svg\n";
 static const char lh_sanitize[] =
 	"Runs one launch of a kernel under compute-sanitizer: memcheck (the default) finds "
 	"out-of-bounds and misaligned accesses, racecheck shared-memory races, synccheck bad "
@@ -808,11 +845,14 @@ static const char lh_sanitize[] =
 	"  sanitize transpose_tiled\n"
 	"  sanitize racecheck reduce_shared\n";
 static const char lh_roof[] =
-	"Measures the GPU's memory bandwidth (a large device-to-device copy) and its FP32 "
-	"throughput (chains of fused multiply-adds): the roofs that 'run' gives as a %. "
-	"Also the host link, each way, from pageable and from pinned memory (a copy of 64 MiB): "
-	"the roof of a run on host data, whose copies could at best go both ways at once at "
-	"the link's speed.\n"
+	"Measures the GPU's memory ceiling and its FP32 throughput (chains of fused "
+	"multiply-adds): the roofs that 'run' gives as a %. The memory roof is the best of a "
+	"device-to-device copy and cuplay's streaming kernels (16-byte loads and stores: read "
+	"only, write only, copy, tens of thousands of blocks); the datasheet's peak (memory "
+	"clock x bus width x 2) is shown beside it, 'unknown' when the driver gives neither. "
+	"They are measured once per device, before its first run. 'roof' also measures the host "
+	"link, each way, from pageable and from pinned memory (a copy of 64 MiB): the roof of a "
+	"run on host data, whose copies could at best go both ways at once at the link's speed.\n"
 	"\n"
 	"Example:\n"
 	"  roof\n";
@@ -910,15 +950,19 @@ static const char lh_expect[] =
 	"'by X') over its whole 95% interval, which comes from the two medians' intervals; an "
 	"interval that holds the bound cannot tell, and fails saying so. gbps, roof (a fraction), time (ms), gflops "
 	"and overlap (the share of copy time under kernels in the run's timeline) compare a figure; 'metric' a "
-	"hardware counter ('metrics list'). OP is one of < <= > >=. Without a GPU it says "
-	"skipped.\n"
+	"hardware counter ('metrics list'). OP is one of < <= > >=. 'bound', 'limiter' and "
+	"'rule [not]' check the latest 'explain': bound memory|compute|latency|launch, "
+	"limiter dram|l2|l1|sm, rule uncoalesced|bank_conflicts|low_l1_hit|occupancy|"
+	"divergence|atomics. Without a GPU it says skipped; without counters, so do "
+	"expectations on counters and on a diagnosis timing alone cannot give.\n"
 	"\n"
 	"Examples:\n"
 	"  expect transpose_tiled correct\n"
 	"  expect transpose_tiled[PAD=1] faster transpose_tiled[PAD=0] by 1.5\n"
 	"  expect vadd_float4 roof > 0.85\n"
 	"  expect saxpy_iter[STREAMS=4] overlap > 0.3\n"
-	"  expect transpose_tiled[PAD=1] metric bank_conflicts_ld < 1000\n";
+	"  expect transpose_tiled[PAD=0] rule bank_conflicts\n"
+	"  expect matmul_register_tiled bound compute\n";
 static const char lh_pause[] =
 	"Waits for Enter: in a lesson, time to talk. Only at the prompt or with --step; a "
 	"replay goes straight on.\n"
@@ -1023,6 +1067,10 @@ static const command commands[] = {
 	{ "metrics", cmd_metrics, "[KERNEL...] [METRIC|SET...] | on|off | list",
 	  "hardware counters: traffic, sectors, bank conflicts",
 	  0, -1, 0, COMPL_KERNEL, NULL, lh_metrics },
+	{ "explain", cmd_explain, "[KERNEL...]", "what limits a kernel, and how much is left",
+	  0, -1, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL, lh_explain },
+	{ "roofline", cmd_roofline, "[FILE.svg]", "kernels timed so far under the roofs",
+	  0, 1, 0, COMPL_PATH, NULL, lh_roofline },
 	{ "sanitize", cmd_sanitize, "[memcheck|racecheck|synccheck|initcheck] [KERNEL]",
 	  "one launch under compute-sanitizer (memcheck, ...)",
 	  0, 2, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL, lh_sanitize },
@@ -1047,7 +1095,7 @@ static const command commands[] = {
 	{ "format", cmd_format, "[table|csv|json|jsonl|markdown]", "how results print: for people, or as data",
 	  0, 1, 0, COMPL_WORDS, "table csv json markdown", lh_format },
 	{ "expect", cmd_expect, "KERNEL[SEL] correct | A faster|slower B [by X] | KERNEL gbps|roof|time|gflops|overlap OP X "
-	  "| KERNEL metric NAME OP X",
+	  "| KERNEL metric NAME OP X | KERNEL bound|limiter|rule [not] NAME",
 	  "check an earlier result (a lab's assertion)", 2, -1, 0, COMPL_KERNEL, NULL, lh_expect },
 	{ "pause", cmd_pause, "", "wait for Enter (at the prompt or with --step)",
 	  0, 0, 0, COMPL_NONE, NULL, lh_pause },
@@ -1071,6 +1119,7 @@ static const command commands[] = {
 void command_init(app *a)
 {
 	a->observer = &look_observer;
+	a->roof_hook = app_roof_measure;
 }
 
 const command *command_table(int *n)

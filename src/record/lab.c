@@ -1,6 +1,8 @@
 /* lab.c: the lab report, HTML or Markdown, drawn from measurement records. */
 #include "lab.h"
 #include "chart.h"
+#include "explain.h"
+#include "roofline.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -353,6 +355,76 @@ static void counters(FILE *f, lab_format fmt, const measurement *r, const int *i
 	free(head);
 }
 
+/* What `explain` said of each kernel explained: the lab's three answers. */
+static void diagnosis(FILE *f, lab_format fmt, const measurement *r, const int *idx, int n)
+{
+	int any = 0;
+	for (int i = 0; i < n && !any; i++)
+		any = r[idx[i]].why != NULL;
+	if (!any)
+		return;
+	heading(f, fmt, 3, "What limits each kernel");
+	static const char *const head[] = { "kernel", "verdict", "limiter", "headroom", "rules" };
+	tw t = { 0 };
+	t_begin(&t, f, fmt, head, 5);
+	for (int i = 0; i < n; i++) {
+		const explain_out *o = r[idx[i]].why;
+		if (!o)
+			continue;
+		char *l = label_of(r, idx, n, i);
+		t_cell(&t, l, 0);
+		free(l);
+		t_cell(&t, o->verdict, 0);
+		char b[64] = "";
+		if (o->limiter >= 0)
+			snprintf(b, sizeof b, "%s (%.0f%%)", explain_unit_name(o->limiter), o->sol[o->limiter]);
+		t_cell(&t, b, 0);
+		t_cell(&t, o->headroom_text, 0);
+		sbuf rules = { 0 };
+		for (int k = 0; k < o->nrules; k++)
+			sb_printf(&rules, "%s%s: %s", k ? "; " : "", o->rules[k].name, o->rules[k].text);
+		t_cell(&t, rules.s ? rules.s : (o->counters ? "none" : "(no counters)"), 0);
+		sb_free(&rules);
+	}
+	t_end(&t);
+}
+
+/* The kernels that declare flops under the session's roofs. */
+static void roofline_fig(FILE *f, lab_format fmt, const lab_input *in, const int *idx, int n)
+{
+	const measurement *r = in->runs;
+	roofline rl;
+	roofline_init(&rl, "roofline", in->mem_gbps, in->fp32_gflops);
+	for (int i = 0; i < n; i++) {
+		const measurement *m = &r[idx[i]];
+		double ai;
+		int declared, later = 0;
+		for (int j = i + 1; j < n && !later; j++) /* the latest of each kernel and values */
+			later = strcmp(r[idx[j]].kernel, m->kernel) == 0 && same_str(r[idx[j]].values, m->values) &&
+			        roofline_place(&r[idx[j]], &ai, &declared) == 0;
+		if (later || roofline_place(m, &ai, &declared) != 0)
+			continue;
+		char *l = label_of(r, idx, n, i);
+		roofline_add(&rl, l, ai, m->gflops, declared);
+		free(l);
+	}
+	if (rl.n > 0) {
+		heading(f, fmt, 3, "Roofline");
+		sbuf b = { 0 };
+		if (fmt == LAB_HTML) {
+			roofline_svg_text(&rl, &b, 0);
+			fputs("<figure>\n", f);
+			fwrite(b.s, 1, b.len, f);
+			fputs("</figure>\n", f);
+		} else {
+			roofline_text(&rl, &b, 60, 14);
+			code(f, fmt, "", b.s);
+		}
+		sb_free(&b);
+	}
+	roofline_free(&rl);
+}
+
 static void kernels(FILE *f, lab_format fmt, const measurement *r, const int *idx, int n)
 {
 	char *src = NULL;
@@ -428,6 +500,8 @@ void lab_write(FILE *f, lab_format fmt, const lab_input *in)
 		heading(f, fmt, 3, "Results");
 		results(f, fmt, r, idx, n);
 		speedups(f, fmt, r, idx, n);
+		diagnosis(f, fmt, r, idx, n);
+		roofline_fig(f, fmt, in, idx, n);
 		counters(f, fmt, r, idx, n);
 	}
 	free(idx);

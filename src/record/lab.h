@@ -1,7 +1,8 @@
 /* lab.h: a lab report of what a session measured, as one self-contained
  * HTML page (tables, charts as inline SVG, no scripts, no links out) or as
  * Markdown: per kernel file the source of each kernel run, the results, the
- * speedups, the counters; the GPU and its conditions; the commands. It
+ * speedups, what `explain` said and the roofline, the counters; the GPU
+ * and its conditions; the commands. It
  * draws measurement records and knows nothing else. */
 #ifndef CUPLAY_LAB_H
 #define CUPLAY_LAB_H
@@ -21,6 +22,8 @@ typedef struct lab_input {
 	const tl_span *tl;       /* the last run's timeline (timeline.h), or NULL */
 	int ntl;
 	const char *tl_title;
+	double mem_gbps;         /* the roofs measured (0: unknown), for the roofline */
+	double fp32_gflops;
 } lab_input;
 
 typedef enum { LAB_HTML, LAB_MARKDOWN } lab_format;

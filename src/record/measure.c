@@ -103,6 +103,12 @@ void measure_set_samples(measurement *m, const double *ms, int n)
 	m->roof_frac = m->gbps > 0 && m->roof_gbps > 0 ? m->gbps / m->roof_gbps : 0;
 }
 
+void measure_set_roof(measurement *m, double roof_gbps)
+{
+	m->roof_gbps = roof_gbps;
+	m->roof_frac = m->gbps > 0 && m->roof_gbps > 0 ? m->gbps / m->roof_gbps : 0;
+}
+
 void measure_free(measurement *m)
 {
 	free(m->file);
@@ -115,6 +121,7 @@ void measure_free(measurement *m)
 		free(m->met_names[i]);
 	free(m->met_names);
 	free(m->met_values);
+	free(m->why);
 	memset(m, 0, sizeof *m);
 }
 

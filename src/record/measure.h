@@ -38,9 +38,10 @@ typedef struct measurement {
 	double bus_h2d, bus_d2h; /* the bytes copied each way */
 	double overlap;      /* in the run's timeline, the share of copy time under kernels; -1 none */
 	double gbps, gflops; /* bytes and flops over the median; 0: not declared */
-	double roof_gbps;    /* the device's measured copy bandwidth; on host data, the
-	                        link's: the bus bytes over the time of the copies at
-	                        the link's measured speed, both ways at once; 0 unknown */
+	double roof_gbps;    /* the device's measured memory roof (the best of the copy and the
+	                        streaming kernels, else the copy); on host data, the link's:
+	                        the bus bytes over the time of the copies at the link's
+	                        measured speed, both ways at once; 0 unknown */
 	double roof_frac;    /* gbps / roof_gbps; 0 unknown */
 	int cond_known;      /* the GPU's conditions during the samples */
 	unsigned sm_mhz;
@@ -51,6 +52,7 @@ typedef struct measurement {
 	int nmet;
 	char **met_names;
 	double *met_values;
+	struct explain_out *why; /* `explain`'s diagnosis (owned), or NULL */
 } measurement;
 
 /* The record of a configuration compiled, not launched: the plan's launch
@@ -63,6 +65,8 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 /* The samples of m replaced by these (several rounds of one variant), and
  * every figure derived from them again. */
 void measure_set_samples(measurement *m, const double *ms, int n);
+/* The memory roof of m replaced (a better one measured), roof_frac again. */
+void measure_set_roof(measurement *m, double roof_gbps);
 void measure_free(measurement *m);
 /* The figure a chart of this measurement shows, as the file declares it:
  * GFLOP/s where flops are declared, else GB/s where bytes are, else runs

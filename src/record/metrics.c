@@ -43,6 +43,30 @@ static const metric_def catalogue[] = {
 	  MK_VALUE, { "l1tex__t_sector_hit_rate.pct", NULL, NULL }, MU_PCT, NULL },
 	{ "l2_hit", "share of L2 sector lookups that hit",
 	  MK_VALUE, { "lts__t_sector_hit_rate.pct", NULL, NULL }, MU_PCT, NULL },
+	/* the speed of light, as Nsight Compute's SpeedOfLight section reads it */
+	{ "sol_memory", "memory throughput: the busiest of DRAM, L2 and L1, % of its peak (ncu's Memory Throughput)",
+	  MK_VALUE, { "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL }, MU_PCT, NULL },
+	{ "sol_dram", "DRAM throughput, % of its peak over the kernel's time",
+	  MK_VALUE, { "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL }, MU_PCT, NULL },
+	{ "sol_l2", "L2 cache (lts) throughput, % of its peak over the kernel's time",
+	  MK_VALUE, { "lts__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL }, MU_PCT, NULL },
+	{ "sol_l1", "L1 and shared memory (l1tex) throughput, % of its peak while the SMs were busy",
+	  MK_VALUE, { "l1tex__throughput.avg.pct_of_peak_sustained_active", NULL, NULL }, MU_PCT, NULL },
+	{ "sol_sm", "SM compute throughput: the busiest pipe, % of its peak (ncu's Compute (SM) Throughput)",
+	  MK_VALUE, { "sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL }, MU_PCT, NULL },
+	/* what the rules of `explain` read besides */
+	{ "ld_sectors", "32-byte sectors the global loads asked L1 for",
+	  MK_VALUE, { LD_SECT, NULL, NULL }, MU_COUNT, NULL },
+	{ "shared_ld_inst", "shared-memory load instructions (warp requests)",
+	  MK_VALUE, { "smsp__inst_executed_op_shared_ld.sum", NULL, NULL }, MU_COUNT, NULL },
+	{ "shared_st_inst", "shared-memory store instructions (warp requests)",
+	  MK_VALUE, { "smsp__inst_executed_op_shared_st.sum", NULL, NULL }, MU_COUNT, NULL },
+	{ "atomic_requests", "global atomic requests (atom: atomicAdd with its result used, atomicCAS, ...)",
+	  MK_VALUE, { "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", NULL, NULL }, MU_COUNT, NULL },
+	{ "reduction_requests", "global reduction requests (red: an atomicAdd whose result is unused)",
+	  MK_VALUE, { "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", NULL, NULL }, MU_COUNT, NULL },
+	{ "threads_per_inst", "active threads per warp instruction: 32 = no thread of a warp idle (no divergence)",
+	  MK_RATIO, { "smsp__thread_inst_executed.sum", "smsp__inst_executed.sum", NULL }, MU_RATIO, "32" },
 };
 
 static const struct {
@@ -54,9 +78,13 @@ static const struct {
 	            "st_sectors_per_req l1_hit l2_hit" },
 	{ "shared", "duration bank_conflicts_ld bank_conflicts_st" },
 	{ "occupancy", "duration occupancy" },
+	{ "sol", "duration sol_memory sol_dram sol_l2 sol_l1 sol_sm" },
+	{ "explain", "duration sol_memory sol_dram sol_l2 sol_l1 sol_sm dram_read dram_write ld_sectors_per_req "
+	             "st_sectors_per_req ld_sectors bank_conflicts_ld bank_conflicts_st shared_ld_inst shared_st_inst "
+	             "occupancy l1_hit l2_hit atomic_requests reduction_requests threads_per_inst" },
 };
 
-static const char *const set_names[] = { "default", "memory", "shared", "occupancy", NULL };
+static const char *const set_names[] = { "default", "memory", "shared", "occupancy", "sol", "explain", NULL };
 
 const metric_def *metrics_catalogue(int *n)
 {
@@ -197,7 +225,7 @@ static int parse_word(const char *w, metric_sel *s, char **err)
 	const char *near = nearest_name(w, cands, nc);
 	if (near)
 		return fail(err, "unknown metric '%s' (did you mean '%s'?)", w, near);
-	return fail(err, "unknown metric '%s' (sets: default, memory, shared, occupancy; "
+	return fail(err, "unknown metric '%s' (sets: default, memory, shared, occupancy, sol, explain; "
 	             "`help metrics` lists the names; raw ncu names contain '__')", w);
 }
 

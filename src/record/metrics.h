@@ -4,7 +4,8 @@
  * formats them.
  *
  *   metrics                      the default set
- *   metrics memory               a named set (default, memory, shared, occupancy)
+ *   metrics memory               a named set (default, memory, shared, occupancy,
+ *                                sol, explain)
  *   metrics bank_conflicts_ld l2_hit
  *   metrics dram__bytes_read.sum any raw ncu metric name (it contains "__")
  */
@@ -48,7 +49,8 @@ const metric_def *metrics_catalogue(int *n);
 const metric_def *metrics_find(const char *name);
 /* The figures of a named set as a space-separated list, or NULL. */
 const char *metrics_set(const char *name);
-/* The set names: "default", "memory", "shared", "occupancy"; NULL-terminated. */
+/* The set names: "default", "memory", "shared", "occupancy", "sol",
+ * "explain"; NULL-terminated. */
 const char *const *metrics_set_names(void);
 
 typedef struct metric_fig {

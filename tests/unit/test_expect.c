@@ -7,6 +7,7 @@
 
 #include "app.h"
 #include "expect.h"
+#include "explain.h"
 
 /* A timed record of kernel k with values v: n samples around median m,
  * spread +-w (a repeating pattern, so the interval is known in advance). */
@@ -60,8 +61,64 @@ TEST(faster_by_interval)
 	app_free(&a);
 }
 
+/* A record explained: transpose_tiled at PAD=0 (32-way bank conflicts,
+ * L1 the limiter) and PAD=1 (DRAM the limiter, no rule). */
+static void add_explained(app *a, const char *v, int pad, int counters)
+{
+	add_run(a, "transpose_tiled", v, pad ? 0.181 : 0.294, 0.001, 20);
+	measurement *m = &a->runs[a->nruns - 1];
+	explain_in in;
+	explain_in_init(&in);
+	in.counters = counters;
+	in.median_ms = m->st.median;
+	in.empty_ms = 0.0029;
+	in.bytes = 2.0 * 8192 * 8192 * 4;
+	in.roof_gbps = 3300;
+	double pad0[] = { 54.9, 27.1, 93.8, 47.2 }, pad1[] = { 89.2, 44.0, 52.3, 38.5 };
+	memcpy(in.sol, pad ? pad1 : pad0, sizeof in.sol);
+	in.shared_ld = in.shared_st = 8192.0 * 8192 / 32;
+	in.bank_ld = pad ? 0.23e6 : 65.9e6;
+	in.bank_st = 0;
+	m->why = xcalloc(1, sizeof *m->why);
+	explain_compute(&in, m->why);
+}
+
+TEST(diagnosis)
+{
+	app a;
+	app_init(&a, "cuplay");
+	a.gpu = 1;
+	add_explained(&a, "PAD=0", 0, 1);
+	add_explained(&a, "PAD=1", 1, 1);
+	CHECK(expect_line(&a, "expect transpose_tiled[PAD=0] rule bank_conflicts") == 0);
+	CHECK(expect_line(&a, "expect transpose_tiled[PAD=1] rule not bank_conflicts") == 0);
+	CHECK(expect_line(&a, "expect transpose_tiled[PAD=1] rule bank_conflicts") == -1);
+	CHECK(expect_line(&a, "expect transpose_tiled[PAD=0] bound memory") == 0);
+	CHECK(expect_line(&a, "expect transpose_tiled[PAD=0] limiter l1") == 0);
+	CHECK(expect_line(&a, "expect transpose_tiled[PAD=1] limiter dram") == 0);
+	CHECK(expect_line(&a, "expect transpose_tiled[PAD=1] limiter l1") == -1);
+	CHECK(expect_line(&a, "expect transpose_tiled bound compute") == -1); /* the latest: PAD=1 */
+	CHECK(a.expect_held == 5 && a.expect_failed == 3);
+	/* a misspelt name is an error of the line, not a failed expectation */
+	CHECK(expect_line(&a, "expect transpose_tiled rule bank_conflict") == -1);
+	CHECK(expect_line(&a, "expect transpose_tiled bound memory-bound") == -1);
+	CHECK(a.expect_failed == 3);
+	/* a kernel never explained: fails, saying to explain it */
+	add_run(&a, "transpose_naive", "PAD=1", 0.5, 0.001, 20);
+	CHECK(expect_line(&a, "expect transpose_naive bound memory") == -1);
+	/* without counters: skipped, saying why */
+	a.prof_why = xstrdup("counters not permitted");
+	add_explained(&a, "PAD=0 N=1", 0, 0);
+	int skipped = a.expect_skipped;
+	CHECK(expect_line(&a, "expect transpose_tiled[N=1] rule bank_conflicts") == 0);
+	CHECK(expect_line(&a, "expect transpose_tiled[N=1] limiter l1") == 0);
+	CHECK(a.expect_skipped == skipped + 2);
+	app_free(&a);
+}
+
 int main(void)
 {
 	RUN(faster_by_interval);
+	RUN(diagnosis);
 	return test_report("expect");
 }

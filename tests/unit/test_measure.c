@@ -71,8 +71,31 @@ TEST(row)
 	measure_free(&m);
 }
 
+/* A better memory roof measured after the record was made: the fraction
+ * divides by it, and a kernel above the copy is below the best. */
+TEST(roof)
+{
+	measurement m;
+	memset(&m, 0, sizeof m);
+	m.bytes = 2.0 * 268435456;
+	m.roof_gbps = 3000; /* the copy */
+	double x[20];
+	for (int i = 0; i < 20; i++)
+		x[i] = 0.164; /* 536.9 MB in 164 us: 3274 GB/s, 109% of the copy */
+	measure_set_samples(&m, x, 20);
+	CHECK(m.roof_frac > 1.05);
+	measure_set_roof(&m, 3300); /* the streaming copy */
+	CHECK_NEAR(m.roof_gbps, 3300, 1e-9);
+	CHECK_NEAR(m.roof_frac, m.gbps / 3300, 1e-12);
+	CHECK(m.roof_frac < 1.0 && m.roof_frac > 0.95);
+	measure_set_roof(&m, 0);
+	CHECK(m.roof_frac == 0);
+	measure_free(&m);
+}
+
 int main(void)
 {
 	RUN(row);
+	RUN(roof);
 	return test_report("measure");
 }

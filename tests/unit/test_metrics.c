@@ -59,7 +59,19 @@ TEST(catalogue)
 		for (int i = 0; i < s.nfig; i++)
 			CHECK(s.fig[i].def >= 0);
 	}
-	CHECK(nsets == 4);
+	CHECK(nsets == 6);
+	/* explain's set: the speed of light as ncu names it, within one request */
+	metric_sel e;
+	CHECK(metrics_parse("explain", &e, NULL) == 0);
+	CHECK(e.nraw <= METRICS_MAX_RAW);
+	int sol = 0;
+	for (int i = 0; i < e.nraw; i++)
+		sol += strcmp(e.raw[i], "sm__throughput.avg.pct_of_peak_sustained_elapsed") == 0 ||
+		       strcmp(e.raw[i], "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed") == 0 ||
+		       strcmp(e.raw[i], "lts__throughput.avg.pct_of_peak_sustained_elapsed") == 0 ||
+		       strcmp(e.raw[i], "l1tex__throughput.avg.pct_of_peak_sustained_active") == 0 ||
+		       strcmp(e.raw[i], "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed") == 0;
+	CHECK(sol == 5);
 }
 
 TEST(default_set)
@@ -367,7 +379,7 @@ TEST(tables)
 	metrics_catalogue_table(&t);
 	int n = 0;
 	metrics_catalogue(&n);
-	CHECK(t.nrows == n + 4);
+	CHECK(t.nrows == n + 6);
 	CHECK_STREQ(cell(&t, 3, 3), "(dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum");
 	table_free(&t);
 }

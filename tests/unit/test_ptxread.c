@@ -143,6 +143,29 @@ static const char kernels[] =
 	"extern \"C\" __global__ void sel(const float *a, float *out, int n, int pick)\n"
 	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; const float *src = pick ? a : out; if (i < n) out[i] = src[i] + 1; }\n";
 
+static void widths_of(const char *ptx, const char *entry, int *ld, int *st)
+{
+	char *why = NULL;
+	if (ptx_access_widths(ptx, entry, "global", ld, st, &why) != 0) {
+		fprintf(stderr, "  %s: %s\n", entry, why);
+		free(why);
+	}
+}
+
+/* The widest global access per thread: what a coalesced warp's request
+ * needs in 32-byte sectors. */
+TEST(widths)
+{
+	int ld = -1, st = -1;
+	widths_of(copy_ptx, "copy", &ld, &st);
+	CHECK(ld == 8 && st == 8); /* v2.f32 */
+	char *why = NULL;
+	CHECK(ptx_access_widths(copy_ptx, "nope", "global", &ld, &st, &why) == -1 && why);
+	free(why);
+	/* the same statements in shared memory: none there */
+	CHECK(ptx_access_widths(copy_ptx, "copy", "shared", &ld, &st, NULL) == 0 && ld == 0 && st == 0);
+}
+
 TEST(nvrtc)
 {
 	static const char *const names[] = { "copy", "transpose", "sum", "axpy", "vec4", "via_call", "scale_inplace",
@@ -168,12 +191,18 @@ TEST(nvrtc)
 	CHECK((reads_of(out.ptx, "scale_inplace") & 1) == 1);  /* x read and written */
 	CHECK((reads_of(out.ptx, "two_out") & 7) == 1);        /* lo and hi only written */
 	CHECK((reads_of(out.ptx, "sel") & 3) == 3);            /* out read when pick is 0 */
+	int ld = 0, st = 0;
+	widths_of(out.ptx, "copy", &ld, &st);
+	CHECK(ld == 4 && st == 4);
+	widths_of(out.ptx, "vec4", &ld, &st);
+	CHECK(ld == 16 && st == 16);
 	nvrtc_out_free(&out);
 }
 
 int main(void)
 {
 	RUN(written);
+	RUN(widths);
 	char *err = NULL;
 	if (nvrtc_load(&err) != 0) {
 		printf("ptxread: skipped the NVRTC tests: %s\n", err);

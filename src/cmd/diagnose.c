@@ -1,0 +1,505 @@
+/* diagnose.c: explain and roofline. */
+#include "diagnose.h"
+
+#include "explain.h"
+#include "kinfo.h"
+#include "look.h"
+#include "metrics.h"
+#include "occupancy.h"
+#include "ptxread.h"
+#include "roofline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the notes say to enable counters where they are not permitted. */
+#define HOW_TO_ALLOW "counters need the GPU's performance counters permitted to this user: an administrator " \
+	"sets the nvidia module option NVreg_RestrictProfilingToAdminUsers=0 (or run as root), no other " \
+	"profiler may hold them, and CUPLAY_NO_COUNTERS must be unset"
+
+static double fig_of(const metric_sel *s, const double *fig, const char *name)
+{
+	if (!fig)
+		return NAN;
+	for (int i = 0; i < s->nfig; i++)
+		if (strcmp(s->fig[i].name, name) == 0)
+			return fig[i];
+	return NAN;
+}
+
+/* The launch's theoretical occupancy (0..1) and what limits it, from the
+ * compile's resources, as `info` computes them. */
+static void occupancy_of(const runctx *c, const plan *p, double *theory, const char **limiter)
+{
+	*theory = NAN;
+	*limiter = NULL;
+	int ci = cunit_find(c->u, p->launch.name);
+	if (ci < 0 || !c->u->res[ci].known)
+		return;
+	occ_input in = kinfo_occ_input(&c->u->res[ci], &p->launch);
+	occ_result o;
+	if (occ_compute(&c->dev, &in, &o) != 0)
+		return;
+	*theory = o.ok ? o.occupancy : 0;
+	if (o.limits & OCC_LIMIT_REGS)
+		*limiter = "registers";
+	else if (o.limits & OCC_LIMIT_SMEM)
+		*limiter = "shared memory";
+	else if (o.limits & OCC_LIMIT_BLOCKS)
+		*limiter = "block size";
+	else if (o.limits & OCC_LIMIT_WARPS)
+		*limiter = "threads per SM";
+}
+
+static void set_plan_metrics(const metric_sel *s, plan *p)
+{
+	p->nmetrics = s->nraw;
+	for (int i = 0; i < s->nraw; i++)
+		snprintf(p->metrics[i], sizeof p->metrics[i], "%s", s->raw[i]);
+}
+
+/* The figures of the diagnosis from the record, the result and the
+ * counters' figures (NULL: none). */
+static void fill_in(app *a, const runctx *c, const plan *p, const measurement *m, double empty_ms,
+                    const metric_sel *s, const double *fig, explain_in *in)
+{
+	explain_in_init(in);
+	in->median_ms = m->timed ? m->st.median : NAN;
+	in->empty_ms = empty_ms > 0 ? empty_ms : NAN;
+	in->bytes = m->bytes;
+	in->flops = m->flops;
+	in->roof_gbps = m->roof_gbps > 0 ? m->roof_gbps : NAN;
+	in->roof_gflops = a->roof.device == a->device + 1 && a->roof.gflops > 0 ? a->roof.gflops : NAN;
+	double blocks = 1, threads = 1;
+	for (int i = 0; i < 3; i++) {
+		blocks *= p->launch.grid[i];
+		threads *= p->launch.block[i];
+	}
+	in->blocks = blocks;
+	in->threads = blocks * threads;
+	occupancy_of(c, p, &in->occ_theory, &in->occ_limiter);
+	int ci = cunit_find(c->u, p->launch.name);
+	if (ci >= 0 && c->u->ptx && c->u->lowered[ci]) {
+		ptx_access_widths(c->u->ptx, c->u->lowered[ci], "global", &in->ld_width, &in->st_width, NULL);
+		ptx_access_widths(c->u->ptx, c->u->lowered[ci], "shared", &in->shared_ld_width, &in->shared_st_width, NULL);
+	}
+	if (!fig)
+		return;
+	in->counters = 1;
+	in->sol[EXPLAIN_DRAM] = fig_of(s, fig, "sol_dram");
+	in->sol[EXPLAIN_L2] = fig_of(s, fig, "sol_l2");
+	in->sol[EXPLAIN_L1] = fig_of(s, fig, "sol_l1");
+	in->sol[EXPLAIN_SM] = fig_of(s, fig, "sol_sm");
+	in->dram_bytes = fig_of(s, fig, "dram_read") + fig_of(s, fig, "dram_write");
+	in->ld_sectors_per_req = fig_of(s, fig, "ld_sectors_per_req");
+	in->st_sectors_per_req = fig_of(s, fig, "st_sectors_per_req");
+	in->ld_sectors = fig_of(s, fig, "ld_sectors");
+	in->bank_ld = fig_of(s, fig, "bank_conflicts_ld");
+	in->bank_st = fig_of(s, fig, "bank_conflicts_st");
+	in->shared_ld = fig_of(s, fig, "shared_ld_inst");
+	in->shared_st = fig_of(s, fig, "shared_st_inst");
+	in->l1_hit = fig_of(s, fig, "l1_hit");
+	in->l2_hit = fig_of(s, fig, "l2_hit");
+	in->occupancy = fig_of(s, fig, "occupancy");
+	in->atomics = fig_of(s, fig, "atomic_requests") + fig_of(s, fig, "reduction_requests");
+	in->threads_per_inst = fig_of(s, fig, "threads_per_inst");
+}
+
+/* The diagnosis of record m (fig: its counters' figures; NULL: none), kept
+ * in the record and printed; mask: measured figures as <m>. */
+static const explain_out *diagnose(app *a, const runctx *c, const plan *p, measurement *m, double empty_ms,
+                                   const metric_sel *s, const double *fig, int mask)
+{
+	explain_in in;
+	fill_in(a, c, p, m, empty_ms, s, fig, &in);
+	explain_out *o = xcalloc(1, sizeof *o);
+	explain_compute(&in, o);
+	free(m->why);
+	m->why = o;
+	table t;
+	explain_table(&t, m->kernel, o, a->format == FMT_TABLE, a->tty, mask);
+	app_table(a, &t, 0);
+	table_free(&t);
+	return o;
+}
+
+static void no_counters_note(app *a, const char *why)
+{
+	app_note(a, "explain: no counters (%s): the verdict and headroom above come from timing alone; the speed "
+	         "of light, the limiter and the rules need them; %s", why, HOW_TO_ALLOW);
+}
+
+/* Counters of one more launch of p (nothing timed) with the set named. */
+static int profile_again(app *a, runctx *c, int k, const char *set, metric_sel *s, plan *p, result *res, char **err)
+{
+	timing_opts t = a->topt;
+	t.do_time = 0;
+	if (metrics_parse(set, s, err) != 0 || run_plan(a, c, k, &t, p, err) != 0)
+		return -1;
+	set_plan_metrics(s, p);
+	return run_exec_checked(a, c, k, p, res, err);
+}
+
+/* ------------------------------------------------ a recorded run (tests) */
+
+/* CUPLAY_EXPLAIN_FEED=FILE plays recorded runs where there is no GPU, so
+ * that what explain makes of a kernel's timing and counters (and what
+ * expect, roofline and the report make of that) is tested on any machine.
+ * A line: KERNEL[NAME=V,...] then key=value words: median_ms, empty_ms,
+ * counters=0 (no counters read), and the figures of the `explain` metric
+ * set by name; "roof memory_gbps=X fp32_gflops=Y" gives the roofs; '#'
+ * starts a comment. The first line whose kernel and values match is used.
+ * Every figure is recorded, none measured: nothing is masked. */
+static int fed;
+
+static int feed_matches(const char *label, size_t n, const char *kernel, const char *vline)
+{
+	const char *br = memchr(label, '[', n);
+	size_t kl = br ? (size_t)(br - label) : n;
+	if (strlen(kernel) != kl || strncmp(label, kernel, kl) != 0)
+		return 0;
+	if (!br)
+		return 1;
+	char *sel = xstrndup(br + 1, n - kl - 1);
+	sel[strcspn(sel, "]")] = 0;
+	int ok = 1;
+	for (char *save = NULL, *pair = strtok_r(sel, ",", &save); pair && ok; pair = strtok_r(NULL, ",", &save)) {
+		char *with = xasprintf(" %s ", pair), *in = xasprintf(" %s ", vline);
+		ok = strstr(in, with) != NULL;
+		free(with);
+		free(in);
+	}
+	free(sel);
+	return ok;
+}
+
+/* The words after the label of the first line for kernel at vline (caller
+ * frees), or NULL. */
+static char *feed_line(const char *text, const char *kernel, const char *vline)
+{
+	for (const char *l = text; l && *l;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+		while (n > 0 && (*l == ' ' || *l == '\t')) {
+			l++;
+			n--;
+		}
+		size_t w = strcspn(l, " \t\n");
+		if (w > n)
+			w = n;
+		if (n > 0 && *l != '#' && feed_matches(l, w, kernel, vline))
+			return xstrndup(l + w, n - w);
+		l = e ? e + 1 : NULL;
+	}
+	return NULL;
+}
+
+static double feed_val(const char *words, const char *key)
+{
+	size_t kl = strlen(key);
+	for (const char *p = words; (p = strstr(p, key)); p += kl)
+		if ((p == words || p[-1] == ' ' || p[-1] == '\t') && p[kl] == '=') {
+			char *end;
+			double v = strtod(p + kl + 1, &end);
+			return end == p + kl + 1 ? NAN : v;
+		}
+	return NAN;
+}
+
+static int explain_fed(app *a, const char *path, const int *ks, int nk)
+{
+	char *text = NULL;
+	if (read_file(path, &text, NULL) != 0)
+		return app_error(a, "explain: cannot read CUPLAY_EXPLAIN_FEED '%s'", path);
+	runctx c;
+	if (run_prepare(a, NULL, 1, &c) != 0) {
+		free(text);
+		return -1;
+	}
+	fed = 1;
+	char *roof = feed_line(text, "roof", "");
+	if (roof) {
+		memset(&a->roof, 0, sizeof a->roof);
+		a->roof.device = a->device + 1;
+		a->roof.best = feed_val(roof, "memory_gbps");
+		a->roof.gflops = feed_val(roof, "fp32_gflops");
+		if (isnan(a->roof.best))
+			a->roof.best = 0;
+		if (isnan(a->roof.gflops))
+			a->roof.gflops = 0;
+		free(roof);
+	}
+	metric_sel *sel = xcalloc(1, sizeof *sel);
+	metrics_parse("explain", sel, NULL);
+	plan *p = xcalloc(1, sizeof *p);
+	char *err = NULL;
+	int rc = 0, said_why = 0;
+	for (int i = 0; i < nk; i++) {
+		const char *name = a->sp->kernels[ks[i]].name;
+		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
+			rc = app_error_msg(a, err ? err : "cannot plan the launch");
+			free(err);
+			err = NULL;
+			continue;
+		}
+		char *line = feed_line(text, name, c.vline);
+		double med = line ? feed_val(line, "median_ms") : NAN;
+		if (!line || !(med > 0)) {
+			rc = app_error(a, "explain: %s at %s: no recorded run with a median_ms in '%s'", name, c.vline, path);
+			free(line);
+			continue;
+		}
+		measurement mm;
+		int ci = cunit_find(c.u, name);
+		measure_init(&mm, a->path, p, c.vline, a->topt.do_check, ci >= 0 ? &c.u->res[ci] : NULL);
+		mm.launched = 1;
+		mm.sm = c.sm;
+		mm.device = xasprintf("recorded (%s)", path);
+		double x[20];
+		for (int k = 0; k < 20; k++)
+			x[k] = med;
+		measure_set_samples(&mm, x, 20);
+		if (a->roof.best > 0)
+			measure_set_roof(&mm, a->roof.best);
+		measurement *m = (measurement *)keep_record(a, &mm);
+		double *fig = NULL;
+		if (feed_val(line, "counters") != 0) {
+			fig = xcalloc((size_t)sel->nfig + 1, sizeof *fig);
+			double *raw = xcalloc((size_t)sel->nraw + 1, sizeof *raw);
+			for (int k = 0; k < sel->nfig; k++)
+				fig[k] = feed_val(line, sel->fig[k].name);
+			for (int k = 0; k < sel->nraw; k++)
+				raw[k] = NAN;
+			look_record_metrics(m, sel, raw, fig);
+			free(raw);
+		}
+		const explain_out *o = diagnose(a, &c, p, m, feed_val(line, "empty_ms"), sel, fig, 0);
+		if (!o->counters && !said_why) {
+			said_why = 1;
+			no_counters_note(a, "none in the recorded run");
+		}
+		free(fig);
+		free(line);
+	}
+	free(p);
+	free(sel);
+	free(text);
+	run_release(&c);
+	return rc;
+}
+
+int app_explain(app *a, int argc, char **argv)
+{
+	int *ks = NULL, nk = 0;
+	if (pick_kernels(a, argv + 1, argc - 1, &ks, &nk) != 0)
+		return -1;
+	int gpu = app_gpu(a);
+	if (gpu < 0) {
+		free(ks);
+		return -1;
+	}
+	const char *feed = getenv("CUPLAY_EXPLAIN_FEED");
+	if (!gpu && feed && *feed) {
+		int rc = explain_fed(a, feed, ks, nk);
+		free(ks);
+		return rc;
+	}
+	if (!gpu) {
+		app_note(a, "explain: skipped: it needs a GPU (it times each kernel and reads its hardware counters); "
+		         "compile-only mode here");
+		free(ks);
+		return 0;
+	}
+	runctx c;
+	if (app_roofs_once(a) != 0 || run_prepare(a, NULL, 1, &c) != 0) {
+		free(ks);
+		return -1;
+	}
+	metric_sel *sel = xcalloc(1, sizeof *sel);
+	char *err = NULL;
+	int counters = metrics_parse("explain", sel, &err) == 0 && !look_counters_barred(a);
+	free(err);
+	err = NULL;
+	int rc = 0, said_why = 0, narrowed = 0;
+	plan *p = xcalloc(1, sizeof *p);
+	result *res = xcalloc(1, sizeof *res);
+	for (int i = 0; i < nk && !g_interrupt; i++) {
+		const char *name = a->sp->kernels[ks[i]].name;
+		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
+			rc = app_error_msg(a, err ? err : "cannot plan the launch");
+			free(err);
+			err = NULL;
+			continue;
+		}
+		if (counters)
+			set_plan_metrics(sel, p);
+		if (run_exec_checked(a, &c, ks[i], p, res, &err) != 0) {
+			rc = app_error(a, "%s: %s", name, err ? err : "the worker failed");
+			free(err);
+			err = NULL;
+			continue;
+		}
+		check_failures(a, p, res);
+		for (int k = 0; k < res->nchecks; k++)
+			if (!res->checks[k].ok)
+				rc = -1;
+		measurement *m = (measurement *)add_record(a, c.vline, res, p);
+		int mi = a->nruns - 1;
+		m->res = c.u->res[cunit_find(c.u, name)];
+		m->sm = c.sm;
+		if (res->status == RES_INTERRUPTED)
+			break;
+		double *fig = NULL;
+		if (counters && res->prof.n == p->nmetrics && res->prof.status == PROF_ERROR && !narrowed) {
+			/* a counter this GPU lacks: the speed of light and the default
+			 * set, for this kernel and the next ones */
+			app_note(a, "explain: %s: %s; counters again without the rules' extra ones", name,
+			         res->prof.error[0] ? res->prof.error : "counters failed");
+			narrowed = 1;
+			result *r2 = xcalloc(1, sizeof *r2);
+			if (profile_again(a, &c, ks[i], "sol default", sel, p, r2, &err) == 0)
+				memcpy(&res->prof, &r2->prof, sizeof res->prof);
+			free(err);
+			err = NULL;
+			free(r2);
+			m = &a->runs[mi];
+		}
+		const metric_sel *used = sel;
+		if (counters && res->prof.n == used->nraw && res->prof.status == PROF_OK) {
+			fig = xcalloc((size_t)(used->nfig ? used->nfig : 1), sizeof *fig);
+			metrics_compute(used, res->prof.values, fig);
+			look_record_metrics(m, used, res->prof.values, fig);
+			free(a->prof_why);
+			a->prof_why = NULL;
+		} else if (counters && res->prof.status == PROF_UNAVAILABLE) {
+			free(a->prof_why);
+			a->prof_why = xstrdup(res->prof.error[0] ? res->prof.error : "hardware counters unavailable");
+			counters = 0; /* said once; the other kernels from timing alone */
+		} else if (counters && res->prof.status != PROF_OK) {
+			app_note(a, "explain: %s: %s", name, res->prof.error[0] ? res->prof.error : "counters failed");
+		}
+		const explain_out *o = diagnose(a, &c, p, m, res->empty_ms, used, fig, a->mask_times);
+		if (!o->counters && !said_why) {
+			said_why = 1;
+			no_counters_note(a, a->prof_why ? a->prof_why : "not read");
+		}
+		free(fig);
+	}
+	if (g_interrupt) {
+		app_note(a, "interrupted");
+		rc = -1;
+	}
+	free(p);
+	free(res);
+	free(sel);
+	free(ks);
+	run_release(&c);
+	return rc;
+}
+
+/* ------------------------------------------------------------ roofline */
+
+int app_roofline(app *a, const char *svg_path)
+{
+	/* the latest record of each file, kernel and values that declares flops
+	 * and was timed, in the order they were first run */
+	int *pick = xcalloc((size_t)a->nruns + 1, sizeof *pick);
+	int np = 0;
+	double mem = a->roof.device == a->device + 1 ? a->roof.best : 0;
+	for (int i = a->nruns - 1; i >= 0; i--) {
+		const measurement *m = &a->runs[i];
+		if (mem <= 0 && m->roof_gbps > mem)
+			mem = m->roof_gbps;
+		if (!m->launched || !m->timed || !(m->flops > 0))
+			continue;
+		int dup = 0;
+		for (int k = 0; k < np && !dup; k++) {
+			const measurement *o = &a->runs[pick[k]];
+			dup = strcmp(o->kernel, m->kernel) == 0 && strcmp(o->values, m->values) == 0 &&
+			      strcmp(o->file, m->file) == 0;
+		}
+		if (!dup)
+			pick[np++] = i;
+	}
+	double fp = a->roof.device == a->device + 1 ? a->roof.gflops : 0;
+	char *title = xasprintf("roofline%s%s", a->gpu == 1 ? " of " : "", a->gpu == 1 ? a->worker.dev.name : "");
+	roofline r;
+	roofline_init(&r, title, mem, fp);
+	free(title);
+	int data = format_is_data(a->format);
+	table t;
+	if (data) {
+		const char *head[] = { "kernel", "values", "intensity", "gflops", "bytes_from", "roof_gflops", "roof_frac" };
+		table_init(&t, 7, head, "llrrlrr");
+		table_kind(&t, "roofline");
+		table_col(&t, 2, "flop_per_byte", U_PLAIN, COL_BOTH);
+	}
+	for (int k = np - 1; k >= 0; k--) {
+		const measurement *m = &a->runs[pick[k]];
+		double ai;
+		int declared;
+		if (roofline_place(m, &ai, &declared) != 0)
+			continue;
+		/* the kernel's name alone, unless it was run at other values too */
+		int same = 0;
+		for (int q = 0; q < np; q++)
+			same += strcmp(a->runs[pick[q]].kernel, m->kernel) == 0;
+		char *label = same > 1 ? xasprintf("%s [%s]", m->kernel, m->values) : xstrdup(m->kernel);
+		roofline_add(&r, label, ai, m->gflops, declared);
+		if (data) {
+			int row = table_row(&t);
+			double roof = roofline_roof(&r, ai);
+			table_set(&t, row, 0, "%s", m->kernel);
+			table_set(&t, row, 1, "%s", m->values);
+			if (a->mask_times && !fed) {
+				for (int c = 2; c < 7; c++)
+					if (c != 4)
+						table_set(&t, row, c, "<t>");
+			} else {
+				table_num(&t, row, 2, ai);
+				table_num(&t, row, 3, m->gflops);
+				if (roof > 0) {
+					table_num(&t, row, 5, roof);
+					table_num(&t, row, 6, m->gflops / roof);
+				}
+			}
+			table_set(&t, row, 4, "%s", declared ? "declared" : "counters");
+		}
+		free(label);
+	}
+	free(pick);
+	int rc = 0;
+	if (data) {
+		app_table(a, &t, 0);
+		table_free(&t);
+	}
+	if (r.n == 0) {
+		app_note(a, "roofline: no kernel to place: it places the kernels with a '//@ flops' line timed "
+		         "on a GPU (by 'run' or 'explain')");
+		roofline_free(&r);
+		return 0;
+	}
+	if (!data && a->mask_times && !fed) {
+		app_note(a, "roofline: %d kernel%s placed (figures masked)", r.n, r.n == 1 ? "" : "s");
+	} else if (!data) {
+		sbuf b = {0};
+		roofline_text(&r, &b, 60, 14);
+		FILE *f = app_textf(a);
+		fputs(b.s, f);
+		fflush(f);
+		sb_free(&b);
+	}
+	if (svg_path) {
+		char *err = NULL;
+		if (roofline_svg(&r, svg_path, &err) != 0) {
+			rc = app_error(a, "roofline: %s", err);
+			free(err);
+		} else {
+			app_note(a, "wrote %s", svg_path);
+		}
+	}
+	roofline_free(&r);
+	return rc;
+}

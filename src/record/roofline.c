@@ -1,0 +1,288 @@
+/* roofline.c: the roofline chart, as text and as SVG. */
+#include "roofline.h"
+#include "fileio.h"
+#include "measure.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void roofline_init(roofline *r, const char *title, double mem_gbps, double fp32_gflops)
+{
+	memset(r, 0, sizeof *r);
+	r->title = xstrdup(title ? title : "");
+	r->mem_gbps = mem_gbps > 0 ? mem_gbps : 0;
+	r->fp32_gflops = fp32_gflops > 0 ? fp32_gflops : 0;
+}
+
+void roofline_add(roofline *r, const char *label, double intensity, double gflops, int declared)
+{
+	if (!(intensity > 0) || !(gflops > 0) || !isfinite(intensity) || !isfinite(gflops))
+		return;
+	r->pts = xrealloc(r->pts, (size_t)(r->n + 1) * sizeof *r->pts);
+	roof_point *p = &r->pts[r->n++];
+	p->label = xstrdup(label ? label : "");
+	p->intensity = intensity;
+	p->gflops = gflops;
+	p->declared = declared;
+}
+
+void roofline_free(roofline *r)
+{
+	for (int i = 0; i < r->n; i++)
+		free(r->pts[i].label);
+	free(r->pts);
+	free(r->title);
+	memset(r, 0, sizeof *r);
+}
+
+static double met_of(const measurement *m, const char *name)
+{
+	for (int i = 0; i < m->nmet; i++)
+		if (strcmp(m->met_names[i], name) == 0)
+			return m->met_values[i];
+	return NAN;
+}
+
+int roofline_place(const measurement *m, double *intensity, int *declared)
+{
+	if (!m->launched || !m->timed || !(m->flops > 0) || !(m->gflops > 0))
+		return -1;
+	double dram = met_of(m, "dram_read") + met_of(m, "dram_write");
+	*declared = !(dram > 0);
+	double bytes = *declared ? m->bytes : dram;
+	if (!(bytes > 0))
+		return -1;
+	*intensity = m->flops / bytes;
+	return 0;
+}
+
+double roofline_roof(const roofline *r, double x)
+{
+	double m = r->mem_gbps > 0 ? r->mem_gbps * x : INFINITY;
+	double f = r->fp32_gflops > 0 ? r->fp32_gflops : INFINITY;
+	double v = m < f ? m : f;
+	return isfinite(v) ? v : 0;
+}
+
+/* The axes' ranges: whole decades around the points and the ridge. */
+static void ranges(const roofline *r, double *x0, double *x1, double *y0, double *y1)
+{
+	double lo = INFINITY, hi = 0, ylo = INFINITY, yhi = 0;
+	for (int i = 0; i < r->n; i++) {
+		lo = fmin(lo, r->pts[i].intensity);
+		hi = fmax(hi, r->pts[i].intensity);
+		ylo = fmin(ylo, r->pts[i].gflops);
+		yhi = fmax(yhi, r->pts[i].gflops);
+	}
+	if (r->mem_gbps > 0 && r->fp32_gflops > 0) {
+		double ridge = r->fp32_gflops / r->mem_gbps;
+		lo = fmin(lo, ridge);
+		hi = fmax(hi, ridge);
+	}
+	if (r->fp32_gflops > 0)
+		yhi = fmax(yhi, r->fp32_gflops);
+	if (!isfinite(lo)) {
+		lo = 0.1;
+		hi = 100;
+	}
+	if (!isfinite(ylo))
+		ylo = yhi > 0 ? yhi / 1000 : 1;
+	if (!(yhi > 0))
+		yhi = ylo * 1000;
+	*x0 = pow(10, floor(log10(lo) - 0.3));
+	*x1 = pow(10, ceil(log10(hi) + 0.3));
+	*y0 = pow(10, floor(log10(ylo) - 0.3));
+	*y1 = pow(10, ceil(log10(yhi) + 0.1));
+}
+
+static double frac(double v, double a, double b)
+{
+	return (log10(v) - log10(a)) / (log10(b) - log10(a));
+}
+
+static void legend_line(const roofline *r, int i, sbuf *b, int letters)
+{
+	const roof_point *p = &r->pts[i];
+	double roof = roofline_roof(r, p->intensity);
+	if (letters)
+		sb_printf(b, "  %c  ", i < 26 ? 'A' + i : '*');
+	sb_printf(b, "%s: %.3g FLOP/B%s, %.0f GFLOP/s", p->label, p->intensity,
+	          p->declared ? " (declared bytes)" : "", p->gflops);
+	if (roof > 0)
+		sb_printf(b, ", %.0f%% of the %s roof above it", 100 * p->gflops / roof,
+		          r->mem_gbps > 0 && r->mem_gbps * p->intensity < r->fp32_gflops ? "memory" : "FP32");
+}
+
+void roofline_text(const roofline *r, sbuf *b, int width, int height)
+{
+	if (width < 20)
+		width = 20;
+	if (height < 6)
+		height = 6;
+	double x0, x1, y0, y1;
+	ranges(r, &x0, &x1, &y0, &y1);
+	char *grid = xcalloc((size_t)width * (size_t)height, 1);
+	memset(grid, ' ', (size_t)width * (size_t)height);
+	for (int c = 0; c < width; c++) {
+		double x = pow(10, log10(x0) + (c + 0.5) / width * (log10(x1) - log10(x0)));
+		double roof = roofline_roof(r, x);
+		if (!(roof > 0) || roof < y0 || roof > y1)
+			continue;
+		int row = height - 1 - (int)floor(frac(roof, y0, y1) * (height - 1) + 0.5);
+		int flat = r->fp32_gflops > 0 && roof >= r->fp32_gflops;
+		grid[row * width + c] = flat ? '-' : '/';
+	}
+	for (int i = 0; i < r->n; i++) {
+		const roof_point *p = &r->pts[i];
+		int c = (int)floor(frac(p->intensity, x0, x1) * width);
+		int row = height - 1 - (int)floor(frac(p->gflops, y0, y1) * (height - 1) + 0.5);
+		if (c >= 0 && c < width && row >= 0 && row < height)
+			grid[row * width + c] = (char)(i < 26 ? 'A' + i : '*');
+	}
+	sb_printf(b, "%s\n", r->title);
+	if (r->mem_gbps > 0 || r->fp32_gflops > 0) {
+		sb_puts(b, "roofs:");
+		if (r->mem_gbps > 0)
+			sb_printf(b, " memory %.0f GB/s (/)", r->mem_gbps);
+		if (r->fp32_gflops > 0)
+			sb_printf(b, "%s FP32 %.0f GFLOP/s (-)", r->mem_gbps > 0 ? "," : "", r->fp32_gflops);
+		if (r->mem_gbps > 0 && r->fp32_gflops > 0)
+			sb_printf(b, "; ridge at %.3g FLOP/B", r->fp32_gflops / r->mem_gbps);
+		sb_puts(b, "\n");
+	}
+	sb_puts(b, "GFLOP/s\n");
+	for (int row = 0; row < height; row++) {
+		if (row == 0)
+			sb_printf(b, "%8.0e |", y1);
+		else if (row == height - 1)
+			sb_printf(b, "%8.0e |", y0);
+		else
+			sb_puts(b, "         |");
+		/* no trailing blanks */
+		int end = width;
+		while (end > 0 && grid[row * width + end - 1] == ' ')
+			end--;
+		sb_printf(b, "%.*s\n", end, grid + row * width);
+	}
+	sb_puts(b, "         +");
+	for (int c = 0; c < width; c++)
+		sb_putc(b, '-');
+	char lo[32], hi[32];
+	snprintf(lo, sizeof lo, "%g", x0);
+	snprintf(hi, sizeof hi, "%g", x1);
+	int mid = width - (int)strlen(lo) - (int)strlen(hi) - (int)strlen("FLOP/byte");
+	sb_printf(b, "\n          %s%*s%s%*s%s\n", lo, mid / 2, "", "FLOP/byte", mid - mid / 2, "", hi);
+	for (int i = 0; i < r->n; i++) {
+		legend_line(r, i, b, 1);
+		sb_puts(b, "\n");
+	}
+	if (r->n == 0)
+		sb_puts(b, "  (no kernel to place: it needs a '//@ flops' line and a timed run)\n");
+	free(grid);
+}
+
+static void xml_text(sbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': sb_puts(b, "&lt;"); break;
+		case '>': sb_puts(b, "&gt;"); break;
+		case '&': sb_puts(b, "&amp;"); break;
+		case '"': sb_puts(b, "&quot;"); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\t')
+				sb_putc(b, *s);
+		}
+	}
+}
+
+void roofline_svg_text(const roofline *r, sbuf *out, int standalone)
+{
+	const int left = 90, top = 60, pw = 560, ph = 360, legend = 24;
+	int w = left + pw + 40, h = top + ph + 60 + legend * (r->n + 1);
+	double x0, x1, y0, y1;
+	ranges(r, &x0, &x1, &y0, &y1);
+	sbuf b = {0};
+	if (standalone)
+		sb_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	sb_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	              "font-family=\"Helvetica, Arial, sans-serif\">\n", w, h, w, h);
+	sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n", w, h);
+	sb_puts(&b, "<text x=\"20\" y=\"32\" font-size=\"18\" font-weight=\"bold\">");
+	xml_text(&b, r->title);
+	sb_puts(&b, "</text>\n");
+	sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n", left, top,
+	          pw, ph);
+	/* decades */
+	for (double x = x0; x <= x1 * 1.001; x *= 10) {
+		double px = left + frac(x, x0, x1) * pw;
+		sb_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", px, top, px, top + ph);
+		sb_printf(&b, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">%g</text>\n", px,
+		          top + ph + 18, x);
+	}
+	for (double y = y0; y <= y1 * 1.001; y *= 10) {
+		double py = top + ph - frac(y, y0, y1) * ph;
+		sb_printf(&b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", left, py, left + pw, py);
+		sb_printf(&b, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">%g</text>\n", left - 6, py + 4,
+		          y);
+	}
+	sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"13\" text-anchor=\"middle\">arithmetic intensity "
+	              "(FLOP/byte of device memory)</text>\n", left + pw / 2, top + ph + 38);
+	sb_printf(&b, "<text x=\"20\" y=\"%d\" font-size=\"13\">GFLOP/s</text>\n", top - 10);
+	/* the roof: sampled along x, clipped to the plot */
+	if (r->mem_gbps > 0 || r->fp32_gflops > 0) {
+		sb_puts(&b, "<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2.5\" points=\"");
+		for (int i = 0; i <= 200; i++) {
+			double x = pow(10, log10(x0) + i / 200.0 * (log10(x1) - log10(x0)));
+			double y = roofline_roof(r, x);
+			if (!(y > 0))
+				continue;
+			double fy = frac(y, y0, y1);
+			fy = fy < 0 ? 0 : fy > 1 ? 1 : fy;
+			sb_printf(&b, "%.1f,%.1f ", left + i / 200.0 * pw, top + ph - fy * ph);
+		}
+		sb_puts(&b, "\"/>\n");
+		char roofs[160];
+		snprintf(roofs, sizeof roofs, "memory %.0f GB/s, FP32 %.0f GFLOP/s", r->mem_gbps, r->fp32_gflops);
+		sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"#c0392b\">", left + 8, top + 16);
+		xml_text(&b, roofs);
+		sb_puts(&b, "</text>\n");
+	}
+	for (int i = 0; i < r->n; i++) {
+		const roof_point *p = &r->pts[i];
+		double px = left + frac(p->intensity, x0, x1) * pw;
+		double py = top + ph - frac(p->gflops, y0, y1) * ph;
+		sb_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"%s\"/>\n", px, py,
+		          p->declared ? "#9e9e9e" : "#4472c4");
+		sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\">%c</text>\n", px + 8,
+		          py - 6, i < 26 ? 'A' + i : '*');
+		sbuf l = {0};
+		sb_printf(&l, "%c  ", i < 26 ? 'A' + i : '*');
+		legend_line(r, i, &l, 0);
+		sb_printf(&b, "<text x=\"20\" y=\"%d\" font-size=\"13\">", top + ph + 60 + legend * i);
+		xml_text(&b, l.s);
+		sb_puts(&b, "</text>\n");
+		sb_free(&l);
+	}
+	sb_puts(&b, "</svg>\n");
+	sb_add(out, b.s, b.len);
+	sb_free(&b);
+}
+
+int roofline_svg(const roofline *r, const char *path, char **err)
+{
+	sbuf b = {0};
+	roofline_svg_text(r, &b, 1);
+	char *why = NULL;
+	int rc = write_file(path, b.s, b.len, &why);
+	sb_free(&b);
+	if (rc != 0) {
+		fail(err, "cannot write '%s': %s", path, why);
+		free(why);
+		return -1;
+	}
+	return 0;
+}
