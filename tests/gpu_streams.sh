@@ -149,7 +149,7 @@ print(len({b[1] for b in bars}), len(kernels), len(copies), pairs)
 PY
 )
 	set -- $res
-	share=$(sed -n 's/^  overlap: \([0-9]*\)% .*/\1/p' "$tmp/out")
+	share=$(sed -n 's/^  overlap: \([0-9]*\)% .*/\1/p' "$tmp/out" | head -n 1)
 	if [ "${1:-0}" = 4 ] && [ "${2:-0}" = 4 ] && [ "${4:-0}" -gt 0 ] && [ -n "$share" ] && [ "$share" -ge 25 ]; then
 		ok "timeline: 4 streams, $2 kernels, $3 copies, $4 copy-kernel pairs overlapping; $share% of copy time hidden"
 	else

@@ -309,8 +309,11 @@ void explain_compute(const explain_in *in, explain_out *o)
 	o->counters = in->counters;
 	o->limiter = -1;
 	o->headroom = o->roof_frac = o->flop_frac = NAN;
+	/* a share of peak over 100% is no throughput: a unit busy for a handful
+	 * of cycles (an empty kernel's L1, "of peak sustained active") divides
+	 * by next to nothing; unknown, not the limiter */
 	for (int i = 0; i < EXPLAIN_NUNITS; i++)
-		o->sol[i] = in->counters ? in->sol[i] : NAN;
+		o->sol[i] = in->counters && known(in->sol[i]) && in->sol[i] <= EXPLAIN_SOL_MAX ? in->sol[i] : NAN;
 	double s = in->median_ms * 1e-3;
 	if (known(s) && s > 0 && in->bytes > 0 && known(in->roof_gbps) && in->roof_gbps > 0)
 		o->roof_frac = in->bytes / s / 1e9 / in->roof_gbps;

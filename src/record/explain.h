@@ -25,6 +25,7 @@
 /* A unit busier than this (% of its peak) bounds the kernel: Nsight
  * Compute's SOL rule calls 60% high throughput. */
 #define EXPLAIN_BUSY_PCT 60.0
+#define EXPLAIN_SOL_MAX 101.0 /* a share of peak above this is not read (unknown) */
 /* A kernel within this factor of an empty launch measures the launch. */
 #define EXPLAIN_LAUNCH_FACTOR 2.0
 /* At most this much above the roof's time is "at the roof". */

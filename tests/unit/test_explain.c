@@ -363,6 +363,12 @@ TEST(launch)
 	CHECK(strstr(o.verdict, "launch-bound") != NULL);
 	CHECK(o.nrules == 0);
 	golden("launch_bound", "empty_launch", &o);
+	/* an empty kernel's L1 "of peak sustained active" (783% seen on an
+	 * H100: a few active cycles): unknown, and not the limiter */
+	in.sol[EXPLAIN_L1] = 783.05;
+	explain_compute(&in, &o);
+	CHECK(isnan(o.sol[EXPLAIN_L1]) && o.limiter != EXPLAIN_L1 && o.bound == BOUND_LAUNCH);
+	in.sol[EXPLAIN_L1] = 0.0;
 	/* twice the launch is no longer launch-bound */
 	in.median_ms = 2.5 * EMPTY_MS;
 	explain_compute(&in, &o);
