@@ -143,7 +143,7 @@ for w in want.split():
         assert v not in rules, "rule %s fired" % v
 head = part("headroom")[0]
 print("%s-bound, limiter %s (%s), headroom %s, rules: %s" % (
-    bound, limiter, " ".join("%s %.0f%%" % (k, v) for k, v in sol.items()),
+    bound, limiter, " ".join("%s %s" % (k, "-" if v is None else "%.0f%%" % v) for k, v in sol.items()),
     "%.2fx" % head["value"] if head["value"] is not None else "-", ", ".join(rules) or "none"))
 PY
 	); then
