@@ -221,7 +221,7 @@ for r in csv.reader(open(sys.argv[1])):
         rows.append(dict(zip(head, r)))
 def med(k, s):
     for d in rows:
-        if d["kernel"] == k and re.search(r"STREAMS=%d " % s, d["values"]):
+        if d["kernel"] == k and re.search(r"(^| )STREAMS=%d( |$)" % s, d["values"]):
             return float(d["median_ms"]), d
     return None, None
 for k in ("vadd", "saxpy_iter"):
