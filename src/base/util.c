@@ -122,6 +122,21 @@ void sb_putc(sbuf *b, char c)
 	sb_add(b, &c, 1);
 }
 
+void sb_xml(sbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': sb_puts(b, "&lt;"); break;
+		case '>': sb_puts(b, "&gt;"); break;
+		case '&': sb_puts(b, "&amp;"); break;
+		case '"': sb_puts(b, "&quot;"); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\t')
+				sb_putc(b, *s);
+		}
+	}
+}
+
 void sb_vprintf(sbuf *b, const char *fmt, va_list ap)
 {
 	va_list ap2;

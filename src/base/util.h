@@ -23,6 +23,9 @@ typedef struct sbuf {
 void sb_add(sbuf *b, const char *s, size_t n);
 void sb_puts(sbuf *b, const char *s);
 void sb_putc(sbuf *b, char c);
+/* Appends s as XML text or an attribute value: < > & " escaped, control
+ * bytes other than tab left out. */
+void sb_xml(sbuf *b, const char *s);
 void sb_printf(sbuf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void sb_vprintf(sbuf *b, const char *fmt, va_list ap);
 char *sb_steal(sbuf *b); /* returns the string (never NULL), resets b */

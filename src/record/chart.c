@@ -105,21 +105,6 @@ void chart_print(const chart *c, FILE *f, int unicode, int color, int width)
 	}
 }
 
-static void xml_text(sbuf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': sb_puts(b, "&lt;"); break;
-		case '>': sb_puts(b, "&gt;"); break;
-		case '&': sb_puts(b, "&amp;"); break;
-		case '"': sb_puts(b, "&quot;"); break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\t')
-				sb_putc(b, *s);
-		}
-	}
-}
-
 void chart_svg_text(const chart *c, sbuf *out, int standalone)
 {
 	const int bar_h = 28, gap = 10, left = 260, right = 170, top = 56, plot_w = 520;
@@ -133,7 +118,7 @@ void chart_svg_text(const chart *c, sbuf *out, int standalone)
 	              "font-family=\"Helvetica, Arial, sans-serif\">\n", w, h, w, h);
 	sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n", w, h);
 	sb_puts(&b, "<text x=\"20\" y=\"32\" font-size=\"20\" font-weight=\"bold\">");
-	xml_text(&b, c->title);
+	sb_xml(&b, c->title);
 	sb_puts(&b, "</text>\n");
 	for (int i = 0; i < c->n; i++) {
 		int y = top + i * (bar_h + gap);
@@ -141,7 +126,7 @@ void chart_svg_text(const chart *c, sbuf *out, int standalone)
 		int bw = m > 0 && isfinite(v) && v > 0 ? (int)lround(v / m * plot_w) : 0;
 		const char *fill = i == c->best ? "#2e8b57" : i == c->baseline ? "#9e9e9e" : "#4472c4";
 		sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"15\" text-anchor=\"end\">", left - 10, y + bar_h - 9);
-		xml_text(&b, c->labels[i]);
+		sb_xml(&b, c->labels[i]);
 		sb_puts(&b, "</text>\n");
 		sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", left, y, bw, bar_h, fill);
 		sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"15\">", left + bw + 8, y + bar_h - 9);
@@ -149,11 +134,11 @@ void chart_svg_text(const chart *c, sbuf *out, int standalone)
 			char num[64], txt[96];
 			fmt_value(num, sizeof num, v);
 			snprintf(txt, sizeof txt, "%s %s", num, c->unit);
-			xml_text(&b, txt);
+			sb_xml(&b, txt);
 		}
 		if (c->notes[i]) {
 			sb_puts(&b, "  ");
-			xml_text(&b, c->notes[i]);
+			sb_xml(&b, c->notes[i]);
 		}
 		if (i == c->best)
 			sb_puts(&b, "  (best)");

@@ -184,21 +184,6 @@ void roofline_text(const roofline *r, sbuf *b, int width, int height)
 	free(grid);
 }
 
-static void xml_text(sbuf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': sb_puts(b, "&lt;"); break;
-		case '>': sb_puts(b, "&gt;"); break;
-		case '&': sb_puts(b, "&amp;"); break;
-		case '"': sb_puts(b, "&quot;"); break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\t')
-				sb_putc(b, *s);
-		}
-	}
-}
-
 void roofline_svg_text(const roofline *r, sbuf *out, int standalone)
 {
 	const int left = 90, top = 60, pw = 560, ph = 360, legend = 24;
@@ -212,7 +197,7 @@ void roofline_svg_text(const roofline *r, sbuf *out, int standalone)
 	              "font-family=\"Helvetica, Arial, sans-serif\">\n", w, h, w, h);
 	sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n", w, h);
 	sb_puts(&b, "<text x=\"20\" y=\"32\" font-size=\"18\" font-weight=\"bold\">");
-	xml_text(&b, r->title);
+	sb_xml(&b, r->title);
 	sb_puts(&b, "</text>\n");
 	sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n", left, top,
 	          pw, ph);
@@ -248,7 +233,7 @@ void roofline_svg_text(const roofline *r, sbuf *out, int standalone)
 		char roofs[160];
 		snprintf(roofs, sizeof roofs, "memory %.0f GB/s, FP32 %.0f GFLOP/s", r->mem_gbps, r->fp32_gflops);
 		sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"#c0392b\">", left + 8, top + 16);
-		xml_text(&b, roofs);
+		sb_xml(&b, roofs);
 		sb_puts(&b, "</text>\n");
 	}
 	for (int i = 0; i < r->n; i++) {
@@ -263,7 +248,7 @@ void roofline_svg_text(const roofline *r, sbuf *out, int standalone)
 		sb_printf(&l, "%c  ", i < 26 ? 'A' + i : '*');
 		legend_line(r, i, &l, 0);
 		sb_printf(&b, "<text x=\"20\" y=\"%d\" font-size=\"13\">", top + ph + 60 + legend * i);
-		xml_text(&b, l.s);
+		sb_xml(&b, l.s);
 		sb_puts(&b, "</text>\n");
 		sb_free(&l);
 	}

@@ -273,21 +273,6 @@ void tl_text(const tl_span *s, int n, const char *title, int width, sbuf *out)
 	free(ids);
 }
 
-static void xml_text(sbuf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': sb_puts(b, "&lt;"); break;
-		case '>': sb_puts(b, "&gt;"); break;
-		case '&': sb_puts(b, "&amp;"); break;
-		case '"': sb_puts(b, "&quot;"); break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\t')
-				sb_putc(b, *s);
-		}
-	}
-}
-
 static const char *color_of(int kind)
 {
 	switch (kind) {
@@ -318,7 +303,7 @@ void tl_svg(const tl_span *s, int n, const char *title, int standalone, sbuf *ou
 	sb_puts(out, "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">timeline");
 	if (title) {
 		sb_puts(out, " of ");
-		xml_text(out, title);
+		sb_xml(out, title);
 	}
 	sb_puts(out, "</text>\n");
 	uint64_t t0, t1;
@@ -367,7 +352,7 @@ void tl_svg(const tl_span *s, int n, const char *title, int standalone, sbuf *ou
 		if (e)
 			*e = 0;
 		sb_printf(out, "<text x=\"10\" y=\"%d\">", y);
-		xml_text(out, l);
+		sb_xml(out, l);
 		sb_puts(out, "</text>\n");
 		y += 18;
 		l = e ? e + 1 : l + strlen(l);
