@@ -154,6 +154,18 @@ static void drop_pending(void)
 	pthread_mutex_unlock(&K.mu);
 }
 
+/* CUPTI's buffers for activity records, registered once a process. */
+static int register_once(char **why)
+{
+	if (K.registered)
+		return 0;
+	CUptiResult r = K.RegisterCallbacks(on_request, on_complete);
+	if (r != CUPTI_SUCCESS)
+		return cupti_fail(why, "cuptiActivityRegisterCallbacks", r);
+	K.registered = 1;
+	return 0;
+}
+
 int kclock_start(char **why)
 {
 	if (load(why) != 0)
@@ -164,11 +176,8 @@ int kclock_start(char **why)
 		return -1;
 	}
 	CUptiResult r;
-	if (!K.registered) {
-		if ((r = K.RegisterCallbacks(on_request, on_complete)) != CUPTI_SUCCESS)
-			return cupti_fail(why, "cuptiActivityRegisterCallbacks", r);
-		K.registered = 1;
-	}
+	if (register_once(why) != 0)
+		return -1;
 	if (!K.on) {
 		if ((r = K.Enable(CUPTI_ACTIVITY_KIND_KERNEL)) != CUPTI_SUCCESS)
 			return cupti_fail(why, "cuptiActivityEnable", r);
@@ -237,11 +246,8 @@ int ktrace_start(char **why)
 		return -1;
 	}
 	CUptiResult r;
-	if (!K.registered) {
-		if ((r = K.RegisterCallbacks(on_request, on_complete)) != CUPTI_SUCCESS)
-			return cupti_fail(why, "cuptiActivityRegisterCallbacks", r);
-		K.registered = 1;
-	}
+	if (register_once(why) != 0)
+		return -1;
 	pthread_mutex_lock(&K.mu);
 	K.ntrace = K.trace_lost = 0;
 	K.tracing = 1;
