@@ -198,3 +198,17 @@ int open_append(const char *path, char **why)
 		return refuse(why, S_ISDIR(st.st_mode) ? EISDIR : EINVAL, "it is %s", file_kind_of_mode(st.st_mode));
 	return open_in_place(path, O_CREAT | O_APPEND, why);
 }
+
+int write_sbuf(const char *path, sbuf *b, char **err)
+{
+	char *why = NULL;
+	int r = write_file(path, b->s ? b->s : "", b->len, &why);
+	sb_free(b);
+	if (r != 0) {
+		if (err)
+			*err = xasprintf("cannot write '%s': %s", path, why ? why : "failed");
+		free(why);
+		return -1;
+	}
+	return 0;
+}

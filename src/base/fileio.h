@@ -5,6 +5,8 @@
 #ifndef CUPLAY_FILEIO_H
 #define CUPLAY_FILEIO_H
 
+#include "util.h"
+
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -30,6 +32,10 @@ const char *file_kind(const char *path);
  * 0, or -1 with *why (may be NULL; caller frees) saying why, e.g. "No space
  * left on device", "it is a directory". */
 int write_file(const char *path, const void *data, size_t len, char **why);
+
+/* write_file of b's text, then b freed: 0, or -1 with *err (caller frees)
+ * "cannot write 'PATH': why". */
+int write_sbuf(const char *path, sbuf *b, char **err);
 
 /* Opens path to append to (record): created when absent (0666 less the
  * umask), written through a link; a character device or a FIFO that a

@@ -280,12 +280,10 @@ int app_timeline_svg(app *a, const char *path)
 		return app_error(a, "timeline: %s", a->tl_why ? a->tl_why : "no run yet: 'run' a kernel first");
 	sbuf b = {0};
 	tl_svg(a->tl, a->ntl, a->tl_title, 1, &b);
-	char *why = NULL;
-	int r = write_file(path, b.s, b.len, &why);
-	sb_free(&b);
-	if (r != 0) {
-		app_error(a, "timeline: cannot write '%s': %s", path, why);
-		free(why);
+	char *err = NULL;
+	if (write_sbuf(path, &b, &err) != 0) {
+		app_error(a, "timeline: %s", err);
+		free(err);
 		return -1;
 	}
 	app_note(a, "wrote %s", path);

@@ -158,13 +158,5 @@ int chart_svg(const chart *c, const char *path, char **err)
 {
 	sbuf b = {0};
 	chart_svg_text(c, &b, 1);
-	char *why = NULL;
-	int r = write_file(path, b.s, b.len, &why);
-	sb_free(&b);
-	if (r != 0) {
-		fail(err, "cannot write '%s': %s", path, why);
-		free(why);
-		return -1;
-	}
-	return 0;
+	return write_sbuf(path, &b, err);
 }

@@ -261,13 +261,5 @@ int roofline_svg(const roofline *r, const char *path, char **err)
 {
 	sbuf b = {0};
 	roofline_svg_text(r, &b, 1);
-	char *why = NULL;
-	int rc = write_file(path, b.s, b.len, &why);
-	sb_free(&b);
-	if (rc != 0) {
-		fail(err, "cannot write '%s': %s", path, why);
-		free(why);
-		return -1;
-	}
-	return 0;
+	return write_sbuf(path, &b, err);
 }

@@ -9,8 +9,11 @@
 #define CUPLAY_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
+
+#include "util.h"
 
 static int test_pass_, test_fail_;
 
@@ -35,6 +38,31 @@ static int test_pass_, test_fail_;
 	else { test_fail_++; fprintf(stderr, "%s:%d: check failed: %s ~ %s: %.17g vs %.17g\n", \
 		__FILE__, __LINE__, #a, #b, a_, b_); } \
 } while (0)
+
+/* got against the golden file at path, one check (UPDATE=1 rewrites the
+ * file first); a failure shows what was got. */
+#define CHECK_GOLDEN(path, got) test_golden_(__FILE__, __LINE__, (path), (got))
+static inline void test_golden_(const char *file, int line, const char *path, const char *got)
+{
+	const char *up = getenv("UPDATE");
+	if (up && strcmp(up, "1") == 0) {
+		FILE *f = fopen(path, "w");
+		if (f) {
+			fputs(got, f);
+			fclose(f);
+		}
+	}
+	char *want = NULL;
+	size_t n = 0;
+	if (read_file(path, &want, &n) == 0 && strcmp(want, got) == 0) {
+		test_pass_++;
+	} else {
+		test_fail_++;
+		fprintf(stderr, "%s:%d: check failed: %s %s; got:\n%s", file, line, path,
+		        want ? "differs" : "cannot be read", got);
+	}
+	free(want);
+}
 
 static inline int test_report(const char *suite)
 {

@@ -202,20 +202,6 @@ static char *render(const char *kernel, const explain_out *o, out_format f)
 	return buf;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	sbuf b = {0};
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		sb_printf(&b, "%.*s", (int)n, chunk);
-	fclose(f);
-	return b.s ? sb_steal(&b) : xstrdup("");
-}
-
 /* The rendering of the diagnosis against its golden file. */
 static void golden(const char *name, const char *kernel, const explain_out *o)
 {
@@ -225,24 +211,7 @@ static void golden(const char *name, const char *kernel, const explain_out *o)
 		char path[256];
 		snprintf(path, sizeof path, "tests/golden/explain/%s.%s", name, fs[i].ext);
 		char *got = render(kernel, o, fs[i].f);
-		const char *up = getenv("UPDATE");
-		if (up && strcmp(up, "1") == 0) {
-			FILE *f = fopen(path, "w");
-			CHECK(f != NULL);
-			if (f) {
-				fputs(got, f);
-				fclose(f);
-			}
-		}
-		char *want = slurp(path);
-		CHECK(want != NULL);
-		if (want && strcmp(got, want) != 0) {
-			fprintf(stderr, "%s differs; got:\n%s", path, got);
-			CHECK(0);
-		} else if (want) {
-			CHECK(1);
-		}
-		free(want);
+		CHECK_GOLDEN(path, got);
 		free(got);
 	}
 }

@@ -14,40 +14,6 @@
 #include "roofline.h"
 #include "util.h"
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	sbuf b = {0};
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		sb_printf(&b, "%.*s", (int)n, chunk);
-	fclose(f);
-	return sb_steal(&b);
-}
-
-static void golden(const char *path, const char *got)
-{
-	const char *up = getenv("UPDATE");
-	if (up && strcmp(up, "1") == 0) {
-		FILE *f = fopen(path, "w");
-		CHECK(f != NULL);
-		if (f) {
-			fputs(got, f);
-			fclose(f);
-		}
-	}
-	char *want = slurp(path);
-	CHECK(want != NULL);
-	if (want && strcmp(got, want) != 0) {
-		fprintf(stderr, "%s differs; got:\n%s", path, got);
-		CHECK(0);
-	}
-	free(want);
-}
-
 static void tiling(roofline *r)
 {
 	roofline_init(r, "matmul.cu: roofline (NVIDIA H100 80GB HBM3)", 3300, 51000);
@@ -87,7 +53,7 @@ TEST(text)
 	CHECK(strstr(b.s, "D  dot_product: 0.25 FLOP/B (declared bytes), 780 GFLOP/s, 95% of the memory roof") != NULL);
 	CHECK(strstr(b.s, "C  matmul_register_tiled") != NULL && strstr(b.s, "79% of the FP32 roof") != NULL);
 	CHECK(strstr(b.s, "ridge at 15.5 FLOP/B") != NULL);
-	golden("tests/golden/roofline/tiling.txt", b.s);
+	CHECK_GOLDEN("tests/golden/roofline/tiling.txt", b.s);
 	sb_free(&b);
 	/* the register-tiled point is above and right of the naive one */
 	double an = r.pts[0].intensity, ar = r.pts[2].intensity;
@@ -107,7 +73,7 @@ TEST(svg)
 	for (const char *p = b.s; (p = strstr(p, "<circle")); p++)
 		circles++;
 	CHECK(circles == 4);
-	golden("tests/golden/roofline/tiling.svg", b.s);
+	CHECK_GOLDEN("tests/golden/roofline/tiling.svg", b.s);
 	sb_free(&b);
 	/* a title with XML's specials is escaped */
 	roofline_free(&r);

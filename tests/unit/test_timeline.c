@@ -36,20 +36,6 @@ static int load(const char *name, tl_span *s, int max)
 	return n;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	sbuf b = {0};
-	char buf[4096];
-	size_t got;
-	while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-		sb_add(&b, buf, got);
-	fclose(f);
-	return sb_steal(&b);
-}
-
 /* The text of NAME against its golden file; its SVG written for run.sh. */
 static void golden(const char *name, const tl_span *s, int n)
 {
@@ -57,18 +43,7 @@ static void golden(const char *name, const tl_span *s, int n)
 	tl_text(s, n, name, 80, &b);
 	char path[256];
 	snprintf(path, sizeof path, DIR "%s.txt", name);
-	const char *up = getenv("UPDATE");
-	if (up && strcmp(up, "1") == 0) {
-		FILE *f = fopen(path, "w");
-		CHECK(f != NULL);
-		if (f) {
-			fputs(b.s, f);
-			fclose(f);
-		}
-	}
-	char *want = slurp(path);
-	CHECK_STREQ(b.s, want);
-	free(want);
+	CHECK_GOLDEN(path, b.s);
 	/* every line fits 80 columns */
 	int col = 0, widest = 0;
 	for (const char *p = b.s; *p; p++) {
