@@ -40,6 +40,23 @@ else
 	bad "roof (exit $?)"
 fi
 
+# 1b. the roofs `roof` measured are kept for later processes (in the cache
+#     directory): a new process's first run takes them from there instead of
+#     measuring; a damaged file is measured again and rewritten
+CUPLAY_TRACE=1 "$CUPLAY" -c 'use vector_add; set N=1048576; run vadd_naive' >"$tmp/out" 2>&1 </dev/null
+if grep -q '^trace: roof: the roofs of this device from ' "$tmp/out" && ! grep -q '^trace: stream_read ' "$tmp/out"; then
+	ok "roof: a new process takes the roofs from the cache"
+else
+	bad "roof: a new process measured the roofs again (or said nothing)"
+fi
+for f in "$XDG_CACHE_HOME"/cuplay/roof-*; do printf 'cuplay roof 1\ncopy 12\n' >"$f"; done
+CUPLAY_TRACE=1 "$CUPLAY" -c 'use vector_add; set N=1048576; run vadd_naive' >"$tmp/out" 2>&1 </dev/null
+if grep -q '^trace: stream_read ' "$tmp/out" && grep -q '^best ' "$XDG_CACHE_HOME"/cuplay/roof-*; then
+	ok "roof: a damaged cache file is measured again and rewritten"
+else
+	bad "roof: a damaged cache file was not measured again"
+fi
+
 # 2. the roof is a ceiling: no kernel of the library above it (2% for noise;
 #    the streaming kernels are what a copy or a read can reach at best)
 worst=""

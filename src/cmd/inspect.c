@@ -2,9 +2,11 @@
 #include "inspect.h"
 #include "fileio.h"
 #include "sass.h"
+#include "sha256.h"
 #include "timeline.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,15 +186,124 @@ static int roof_measure(app *a, int link)
 	return 0;
 }
 
+/* The roofs are a property of the device: measured once, kept in the
+ * cache directory for later processes (each would spend ~80 ms measuring
+ * them before its first run), and measured again by `roof`. The file is
+ * named by everything that could change them: the device (name, PCI bus,
+ * memory, clocks, bus width, SMs), the driver, cuplay's version and the
+ * roof kernels' source. NULL: no cache directory. */
+static char *roof_cache_path(const app *a, const devinfo *d)
+{
+	if (!a->cache.dir || !d->name[0])
+		return NULL;
+	char *id = xasprintf("cuplay-roof 1|%s|%s|%s|%" PRIu64 "|%d.%d|%d|%d|%d|%d|%d|%s|%s", CUPLAY_VERSION,
+	                     d->name, d->pci_bus_id, d->total_mem, d->cc_major, d->cc_minor, d->sm_count,
+	                     d->clock_khz, d->mem_clock_khz, d->bus_width_bits, d->driver_version,
+	                     stream_source, fma_source);
+	sha256 c;
+	uint8_t h[32];
+	char hex[65];
+	sha256_init(&c);
+	sha256_update(&c, id, strlen(id));
+	sha256_final(&c, h);
+	sha256_hex(h, hex);
+	free(id);
+	hex[32] = 0;
+	return xasprintf("%s/roof-%s", a->cache.dir, hex);
+}
+
+static const char *const roof_keys[] = { "copy", "read", "write", "stream", "best", "peak", "gflops" };
+
+static double *roof_field(roofs *r, int i)
+{
+	double *f[] = { &r->copy, &r->read, &r->write, &r->stream, &r->best, &r->peak, &r->gflops };
+	return f[i];
+}
+
+/* Reads the kept roofs into *r: 0, or -1 (no file, or not one this
+ * version wrote in full: measured again). */
+static int roof_load(const char *path, roofs *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (read_file(path, &text, &len) != 0)
+		return -1;
+	roofs got;
+	memset(&got, 0, sizeof got);
+	unsigned seen = 0;
+	int ok = strncmp(text, "cuplay roof 1\n", 14) == 0;
+	for (char *line = ok ? strchr(text, '\n') + 1 : NULL; ok && line && *line;) {
+		char *end = strchr(line, '\n');
+		if (end)
+			*end = 0;
+		char key[16];
+		double v;
+		int n = 0;
+		if (sscanf(line, "%15s %lf%n", key, &v, &n) != 2 || line[n] || !(v >= 0 && v < 1e9)) {
+			ok = 0;
+			break;
+		}
+		for (int i = 0; i < (int)(sizeof roof_keys / sizeof *roof_keys); i++)
+			if (strcmp(key, roof_keys[i]) == 0) {
+				*roof_field(&got, i) = v;
+				seen |= 1u << i;
+			}
+		line = end ? end + 1 : NULL;
+	}
+	free(text);
+	unsigned all = (1u << (sizeof roof_keys / sizeof *roof_keys)) - 1;
+	if (!ok || seen != all || !(got.best > 0) || !(got.gflops > 0))
+		return -1;
+	int dev = r->device;
+	*r = got;
+	r->device = dev;
+	return 0;
+}
+
+/* Keeps the roofs for later processes; a failure only costs them the
+ * measurement. */
+static void roof_save(const app *a, const char *path, const roofs *r)
+{
+	sbuf b = { 0 };
+	sb_puts(&b, "cuplay roof 1\n");
+	roofs copy = *r;
+	for (int i = 0; i < (int)(sizeof roof_keys / sizeof *roof_keys); i++)
+		sb_printf(&b, "%s %.17g\n", roof_keys[i], *roof_field(&copy, i));
+	if (mkdir_p(a->cache.dir, 0700) != 0 || write_file_atomic(path, b.s, b.len) != 0) {
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: roof: cannot keep the roofs in %s: %s\n", path, strerror(errno));
+	}
+	sb_free(&b);
+}
+
 int app_roof_measure(app *a)
 {
-	return roof_measure(a, 0);
+	char *path = roof_cache_path(a, &a->worker.dev);
+	if (path) {
+		a->roof.device = a->device + 1;
+		if (roof_load(path, &a->roof) == 0) {
+			if (getenv("CUPLAY_TRACE"))
+				fprintf(stderr, "trace: roof: the roofs of this device from %s (`roof` measures them again)\n", path);
+			free(path);
+			return 0;
+		}
+		memset(&a->roof, 0, sizeof a->roof);
+	}
+	int rc = roof_measure(a, 0);
+	if (rc == 0 && path)
+		roof_save(a, path, &a->roof);
+	free(path);
+	return rc;
 }
 
 int app_roof(app *a)
 {
 	if (roof_measure(a, 1) != 0)
 		return -1;
+	char *path = roof_cache_path(a, &a->worker.dev);
+	if (path)
+		roof_save(a, path, &a->roof);
+	free(path);
 	const roofs *r = &a->roof;
 	const devinfo *d = &a->worker.dev;
 	if (format_is_data(a->format)) {

@@ -462,7 +462,8 @@ static int time_samples(wrun *r, int kernel_clock)
 			res->nsamples = n + 1;
 			w_progress(ws, n + 1, WIRE_PHASE_GPU, res->samples_ms[n]);
 		}
-		if (t.max_wall_s > 0 && n >= t.min_reps && (double)(now_ns() - loop_t0) * 1e-9 >= t.max_wall_s) {
+		if (t.max_wall_s > 0 && n >= t.min_reps &&
+		    (double)(now_ns() - loop_t0) * 1e-9 >= timing_wall_cap(&t, sorted[n / 2] * batch * 1e-3)) {
 			res->stop = STOP_WALL;
 			break;
 		}

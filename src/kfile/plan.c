@@ -662,3 +662,11 @@ int plan_validate(const spec *s, int k, const plan *p, const devinfo *d, int sta
 		}
 	return 0;
 }
+
+double timing_wall_cap(const timing_opts *t, double median_s)
+{
+	double cap = 100 * median_s;
+	if (!(cap >= TIMING_SHORT_WALL_S))
+		cap = TIMING_SHORT_WALL_S;
+	return cap < t->max_wall_s ? cap : t->max_wall_s;
+}

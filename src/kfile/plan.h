@@ -114,13 +114,23 @@ typedef struct timing_opts {
 	double noise_target; /* RULE_NOISE: stop once relative noise is below, e.g. 0.005 */
 	double min_time_s;   /* ... and at least this much kernel time sampled */
 	double max_time_s;   /* stop at this much total kernel time regardless */
-	double max_wall_s;   /* ... or this much wall time in the loop (0: no cap);
+	double max_wall_s;   /* ... or this much wall time in the loop (0: no cap;
+	                        shorter for short kernels: timing_wall_cap);
 	                        flushes and syncs make short kernels' loops longer */
 	int flush;           /* write an L2-sized scratch buffer before each launch */
 	int do_check, do_time;
 	int batch;           /* > 1: each sample times this many back-to-back launches */
 	int clock;           /* timing_clock asked for; batches and device launches use events */
 } timing_opts;
+
+/* The wall time a timing loop may take, for samples of median_s seconds
+ * of kernel: max_wall_s for a kernel of 10 ms or more, else 100 samples'
+ * worth and at least TIMING_SHORT_WALL_S (never more than max_wall_s).
+ * A short kernel's samples cost more than its own time (the flush, the
+ * syncs), and 100 ms of them give its median to a fraction of a percent;
+ * past that, the interval narrows slowly and the student waits. */
+#define TIMING_SHORT_WALL_S 0.1
+double timing_wall_cap(const timing_opts *t, double median_s);
 
 typedef struct plan {
 	int nbufs;

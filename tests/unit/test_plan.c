@@ -4,6 +4,7 @@
 #include "test.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #define PATH "kernels_src/t.cu"
@@ -150,10 +151,26 @@ TEST(pipeline_errors)
 	free(err);
 }
 
+TEST(wall_cap)
+{
+	timing_opts t;
+	memset(&t, 0, sizeof t);
+	t.max_wall_s = 1.0;
+	/* a 6 us kernel: the short floor; a 2 ms one: 100 medians; 20 ms: the cap */
+	CHECK(timing_wall_cap(&t, 6e-6) == TIMING_SHORT_WALL_S);
+	CHECK(fabs(timing_wall_cap(&t, 2e-3) - 0.2) < 1e-12);
+	CHECK(timing_wall_cap(&t, 20e-3) == 1.0);
+	CHECK(timing_wall_cap(&t, 0) == TIMING_SHORT_WALL_S);
+	/* a user's wall under the floor wins */
+	t.max_wall_s = 0.05;
+	CHECK(timing_wall_cap(&t, 6e-6) == 0.05);
+}
+
 int main(void)
 {
 	RUN(chunks);
 	RUN(pipeline_plan);
 	RUN(pipeline_errors);
+	RUN(wall_cap);
 	return test_report("plan");
 }
