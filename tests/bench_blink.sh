@@ -91,7 +91,7 @@ XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c 'use transpose; set N=40
 	grep '^trace: transpose_tiled loop' | tail -n 1 | sed 's/^trace: /  one sample, N=4096: /'
 
 echo
-echo "== first result from a new process (warm compile cache on disk; transpose_tiled N=8192)"
+echo "== first result from a new process (compile and roofs cached on disk; transpose_tiled N=8192)"
 for i in 1 2 3 4 5; do
 	settle
 	t0=$(ms_now)
@@ -102,4 +102,7 @@ for i in 1 2 3 4 5; do
 done | sort -n > "$tmp/firsts"
 awk '{ a[NR] = $0 } END { split(a[int((NR + 1) / 2)], m, " ");
        printf "median of %d: %.1f ms wall (worker setup %.1f, first check %.1f, timing loop %.1f); target <= 300 ms\n", NR, m[1], m[2], m[3], m[4] }' "$tmp/firsts"
+echo "  one of them, phase by phase (CUPLAY_TRACE_WORKER: ms since the worker began, then since the run arrived):"
+XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 CUPLAY_TRACE_WORKER=1 "$CUPLAY" -c 'use transpose; set N=8192; run transpose_tiled' 2>&1 |
+	grep -E '^cuplay worker:|^trace: (transpose_tiled compile|run total)' | cut -c1-160 | sed 's/^/    /'
 exit 0
