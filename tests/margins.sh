@@ -29,14 +29,17 @@ for l in "${lessons[@]}"; do
 	python3 - "$l" "$tmp/$l.all" "$reps" <<'PY'
 import re, sys
 lesson, path, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
-seen = {}
+seen, figs = {}, {}
 for line in open(path):
     r, text = line.rstrip("\n").split("\t", 1)
     m = re.match(r"expect: (.*): ok \(margin (-?[0-9]+)%\)$", text)
     if m:
+        fig = re.search(r"( is | runs at )([-0-9.e+]+)x?", m.group(1))
         key = re.sub(r"( is | runs at )[-0-9.e+]+x?", r"\1#", m.group(1), count=1)
         key = re.sub(r"interval [-0-9.e+]+x \.\. [-0-9.e+]+x", "interval #", key)
         seen.setdefault(key, []).append(int(m.group(2)))
+        if fig:
+            figs.setdefault(key, []).append(float(fig.group(2)))
     elif "skipped" in text:
         seen.setdefault(text, []).append(None)
 for key, ms in seen.items():
@@ -44,7 +47,9 @@ for key, ms in seen.items():
     if nums:
         low = min(nums)
         flag = "  <- under 10%" if low < 10 else ""
-        print("%-16s %4d%%  (%d/%d)  %s%s" % (lesson, low, len(nums), reps, key, flag))
+        f = figs.get(key, [])
+        rng = ("%.4g" % f[0] if min(f) == max(f) else "%.4g..%.4g" % (min(f), max(f))) if f else "?"
+        print("%-16s %4d%%  (%d/%d)  %s  [# = %s]%s" % (lesson, low, len(nums), reps, key, rng, flag))
     else:
         print("%-16s  skipped  %s" % (lesson, key))
 PY
