@@ -318,6 +318,54 @@ int wc_start_under(wclient *w, const char *const *prefix, int hello_s, char **er
 	return await_hello(w, hello_s > 0 ? hello_s : 30, err);
 }
 
+int wc_device(wclient *w, char **err)
+{
+	if (wc_start(w, err) != 0)
+		return -1;
+	if (wire_send(w->wfd, MSG_DEVICE, NULL, 0, NULL, 0) != 0) {
+		int st = 0, have = reap(w, 2000, &st);
+		char how[128];
+		describe_status(have, st, how, sizeof how);
+		return fail(err, "the GPU worker %s", how);
+	}
+	uint64_t deadline = now_ns() + 30ull * 1000000000ull; /* as long as a start */
+	for (;;) {
+		uint32_t type = 0;
+		void *payload = NULL;
+		uint64_t len = 0;
+		int rr = wire_recv_until(w->rfd, &type, &payload, &len, deadline, NULL);
+		if (rr < 0) {
+			int e = errno;
+			reap(w, 0, NULL);
+			if (e == ETIMEDOUT)
+				return fail(err, "the GPU worker did not answer within 30 s: worker stopped");
+			return fail(err, "reading from the GPU worker: %s: worker stopped", strerror(e));
+		}
+		if (rr == 1) {
+			int st = 0, have = reap(w, 2000, &st);
+			char how[128];
+			describe_status(have, st, how, sizeof how);
+			return fail(err, "the GPU worker %s", how);
+		}
+		if (type == MSG_DEVICE && len == sizeof(devinfo)) {
+			memcpy(&w->dev, payload, sizeof w->dev);
+			w->dev.name[sizeof w->dev.name - 1] = 0;
+			w->dev.pci_bus_id[sizeof w->dev.pci_bus_id - 1] = 0;
+			free(payload);
+			return 0;
+		}
+		if (type == MSG_ERROR) {
+			char *m = xstrdup(payload ? (const char *)payload : "unknown error");
+			free(payload);
+			reap(w, 2000, NULL);
+			fail(err, "%s", m);
+			free(m);
+			return -1;
+		}
+		free(payload); /* a late message of an earlier run: ignore */
+	}
+}
+
 void wc_stop_wait(wclient *w, int grace_ms)
 {
 	if (w->pid <= 0)

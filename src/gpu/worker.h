@@ -78,6 +78,12 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
  * the wrapper's. */
 int wc_start_under(wclient *w, const char *const *prefix, int hello_s, char **err);
 
+/* The device again (w->dev), with its free memory now, which the HELLO
+ * cannot carry: the worker answers once its context exists. Starts the
+ * worker if it is not running. -1 with *err: the worker's start-up error
+ * ("cuDevicePrimaryCtxRetain failed: ..."), after which it has left. */
+int wc_device(wclient *w, char **err);
+
 /* Asks the worker to leave, then reaps it (killed after 2 s). */
 void wc_stop(wclient *w);
 /* The same, waiting up to grace_ms before the kill (a wrapper may have a
