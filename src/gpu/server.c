@@ -84,6 +84,8 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	if (w_validate_plan(r) != 0)
 		goto done;
 	int first = !ws->ctx_waited;
+	if (first)
+		w_trace(NULL, "start-up: the first request arrived");
 	if (first && !p->info_only)
 		w_early_fill(r);
 	const char *no_ctx = w_ctx_wait(ws); /* the run's first device call follows */
