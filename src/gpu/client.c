@@ -200,9 +200,25 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 	argv[np + 4] = a_d;
 	argv[np + 5] = a_v;
 	const char *run = argv[0];
+	/* under a wrapper the worker is told so (CUPLAY_WORKER_WRAPPED=1): it
+	 * then leaves CUPTI alone at start-up. Made before the fork: the child
+	 * only execs. */
+	char **envp = NULL;
+	if (prefix) {
+		size_t ne = 0;
+		while (environ[ne])
+			ne++;
+		envp = xcalloc(ne + 2, sizeof *envp);
+		size_t k = 0;
+		for (size_t i = 0; i < ne; i++)
+			if (strncmp(environ[i], "CUPLAY_WORKER_WRAPPED=", 22) != 0)
+				envp[k++] = environ[i];
+		envp[k] = (char *)"CUPLAY_WORKER_WRAPPED=1";
+	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
+		free(envp);
 		free(argv);
 		close(to[0]);
 		close(to[1]);
@@ -217,12 +233,16 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 		close_other_fds(to[0], from[1]);
 		fcntl(to[0], F_SETFD, 0);
 		fcntl(from[1], F_SETFD, 0);
-		execv(run, argv);
+		if (envp)
+			execve(run, argv, envp);
+		else
+			execv(run, argv);
 		char msg[600];
 		snprintf(msg, sizeof msg, "cannot run the GPU worker '%s': %s", run, strerror(errno));
 		wire_send(from[1], MSG_ERROR, msg, strlen(msg), NULL, 0);
 		_exit(127);
 	}
+	free(envp);
 	free(argv);
 	close(to[0]);
 	close(from[1]);

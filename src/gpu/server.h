@@ -82,6 +82,7 @@ typedef struct wstate {
 	pthread_cond_t start_cv;
 	int ctx_state;         /* CTX_*: written under start_mu, final once not pending */
 	char start_err[512];   /* why there is no context (CTX_FAILED) */
+	int wrapped;           /* started under a wrapper (compute-sanitizer): no CUPTI set-up */
 	int ctx_waited;        /* w_ctx_wait has returned once: the context is current here */
 	double ctx_wait_ms;    /* how long that first wait took */
 	void *early[PLAN_MAX_BUFS]; /* host copies filled before the context (w_early_fill) */

@@ -18,7 +18,8 @@
 /* Child side: `--worker RFD WFD DEVICE WIRE_VERSION`, the arguments after
  * --worker. Refuses a front end of another wire version (before it loads
  * the driver), else serves requests until the pipe closes. Returns the exit
- * code. */
+ * code. Under a wrapper (CUPLAY_WORKER_WRAPPED=1, which wc_start_under
+ * sets: compute-sanitizer, which never times) CUPTI is not set up ahead. */
 int worker_main(int argc, char **argv);
 
 typedef struct wclient {
