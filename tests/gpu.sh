@@ -203,6 +203,13 @@ cat "$tmp/more"
 m=$(sed -n 's/^gpu-more: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/more")
 if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_more.sh did not finish"; fi
 
+# the worker's start-up: the HELLO before the context, the first run's host
+# work beside it, device and roof first, Ctrl-C during start-up
+CUPLAY="$CUPLAY" bash tests/gpu_start.sh >"$tmp/start" 2>&1
+cat "$tmp/start"
+m=$(sed -n 's/^gpu-start: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/start")
+if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_start.sh did not finish"; fi
+
 # the C++ kernels of tests/cxx (toolkit headers, templates, namespaces, samples)
 CUPLAY="$CUPLAY" bash tests/gpu_cxx.sh >"$tmp/cxx" 2>&1
 cat "$tmp/cxx"

@@ -460,6 +460,12 @@ int app_device(app *a, int argc, char **argv)
 			app_note(a, "%s: compile-only mode, compiling for sm_%d", a->gpu_why ? a->gpu_why : "no GPU", sm);
 		return 0;
 	}
+	char *err = NULL;
+	if (wc_device(&a->worker, &err) != 0) { /* the free memory, once the worker's context exists */
+		app_error(a, "device: %s", err ? err : "the GPU worker did not answer");
+		free(err);
+		return -1;
+	}
 	const devinfo *d = &a->worker.dev;
 	if (format_is_data(a->format)) {
 		const char *head[] = { "ordinal", "count", "name", "sm", "sm_count", "l2_bytes", "memory_bytes",

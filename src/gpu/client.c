@@ -200,9 +200,25 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 	argv[np + 4] = a_d;
 	argv[np + 5] = a_v;
 	const char *run = argv[0];
+	/* under a wrapper the worker is told so (CUPLAY_WORKER_WRAPPED=1): it
+	 * then leaves CUPTI alone at start-up. Made before the fork: the child
+	 * only execs. */
+	char **envp = NULL;
+	if (prefix) {
+		size_t ne = 0;
+		while (environ[ne])
+			ne++;
+		envp = xcalloc(ne + 2, sizeof *envp);
+		size_t k = 0;
+		for (size_t i = 0; i < ne; i++)
+			if (strncmp(environ[i], "CUPLAY_WORKER_WRAPPED=", 22) != 0)
+				envp[k++] = environ[i];
+		envp[k] = (char *)"CUPLAY_WORKER_WRAPPED=1";
+	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
+		free(envp);
 		free(argv);
 		close(to[0]);
 		close(to[1]);
@@ -217,12 +233,16 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 		close_other_fds(to[0], from[1]);
 		fcntl(to[0], F_SETFD, 0);
 		fcntl(from[1], F_SETFD, 0);
-		execv(run, argv);
+		if (envp)
+			execve(run, argv, envp);
+		else
+			execv(run, argv);
 		char msg[600];
 		snprintf(msg, sizeof msg, "cannot run the GPU worker '%s': %s", run, strerror(errno));
 		wire_send(from[1], MSG_ERROR, msg, strlen(msg), NULL, 0);
 		_exit(127);
 	}
+	free(envp);
 	free(argv);
 	close(to[0]);
 	close(from[1]);
@@ -316,6 +336,54 @@ int wc_start_under(wclient *w, const char *const *prefix, int hello_s, char **er
 	if (w->pid <= 0 && spawn(w, prefix, err) != 0)
 		return -1;
 	return await_hello(w, hello_s > 0 ? hello_s : 30, err);
+}
+
+int wc_device(wclient *w, char **err)
+{
+	if (wc_start(w, err) != 0)
+		return -1;
+	if (wire_send(w->wfd, MSG_DEVICE, NULL, 0, NULL, 0) != 0) {
+		int st = 0, have = reap(w, 2000, &st);
+		char how[128];
+		describe_status(have, st, how, sizeof how);
+		return fail(err, "the GPU worker %s", how);
+	}
+	uint64_t deadline = now_ns() + 30ull * 1000000000ull; /* as long as a start */
+	for (;;) {
+		uint32_t type = 0;
+		void *payload = NULL;
+		uint64_t len = 0;
+		int rr = wire_recv_until(w->rfd, &type, &payload, &len, deadline, NULL);
+		if (rr < 0) {
+			int e = errno;
+			reap(w, 0, NULL);
+			if (e == ETIMEDOUT)
+				return fail(err, "the GPU worker did not answer within 30 s: worker stopped");
+			return fail(err, "reading from the GPU worker: %s: worker stopped", strerror(e));
+		}
+		if (rr == 1) {
+			int st = 0, have = reap(w, 2000, &st);
+			char how[128];
+			describe_status(have, st, how, sizeof how);
+			return fail(err, "the GPU worker %s", how);
+		}
+		if (type == MSG_DEVICE && len == sizeof(devinfo)) {
+			memcpy(&w->dev, payload, sizeof w->dev);
+			w->dev.name[sizeof w->dev.name - 1] = 0;
+			w->dev.pci_bus_id[sizeof w->dev.pci_bus_id - 1] = 0;
+			free(payload);
+			return 0;
+		}
+		if (type == MSG_ERROR) {
+			char *m = xstrdup(payload ? (const char *)payload : "unknown error");
+			free(payload);
+			reap(w, 2000, NULL);
+			fail(err, "%s", m);
+			free(m);
+			return -1;
+		}
+		free(payload); /* a late message of an earlier run: ignore */
+	}
 }
 
 void wc_stop_wait(wclient *w, int grace_ms)

@@ -187,6 +187,23 @@ int kclock_start(char **why)
 	return 0;
 }
 
+int kclock_prepare(char **why)
+{
+	if (load(why) != 0 || register_once(why) != 0)
+		return -1;
+	if (K.on || K.tracing)
+		return 0;
+	/* the first enable attaches CUPTI to the context; the forced flush
+	 * hands back what it gathered, and drop_pending forgets it */
+	CUptiResult r = K.Enable(CUPTI_ACTIVITY_KIND_KERNEL);
+	if (r != CUPTI_SUCCESS)
+		return cupti_fail(why, "cuptiActivityEnable", r);
+	K.Disable(CUPTI_ACTIVITY_KIND_KERNEL);
+	K.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	drop_pending();
+	return 0;
+}
+
 /* Moves the matching durations out and empties the ring: -1 when some were lost. */
 static int move_out(uint64_t h, double *ms, int max, int *got)
 {

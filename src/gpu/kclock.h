@@ -21,6 +21,12 @@
  * first start in a process loads and sets up CUPTI (about 15 ms). */
 int kclock_start(char **why);
 
+/* CUPTI's one-time set-up (loading it, registering the activity buffers,
+ * a first enable and flush), with the context current, ahead of the first
+ * kclock_start, which then costs little. Records nothing. 0, or -1 with
+ * *why as kclock_start would say it (the first kclock_start tries again). */
+int kclock_prepare(char **why);
+
 /* After the caller has synchronized the context: has CUPTI deliver its
  * finished records, and moves the durations (ms) of the kernels whose
  * symbol is `symbol` (as in the cubin: mangled) into ms[], oldest first, at

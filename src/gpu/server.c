@@ -5,7 +5,10 @@
  * before; a sticky CUDA error makes it answer RES_FATAL and exit. */
 #include "server.h"
 
+#include "kclock.h"
+
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,10 +83,23 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	w_progress(ws, 0, WIRE_PHASE_HOST, 0);
 	if (w_validate_plan(r) != 0)
 		goto done;
+	int first = !ws->ctx_waited;
+	if (first)
+		w_trace(NULL, "start-up: the first request arrived");
+	if (first && !p->info_only)
+		w_early_fill(r);
+	const char *no_ctx = w_ctx_wait(ws); /* the run's first device call follows */
+	if (first)
+		w_trace(r, "the context: waited %.2f ms for it", ws->ctx_wait_ms);
+	if (no_ctx) {
+		w_fail(r, 1, "%s", no_ctx);
+		goto done;
+	}
 	if (p->info_only) {
 		if (w_ck(r, cu.ModuleLoadData(&r->mod, image), "cuModuleLoadData") != 0)
 			goto done;
 		r->have_mod = 1;
+		w_start_join(ws); /* NVML */
 		if (w_get_function(r, &p->launch, &r->fn) == 0)
 			info_pass(r);
 		goto done;
@@ -125,7 +141,9 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	uint64_t t2 = now_ns();
 	res->check_ms = (double)(t2 - t1) / 1e6;
 	w_trace(r, "checks done");
-	/* timing and counters: alone on the GPU (server_lock.c) */
+	/* timing and counters: alone on the GPU (server_lock.c); NVML and CUPTI set up */
+	if (p->t.do_time || p->nmetrics > 0)
+		w_start_join(ws);
 	if (p->t.do_time) {
 		if (w_stop_now(ws))
 			res->status = RES_INTERRUPTED;
@@ -140,6 +158,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	if (p->nmetrics > 0 && res->status == RES_OK && !w_stop_now(ws) && w_gpu_lock(r) == 0)
 		metrics_pass(r);
 done:
+	w_early_free(ws); /* those no buffer took: the run failed before its buffers */
 	w_gpu_unlock(ws);
 	pf_finish(r);
 	run_cleanup(r);
@@ -214,33 +233,114 @@ static int worker_init(wstate *ws, char **err)
 	d->bus_width_bits = get_attr(ws, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 0);
 	if (cu.DriverGetVersion(&d->driver_version) != CUDA_SUCCESS)
 		d->driver_version = 0;
-	if ((e = cu.DevicePrimaryCtxRetain(&ws->ctx, ws->dev)) != CUDA_SUCCESS)
-		return fail(err, "cuDevicePrimaryCtxRetain failed: %s", cu_errstr(e));
-	ws->have_ctx = 1;
-	if ((e = cu.CtxSetCurrent(ws->ctx)) != CUDA_SUCCESS)
-		return fail(err, "cuCtxSetCurrent failed: %s", cu_errstr(e));
-	w_trace(NULL, "start-up: the context");
-	size_t fr = 0, tot = 0;
-	if ((e = cu.MemGetInfo(&fr, &tot)) != CUDA_SUCCESS)
-		return fail(err, "cuMemGetInfo failed: %s", cu_errstr(e));
+	size_t tot = 0;
+	if ((e = cu.DeviceTotalMem(&tot, ws->dev)) != CUDA_SUCCESS)
+		return fail(err, "cuDeviceTotalMem failed: %s", cu_errstr(e));
 	d->total_mem = tot;
-	d->free_mem = fr;
-	if ((e = cu.EventCreate(&ws->ev0, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
-		return fail(err, "cuEventCreate failed: %s", cu_errstr(e));
-	if ((e = cu.EventCreate(&ws->ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
-		return fail(err, "cuEventCreate failed: %s", cu_errstr(e));
+	d->free_mem = 0; /* needs the context: MSG_DEVICE asks for it */
 	w_load_host_alloc();
-	/* for NVML, opened after the HELLO (see worker_main) */
+	/* for NVML, opened on the start-up thread */
 	nvml_pci_bus_id(ws->ordinal, d->pci_bus_id, (int)sizeof d->pci_bus_id);
 	w_trace(NULL, "start-up: ready for the HELLO");
 	return 0;
 }
 
+/* The context and what goes with it; NULL, or why not. */
+static const char *make_context(wstate *ws)
+{
+	CUresult e;
+	if ((e = cu.DevicePrimaryCtxRetain(&ws->ctx, ws->dev)) != CUDA_SUCCESS) {
+		snprintf(ws->start_err, sizeof ws->start_err, "cuDevicePrimaryCtxRetain failed: %s", cu_errstr(e));
+		return ws->start_err;
+	}
+	ws->have_ctx = 1;
+	if ((e = cu.CtxSetCurrent(ws->ctx)) != CUDA_SUCCESS) {
+		snprintf(ws->start_err, sizeof ws->start_err, "cuCtxSetCurrent failed: %s", cu_errstr(e));
+		return ws->start_err;
+	}
+	if ((e = cu.EventCreate(&ws->ev0, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+	    (e = cu.EventCreate(&ws->ev1, CU_EVENT_DEFAULT)) != CUDA_SUCCESS) {
+		snprintf(ws->start_err, sizeof ws->start_err, "cuEventCreate failed: %s", cu_errstr(e));
+		return ws->start_err;
+	}
+	return NULL;
+}
+
+/* The start-up thread: the context (the longest part of a worker's
+ * start-up, about 100 ms), announced to w_ctx_wait as soon as it is there;
+ * then NVML and CUPTI's one-time set-up for the kernel clock, which the
+ * first timed run would otherwise pay (w_start_join waits for them). */
+static void *start_main(void *arg)
+{
+	wstate *ws = arg;
+	const char *why = make_context(ws);
+	if (why)
+		w_trace(NULL, "start-up: no context: %s", why);
+	else
+		w_trace(NULL, "start-up: the context");
+	pthread_mutex_lock(&ws->start_mu);
+	ws->ctx_state = why ? CTX_FAILED : CTX_READY;
+	pthread_cond_broadcast(&ws->start_cv);
+	pthread_mutex_unlock(&ws->start_mu);
+	if (why)
+		return NULL;
+	/* NVML (clocks, throttling) is optional, and its start-up can take a while */
+	nvml_open(&ws->nvml, ws->ordinal, ws->info.pci_bus_id);
+	w_trace(NULL, "start-up: NVML");
+	if (ws->wrapped)
+		return NULL; /* under compute-sanitizer, which never times: CUPTI stays unloaded */
+	char *kwhy = NULL;
+	if (kclock_prepare(&kwhy) == 0)
+		w_trace(NULL, "start-up: CUPTI set up for the kernel clock");
+	else
+		w_trace(NULL, "start-up: no kernel clock yet: %s", kwhy ? kwhy : "?");
+	free(kwhy); /* the first kclock_start says it again */
+	return NULL;
+}
+
+/* Starts the start-up thread; SIGINT stays with the main thread. */
+static int start_thread(wstate *ws, char **err)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int e = pthread_create(&ws->start_thread, NULL, start_main, ws);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0)
+		return fail(err, "cannot start the GPU worker: pthread_create: %s", strerror(e));
+	ws->start_running = 1;
+	return 0;
+}
+
+/* MSG_DEVICE: the device again, with its free memory now. 0, or -1 when
+ * the worker cannot go on (MSG_ERROR sent). */
+static int answer_device(wstate *ws)
+{
+	const char *why = w_ctx_wait(ws);
+	char msg[600];
+	if (!why) {
+		size_t fr = 0, tot = 0;
+		CUresult e = cu.MemGetInfo(&fr, &tot);
+		if (e == CUDA_SUCCESS) {
+			ws->info.free_mem = fr;
+			return wire_send(ws->wfd, MSG_DEVICE, &ws->info, sizeof ws->info, NULL, 0) == 0 ? 0 : -1;
+		}
+		snprintf(msg, sizeof msg, "cuMemGetInfo failed: %s", cu_errstr(e));
+		why = msg;
+	}
+	wire_send(ws->wfd, MSG_ERROR, why, strlen(why), NULL, 0);
+	return -1;
+}
+
 static void worker_fini(wstate *ws)
 {
+	w_start_join(ws);
+	w_early_free(ws);
 	ref_cache_clear(&ws->refs);
 	if (!cu_loaded())
 		return;
+	if (ws->have_ctx && !ws->ctx_waited)
+		cu.CtxSetCurrent(ws->ctx); /* made on the start-up thread; no request came */
 	prof_shutdown();
 	nvml_close();
 	for (int i = 0; i < PLAN_MAX_BUFS; i++)
@@ -302,6 +402,8 @@ int worker_main(int argc, char **argv)
 	ws.rfd = rfd;
 	ws.wfd = wfd;
 	ws.ordinal = device;
+	const char *wrapped = getenv("CUPLAY_WORKER_WRAPPED"); /* set by the client under a wrapper */
+	ws.wrapped = wrapped && strcmp(wrapped, "1") == 0;
 	pf_open(&ws); /* before the driver: device printf goes there */
 
 	struct sigaction sa;
@@ -321,7 +423,9 @@ int worker_main(int argc, char **argv)
 	ws.trace_loop = getenv("CUPLAY_TRACE") != NULL;
 	ref_cache_init(&ws.refs, REF_CACHE_ENTRIES, REF_CACHE_BYTES);
 
-	if (worker_init(&ws, &err) != 0) {
+	pthread_mutex_init(&ws.start_mu, NULL);
+	pthread_cond_init(&ws.start_cv, NULL);
+	if (worker_init(&ws, &err) != 0 || start_thread(&ws, &err) != 0) {
 		const char *m = err ? err : "cannot start the GPU worker";
 		wire_send(wfd, MSG_ERROR, m, strlen(m), NULL, 0);
 		free(err);
@@ -334,10 +438,7 @@ int worker_main(int argc, char **argv)
 		worker_fini(&ws);
 		return 1;
 	}
-	/* NVML (clocks, throttling) is optional, and its start-up can take a
-	 * while: after the HELLO, while the front end compiles */
-	nvml_open(&ws.nvml, ws.ordinal, ws.info.pci_bus_id);
-	w_trace(NULL, "start-up: NVML");
+	w_trace(NULL, "start-up: the HELLO sent");
 	int code = 0;
 	for (;;) {
 		uint32_t type = 0;
@@ -353,6 +454,14 @@ int worker_main(int argc, char **argv)
 		if (type == MSG_QUIT) {
 			free(payload);
 			break;
+		}
+		if (type == MSG_DEVICE) {
+			free(payload);
+			if (answer_device(&ws) != 0) {
+				code = 1;
+				break;
+			}
+			continue;
 		}
 		if (type != MSG_RUN) { /* a late STOP, or noise */
 			free(payload);
@@ -399,5 +508,7 @@ int worker_main(int argc, char **argv)
 			break;
 	}
 	worker_fini(&ws);
+	pthread_cond_destroy(&ws.start_cv);
+	pthread_mutex_destroy(&ws.start_mu);
 	return code;
 }

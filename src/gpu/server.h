@@ -14,6 +14,7 @@
 #ifndef CUPLAY_SERVER_H
 #define CUPLAY_SERVER_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 
@@ -62,6 +63,9 @@ typedef struct hbuf {
  * size. */
 #define STAGE_KEEP_MAX (1 * GiB)
 
+/* The context's state at start-up (wstate.ctx_state). */
+enum { CTX_PENDING, CTX_READY, CTX_FAILED };
+
 typedef struct wstate {
 	int rfd, wfd;
 	int ordinal;
@@ -69,6 +73,20 @@ typedef struct wstate {
 	CUcontext ctx;
 	int have_ctx;
 	devinfo info;
+	/* Start-up: the HELLO goes once the device is known; the context, then
+	 * NVML and CUPTI, are made on a thread of their own (server.c) while
+	 * the first request's host work goes on. */
+	pthread_t start_thread;
+	int start_running;     /* the thread was started and is not joined yet */
+	pthread_mutex_t start_mu;
+	pthread_cond_t start_cv;
+	int ctx_state;         /* CTX_*: written under start_mu, final once not pending */
+	char start_err[512];   /* why there is no context (CTX_FAILED) */
+	int wrapped;           /* started under a wrapper (compute-sanitizer): no CUPTI set-up */
+	int ctx_waited;        /* w_ctx_wait has returned once: the context is current here */
+	double ctx_wait_ms;    /* how long that first wait took */
+	void *early[PLAN_MAX_BUFS]; /* host copies filled before the context (w_early_fill) */
+	size_t early_bytes[PLAN_MAX_BUFS];
 	CUevent ev0, ev1;
 	CUdeviceptr flush;     /* L2 flush scratch, allocated on first need */
 	size_t flush_bytes;
@@ -193,6 +211,25 @@ int w_stop_now(wstate *ws);
 CUresult w_dalloc_try(wrun *r, CUdeviceptr *d, size_t bytes, int managed, const char *what);
 int w_dalloc(wrun *r, CUdeviceptr *d, size_t bytes, int managed, const char *what);
 void w_load_host_alloc(void);
+/* Before the first device call of any request: waits for the start-up
+ * thread's context and makes it current on the calling thread. NULL when
+ * it is there, else why not (the start-up's error, which the request then
+ * reports). Cheap after the first call. Only the worker's main thread calls
+ * it; a thread of its own that makes CUDA calls sets the context itself. */
+const char *w_ctx_wait(wstate *ws);
+/* Waits for the rest of the start-up thread's work (NVML, CUPTI's set-up)
+ * before their first use; idempotent. */
+void w_start_join(wstate *ws);
+/* While the context is being made: fills the host copies of the plan's
+ * random and iota buffers, as pool_host_of would after the allocations,
+ * so that this host work overlaps with the context's creation. Quiet: a
+ * copy that cannot be had is left to pool_host_of. */
+void w_early_fill(wrun *r);
+/* pool_host_of's hook: the early copy of buffer i when it is bytes long,
+ * handed over (the caller owns it), or NULL. */
+void *w_early_take(wrun *r, int i, size_t bytes);
+/* The early copies no request took. */
+void w_early_free(wstate *ws);
 /* A plan from the wire, checked before anything is done with it. */
 int w_validate_plan(wrun *r);
 /* The function of a launch in the module, with its dynamic shared memory

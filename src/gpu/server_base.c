@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buffer.h"
+
 volatile sig_atomic_t w_interrupted;
 
 void w_on_sigint(int sig)
@@ -205,6 +207,87 @@ void w_load_host_alloc(void)
 	if (pf)
 		memcpy(&w_prefetch, &pf, sizeof pf);
 	dlclose(lib); /* cu_load's handle keeps the library loaded */
+}
+
+const char *w_ctx_wait(wstate *ws)
+{
+	if (ws->ctx_waited)
+		return ws->ctx_state == CTX_READY ? NULL : ws->start_err;
+	uint64_t t0 = now_ns();
+	pthread_mutex_lock(&ws->start_mu);
+	while (ws->ctx_state == CTX_PENDING)
+		pthread_cond_wait(&ws->start_cv, &ws->start_mu);
+	int state = ws->ctx_state;
+	pthread_mutex_unlock(&ws->start_mu);
+	if (state == CTX_READY) {
+		CUresult e = cu.CtxSetCurrent(ws->ctx);
+		if (e != CUDA_SUCCESS) {
+			snprintf(ws->start_err, sizeof ws->start_err, "cuCtxSetCurrent failed: %s", cu_errstr(e));
+			pthread_mutex_lock(&ws->start_mu);
+			ws->ctx_state = CTX_FAILED;
+			pthread_mutex_unlock(&ws->start_mu);
+		}
+	}
+	ws->ctx_waited = 1;
+	ws->ctx_wait_ms = (double)(now_ns() - t0) / 1e6;
+	w_trace(NULL, "start-up: the first device call waited %.2f ms for the context", ws->ctx_wait_ms);
+	return ws->ctx_state == CTX_READY ? NULL : ws->start_err;
+}
+
+void w_start_join(wstate *ws)
+{
+	if (!ws->start_running)
+		return;
+	uint64_t t0 = now_ns();
+	pthread_join(ws->start_thread, NULL);
+	ws->start_running = 0;
+	w_trace(NULL, "start-up: joined the start-up thread (waited %.2f ms)", (double)(now_ns() - t0) / 1e6);
+}
+
+void w_early_fill(wrun *r)
+{
+	const plan *p = r->p;
+	wstate *ws = r->ws;
+	w_early_free(ws);
+	int n = 0;
+	for (int i = 0; i < p->nbufs && i < PLAN_MAX_BUFS; i++) {
+		const plan_buf *pb = &p->bufs[i];
+		/* what pool_host_of fills for an upload: no memset will do */
+		if (pb->global || (pb->init != INIT_RANDOM && pb->init != INIT_IOTA) || pb->count == 0)
+			continue;
+		size_t bytes = (size_t)(pb->count * dtype_size(pb->type));
+		void *h = big_malloc(bytes);
+		if (!h)
+			continue;
+		buffer_fill(h, pb->type, pb->count, pb->init, pb->value, buffer_seed(p->seed, pb->name));
+		ws->early[i] = h;
+		ws->early_bytes[i] = bytes;
+		n++;
+	}
+	if (n > 0)
+		w_trace(r, "host copies of %d buffer%s filled while the context is made", n, n == 1 ? "" : "s");
+}
+
+void *w_early_take(wrun *r, int i, size_t bytes)
+{
+	wstate *ws = r->ws;
+	if (i < 0 || i >= PLAN_MAX_BUFS || !ws->early[i])
+		return NULL;
+	void *h = ws->early[i];
+	ws->early[i] = NULL;
+	if (ws->early_bytes[i] != bytes) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void w_early_free(wstate *ws)
+{
+	for (int i = 0; i < PLAN_MAX_BUFS; i++) {
+		free(ws->early[i]);
+		ws->early[i] = NULL;
+	}
 }
 
 static int check_launch(wrun *r, const plan_launch *l)

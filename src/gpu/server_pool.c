@@ -74,6 +74,8 @@ static int pool_held(const wstate *ws)
 void *pool_host_of(wrun *r, int i)
 {
 	pbuf *e = B(r, i);
+	if (!e->host)
+		e->host = w_early_take(r, i, e->bytes);
 	if (e->host)
 		return e->host;
 	const plan_buf *pb = &r->p->bufs[i];

@@ -21,19 +21,22 @@
  * Either refusal is one line (WIRE_OTHER_BUILD ...: restart cuplay). The
  * header and MSG_ERROR never change, so any two builds can say why they
  * refuse. Builds from before the version count as version 0. */
-#define WIRE_VERSION 5
+#define WIRE_VERSION 6
 #define WIRE_MAGIC 0x57504c43u /* "CLPW" in a little-endian word: a versioned HELLO */
 #define WIRE_OTHER_BUILD "the GPU worker is from another build of cuplay"
 
 enum wire_msg {
-	MSG_HELLO = 1,    /* worker -> front: wire_hello, once, after the context exists */
+	MSG_HELLO = 1,    /* worker -> front: wire_hello, once, when the device is known (its
+	                     context is still being made: free_mem is 0) */
 	MSG_ERROR = 2,    /* worker -> front: one line of text; the worker then exits */
 	MSG_RUN = 3,      /* front -> worker: plan, then plan.cubin_len bytes of cubin */
 	MSG_STOP = 4,     /* front -> worker: end sampling early (RES_INTERRUPTED) */
 	MSG_QUIT = 5,     /* front -> worker: leave */
 	MSG_PROGRESS = 6, /* worker -> front: wire_progress */
 	MSG_RESULT = 7,   /* worker -> front: result */
-	MSG_NOTE = 8      /* worker -> front: one line for the user (waiting for the GPU) */
+	MSG_NOTE = 8,     /* worker -> front: one line for the user (waiting for the GPU) */
+	MSG_DEVICE = 9    /* front -> worker: empty; worker -> front: devinfo with free_mem now
+	                     (or MSG_ERROR when it has no context, and it exits) */
 };
 
 #define WIRE_MAX_PAYLOAD ((uint64_t)1 << 30)

@@ -18,7 +18,8 @@
 /* Child side: `--worker RFD WFD DEVICE WIRE_VERSION`, the arguments after
  * --worker. Refuses a front end of another wire version (before it loads
  * the driver), else serves requests until the pipe closes. Returns the exit
- * code. */
+ * code. Under a wrapper (CUPLAY_WORKER_WRAPPED=1, which wc_start_under
+ * sets: compute-sanitizer, which never times) CUPTI is not set up ahead. */
 int worker_main(int argc, char **argv);
 
 typedef struct wclient {
@@ -77,6 +78,12 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
  * compute-sanitizer; waits up to hello_s seconds for its HELLO. w->pid is
  * the wrapper's. */
 int wc_start_under(wclient *w, const char *const *prefix, int hello_s, char **err);
+
+/* The device again (w->dev), with its free memory now, which the HELLO
+ * cannot carry: the worker answers once its context exists. Starts the
+ * worker if it is not running. -1 with *err: the worker's start-up error
+ * ("cuDevicePrimaryCtxRetain failed: ..."), after which it has left. */
+int wc_device(wclient *w, char **err);
 
 /* Asks the worker to leave, then reaps it (killed after 2 s). */
 void wc_stop(wclient *w);

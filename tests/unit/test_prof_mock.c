@@ -125,6 +125,20 @@ static void kclock_mock(void *h)
 	char *why = NULL;
 	double ms[4] = { 0 };
 
+	/* the one-time set-up (the worker's start-up thread) records nothing
+	 * and leaves recording off; a refusal reads as kclock_start's */
+	mock_env("MOCK_ACT_SUBS");
+	CHECK(kclock_prepare(&why) == -1);
+	CHECK_STREQ(why, "kernel timestamps taken by another profiler (ncu, nsys or compute-sanitizer?): "
+	                 "cuptiActivityEnable: CUPTI_ERROR_39");
+	free(why);
+	why = NULL;
+	CHECK(!on());
+	mock_env(NULL);
+	CHECK(kclock_prepare(&why) == 0 && why == NULL);
+	CHECK(!on());
+	kernel("k", 0, 1000); /* not recording: not seen by the first take below */
+
 	mock_env("MOCK_ACT_SUBS");
 	CHECK(kclock_start(&why) == -1);
 	CHECK_STREQ(why, "kernel timestamps taken by another profiler (ncu, nsys or compute-sanitizer?): "

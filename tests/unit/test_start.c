@@ -1,0 +1,302 @@
+/* test_start.c: the GPU worker's start-up against a stand-in driver
+ * (cuda_mock.c beside this file, built into a temporary libcuda.so.1 that
+ * the worker finds on LD_LIBRARY_PATH), without a GPU: the HELLO goes
+ * before the context is made; the free memory (`device`) and the first run
+ * wait for it, with the context current where they make their calls; a
+ * context that cannot be made becomes the run's error, and `device`'s; a
+ * worker asked to leave, or sent SIGINT, while its context is being made
+ * still behaves.
+ *
+ * This program is its own worker: `test_start --worker RFD WFD DEVICE
+ * VERSION` runs worker_main, and the client execs /proc/self/exe. */
+#include "test.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sass.h"
+#include "util.h"
+#include "worker.h"
+
+static char *find_cc(void)
+{
+	const char *cc = getenv("CC");
+	if (!cc || !*cc)
+		cc = "cc";
+	if (strchr(cc, '/'))
+		return access(cc, X_OK) == 0 ? xstrdup(cc) : NULL;
+	if (strchr(cc, ' '))
+		return NULL; /* "ccache gcc" and the like: not worth parsing here */
+	const char *path = getenv("PATH");
+	if (!path)
+		return NULL;
+	char *copy = xstrdup(path), *found = NULL;
+	for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = xasprintf("%s/%s", d, cc);
+		if (access(p, X_OK) == 0)
+			found = p;
+		else
+			free(p);
+	}
+	free(copy);
+	return found;
+}
+
+static char *here(void)
+{
+	const char *f = __FILE__;
+	const char *slash = strrchr(f, '/');
+	return slash ? xstrndup(f, (size_t)(slash - f)) : xstrdup(".");
+}
+
+static char tmpdir[] = "/tmp/cuplay-start-XXXXXX";
+static char *log_path;
+
+/* Builds src (beside this file) into tmpdir/so_name. */
+static int build(const char *cc, const char *src, const char *so_name)
+{
+	char *dir = here();
+	char *s = xasprintf("%s/%s", dir, src), *inc = xasprintf("-I%s/../../src/gpu", dir);
+	char *so = xasprintf("%s/%s", tmpdir, so_name);
+	const char *argv[] = { cc, "-shared", "-fPIC", "-O0", inc, "-o", so, s, "-lpthread", NULL };
+	char *out = NULL, *eout = NULL, *err = NULL;
+	int status = -1, ok = access(s, R_OK) == 0;
+	if (ok) {
+		int rc = proc_capture(argv, 120, &out, &eout, &status, &err);
+		ok = rc == 0 && status == 0;
+		if (!ok)
+			fprintf(stderr, "start: building %s failed: %s%s\n", src, err ? err : "", eout ? eout : "");
+	}
+	free(out);
+	free(eout);
+	free(err);
+	free(dir);
+	free(s);
+	free(inc);
+	free(so);
+	return ok ? 0 : -1;
+}
+
+/* The mock's settings for the next worker; the log emptied. */
+static void mock(const char *ctx_ms, int fail)
+{
+	setenv("MOCK_CTX_MS", ctx_ms, 1);
+	if (fail)
+		setenv("MOCK_CTX_FAIL", "1", 1);
+	else
+		unsetenv("MOCK_CTX_FAIL");
+	FILE *f = fopen(log_path, "w");
+	if (f)
+		fclose(f);
+}
+
+static char *mock_log(void)
+{
+	char *text = NULL;
+	size_t n = 0;
+	if (read_file(log_path, &text, &n) != 0)
+		return xstrdup("");
+	return text;
+}
+
+/* Where line `what` is in the log (its offset), or -1. */
+static long at(const char *log, const char *what)
+{
+	size_t n = strlen(what);
+	for (const char *p = log; (p = strstr(p, what)) != NULL; p++)
+		if ((p == log || p[-1] == '\n') && (p[n] == '\n' || p[n] == ' ' || !p[n]))
+			return (long)(p - log);
+	return -1;
+}
+
+static wclient client(void)
+{
+	wclient w;
+	memset(&w, 0, sizeof w);
+	w.rfd = w.wfd = -1;
+	w.exe = NULL; /* /proc/self/exe: this program */
+	return w;
+}
+
+static double ms_since(uint64_t t0)
+{
+	return (double)(now_ns() - t0) / 1e6;
+}
+
+/* The HELLO does not wait for the context (its 600 ms); the free memory
+ * does, and is asked for with the context current. */
+TEST(hello_first)
+{
+	mock("600", 0);
+	wclient w = client();
+	char *err = NULL;
+	uint64_t t0 = now_ns();
+	CHECK(wc_start(&w, &err) == 0);
+	double hello_ms = ms_since(t0);
+	CHECK(hello_ms < 450);
+	CHECK_STREQ(w.dev.name, "Mock GPU");
+	CHECK(w.dev.total_mem == (uint64_t)80 << 30 && w.dev.free_mem == 0);
+	CHECK(w.dev.cc_major == 9 && w.dev.sm_count == 132);
+	CHECK(wc_device(&w, &err) == 0);
+	double dev_ms = ms_since(t0);
+	CHECK(dev_ms >= 590);
+	CHECK(w.dev.free_mem == (uint64_t)3 << 30 && w.dev.total_mem == (uint64_t)80 << 30);
+	CHECK(wc_device(&w, &err) == 0); /* again: no wait */
+	CHECK(ms_since(t0) - dev_ms < 300);
+	wc_stop(&w);
+	CHECK(w.pid == 0);
+	char *log = mock_log();
+	CHECK(at(log, "hello-ready") >= 0 && at(log, "ctx-done") > at(log, "hello-ready"));
+	CHECK(at(log, "meminfo") > at(log, "ctx-done"));
+	CHECK(at(log, "nocontext") < 0);
+	if (hello_ms >= 450 || at(log, "nocontext") >= 0)
+		fprintf(stderr, "start: HELLO after %.1f ms; the mock's log:\n%s", hello_ms, log);
+	free(log);
+	free(err);
+}
+
+static plan *new_plan(void)
+{
+	plan *p = calloc(1, sizeof *p);
+	snprintf(p->launch.name, sizeof p->launch.name, "k");
+	snprintf(p->launch.lowered, sizeof p->launch.lowered, "k");
+	p->seed = 1234;
+	for (int i = 0; i < 3; i++)
+		p->launch.grid[i] = p->launch.block[i] = 1;
+	plan_buf *b = &p->bufs[p->nbufs++]; /* filled on the host while the context is made */
+	snprintf(b->name, sizeof b->name, "in");
+	b->type = DT_FLOAT;
+	b->count = 1 << 20;
+	b->init = INIT_RANDOM;
+	p->t.do_check = 1;
+	p->t.do_time = 1;
+	p->t.max_time_s = 0.1;
+	return p;
+}
+
+/* A run sent at once waits for the context and goes on with it current:
+ * the mock answers its first GPU work NOT_SUPPORTED, never INVALID_CONTEXT. */
+TEST(first_run)
+{
+	mock("300", 0);
+	wclient w = client();
+	char *err = NULL;
+	CHECK(wc_start(&w, &err) == 0);
+	plan *p = new_plan();
+	result *res = calloc(1, sizeof *res);
+	for (int i = 0; i < 2; i++) {
+		memset(res, 0, sizeof *res);
+		CHECK(wc_run(&w, p, "\x7f" "ELF", 4, 10, NULL, NULL, NULL, res, &err) == 0);
+		CHECK(res->status == RES_ERROR);
+		CHECK(strstr(res->error, "CUDA_ERROR_NOT_SUPPORTED") != NULL);
+		CHECK(strstr(res->error, "INVALID_CONTEXT") == NULL);
+		if (res->status != RES_ERROR || !strstr(res->error, "CUDA_ERROR_NOT_SUPPORTED"))
+			fprintf(stderr, "start: run %d: status %d: %s\n", i + 1, res->status, res->error);
+	}
+	wc_stop(&w);
+	char *log = mock_log();
+	CHECK(at(log, "ctx-done") > at(log, "hello-ready"));
+	CHECK(at(log, "nocontext") < 0); /* nor when the worker left */
+	if (at(log, "nocontext") >= 0)
+		fprintf(stderr, "start: the mock's log:\n%s", log);
+	free(log);
+	free(res);
+	free(p);
+	free(err);
+}
+
+#define NO_CTX "cuDevicePrimaryCtxRetain failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)"
+
+/* The context cannot be made: the first run's error (fatal: the worker
+ * leaves), and `device`'s. */
+TEST(context_fails)
+{
+	mock("100", 1);
+	wclient w = client();
+	char *err = NULL;
+	CHECK(wc_start(&w, &err) == 0);
+	plan *p = new_plan();
+	result *res = calloc(1, sizeof *res);
+	CHECK(wc_run(&w, p, "\x7f" "ELF", 4, 10, NULL, NULL, NULL, res, &err) == 0);
+	CHECK(res->status == RES_FATAL);
+	CHECK_STREQ(res->error, NO_CTX);
+	CHECK(w.pid == 0); /* it left, and was reaped */
+
+	CHECK(wc_start(&w, &err) == 0);
+	CHECK(wc_device(&w, &err) == -1);
+	CHECK_STREQ(err, NO_CTX);
+	CHECK(w.pid == 0);
+	free(res);
+	free(p);
+	free(err);
+}
+
+/* Asked to leave while its context is being made: it leaves once the
+ * context is there, well within wc_stop's 2 s before a kill. SIGINT then
+ * (the terminal's Ctrl-C reaches the worker too) harms nothing. */
+TEST(quit_and_sigint_while_starting)
+{
+	mock("700", 0);
+	wclient w = client();
+	char *err = NULL;
+	CHECK(wc_start(&w, &err) == 0);
+	uint64_t t0 = now_ns();
+	wc_stop(&w);
+	double ms = ms_since(t0);
+	CHECK(w.pid == 0 && ms < 1800);
+	char *log = mock_log();
+	CHECK(at(log, "ctx-done") >= 0 && at(log, "nocontext") < 0);
+	free(log);
+
+	mock("400", 0);
+	CHECK(wc_start(&w, &err) == 0);
+	CHECK(w.pid > 0 && kill(w.pid, SIGINT) == 0);
+	usleep(50 * 1000);
+	CHECK(kill(w.pid, SIGINT) == 0);
+	CHECK(wc_device(&w, &err) == 0);
+	CHECK(w.dev.free_mem == (uint64_t)3 << 30);
+	wc_stop(&w);
+	free(err);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
+		return worker_main(argc - 2, argv + 2);
+	char *cc = find_cc();
+	if (!cc || !mkdtemp(tmpdir)) {
+		printf("start: skipped: %s\n", cc ? "no temporary folder" : "no C compiler ($CC or cc)");
+		free(cc);
+		return 0;
+	}
+	int built = build(cc, "cuda_mock.c", "libcuda.so.1") == 0 && build(cc, "cupti_mock.c", "libcupti_mock.so") == 0;
+	free(cc);
+	CHECK(built);
+	if (built) {
+		log_path = xasprintf("%s/log", tmpdir);
+		char *cupti = xasprintf("%s/libcupti_mock.so", tmpdir);
+		setenv("LD_LIBRARY_PATH", tmpdir, 1); /* the workers' libcuda.so.1 */
+		setenv("CUPLAY_CUPTI", cupti, 1);
+		setenv("CUPLAY_GPU_LOCK", "0", 1);
+		setenv("MOCK_LOG", log_path, 1);
+		unsetenv("CUPLAY_TRACE_WORKER");
+		free(cupti);
+		RUN(hello_first);
+		RUN(first_run);
+		RUN(context_fails);
+		RUN(quit_and_sigint_while_starting);
+	}
+	const char *const rm[] = { "rm", "-rf", tmpdir, NULL };
+	char *o = NULL, *e = NULL, *er = NULL;
+	int st = 0;
+	proc_capture(rm, 30, &o, &e, &st, &er);
+	free(o);
+	free(e);
+	free(er);
+	free(log_path);
+	return test_report("start");
+}
