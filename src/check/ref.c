@@ -1,5 +1,6 @@
-/* ref.c: CPU references in double precision, and the comparison of a
- * kernel's output with what a reference wants. */
+/* ref.c: CPU references in double precision (those that only move values
+ * also in the elements' own type), and the comparison of a kernel's output
+ * with what a reference wants. */
 #include "ref.h"
 
 #include <float.h>
@@ -275,23 +276,128 @@ static void tr_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 		}
 }
 
-static int r_transpose(const ref_arg *a, double *out, uint64_t n, char **err)
+/* The shape of a transpose: rows and cols checked against the buffers. */
+static int tr_shape(const ref_arg *a, uint64_t n, uint64_t *rows, uint64_t *cols, char **err)
 {
-	uint64_t rows, cols, rc;
-	if (need_dim("transpose", &a[1], "rows", &rows, err) ||
-	    need_dim("transpose", &a[2], "cols", &cols, err))
+	uint64_t rc;
+	if (need_dim("transpose", &a[1], "rows", rows, err) ||
+	    need_dim("transpose", &a[2], "cols", cols, err))
 		return -1;
-	if (!mul_ok(rows, cols, &rc))
+	if (!mul_ok(*rows, *cols, &rc))
 		return fail(err, "transpose: rows * cols overflows");
 	if (need_count("transpose", &a[0], "in", rc, "rows * cols", err) ||
 	    need_out("transpose", n, rc, "rows * cols", err))
 		return -1;
+	return 0;
+}
+
+/* The lines of the longer side a chunk takes: about 64 Ki elements, in
+ * whole blocks. */
+static uint64_t tr_lines(uint64_t other)
+{
+	uint64_t lines = ((uint64_t)1 << 16) / other;
+	return (lines / TR_BLOCK + 1) * TR_BLOCK;
+}
+
+static int r_transpose(const ref_arg *a, double *out, uint64_t n, char **err)
+{
+	uint64_t rows, cols;
+	if (tr_shape(a, n, &rows, &cols, err))
+		return -1;
 	tr_ctx t = { a[0].data, out, rows, cols, cols >= rows };
 	uint64_t side = t.split_cols ? cols : rows, other = t.split_cols ? rows : cols;
-	/* about 64 Ki elements a chunk, in whole blocks */
-	uint64_t lines = ((uint64_t)1 << 16) / other;
-	lines = (lines / TR_BLOCK + 1) * TR_BLOCK;
-	par_chunks(side, lines, tr_chunk, &t);
+	par_chunks(side, tr_lines(other), tr_chunk, &t);
+	return 0;
+}
+
+/* ---- the same in the elements' own type: values only move ---- */
+
+typedef struct mv_ctx {
+	const unsigned char *in;
+	unsigned char *out;
+	size_t es;
+	uint64_t rows, cols;
+	int split_cols;
+	int canon; /* floats: a NaN becomes the NaN the path through doubles writes */
+} mv_ctx;
+
+static void mv_copy_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	const mv_ctx *m = p;
+	(void)ci;
+	if (m->canon) {
+		const float *in = (const float *)m->in;
+		float *o = (float *)m->out;
+		for (uint64_t i = lo; i < hi; i++)
+			o[i] = isnan(in[i]) ? NAN : in[i];
+		return;
+	}
+	memcpy(m->out + lo * m->es, m->in + lo * m->es, (hi - lo) * m->es);
+}
+
+static int m_copy(const ref_arg *a, void *out, dtype t, uint64_t n, char **err)
+{
+	if (need_count("copy", &a[0], "in", n, NULL, err))
+		return -1;
+	mv_ctx m = { a[0].raw, out, dtype_size(t), 0, 0, 0, t == DT_FLOAT };
+	par_chunks(n, par_grain(n), mv_copy_chunk, &m);
+	return 0;
+}
+
+/* tr_chunk's blocks on elements of type T. */
+#define MV_TR(T)                                                               \
+	do {                                                                       \
+		const T *in = (const T *)m->in;                                        \
+		T *o = (T *)m->out;                                                    \
+		for (uint64_t r = r0; r < r1; r++)                                     \
+			for (uint64_t c = c0; c < c1; c++)                                 \
+				o[c * rows + r] = in[r * cols + c];                            \
+	} while (0)
+
+static void mv_tr_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	const mv_ctx *m = p;
+	uint64_t rows = m->rows, cols = m->cols;
+	uint64_t rlo = m->split_cols ? 0 : lo, rhi = m->split_cols ? rows : hi;
+	uint64_t clo = m->split_cols ? lo : 0, chi = m->split_cols ? hi : cols;
+	size_t es = m->es;
+	(void)ci;
+	for (uint64_t r0 = rlo; r0 < rhi; r0 += TR_BLOCK)
+		for (uint64_t c0 = clo; c0 < chi; c0 += TR_BLOCK) {
+			uint64_t r1 = rhi - r0 > TR_BLOCK ? r0 + TR_BLOCK : rhi;
+			uint64_t c1 = chi - c0 > TR_BLOCK ? c0 + TR_BLOCK : chi;
+			if (m->canon) {
+				const float *in = (const float *)m->in;
+				float *o = (float *)m->out;
+				for (uint64_t r = r0; r < r1; r++)
+					for (uint64_t c = c0; c < c1; c++) {
+						float v = in[r * cols + c];
+						o[c * rows + r] = isnan(v) ? NAN : v;
+					}
+				continue;
+			}
+			switch (es) {
+			case 1: MV_TR(uint8_t); break;
+			case 2: MV_TR(uint16_t); break;
+			case 4: MV_TR(uint32_t); break;
+			case 8: MV_TR(uint64_t); break;
+			default:
+				for (uint64_t r = r0; r < r1; r++)
+					for (uint64_t c = c0; c < c1; c++)
+						memcpy(m->out + (c * rows + r) * es, m->in + (r * cols + c) * es, es);
+				break;
+			}
+		}
+}
+
+static int m_transpose(const ref_arg *a, void *out, dtype t, uint64_t n, char **err)
+{
+	uint64_t rows, cols;
+	if (tr_shape(a, n, &rows, &cols, err))
+		return -1;
+	mv_ctx m = { a[0].raw, out, dtype_size(t), rows, cols, cols >= rows, t == DT_FLOAT };
+	uint64_t side = m.split_cols ? cols : rows, other = m.split_cols ? rows : cols;
+	par_chunks(side, tr_lines(other), mv_tr_chunk, &m);
 	return 0;
 }
 
@@ -417,21 +523,21 @@ static int r_dot(const ref_arg *a, double *out, uint64_t n, char **err)
 }
 
 static const ref_fn refs[] = {
-	{ "copy", 1, "copy(in)", "b", r_copy, 1e-5, 0, "out[i] = in[i]" },
-	{ "add", 2, "add(a, b)", "bb", r_add, 1e-5, 0, "out[i] = a[i] + b[i]" },
-	{ "sub", 2, "sub(a, b)", "bb", r_sub, 1e-5, 0, "out[i] = a[i] - b[i]" },
-	{ "mul", 2, "mul(a, b)", "bb", r_mul, 1e-5, 0, "out[i] = a[i] * b[i]" },
-	{ "scale", 2, "scale(a, alpha)", "bs", r_scale, 1e-5, 0, "out[i] = alpha * a[i]" },
-	{ "square", 1, "square(a)", "b", r_square, 1e-5, 0, "out[i] = a[i] * a[i]" },
-	{ "saxpy", 3, "saxpy(alpha, x, y)", "sbb", r_saxpy, 1e-5, 0, "out[i] = alpha * x[i] + y[i]" },
+	{ "copy", 1, "copy(in)", "b", r_copy, 1e-5, 0, "out[i] = in[i]", m_copy },
+	{ "add", 2, "add(a, b)", "bb", r_add, 1e-5, 0, "out[i] = a[i] + b[i]", NULL },
+	{ "sub", 2, "sub(a, b)", "bb", r_sub, 1e-5, 0, "out[i] = a[i] - b[i]", NULL },
+	{ "mul", 2, "mul(a, b)", "bb", r_mul, 1e-5, 0, "out[i] = a[i] * b[i]", NULL },
+	{ "scale", 2, "scale(a, alpha)", "bs", r_scale, 1e-5, 0, "out[i] = alpha * a[i]", NULL },
+	{ "square", 1, "square(a)", "b", r_square, 1e-5, 0, "out[i] = a[i] * a[i]", NULL },
+	{ "saxpy", 3, "saxpy(alpha, x, y)", "sbb", r_saxpy, 1e-5, 0, "out[i] = alpha * x[i] + y[i]", NULL },
 	{ "transpose", 3, "transpose(in, rows, cols)", "bss", r_transpose, 1e-4, 0,
-	  "out[c * rows + r] = in[r * cols + c]: in is rows x cols, row-major" },
+	  "out[c * rows + r] = in[r * cols + c]: in is rows x cols, row-major", m_transpose },
 	{ "matmul", 5, "matmul(A, B, M, N, K)", "bbsss", r_matmul, 1e-4, 0,
-	  "out = A * B: A is M x K, B is K x N, out M x N, row-major" },
+	  "out = A * B: A is M x K, B is K x N, out M x N, row-major", NULL },
 	{ "conv1d", 4, "conv1d(in, w, n, r)", "bbss", r_conv1d, 1e-5, 0,
-	  "out[i] = sum of w[j] * in[i+j-r], j = 0..2r, 0 outside" },
-	{ "sum", 1, "sum(in)", "b", r_sum, 1e-4, 1, "out[0] = the sum of every element of in" },
-	{ "dot", 2, "dot(a, b)", "bb", r_dot, 1e-4, 1, "out[0] = the sum of a[i] * b[i]" },
+	  "out[i] = sum of w[j] * in[i+j-r], j = 0..2r, 0 outside", NULL },
+	{ "sum", 1, "sum(in)", "b", r_sum, 1e-4, 1, "out[0] = the sum of every element of in", NULL },
+	{ "dot", 2, "dot(a, b)", "bb", r_dot, 1e-4, 1, "out[0] = the sum of a[i] * b[i]", NULL },
 };
 
 const ref_fn *ref_find(const char *name)
@@ -449,6 +555,111 @@ const ref_fn *ref_table(int *n)
 	if (n)
 		*n = (int)ARRAY_LEN(refs);
 	return refs;
+}
+
+/* ---- the wanted values ---- */
+
+/* Integer outputs wrap as the device's arithmetic does. */
+static double wrap_int(double v, dtype t)
+{
+	if (!isfinite(v) || v != floor(v) || fabs(v) >= 9.2e18)
+		return v;
+	uint64_t x = (uint64_t)(int64_t)v;
+	switch (dtype_scalar(t)) {
+	case DT_INT: return (double)(int32_t)(uint32_t)x;
+	case DT_UNSIGNED: return (double)(uint32_t)x;
+	case DT_I8: return (double)(int8_t)(uint8_t)x;
+	case DT_U8: return (double)(uint8_t)x;
+	case DT_I16: return (double)(int16_t)(uint16_t)x;
+	case DT_U16: return (double)(uint16_t)x;
+	default: return v;
+	}
+}
+
+int ref_moves(const ref_fn *f, const ref_arg *a, dtype out)
+{
+	dtype os = dtype_scalar(out);
+	if (!f || !f->move || os == DT_LONG || os == DT_U64)
+		return 0;
+	for (int j = 0; j < f->nargs; j++)
+		if (a[j].is_buf && (!a[j].raw || dtype_scalar(a[j].type) != os))
+			return 0;
+	return 1;
+}
+
+static void *want_alloc(size_t bytes, const char *what, const char *name, char **err)
+{
+	void *p = big_malloc(bytes);
+	if (!p) {
+		double mib = (double)bytes / 1048576.0;
+		fail(err, "cannot allocate %.1f MiB of host memory for %s%s%s", mib, what,
+		     name ? name : "", name ? "' as doubles" : "");
+	}
+	return p;
+}
+
+void *ref_wanted(const ref_fn *f, const ref_arg *a, dtype out, uint64_t n, int doubles, dtype *wt,
+                 char **err)
+{
+	dtype os = dtype_scalar(out);
+	if (!doubles && ref_moves(f, a, out)) {
+		size_t es = dtype_size(os);
+		void *want = want_alloc((size_t)n * es, "the reference", NULL, err);
+		if (!want)
+			return NULL;
+		if (f->move(a, want, os, n, err) != 0) {
+			free(want);
+			return NULL;
+		}
+		*wt = os;
+		return want;
+	}
+	ref_arg ra[REF_MAX_ARGS];
+	double *conv[REF_MAX_ARGS] = {0};
+	double *want = NULL;
+	void *ret = NULL;
+	int nargs = f->nargs < REF_MAX_ARGS ? f->nargs : REF_MAX_ARGS;
+	for (int j = 0; j < nargs; j++) {
+		ra[j] = a[j];
+		if (!a[j].is_buf)
+			continue;
+		conv[j] = want_alloc((size_t)a[j].count * sizeof(double), "buffer '",
+		                     a[j].name ? a[j].name : "?", err);
+		if (!conv[j])
+			goto out;
+		int lanes = dtype_lanes(a[j].type);
+		buffer_to_double(a[j].raw, a[j].type, a[j].count / (uint64_t)(lanes > 0 ? lanes : 1), conv[j]);
+		ra[j].data = conv[j];
+	}
+	want = want_alloc((size_t)n * sizeof(double), "the reference", NULL, err);
+	if (!want)
+		goto out;
+	buffer_fill(want, DT_DOUBLE, n, INIT_VALUE, NAN, 0);
+	if (f->fn(ra, want, n, err) != 0)
+		goto out;
+	if (!dtype_is_float(out))
+		for (uint64_t k = 0; k < n; k++)
+			want[k] = wrap_int(want[k], out);
+	*wt = DT_DOUBLE;
+	/* Kept in the output's own type when that holds every value exactly
+	 * (a transpose or copy of floats): half the memory to cache and read. */
+	if (os == DT_FLOAT || os == DT_INT || os == DT_UNSIGNED) {
+		void *narrow = big_malloc((size_t)n * 4);
+		if (narrow && buffer_from_double_exact(want, n, os, narrow)) {
+			free(want);
+			want = narrow;
+			*wt = os;
+		} else {
+			free(narrow);
+		}
+	}
+	ret = want;
+	want = NULL;
+out:
+	free(want);
+	for (int j = 0; j < REF_MAX_ARGS; j++)
+		free(conv[j]);
+	return ret;
 }
 
 double ref_default_tol(const ref_fn *f, dtype out)

@@ -9,23 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Integer outputs wrap as the device's arithmetic does. */
-static double wrap_int(double v, dtype t)
-{
-	if (!isfinite(v) || v != floor(v) || fabs(v) >= 9.2e18)
-		return v;
-	uint64_t x = (uint64_t)(int64_t)v;
-	switch (dtype_scalar(t)) {
-	case DT_INT: return (double)(int32_t)(uint32_t)x;
-	case DT_UNSIGNED: return (double)(uint32_t)x;
-	case DT_I8: return (double)(int8_t)(uint8_t)x;
-	case DT_U8: return (double)(uint8_t)x;
-	case DT_I16: return (double)(int16_t)(uint16_t)x;
-	case DT_U16: return (double)(uint16_t)x;
-	default: return v;
-	}
-}
-
 /* The reference of a CHECK_REF check, its arguments into ra and the key
  * of its wanted values (n values for the output), without computing them.
  * NULL (after w_fail) when the check does not fit its reference. */
@@ -58,6 +41,7 @@ static const ref_fn *ref_key_of(wrun *r, const plan_check *c, uint64_t n, ref_ar
 			ra[j].is_buf = 1;
 			ra[j].count = p->bufs[a->buf].count * (uint64_t)dtype_lanes(p->bufs[a->buf].type);
 			ra[j].name = p->bufs[a->buf].name;
+			ra[j].type = p->bufs[a->buf].type;
 			ref_key_add_buf(key, &B(r, a->buf)->sig);
 			continue;
 		}
@@ -98,64 +82,25 @@ static const void *ref_want(wrun *r, const plan_check *c, uint64_t n, dtype *wt,
 	}
 
 	uint64_t t0 = now_ns();
-	double *conv[SPEC_MAX_CHECK_ARGS] = {0};
-	double *want = NULL;
+	/* CUPLAY_REF_DOUBLES=1: every reference in doubles (to compare) */
+	const char *env = getenv("CUPLAY_REF_DOUBLES");
+	int doubles = env && env[0] && strcmp(env, "0") != 0;
+	for (int j = 0; j < c->nargs; j++)
+		if (ra[j].is_buf && !(ra[j].raw = pool_host_of(r, c->args[j].buf)))
+			return NULL;
 	char *e = NULL;
-	const void *ret = NULL;
-	for (int j = 0; j < c->nargs; j++) {
-		if (!ra[j].is_buf)
-			continue;
-		int bi = c->args[j].buf;
-		const plan_buf *pb = &p->bufs[bi];
-		char what[96];
-		void *h = pool_host_of(r, bi);
-		if (!h)
-			goto out;
-		snprintf(what, sizeof what, "buffer '%s' as doubles", pb->name);
-		conv[j] = w_hmalloc(r, (size_t)(pb->count * (uint64_t)dtype_lanes(pb->type)) * sizeof(double), what);
-		if (!conv[j])
-			goto out;
-		buffer_to_double(h, pb->type, pb->count, conv[j]);
-		ra[j].data = conv[j];
-	}
-	char what[96];
-	snprintf(what, sizeof what, "the reference of buffer '%s'", oname);
-	want = w_hmalloc(r, (size_t)n * sizeof(double), what);
-	if (!want)
-		goto out;
-	buffer_fill(want, DT_DOUBLE, n, INIT_VALUE, NAN, 0);
-	if (f->fn(ra, want, n, &e) != 0) {
+	void *want = ref_wanted(f, ra, ob->type, n, doubles, wt, &e);
+	if (!want) {
 		w_fail(r, 0, "check of '%s': %s", oname, e ? e : "reference failed");
-		goto out;
+		free(e);
+		return NULL;
 	}
-	if (!dtype_is_float(ob->type))
-		for (uint64_t k = 0; k < n; k++)
-			want[k] = wrap_int(want[k], ob->type);
-	*wt = DT_DOUBLE;
-	/* Kept in the output's own type when that holds every value exactly
-	 * (a transpose or copy of floats): half the memory to cache and read. */
-	dtype os = dtype_scalar(ob->type);
-	if (os == DT_FLOAT || os == DT_INT || os == DT_UNSIGNED) {
-		void *narrow = big_malloc((size_t)n * 4);
-		if (narrow && buffer_from_double_exact(want, n, os, narrow)) {
-			free(want);
-			want = narrow;
-			*wt = os;
-		} else {
-			free(narrow);
-		}
-	}
-	w_trace(r, "reference %s of '%s': computed in %.1f ms (kept as %s)", f->name, oname,
-	      (double)(now_ns() - t0) / 1e6, dtype_name(*wt));
+	w_trace(r, "reference %s of '%s': computed in %.1f ms (%s, kept as %s)", f->name, oname,
+	        (double)(now_ns() - t0) / 1e6,
+	        ref_moves(f, ra, ob->type) && !doubles ? "moved in its own type" : "in doubles",
+	        dtype_name(*wt));
 	*owned = want;
-	ret = want;
-	want = NULL;
-out:
-	free(e);
-	free(want);
-	for (int j = 0; j < SPEC_MAX_CHECK_ARGS; j++)
-		free(conv[j]);
-	return ret;
+	return want;
 }
 
 /* References computed on the host while the GPU runs the checked launch
