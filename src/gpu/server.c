@@ -109,7 +109,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 		for (int i = 0; i < p->nchecks; i++)
 			if (p->checks[i].kind == CHECK_KERNEL && w_get_function(r, &p->checks[i].other, &r->other[i]) != 0)
 				goto done;
-	if (pool_setup(r) != 0 || pipe_setup(r) != 0)
+	if (pool_setup(r, check_early) != 0 || pipe_setup(r) != 0)
 		goto done;
 	{
 		CUdeviceptr ptrs[PLAN_MAX_BUFS] = {0};
@@ -140,6 +140,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	if (p->nmetrics > 0 && res->status == RES_OK && !w_stop_now(ws) && w_gpu_lock(r) == 0)
 		metrics_pass(r);
 done:
+	check_end(r);
 	w_gpu_unlock(ws);
 	pf_finish(r);
 	run_cleanup(r);

@@ -136,6 +136,7 @@ typedef struct wrun {
 	CUfunction other[PLAN_MAX_CHECKS];
 	kargs ka;
 	uint64_t t0;           /* the request's start, for traces */
+	struct ref_ahead *ahead; /* references computed beside the GPU work (server_check.c) */
 } wrun;
 
 _Static_assert(SPEC_MAX_CHECK_ARGS <= REF_MAX_ARGS, "a reference key holds every check argument");
@@ -222,8 +223,9 @@ void *pool_host_of(wrun *r, int i);
 int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int use_pristine);
 int pool_reset_dirty(wrun *r);
 /* The run's buffers: reused from the pool where their contents allow,
- * else allocated and written. */
-int pool_setup(wrun *r);
+ * else allocated and written; before_write (may be NULL) is called once
+ * they are allocated, before any is written. */
+int pool_setup(wrun *r, void (*before_write)(wrun *r));
 int pool_all_verified(wrun *r);
 int pool_reverify(wrun *r);
 int pool_restore_outputs(wrun *r);
@@ -256,6 +258,10 @@ void stage_free(wstate *ws);
 int gpu_outhash(wrun *r, CUdeviceptr d, uint64_t bytes, uint64_t h[2]);
 void hash_free(wstate *ws);
 int check_pass(wrun *r);
+/* pool_setup's before_write: a new configuration's references start on a
+ * thread before the upload; check_end waits for it (at the end of every run). */
+void check_early(wrun *r);
+void check_end(wrun *r);
 
 /* ---- server_lock.c: one measurer at a time per GPU, across processes */
 /* Takes the GPU's lock (waiting, with one note, while another process

@@ -11,20 +11,23 @@
 
 /* The reference of a CHECK_REF check, its arguments into ra and the key
  * of its wanted values (n values for the output), without computing them.
- * NULL (after w_fail) when the check does not fit its reference. */
-static const ref_fn *ref_key_of(wrun *r, const plan_check *c, uint64_t n, ref_arg *ra, ref_key *key)
+ * NULL when the check does not fit its reference (said when say). */
+static const ref_fn *ref_key_of(wrun *r, const plan_check *c, uint64_t n, ref_arg *ra, ref_key *key,
+                                int say)
 {
 	const plan *p = r->p;
 	const plan_buf *ob = &p->bufs[c->out];
 	const char *oname = ob->name;
 	const ref_fn *f = ref_find(c->ref);
 	if (!f) {
-		w_fail(r, 0, "check of '%s': unknown reference '%s'", oname, c->ref);
+		if (say)
+			w_fail(r, 0, "check of '%s': unknown reference '%s'", oname, c->ref);
 		return NULL;
 	}
 	if (c->nargs != f->nargs) {
-		w_fail(r, 0, "check of '%s': %s takes %d argument%s, got %d", oname, f->synopsis,
-		      f->nargs, f->nargs == 1 ? "" : "s", c->nargs);
+		if (say)
+			w_fail(r, 0, "check of '%s': %s takes %d argument%s, got %d", oname, f->synopsis,
+			       f->nargs, f->nargs == 1 ? "" : "s", c->nargs);
 		return NULL;
 	}
 	memset(ra, 0, SPEC_MAX_CHECK_ARGS * sizeof *ra);
@@ -33,8 +36,9 @@ static const ref_fn *ref_key_of(wrun *r, const plan_check *c, uint64_t n, ref_ar
 		const plan_arg *a = &c->args[j];
 		int want_buf = f->argkinds[j] == 'b';
 		if (want_buf != (a->kind == ARG_PTR)) {
-			w_fail(r, 0, "check of '%s': argument %d of %s must be %s", oname, j + 1, f->synopsis,
-			      want_buf ? "a buffer" : "a number, not a buffer");
+			if (say)
+				w_fail(r, 0, "check of '%s': argument %d of %s must be %s", oname, j + 1,
+				       f->synopsis, want_buf ? "a buffer" : "a number, not a buffer");
 			return NULL;
 		}
 		if (a->kind == ARG_PTR) {
@@ -70,7 +74,7 @@ static const void *ref_want(wrun *r, const plan_check *c, uint64_t n, dtype *wt,
 	const char *oname = ob->name;
 	ref_arg ra[SPEC_MAX_CHECK_ARGS];
 	*owned = NULL;
-	const ref_fn *f = ref_key_of(r, c, n, ra, key);
+	const ref_fn *f = ref_key_of(r, c, n, ra, key, 1);
 	if (!f)
 		return NULL;
 	*scalar_out = f->scalar_out;
@@ -136,8 +140,12 @@ static void *ahead_main(void *arg)
 	return NULL;
 }
 
-/* Starts the thread for the references not cached; none: nothing runs. */
-static void ahead_start(wrun *r, ref_ahead *a)
+/* Starts the thread for the references not cached; none: nothing runs.
+ * The host copies of their buffers are made first, here: the thread only
+ * reads them, and nothing writes them until the run ends (check_end).
+ * early: before the buffers are written (from pool_setup): a check that
+ * does not fit its reference is left to say so in its turn. */
+static void ahead_start(wrun *r, ref_ahead *a, int early)
 {
 	const plan *p = r->p;
 	memset(a, 0, sizeof *a);
@@ -152,10 +160,16 @@ static void ahead_start(wrun *r, ref_ahead *a)
 		ref_key key;
 		dtype wt;
 		uint64_t cn = 0;
-		if (!ref_key_of(r, c, n, ra, &key))
-			return; /* said; the comparison loop stops there */
+		if (!ref_key_of(r, c, n, ra, &key, !early))
+			break; /* the comparison loop stops there */
 		if (ref_cache_get(&r->ws->refs, &key, &wt, &cn) && cn == n)
 			continue;
+		int have = 1;
+		for (int j = 0; j < c->nargs && have; j++)
+			if (ra[j].is_buf && !pool_host_of(r, c->args[j].buf))
+				have = 0;
+		if (!have)
+			break; /* said */
 		a->pending[i] = 1;
 		any = 1;
 	}
@@ -163,6 +177,8 @@ static void ahead_start(wrun *r, ref_ahead *a)
 		a->running = 1;
 	else
 		memset(a->pending, 0, sizeof a->pending); /* computed in turn, as before */
+	if (a->running)
+		w_trace(r, "references started on a thread of their own%s", early ? " before the upload" : "");
 }
 
 static void ahead_join(ref_ahead *a)
@@ -178,6 +194,29 @@ static void ahead_free(ref_ahead *a)
 	for (int i = 0; i < PLAN_MAX_CHECKS; i++)
 		free(a->owned[i]);
 	memset(a->owned, 0, sizeof a->owned);
+}
+
+/* From pool_setup, once the run's buffers are allocated and before any is
+ * written: the references of a new configuration's checks start now, on
+ * the host copies of their inputs, beside the upload, the checked launch
+ * and the download. */
+void check_early(wrun *r)
+{
+	if (!r->p->t.do_check || r->ahead)
+		return;
+	r->ahead = xcalloc(1, sizeof *r->ahead);
+	ahead_start(r, r->ahead, 1);
+}
+
+/* The end of a run: a reference thread still running is waited for. */
+void check_end(wrun *r)
+{
+	if (!r->ahead)
+		return;
+	ahead_join(r->ahead);
+	ahead_free(r->ahead);
+	free(r->ahead);
+	r->ahead = NULL;
 }
 
 /* The buffer downloads of checked outputs go to, kept between runs. */
@@ -231,8 +270,8 @@ static int check_once(wrun *r, int *failed)
 	const plan *p = r->p;
 	wstate *ws = r->ws;
 	void *kgot[PLAN_MAX_CHECKS] = {0};
-	ref_ahead ahead;
-	memset(&ahead, 0, sizeof ahead);
+	ref_ahead local, *ahead = r->ahead ? r->ahead : &local; /* started early, or here */
+	memset(&local, 0, sizeof local);
 	int ret = -1;
 	r->res->nchecks = 0;
 	w_progress(ws, 0, WIRE_PHASE_GPU, 0);
@@ -269,7 +308,8 @@ static int check_once(wrun *r, int *failed)
 	}
 	if (pool_reset_dirty(r) != 0 || pipe_poison(r) != 0)
 		goto out;
-	ahead_start(r, &ahead);
+	if (ahead == &local)
+		ahead_start(r, &local, 0);
 	if (w_run_main(r) != 0 ||
 	    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
 		goto out;
@@ -292,7 +332,7 @@ static int check_once(wrun *r, int *failed)
 			 * values gets that comparison's result: the same bits give the same
 			 * result, so the check is as strict, without the download. */
 			ref_arg ra[SPEC_MAX_CHECK_ARGS];
-			const ref_fn *f = ref_key_of(r, c, n, ra, &key);
+			const ref_fn *f = ref_key_of(r, c, n, ra, &key, 1);
 			if (!f)
 				goto out;
 			int hr = ob->bytes && !p->bufs[c->out].managed ? gpu_outhash(r, ob->d, ob->bytes, h) : 1;
@@ -323,14 +363,14 @@ static int check_once(wrun *r, int *failed)
 		dtype wt = pb->type;
 		int scalar_out = 0;
 		void *owned = NULL;
-		if (c->kind == CHECK_REF && ahead.pending[i]) {
-			ahead_join(&ahead);
-			want = ahead.want[i];
-			wt = ahead.wt[i];
-			scalar_out = ahead.scalar_out[i];
-			key = ahead.key[i];
-			owned = ahead.owned[i];
-			ahead.owned[i] = NULL;
+		if (c->kind == CHECK_REF && ahead->pending[i]) {
+			ahead_join(ahead);
+			want = ahead->want[i];
+			wt = ahead->wt[i];
+			scalar_out = ahead->scalar_out[i];
+			key = ahead->key[i];
+			owned = ahead->owned[i];
+			ahead->owned[i] = NULL;
 			if (!want)
 				goto out;
 		} else if (c->kind == CHECK_REF) {
@@ -362,8 +402,12 @@ static int check_once(wrun *r, int *failed)
 	}
 	ret = 0;
 out:
-	ahead_join(&ahead);
-	ahead_free(&ahead);
+	if (ahead == &local) {
+		ahead_join(&local);
+		ahead_free(&local);
+	} else {
+		check_end(r); /* a second pass computes in turn (or finds the cache) */
+	}
 	for (int i = 0; i < PLAN_MAX_CHECKS; i++)
 		free(kgot[i]);
 	return ret;

@@ -70,7 +70,10 @@ static int pool_held(const wstate *ws)
 	return 0;
 }
 
-/* The host copy of buffer i's initial contents, made on first need. */
+/* The host copy of buffer i's initial contents, made on first need. Never
+ * written once made (the references read it on a thread of their own
+ * while the run goes on); freed only when its buffer leaves the pool, in
+ * pool_take before the references start, or when the worker leaves. */
 void *pool_host_of(wrun *r, int i)
 {
 	pbuf *e = B(r, i);
@@ -145,7 +148,7 @@ static int keeps_pristine(const plan *p, int i, const pbuf *e)
  * ones allocated; then every buffer holds its initial contents.
  * 0: done; 1: short of device memory (*need_out: what the new allocations
  * need; nothing reported); -1: an error, reported. */
-static int pool_take(wrun *r, uint64_t *need_out)
+static int pool_take(wrun *r, uint64_t *need_out, void (*before_write)(wrun *r))
 {
 	const plan *p = r->p;
 	wstate *ws = r->ws;
@@ -276,6 +279,8 @@ static int pool_take(wrun *r, uint64_t *need_out)
 		}
 	}
 
+	if (before_write)
+		before_write(r);
 	/* Write the initial contents where they may be missing. A buffer is
 	 * verified when this run wrote it from its host copy or a memset (not
 	 * trusting what earlier runs left). */
@@ -317,11 +322,11 @@ out:
 	return ret;
 }
 
-int pool_setup(wrun *r)
+int pool_setup(wrun *r, void (*before_write)(wrun *r))
 {
 	uint64_t need = 0;
 	for (int attempt = 0;; attempt++) {
-		int rc = pool_take(r, &need);
+		int rc = pool_take(r, &need, before_write);
 		if (rc <= 0)
 			return rc;
 		/* Short of device memory: start again once without the pool (what
