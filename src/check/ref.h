@@ -81,6 +81,23 @@ void ref_compare(const double *got, const double *want, uint64_t n, double tol, 
 void ref_compare_typed(const void *got, dtype gt, const void *want, dtype wt, uint64_t n,
                        double tol, cmp_result *r);
 
+/* The same comparison in pieces, as the output arrives: begin, then
+ * ref_cmp_range over consecutive pieces [lo, hi) from 0 to n (got holds
+ * elements lo to hi of the output, got[0] being element lo; want all n),
+ * then ref_cmp_end. The result is ref_compare_typed's on the whole array,
+ * bit for bit, however the pieces fall. The first bad element is found
+ * again in the one chunk of par_grain(n) elements that holds it: fetch
+ * gives elements [lo, hi) of the output (NULL: an error, then ref_cmp_end
+ * returns -1 and bad_index may be missing). Pieces out of order or short
+ * of n: -1 and no verdict (ok 0). ref_cmp_end and ref_cmp_abort free the
+ * run. */
+typedef struct cmp_run cmp_run;
+typedef const void *(*cmp_fetch)(void *ctx, uint64_t lo, uint64_t hi);
+cmp_run *ref_cmp_begin(dtype gt, dtype wt, uint64_t n, double tol);
+void ref_cmp_range(cmp_run *c, const void *got, const void *want, uint64_t lo, uint64_t hi);
+int ref_cmp_end(cmp_run *c, const void *want, cmp_fetch fetch, void *ctx, cmp_result *r);
+void ref_cmp_abort(cmp_run *c);
+
 /* Threads for the host loops here (compare, fill, conversion, references):
  * n > 0 sets it (at most 64), 0 restores the default (the CPUs this
  * process may run on, at most 64). */
