@@ -61,8 +61,7 @@ static void run_cleanup(wrun *r)
 	if (r->have_mod)
 		cu.ModuleUnload(r->mod);
 	r->have_mod = 0;
-	if (ws->stage && ws->stage_bytes > STAGE_KEEP_MAX)
-		stage_free(ws);
+	stage_trim(ws);
 }
 
 static void serve_run(wstate *ws, const plan *p, const void *image, result *res)

@@ -7,6 +7,8 @@
  *   server_pipe.c   runs on host data: host buffers, streams, the chunks'
  *                   copies and launches
  *   server_pool.c   device buffers kept from run to run
+ *   server_stage.c  the page-locked staging area: uploads, and downloads
+ *                   compared chunk by chunk
  *   server_lock.c   the lock that lets one process at a time measure a GPU
  *   server_printf.c device printf, caught behind stdout
  *   server_base.c   errors, traces, progress, allocation, launches
@@ -89,8 +91,12 @@ typedef struct wstate {
 	 * their pristine copies. */
 	pbuf pool[PLAN_MAX_BUFS];
 	ref_cache refs;        /* reference results of recent checks */
-	void *stage;           /* download buffer for checked outputs */
+	void *stage;           /* download buffer for checked outputs (no staging area) */
 	size_t stage_bytes;
+	void *pin;             /* the staging area (server_stage.c), made on first need */
+	CUstream pin_stream;   /* its copies */
+	CUevent pin_ev[2];     /* each half's last copy up */
+	int pin_state;         /* 0 not tried yet, 1 ready, -1 not to be had */
 	verdict_cache verdicts; /* results of comparisons, by the hash of the output compared */
 	CUmodule hash_mod;     /* the output hash kernel (server_hash.c), loaded on first need */
 	CUfunction hash_fn;
@@ -230,6 +236,21 @@ int pool_all_verified(wrun *r);
 int pool_reverify(wrun *r);
 int pool_restore_outputs(wrun *r);
 
+/* ---- server_stage.c: the staging area; 1 from these: it cannot be had
+ * (or is of no use here), go the way without it */
+/* Output d (n scalars of gt, called name) compared with want (n of wt)
+ * as it comes down in chunks: ref_compare_typed's result in *cr. */
+int stage_compare(wrun *r, CUdeviceptr d, const char *name, dtype gt, const void *want, dtype wt,
+                  uint64_t n, double tol, cmp_result *cr);
+/* bytes from host src up to d, chunk by chunk through the area; done when
+ * it returns. */
+int stage_upload(wrun *r, CUdeviceptr dst, const void *src, size_t bytes, const char *name);
+/* The pageable download buffer (stage_get) and the staging area go;
+ * stage_trim: the buffer only, when over STAGE_KEEP_MAX. */
+void stage_free(wstate *ws);
+void stage_trim(wstate *ws);
+void *stage_get(wrun *r, size_t bytes, const char *what);
+
 /* ---- server_pipe.c: runs on host data */
 /* The run's host buffers (the initial contents copied into the inputs,
  * the outputs poisoned) and one stream a chunk; nothing without host
@@ -252,7 +273,6 @@ const void *pipe_out(wrun *r, int i);
 int pipe_poison(wrun *r);
 
 /* ---- server_check.c */
-void stage_free(wstate *ws);
 /* server_hash.c: the output hash (outhash.h) of bytes at d, on the GPU. 0
  * with h; 1 when the hash kernel cannot be had here; -1 on an error. */
 int gpu_outhash(wrun *r, CUdeviceptr d, uint64_t bytes, uint64_t h[2]);

@@ -219,33 +219,6 @@ void check_end(wrun *r)
 	r->ahead = NULL;
 }
 
-/* The buffer downloads of checked outputs go to, kept between runs. */
-void stage_free(wstate *ws)
-{
-	free(ws->stage);
-	ws->stage = NULL;
-	ws->stage_bytes = 0;
-}
-
-static void *stage_get(wrun *r, size_t bytes, const char *what)
-{
-	wstate *ws = r->ws;
-	if (bytes == 0)
-		bytes = 1;
-	if (ws->stage && ws->stage_bytes >= bytes)
-		return ws->stage;
-	stage_free(ws);
-	/* Pageable: page-locking 256 MiB costs an H100's host ~150 ms, more
-	 * than the copy it speeds up saves, and an output whose bits were
-	 * checked before is not downloaded again (outhash.h). */
-	void *h = w_hmalloc(r, bytes, what);
-	if (!h)
-		return NULL;
-	ws->stage = h;
-	ws->stage_bytes = bytes;
-	return h;
-}
-
 /* Downloads a device buffer into a new host array (for checks against
  * another kernel). */
 static void *download_new(wrun *r, CUdeviceptr d, const plan_buf *pb, size_t bytes)
@@ -347,18 +320,7 @@ static int check_once(wrun *r, int *failed)
 				goto have_result;
 			}
 		}
-		char what[96];
-		snprintf(what, sizeof what, "buffer '%s'", pb->name);
-		const void *got = hout ? hout : stage_get(r, ob->bytes, what);
-		if (!got)
-			goto out;
-		if (!hout && staged != c->out) {
-			staged = -1;
-			if (ob->bytes && w_ck(r, cu.MemcpyDtoH(ws->stage, ob->d, ob->bytes), "cuMemcpyDtoH") != 0)
-				goto out;
-			staged = c->out;
-			w_trace(r, "downloaded '%s' (%.1f MiB)", pb->name, (double)ob->bytes / (double)MiB);
-		}
+		/* the wanted values first: the output is compared as it comes down */
 		const void *want = kgot[i];
 		dtype wt = pb->type;
 		int scalar_out = 0;
@@ -379,8 +341,34 @@ static int check_once(wrun *r, int *failed)
 				goto out;
 		}
 		uint64_t cn = scalar_out && n > 1 ? 1 : n;
-		ref_compare_typed(got, pb->type, want, wt, cn, c->tol, &cr);
-		w_trace(r, "compared '%s' on %d threads", pb->name, ref_threads());
+		int how = 1; /* 1: not yet compared */
+		if (!hout && !p->bufs[c->out].managed) {
+			how = stage_compare(r, ob->d, pb->name, pb->type, want, wt, cn, c->tol, &cr);
+			staged = -1; /* the output is in no download buffer */
+		}
+		if (how == 1) {
+			/* where it landed (copied out), else downloaded whole */
+			char what[96];
+			snprintf(what, sizeof what, "buffer '%s'", pb->name);
+			const void *got = hout ? hout : stage_get(r, ob->bytes, what);
+			how = got ? 0 : -1;
+			if (got && !hout && staged != c->out) {
+				staged = -1;
+				if (ob->bytes && w_ck(r, cu.MemcpyDtoH(ws->stage, ob->d, ob->bytes), "cuMemcpyDtoH") != 0)
+					how = -1;
+				else
+					staged = c->out;
+				w_trace(r, "downloaded '%s' (%.1f MiB)", pb->name, (double)ob->bytes / (double)MiB);
+			}
+			if (how == 0) {
+				ref_compare_typed(got, pb->type, want, wt, cn, c->tol, &cr);
+				w_trace(r, "compared '%s' on %d threads", pb->name, ref_threads());
+			}
+		}
+		if (how != 0) {
+			free(owned);
+			goto out;
+		}
 		if (owned)
 			ref_cache_put(&ws->refs, &key, owned, wt, n);
 		if (hashed)

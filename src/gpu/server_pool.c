@@ -95,7 +95,7 @@ void *pool_host_of(wrun *r, int i)
 
 /* Writes buffer i's initial contents into dst: one memset, else a copy of
  * the pristine device copy (when use_pristine and there is one), else an
- * upload of the host copy. */
+ * upload of the host copy (through the staging area when it can). */
 int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int use_pristine)
 {
 	pbuf *e = B(r, i);
@@ -110,6 +110,9 @@ int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int use_pristine)
 	void *h = pool_host_of(r, i);
 	if (!h)
 		return -1;
+	int s = stage_upload(r, dst, h, e->bytes, r->p->bufs[i].name);
+	if (s <= 0)
+		return s;
 	return w_ck(r, cu.MemcpyHtoD(dst, h, e->bytes), "cuMemcpyHtoD");
 }
 
