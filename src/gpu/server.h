@@ -250,6 +250,9 @@ int stage_upload(wrun *r, CUdeviceptr dst, const void *src, size_t bytes, const 
 void stage_free(wstate *ws);
 void stage_trim(wstate *ws);
 void *stage_get(wrun *r, size_t bytes, const char *what);
+/* A host array for a whole copy from the GPU, its pages faulted in first
+ * on every core (w_hmalloc's failure otherwise). */
+void *stage_host_array(wrun *r, size_t bytes, const char *what);
 
 /* ---- server_pipe.c: runs on host data */
 /* The run's host buffers (the initial contents copied into the inputs,

@@ -225,7 +225,7 @@ static void *download_new(wrun *r, CUdeviceptr d, const plan_buf *pb, size_t byt
 {
 	char what[96];
 	snprintf(what, sizeof what, "buffer '%s'", pb->name);
-	void *raw = w_hmalloc(r, bytes, what);
+	void *raw = stage_host_array(r, bytes, what);
 	if (!raw)
 		return NULL;
 	if (bytes && w_ck(r, cu.MemcpyDtoH(raw, d, bytes), "cuMemcpyDtoH") != 0) {

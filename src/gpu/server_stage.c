@@ -169,8 +169,8 @@ int stage_compare(wrun *r, CUdeviceptr d, const char *name, dtype gt, const void
 			w_fail(r, 0, "the comparison of '%s' came out incomplete", name);
 		goto out;
 	}
-	w_trace(r, "downloaded and compared '%s' in %" PRIu64 " chunk%s through the staging area (%.1f MiB, %.1f ms)",
-	        name, nch, nch == 1 ? "" : "s", (double)(n * es) / (double)MiB, (double)(now_ns() - t0) / 1e6);
+	w_trace(r, "downloaded and compared '%s' in %" PRIu64 " chunk%s through the staging area"
+	        " (%.1f MiB, %.1f ms)", name, nch, nch == 1 ? "" : "s", (double)(n * es) / (double)MiB, (double)(now_ns() - t0) / 1e6);
 	ret = 0;
 out:
 	if (queued) /* the area is not reused while a copy may still write it */
@@ -229,6 +229,26 @@ out:
 	return ret;
 }
 
+/* ---- host arrays a copy from the GPU writes whole */
+
+static void touch_part(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	volatile unsigned char *b = p;
+	(void)ci;
+	for (uint64_t i = lo; i < hi; i += 4096)
+		b[i] = 0;
+}
+
+void *stage_host_array(wrun *r, size_t bytes, const char *what)
+{
+	unsigned char *p = w_hmalloc(r, bytes, what);
+	/* every page faulted in now, on every core: a copy into fresh pageable
+	 * memory takes each fault in turn (~1 us a 4 KiB page) */
+	if (p && bytes > ((size_t)4 << 20))
+		par_chunks(bytes, (uint64_t)4 << 20, touch_part, p);
+	return p;
+}
+
 /* ---- the pageable download buffer: where there is no staging area, a
  * checked output comes down whole, into a buffer kept between runs */
 
@@ -260,7 +280,7 @@ void *stage_get(wrun *r, size_t bytes, const char *what)
 	free(ws->stage);
 	ws->stage = NULL;
 	ws->stage_bytes = 0;
-	void *h = w_hmalloc(r, bytes, what);
+	void *h = stage_host_array(r, bytes, what);
 	if (!h)
 		return NULL;
 	ws->stage = h;
