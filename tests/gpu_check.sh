@@ -53,11 +53,11 @@ while read -r name file kernel sets out bytes ref; do
 		bad "$name: no trace of '$out' downloaded and compared in $n chunk(s) through the staging area"
 		continue
 	fi
-	if [ "$bytes" -ge 16777216 ] && ! grep -q "uploaded '[a-z]*' through the staging area in" "$tmp/out"; then
+	if [ "$bytes" -ge 16777216 ] && ! grep -q "uploaded '[A-Za-z0-9_]*' through the staging area in" "$tmp/out"; then
 		bad "$name: no trace of an upload through the staging area"
 		continue
 	fi
-	if [ "$ref" = move ] && ! grep -q "reference [a-z]* of '$out': computed in .* (moved in its own type" "$tmp/out"; then
+	if [ "$ref" = move ] && ! grep -q "reference [a-z0-9]* of '$out': computed in .* (moved in its own type" "$tmp/out"; then
 		bad "$name: the reference was not moved in its own type"
 		continue
 	fi

@@ -170,7 +170,8 @@ int stage_compare(wrun *r, CUdeviceptr d, const char *name, dtype gt, const void
 		goto out;
 	}
 	w_trace(r, "downloaded and compared '%s' in %" PRIu64 " chunk%s through the staging area"
-	        " (%.1f MiB, %.1f ms)", name, nch, nch == 1 ? "" : "s", (double)(n * es) / (double)MiB, (double)(now_ns() - t0) / 1e6);
+	        " (%.1f MiB, %.1f ms)", name, nch, nch == 1 ? "" : "s", (double)(n * es) / (double)MiB,
+	        (double)(now_ns() - t0) / 1e6);
 	ret = 0;
 out:
 	if (queued) /* the area is not reused while a copy may still write it */
