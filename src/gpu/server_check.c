@@ -342,6 +342,8 @@ static int check_once(wrun *r, int *failed)
 		}
 		uint64_t cn = scalar_out && n > 1 ? 1 : n;
 		int how = 1; /* 1: not yet compared */
+		/* through the staging area, chunk by chunk; a managed output (its
+		 * pages may be on the host) comes down whole, as it always did */
 		if (!hout && !p->bufs[c->out].managed) {
 			how = stage_compare(r, ob->d, pb->name, pb->type, want, wt, cn, c->tol, &cr);
 			staged = -1; /* the output is in no download buffer */
@@ -354,11 +356,12 @@ static int check_once(wrun *r, int *failed)
 			how = got ? 0 : -1;
 			if (got && !hout && staged != c->out) {
 				staged = -1;
-				if (ob->bytes && w_ck(r, cu.MemcpyDtoH(ws->stage, ob->d, ob->bytes), "cuMemcpyDtoH") != 0)
+				if (ob->bytes && w_ck(r, cu.MemcpyDtoH(ws->stage, ob->d, ob->bytes), "cuMemcpyDtoH") != 0) {
 					how = -1;
-				else
+				} else {
 					staged = c->out;
-				w_trace(r, "downloaded '%s' (%.1f MiB)", pb->name, (double)ob->bytes / (double)MiB);
+					w_trace(r, "downloaded '%s' (%.1f MiB)", pb->name, (double)ob->bytes / (double)MiB);
+				}
 			}
 			if (how == 0) {
 				ref_compare_typed(got, pb->type, want, wt, cn, c->tol, &cr);
