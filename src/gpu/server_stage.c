@@ -8,14 +8,14 @@
  * (256 MiB: ~150 ms on an H100's host), paid once per worker: 16 MiB is
  * ~10 ms, against the ~70 ms that a 256 MiB output's pageable download
  * loses to page faults and the slower link. A copy of 8 MiB over a pinned
- * link of ~50 GB/s takes ~0.15 ms, long beside the ~10 us that queueing a
- * copy and waking the compare's threads cost, and short beside the host's
- * work on the chunk (comparing 8 MiB against the wanted values, or
- * copying 8 MiB from a pageable array into the area, reads and writes
- * host memory at a few tens of GB/s at best): the host side is the slower
- * one, so two chunks (one the copy fills or drains while the host works on
- * the other) keep the link busy whenever the host can, and a third would
- * only wait. */
+ * link of ~50 GB/s takes ~0.15 ms; the host's work on the chunk (comparing
+ * 8 MiB with 8 MiB or more of wanted values, or copying 8 MiB out of a
+ * pageable array into the area) moves 16 MiB or more through host memory
+ * at a few tens of GB/s, ~0.5 ms, plus starting its threads (par.h starts
+ * them for each loop: some tens of us each), which a chunk of 8 MiB keeps
+ * to a fraction of it. The host side is the slower one, so two chunks (the
+ * copy fills or drains one while the host works on the other) keep the
+ * link busy whenever the host can; a third would only wait. */
 #include "server.h"
 
 #include <inttypes.h>
