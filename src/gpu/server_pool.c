@@ -110,7 +110,8 @@ int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int use_pristine)
 	void *h = pool_host_of(r, i);
 	if (!h)
 		return -1;
-	int s = stage_upload(r, dst, h, e->bytes, r->p->bufs[i].name);
+	/* a managed buffer goes up whole, as its download comes down */
+	int s = r->p->bufs[i].managed ? 1 : stage_upload(r, dst, h, e->bytes, r->p->bufs[i].name);
 	if (s <= 0)
 		return s;
 	return w_ck(r, cu.MemcpyHtoD(dst, h, e->bytes), "cuMemcpyHtoD");
