@@ -226,5 +226,11 @@ CUPLAY="$CUPLAY" bash tests/gpu_explain.sh >"$tmp/explain" 2>&1
 cat "$tmp/explain"
 m=$(sed -n 's/^gpu-explain: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/explain")
 if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_explain.sh did not finish"; fi
+# a new configuration's data path: the staging area, the comparison in
+# chunks, references in the elements' own type, against the way before
+CUPLAY="$CUPLAY" bash tests/gpu_check.sh >"$tmp/check" 2>&1
+cat "$tmp/check"
+m=$(sed -n 's/^gpu-check: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/check")
+if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_check.sh did not finish"; fi
 
 echo "gpu: $pass passed, $fail failed"

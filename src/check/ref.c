@@ -1,5 +1,6 @@
-/* ref.c: CPU references in double precision, and the comparison of a
- * kernel's output with what a reference wants. */
+/* ref.c: CPU references in double precision (those that only move values
+ * also in the elements' own type), and the comparison of a kernel's output
+ * with what a reference wants. */
 #include "ref.h"
 
 #include <float.h>
@@ -275,23 +276,128 @@ static void tr_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 		}
 }
 
-static int r_transpose(const ref_arg *a, double *out, uint64_t n, char **err)
+/* The shape of a transpose: rows and cols checked against the buffers. */
+static int tr_shape(const ref_arg *a, uint64_t n, uint64_t *rows, uint64_t *cols, char **err)
 {
-	uint64_t rows, cols, rc;
-	if (need_dim("transpose", &a[1], "rows", &rows, err) ||
-	    need_dim("transpose", &a[2], "cols", &cols, err))
+	uint64_t rc;
+	if (need_dim("transpose", &a[1], "rows", rows, err) ||
+	    need_dim("transpose", &a[2], "cols", cols, err))
 		return -1;
-	if (!mul_ok(rows, cols, &rc))
+	if (!mul_ok(*rows, *cols, &rc))
 		return fail(err, "transpose: rows * cols overflows");
 	if (need_count("transpose", &a[0], "in", rc, "rows * cols", err) ||
 	    need_out("transpose", n, rc, "rows * cols", err))
 		return -1;
+	return 0;
+}
+
+/* The lines of the longer side a chunk takes: about 64 Ki elements, in
+ * whole blocks. */
+static uint64_t tr_lines(uint64_t other)
+{
+	uint64_t lines = ((uint64_t)1 << 16) / other;
+	return (lines / TR_BLOCK + 1) * TR_BLOCK;
+}
+
+static int r_transpose(const ref_arg *a, double *out, uint64_t n, char **err)
+{
+	uint64_t rows, cols;
+	if (tr_shape(a, n, &rows, &cols, err))
+		return -1;
 	tr_ctx t = { a[0].data, out, rows, cols, cols >= rows };
 	uint64_t side = t.split_cols ? cols : rows, other = t.split_cols ? rows : cols;
-	/* about 64 Ki elements a chunk, in whole blocks */
-	uint64_t lines = ((uint64_t)1 << 16) / other;
-	lines = (lines / TR_BLOCK + 1) * TR_BLOCK;
-	par_chunks(side, lines, tr_chunk, &t);
+	par_chunks(side, tr_lines(other), tr_chunk, &t);
+	return 0;
+}
+
+/* ---- the same in the elements' own type: values only move ---- */
+
+typedef struct mv_ctx {
+	const unsigned char *in;
+	unsigned char *out;
+	size_t es;
+	uint64_t rows, cols;
+	int split_cols;
+	int canon; /* floats: a NaN becomes the NaN the path through doubles writes */
+} mv_ctx;
+
+static void mv_copy_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	const mv_ctx *m = p;
+	(void)ci;
+	if (m->canon) {
+		const float *in = (const float *)m->in;
+		float *o = (float *)m->out;
+		for (uint64_t i = lo; i < hi; i++)
+			o[i] = isnan(in[i]) ? NAN : in[i];
+		return;
+	}
+	memcpy(m->out + lo * m->es, m->in + lo * m->es, (hi - lo) * m->es);
+}
+
+static int m_copy(const ref_arg *a, void *out, dtype t, uint64_t n, char **err)
+{
+	if (need_count("copy", &a[0], "in", n, NULL, err))
+		return -1;
+	mv_ctx m = { a[0].raw, out, dtype_size(t), 0, 0, 0, t == DT_FLOAT };
+	par_chunks(n, par_grain(n), mv_copy_chunk, &m);
+	return 0;
+}
+
+/* tr_chunk's blocks on elements of type T. */
+#define MV_TR(T)                                                               \
+	do {                                                                       \
+		const T *in = (const T *)m->in;                                        \
+		T *o = (T *)m->out;                                                    \
+		for (uint64_t r = r0; r < r1; r++)                                     \
+			for (uint64_t c = c0; c < c1; c++)                                 \
+				o[c * rows + r] = in[r * cols + c];                            \
+	} while (0)
+
+static void mv_tr_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+{
+	const mv_ctx *m = p;
+	uint64_t rows = m->rows, cols = m->cols;
+	uint64_t rlo = m->split_cols ? 0 : lo, rhi = m->split_cols ? rows : hi;
+	uint64_t clo = m->split_cols ? lo : 0, chi = m->split_cols ? hi : cols;
+	size_t es = m->es;
+	(void)ci;
+	for (uint64_t r0 = rlo; r0 < rhi; r0 += TR_BLOCK)
+		for (uint64_t c0 = clo; c0 < chi; c0 += TR_BLOCK) {
+			uint64_t r1 = rhi - r0 > TR_BLOCK ? r0 + TR_BLOCK : rhi;
+			uint64_t c1 = chi - c0 > TR_BLOCK ? c0 + TR_BLOCK : chi;
+			if (m->canon) {
+				const float *in = (const float *)m->in;
+				float *o = (float *)m->out;
+				for (uint64_t r = r0; r < r1; r++)
+					for (uint64_t c = c0; c < c1; c++) {
+						float v = in[r * cols + c];
+						o[c * rows + r] = isnan(v) ? NAN : v;
+					}
+				continue;
+			}
+			switch (es) {
+			case 1: MV_TR(uint8_t); break;
+			case 2: MV_TR(uint16_t); break;
+			case 4: MV_TR(uint32_t); break;
+			case 8: MV_TR(uint64_t); break;
+			default:
+				for (uint64_t r = r0; r < r1; r++)
+					for (uint64_t c = c0; c < c1; c++)
+						memcpy(m->out + (c * rows + r) * es, m->in + (r * cols + c) * es, es);
+				break;
+			}
+		}
+}
+
+static int m_transpose(const ref_arg *a, void *out, dtype t, uint64_t n, char **err)
+{
+	uint64_t rows, cols;
+	if (tr_shape(a, n, &rows, &cols, err))
+		return -1;
+	mv_ctx m = { a[0].raw, out, dtype_size(t), rows, cols, cols >= rows, t == DT_FLOAT };
+	uint64_t side = m.split_cols ? cols : rows, other = m.split_cols ? rows : cols;
+	par_chunks(side, tr_lines(other), mv_tr_chunk, &m);
 	return 0;
 }
 
@@ -417,21 +523,21 @@ static int r_dot(const ref_arg *a, double *out, uint64_t n, char **err)
 }
 
 static const ref_fn refs[] = {
-	{ "copy", 1, "copy(in)", "b", r_copy, 1e-5, 0, "out[i] = in[i]" },
-	{ "add", 2, "add(a, b)", "bb", r_add, 1e-5, 0, "out[i] = a[i] + b[i]" },
-	{ "sub", 2, "sub(a, b)", "bb", r_sub, 1e-5, 0, "out[i] = a[i] - b[i]" },
-	{ "mul", 2, "mul(a, b)", "bb", r_mul, 1e-5, 0, "out[i] = a[i] * b[i]" },
-	{ "scale", 2, "scale(a, alpha)", "bs", r_scale, 1e-5, 0, "out[i] = alpha * a[i]" },
-	{ "square", 1, "square(a)", "b", r_square, 1e-5, 0, "out[i] = a[i] * a[i]" },
-	{ "saxpy", 3, "saxpy(alpha, x, y)", "sbb", r_saxpy, 1e-5, 0, "out[i] = alpha * x[i] + y[i]" },
+	{ "copy", 1, "copy(in)", "b", r_copy, 1e-5, 0, "out[i] = in[i]", m_copy },
+	{ "add", 2, "add(a, b)", "bb", r_add, 1e-5, 0, "out[i] = a[i] + b[i]", NULL },
+	{ "sub", 2, "sub(a, b)", "bb", r_sub, 1e-5, 0, "out[i] = a[i] - b[i]", NULL },
+	{ "mul", 2, "mul(a, b)", "bb", r_mul, 1e-5, 0, "out[i] = a[i] * b[i]", NULL },
+	{ "scale", 2, "scale(a, alpha)", "bs", r_scale, 1e-5, 0, "out[i] = alpha * a[i]", NULL },
+	{ "square", 1, "square(a)", "b", r_square, 1e-5, 0, "out[i] = a[i] * a[i]", NULL },
+	{ "saxpy", 3, "saxpy(alpha, x, y)", "sbb", r_saxpy, 1e-5, 0, "out[i] = alpha * x[i] + y[i]", NULL },
 	{ "transpose", 3, "transpose(in, rows, cols)", "bss", r_transpose, 1e-4, 0,
-	  "out[c * rows + r] = in[r * cols + c]: in is rows x cols, row-major" },
+	  "out[c * rows + r] = in[r * cols + c]: in is rows x cols, row-major", m_transpose },
 	{ "matmul", 5, "matmul(A, B, M, N, K)", "bbsss", r_matmul, 1e-4, 0,
-	  "out = A * B: A is M x K, B is K x N, out M x N, row-major" },
+	  "out = A * B: A is M x K, B is K x N, out M x N, row-major", NULL },
 	{ "conv1d", 4, "conv1d(in, w, n, r)", "bbss", r_conv1d, 1e-5, 0,
-	  "out[i] = sum of w[j] * in[i+j-r], j = 0..2r, 0 outside" },
-	{ "sum", 1, "sum(in)", "b", r_sum, 1e-4, 1, "out[0] = the sum of every element of in" },
-	{ "dot", 2, "dot(a, b)", "bb", r_dot, 1e-4, 1, "out[0] = the sum of a[i] * b[i]" },
+	  "out[i] = sum of w[j] * in[i+j-r], j = 0..2r, 0 outside", NULL },
+	{ "sum", 1, "sum(in)", "b", r_sum, 1e-4, 1, "out[0] = the sum of every element of in", NULL },
+	{ "dot", 2, "dot(a, b)", "bb", r_dot, 1e-4, 1, "out[0] = the sum of a[i] * b[i]", NULL },
 };
 
 const ref_fn *ref_find(const char *name)
@@ -449,6 +555,111 @@ const ref_fn *ref_table(int *n)
 	if (n)
 		*n = (int)ARRAY_LEN(refs);
 	return refs;
+}
+
+/* ---- the wanted values ---- */
+
+/* Integer outputs wrap as the device's arithmetic does. */
+static double wrap_int(double v, dtype t)
+{
+	if (!isfinite(v) || v != floor(v) || fabs(v) >= 9.2e18)
+		return v;
+	uint64_t x = (uint64_t)(int64_t)v;
+	switch (dtype_scalar(t)) {
+	case DT_INT: return (double)(int32_t)(uint32_t)x;
+	case DT_UNSIGNED: return (double)(uint32_t)x;
+	case DT_I8: return (double)(int8_t)(uint8_t)x;
+	case DT_U8: return (double)(uint8_t)x;
+	case DT_I16: return (double)(int16_t)(uint16_t)x;
+	case DT_U16: return (double)(uint16_t)x;
+	default: return v;
+	}
+}
+
+int ref_moves(const ref_fn *f, const ref_arg *a, dtype out)
+{
+	dtype os = dtype_scalar(out);
+	if (!f || !f->move || os == DT_LONG || os == DT_U64)
+		return 0;
+	for (int j = 0; j < f->nargs; j++)
+		if (a[j].is_buf && (!a[j].raw || dtype_scalar(a[j].type) != os))
+			return 0;
+	return 1;
+}
+
+static void *want_alloc(size_t bytes, const char *what, const char *name, char **err)
+{
+	void *p = big_malloc(bytes);
+	if (!p) {
+		double mib = (double)bytes / 1048576.0;
+		fail(err, "cannot allocate %.1f MiB of host memory for %s%s%s", mib, what,
+		     name ? name : "", name ? "' as doubles" : "");
+	}
+	return p;
+}
+
+void *ref_wanted(const ref_fn *f, const ref_arg *a, dtype out, uint64_t n, int doubles, dtype *wt,
+                 char **err)
+{
+	dtype os = dtype_scalar(out);
+	if (!doubles && ref_moves(f, a, out)) {
+		size_t es = dtype_size(os);
+		void *want = want_alloc((size_t)n * es, "the reference", NULL, err);
+		if (!want)
+			return NULL;
+		if (f->move(a, want, os, n, err) != 0) {
+			free(want);
+			return NULL;
+		}
+		*wt = os;
+		return want;
+	}
+	ref_arg ra[REF_MAX_ARGS];
+	double *conv[REF_MAX_ARGS] = {0};
+	double *want = NULL;
+	void *ret = NULL;
+	int nargs = f->nargs < REF_MAX_ARGS ? f->nargs : REF_MAX_ARGS;
+	for (int j = 0; j < nargs; j++) {
+		ra[j] = a[j];
+		if (!a[j].is_buf)
+			continue;
+		conv[j] = want_alloc((size_t)a[j].count * sizeof(double), "buffer '",
+		                     a[j].name ? a[j].name : "?", err);
+		if (!conv[j])
+			goto out;
+		int lanes = dtype_lanes(a[j].type);
+		buffer_to_double(a[j].raw, a[j].type, a[j].count / (uint64_t)(lanes > 0 ? lanes : 1), conv[j]);
+		ra[j].data = conv[j];
+	}
+	want = want_alloc((size_t)n * sizeof(double), "the reference", NULL, err);
+	if (!want)
+		goto out;
+	buffer_fill(want, DT_DOUBLE, n, INIT_VALUE, NAN, 0);
+	if (f->fn(ra, want, n, err) != 0)
+		goto out;
+	if (!dtype_is_float(out))
+		for (uint64_t k = 0; k < n; k++)
+			want[k] = wrap_int(want[k], out);
+	*wt = DT_DOUBLE;
+	/* Kept in the output's own type when that holds every value exactly
+	 * (a transpose or copy of floats): half the memory to cache and read. */
+	if (os == DT_FLOAT || os == DT_INT || os == DT_UNSIGNED) {
+		void *narrow = big_malloc((size_t)n * 4);
+		if (narrow && buffer_from_double_exact(want, n, os, narrow)) {
+			free(want);
+			want = narrow;
+			*wt = os;
+		} else {
+			free(narrow);
+		}
+	}
+	ret = want;
+	want = NULL;
+out:
+	free(want);
+	for (int j = 0; j < REF_MAX_ARGS; j++)
+		free(conv[j]);
+	return ret;
 }
 
 double ref_default_tol(const ref_fn *f, dtype out)
@@ -500,9 +711,22 @@ typedef struct cmp_part {
 	int64_t first_nf;
 } cmp_part;
 
-typedef struct cmp_ctx {
-	const void *got, *want;
+/* A comparison in pieces: the chunks' bounds are par_grain(n)'s, whatever
+ * the pieces; a piece that ends inside a chunk leaves its sums there and
+ * the next one goes on from them, element after element, so the sums are
+ * the ones a single pass makes. */
+struct cmp_run {
 	dtype gt, wt;
+	uint64_t n, chunk, nchunks, done;
+	int broken; /* a piece out of order */
+	double tol;
+	cmp_part *parts, one;
+};
+
+typedef struct cmp_ctx {
+	const void *got, *want; /* got: element lo of the piece; want: element 0 */
+	dtype gt, wt;
+	uint64_t lo, hi, chunk, first;
 	cmp_part *parts;
 } cmp_ctx;
 
@@ -538,33 +762,41 @@ typedef struct cmp_ctx {
 			maxdiff = ad;                                                   \
 	}
 
-static void cmp_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
+/* Chunk first + ci's share of the piece [c->lo, c->hi), from the sums it
+ * holds. */
+static void cmp_chunk(void *p, uint64_t ci, uint64_t clo, uint64_t chi)
 {
 	const cmp_ctx *c = p;
-	cmp_part *pt = &c->parts[ci];
-	double ss_want = 0, ss_diff = 0, maxdiff = 0;
-	uint64_t nfin = 0, nonfinite = 0, nf_mismatch = 0, m = hi - lo;
-	int64_t first_nf = -1;
+	(void)clo;
+	(void)chi;
+	uint64_t pi = c->first + ci;
+	cmp_part *pt = &c->parts[pi];
+	uint64_t lo = pi * c->chunk > c->lo ? pi * c->chunk : c->lo;
+	uint64_t hi = (pi + 1) * c->chunk < c->hi ? (pi + 1) * c->chunk : c->hi;
+	double ss_want = pt->ss_want, ss_diff = pt->ss_diff, maxdiff = pt->maxdiff;
+	uint64_t nfin = pt->nfin, nonfinite = pt->nonfinite, nf_mismatch = pt->nf_mismatch, m = hi - lo;
+	int64_t first_nf = pt->first_nf;
+	uint64_t off = lo - c->lo; /* into got */
 	/* the usual pairs read their arrays directly; others through blocks of
 	 * doubles */
 	if (c->gt == DT_FLOAT && c->wt == DT_FLOAT) {
-		const float *g = (const float *)c->got + lo, *w = (const float *)c->want + lo;
+		const float *g = (const float *)c->got + off, *w = (const float *)c->want + lo;
 		CMP_LOOP(g, w, m, lo)
 	} else if (c->gt == DT_FLOAT && c->wt == DT_DOUBLE) {
-		const float *g = (const float *)c->got + lo;
+		const float *g = (const float *)c->got + off;
 		const double *w = (const double *)c->want + lo;
 		CMP_LOOP(g, w, m, lo)
 	} else if (c->gt == DT_DOUBLE && c->wt == DT_DOUBLE) {
-		const double *g = (const double *)c->got + lo, *w = (const double *)c->want + lo;
+		const double *g = (const double *)c->got + off, *w = (const double *)c->want + lo;
 		CMP_LOOP(g, w, m, lo)
 	} else if (c->gt == DT_INT && c->wt == DT_INT) {
-		const int32_t *g = (const int32_t *)c->got + lo, *w = (const int32_t *)c->want + lo;
+		const int32_t *g = (const int32_t *)c->got + off, *w = (const int32_t *)c->want + lo;
 		CMP_LOOP(g, w, m, lo)
 	} else {
 		double gbuf[CMP_BLOCK], wbuf[CMP_BLOCK];
 		for (uint64_t b = lo; b < hi; b += CMP_BLOCK) {
 			uint64_t e = hi - b > CMP_BLOCK ? b + CMP_BLOCK : hi, bm = e - b;
-			buffer_to_double_range(c->got, c->gt, b, e, gbuf);
+			buffer_to_double_range(c->got, c->gt, b - c->lo, e - c->lo, gbuf);
 			buffer_to_double_range(c->want, c->wt, b, e, wbuf);
 			CMP_LOOP(gbuf, wbuf, bm, b)
 		}
@@ -578,33 +810,70 @@ static void cmp_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 	pt->first_nf = first_nf;
 }
 
-void ref_compare_typed(const void *got, dtype gt, const void *want, dtype wt, uint64_t n,
-                       double tol, cmp_result *r)
+cmp_run *ref_cmp_begin(dtype gt, dtype wt, uint64_t n, double tol)
+{
+	cmp_run *c = xcalloc(1, sizeof *c);
+	c->gt = dtype_scalar(gt); /* n counts scalars: a float4 is four */
+	c->wt = dtype_scalar(wt);
+	c->n = n;
+	c->tol = tol > 0 ? tol : 0;
+	c->chunk = par_grain(n);
+	c->nchunks = n / c->chunk + (n % c->chunk != 0);
+	c->parts = c->nchunks <= 1 ? &c->one : xcalloc(c->nchunks, sizeof *c->parts);
+	for (uint64_t i = 0; i < c->nchunks; i++)
+		c->parts[i].first_nf = -1;
+	return c;
+}
+
+void ref_cmp_range(cmp_run *c, const void *got, const void *want, uint64_t lo, uint64_t hi)
+{
+	if (hi > c->n)
+		hi = c->n;
+	if (lo != c->done)
+		c->broken = 1;
+	if (lo != c->done || hi <= lo)
+		return;
+	uint64_t first = lo / c->chunk, last = (hi - 1) / c->chunk;
+	cmp_ctx x = { got, want, c->gt, c->wt, lo, hi, c->chunk, first, c->parts };
+	par_chunks(last - first + 1, 1, cmp_chunk, &x);
+	c->done = hi;
+}
+
+void ref_cmp_abort(cmp_run *c)
+{
+	if (!c)
+		return;
+	if (c->parts != &c->one)
+		free(c->parts);
+	free(c);
+}
+
+int ref_cmp_end(cmp_run *c, const void *want, cmp_fetch fetch, void *ctx, cmp_result *r)
 {
 	memset(r, 0, sizeof *r);
 	r->bad_index = -1;
-	gt = dtype_scalar(gt); /* n counts scalars: a float4 is four */
-	wt = dtype_scalar(wt);
-	if (!(tol > 0))
-		tol = 0;
+	int ret = 0;
+	uint64_t n = c->n;
+	double tol = c->tol;
+	if (c->broken || c->done != n) { /* not the whole array: no verdict */
+		ref_cmp_abort(c);
+		return -1;
+	}
 	if (n == 0) {
 		r->ok = 1;
-		return;
+		ref_cmp_abort(c);
+		return 0;
 	}
-	/* Pass 1, chunk by chunk: the scale (RMS of the finite wanted values),
-	 * the error, and where bad elements may be. */
-	uint64_t chunk = par_grain(n), nchunks = n / chunk + (n % chunk != 0);
-	cmp_part one, *parts = nchunks == 1 ? &one : xmalloc(nchunks * sizeof *parts);
-	cmp_ctx c = { got, want, gt, wt, parts };
-	par_chunks(n, chunk, cmp_chunk, &c);
+	/* the scale (RMS of the finite wanted values) and the error, the
+	 * chunks' sums in chunk order */
 	double ss_want = 0, ss_diff = 0;
 	uint64_t nfin = 0, nf_mismatch = 0;
-	for (uint64_t i = 0; i < nchunks; i++) {
-		ss_want += parts[i].ss_want;
-		ss_diff += parts[i].ss_diff;
-		nfin += parts[i].nfin;
-		nf_mismatch += parts[i].nf_mismatch;
-		r->nonfinite += parts[i].nonfinite;
+	for (uint64_t i = 0; i < c->nchunks; i++) {
+		ss_want += c->parts[i].ss_want;
+		ss_diff += c->parts[i].ss_diff;
+		nfin += c->parts[i].nfin;
+		nf_mismatch += c->parts[i].nf_mismatch;
+		r->nonfinite += c->parts[i].nonfinite;
 	}
 	double scale = nfin ? sqrt(ss_want / (double)nfin) : 0;
 	if (!(scale > 0) || !isfinite(scale))
@@ -612,14 +881,20 @@ void ref_compare_typed(const void *got, dtype gt, const void *want, dtype wt, ui
 	r->rel_err = nfin ? sqrt(ss_diff / (double)nfin) / scale : 0;
 	if (!isfinite(r->rel_err))
 		r->rel_err = HUGE_VAL;
-	/* Pass 2: the first bad element, in the first chunk that has one. */
+	/* the first bad element, in the first chunk that has one (its got
+	 * values fetched again) */
 	double lim = tol * scale;
-	for (uint64_t i = 0; i < nchunks && r->bad_index < 0; i++) {
-		if (parts[i].first_nf < 0 && !(parts[i].maxdiff > lim))
+	for (uint64_t i = 0; i < c->nchunks && r->bad_index < 0; i++) {
+		if (c->parts[i].first_nf < 0 && !(c->parts[i].maxdiff > lim))
 			continue;
-		uint64_t lo = i * chunk, hi = n - lo > chunk ? lo + chunk : n;
+		uint64_t lo = i * c->chunk, hi = n - lo > c->chunk ? lo + c->chunk : n;
+		const void *got = fetch(ctx, lo, hi);
+		if (!got) {
+			ret = -1;
+			break;
+		}
 		for (uint64_t k = lo; k < hi; k++) {
-			double g = elem_d(got, gt, k), w = elem_d(want, wt, k);
+			double g = elem_d(got, c->gt, k - lo), w = elem_d(want, c->wt, k);
 			if (cmp_bad(g, w, tol, lim)) {
 				r->bad_index = (int64_t)k;
 				r->got = g;
@@ -628,12 +903,33 @@ void ref_compare_typed(const void *got, dtype gt, const void *want, dtype wt, ui
 			}
 		}
 	}
-	if (parts != &one)
-		free(parts);
 	if (tol == 0)
 		r->ok = r->bad_index < 0;
 	else
 		r->ok = r->nonfinite == 0 && nf_mismatch == 0 && r->rel_err <= tol;
+	ref_cmp_abort(c);
+	return ret;
+}
+
+typedef struct whole_got {
+	const unsigned char *got;
+	size_t es;
+} whole_got;
+
+static const void *whole_fetch(void *ctx, uint64_t lo, uint64_t hi)
+{
+	const whole_got *w = ctx;
+	(void)hi;
+	return w->got + lo * w->es;
+}
+
+void ref_compare_typed(const void *got, dtype gt, const void *want, dtype wt, uint64_t n,
+                       double tol, cmp_result *r)
+{
+	cmp_run *c = ref_cmp_begin(gt, wt, n, tol);
+	ref_cmp_range(c, got, want, 0, n);
+	whole_got w = { got, dtype_size(dtype_scalar(gt)) };
+	ref_cmp_end(c, want, whole_fetch, &w, r);
 }
 
 void ref_compare(const double *got, const double *want, uint64_t n, double tol, cmp_result *r)

@@ -1,5 +1,6 @@
-/* ref.h: CPU references in double precision, the comparison, and a cache
- * of reference results (buffers: buffer.h). */
+/* ref.h: CPU references in double precision (those that only move values
+ * also in the elements' own type), the comparison, and a cache of
+ * reference results (buffers: buffer.h). */
 #ifndef CUPLAY_REF_H
 #define CUPLAY_REF_H
 
@@ -14,6 +15,8 @@ typedef struct ref_arg {
 	int64_t i;          /* scalar: integer value (also set for floats, truncated) */
 	double f;           /* scalar: value as double */
 	const char *name;   /* as written in the check, for messages (may be NULL) */
+	const void *raw;    /* is_buf, for ref_wanted: the elements in their own type */
+	dtype type;         /* ... and that type (count is its scalars) */
 } ref_arg;
 
 typedef struct ref_fn {
@@ -26,9 +29,30 @@ typedef struct ref_fn {
 	double float_tol;    /* default relative L2 tolerance for float outputs */
 	int scalar_out;      /* 1: fn defines out[0] only (sum, dot); compare 1 element */
 	const char *what;    /* what it computes, for `help refs` */
+	/* A reference that only moves values (copy, transpose): the same as fn
+	 * on the scalars in their own type t (a[j].raw), into out, with the
+	 * same argument checks and messages; a float NaN is written as the
+	 * path through doubles writes it (buffer_from_double_exact), so the
+	 * wanted bits are the same. NULL for the others. */
+	int (*move)(const ref_arg *a, void *out, dtype t, uint64_t out_count, char **err);
 } ref_fn;
 
 const ref_fn *ref_find(const char *name);
+
+/* Whether ref_wanted moves f's values in their own type: f has a move,
+ * every buffer argument's scalar type is the output's, and that type
+ * converts to double and back exactly (not the 64-bit integers). */
+int ref_moves(const ref_fn *f, const ref_arg *a, dtype out);
+/* The wanted values of f on its arguments a (buffers by raw and type) for
+ * an output of n scalars of type out: a new array (big_malloc) of n
+ * elements of *wt, or NULL with *err. Values that only move stay in their
+ * own type, on every core (ref_moves; doubles 0); else the inputs are
+ * converted to doubles, f computes in doubles, integer outputs wrap as the
+ * device's arithmetic does and the result is kept as a float, int or
+ * unsigned when that holds every value exactly, else as doubles. Either
+ * way the same values: the comparison gives the same verdict. */
+void *ref_wanted(const ref_fn *f, const ref_arg *a, dtype out, uint64_t n, int doubles, dtype *wt,
+                 char **err);
 const ref_fn *ref_table(int *n);
 
 /* Default tolerance for a reference and output type: float_tol for float,
@@ -56,6 +80,23 @@ void ref_compare(const double *got, const double *want, uint64_t n, double tol, 
  * plain serial loop's. bad_index is the first bad index overall. */
 void ref_compare_typed(const void *got, dtype gt, const void *want, dtype wt, uint64_t n,
                        double tol, cmp_result *r);
+
+/* The same comparison in pieces, as the output arrives: begin, then
+ * ref_cmp_range over consecutive pieces [lo, hi) from 0 to n (got holds
+ * elements lo to hi of the output, got[0] being element lo; want all n),
+ * then ref_cmp_end. The result is ref_compare_typed's on the whole array,
+ * bit for bit, however the pieces fall. The first bad element is found
+ * again in the one chunk of par_grain(n) elements that holds it: fetch
+ * gives elements [lo, hi) of the output (NULL: an error, then ref_cmp_end
+ * returns -1 and bad_index may be missing). Pieces out of order or short
+ * of n: -1 and no verdict (ok 0). ref_cmp_end and ref_cmp_abort free the
+ * run. */
+typedef struct cmp_run cmp_run;
+typedef const void *(*cmp_fetch)(void *ctx, uint64_t lo, uint64_t hi);
+cmp_run *ref_cmp_begin(dtype gt, dtype wt, uint64_t n, double tol);
+void ref_cmp_range(cmp_run *c, const void *got, const void *want, uint64_t lo, uint64_t hi);
+int ref_cmp_end(cmp_run *c, const void *want, cmp_fetch fetch, void *ctx, cmp_result *r);
+void ref_cmp_abort(cmp_run *c);
 
 /* Threads for the host loops here (compare, fill, conversion, references):
  * n > 0 sets it (at most 64), 0 restores the default (the CPUs this

@@ -105,6 +105,7 @@ typedef struct CUlaunchConfig {
 
 #define CU_MEM_ATTACH_GLOBAL 0x1
 #define CU_EVENT_DEFAULT 0x0
+#define CU_EVENT_DISABLE_TIMING 0x2
 #define CU_STREAM_DEFAULT 0x0
 
 /* The entry points, by the names libcuda exports (the _v2 ones where cuda.h

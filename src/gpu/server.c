@@ -64,8 +64,7 @@ static void run_cleanup(wrun *r)
 	if (r->have_mod)
 		cu.ModuleUnload(r->mod);
 	r->have_mod = 0;
-	if (ws->stage && ws->stage_bytes > STAGE_KEEP_MAX)
-		stage_free(ws);
+	stage_trim(ws);
 }
 
 static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
@@ -125,7 +124,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 		for (int i = 0; i < p->nchecks; i++)
 			if (p->checks[i].kind == CHECK_KERNEL && w_get_function(r, &p->checks[i].other, &r->other[i]) != 0)
 				goto done;
-	if (pool_setup(r) != 0 || pipe_setup(r) != 0)
+	if (pool_setup(r, check_early) != 0 || pipe_setup(r) != 0)
 		goto done;
 	{
 		CUdeviceptr ptrs[PLAN_MAX_BUFS] = {0};
@@ -158,6 +157,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	if (p->nmetrics > 0 && res->status == RES_OK && !w_stop_now(ws) && w_gpu_lock(r) == 0)
 		metrics_pass(r);
 done:
+	check_end(r);
 	w_early_free(ws); /* those no buffer took: the run failed before its buffers */
 	w_gpu_unlock(ws);
 	pf_finish(r);

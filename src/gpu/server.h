@@ -7,6 +7,8 @@
  *   server_pipe.c   runs on host data: host buffers, streams, the chunks'
  *                   copies and launches
  *   server_pool.c   device buffers kept from run to run
+ *   server_stage.c  the page-locked staging area: uploads, and downloads
+ *                   compared chunk by chunk
  *   server_lock.c   the lock that lets one process at a time measure a GPU
  *   server_printf.c device printf, caught behind stdout
  *   server_base.c   errors, traces, progress, allocation, launches
@@ -107,8 +109,12 @@ typedef struct wstate {
 	 * their pristine copies. */
 	pbuf pool[PLAN_MAX_BUFS];
 	ref_cache refs;        /* reference results of recent checks */
-	void *stage;           /* download buffer for checked outputs */
+	void *stage;           /* download buffer for checked outputs (no staging area) */
 	size_t stage_bytes;
+	void *pin;             /* the staging area (server_stage.c), made on first need */
+	CUstream pin_stream;   /* its copies */
+	CUevent pin_ev[2];     /* each half's last copy up */
+	int pin_state;         /* 0 not tried yet, 1 ready, -1 not to be had */
 	verdict_cache verdicts; /* results of comparisons, by the hash of the output compared */
 	CUmodule hash_mod;     /* the output hash kernel (server_hash.c), loaded on first need */
 	CUfunction hash_fn;
@@ -154,6 +160,7 @@ typedef struct wrun {
 	CUfunction other[PLAN_MAX_CHECKS];
 	kargs ka;
 	uint64_t t0;           /* the request's start, for traces */
+	struct ref_ahead *ahead; /* references computed beside the GPU work (server_check.c) */
 } wrun;
 
 _Static_assert(SPEC_MAX_CHECK_ARGS <= REF_MAX_ARGS, "a reference key holds every check argument");
@@ -259,11 +266,30 @@ void *pool_host_of(wrun *r, int i);
 int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int use_pristine);
 int pool_reset_dirty(wrun *r);
 /* The run's buffers: reused from the pool where their contents allow,
- * else allocated and written. */
-int pool_setup(wrun *r);
+ * else allocated and written; before_write (may be NULL) is called once
+ * they are allocated, before any is written. */
+int pool_setup(wrun *r, void (*before_write)(wrun *r));
 int pool_all_verified(wrun *r);
 int pool_reverify(wrun *r);
 int pool_restore_outputs(wrun *r);
+
+/* ---- server_stage.c: the staging area; 1 from these: it cannot be had
+ * (or is of no use here), go the way without it */
+/* Output d (n scalars of gt, called name) compared with want (n of wt)
+ * as it comes down in chunks: ref_compare_typed's result in *cr. */
+int stage_compare(wrun *r, CUdeviceptr d, const char *name, dtype gt, const void *want, dtype wt,
+                  uint64_t n, double tol, cmp_result *cr);
+/* bytes from host src up to d, chunk by chunk through the area; done when
+ * it returns. */
+int stage_upload(wrun *r, CUdeviceptr dst, const void *src, size_t bytes, const char *name);
+/* The pageable download buffer (stage_get) and the staging area go;
+ * stage_trim: the buffer only, when over STAGE_KEEP_MAX. */
+void stage_free(wstate *ws);
+void stage_trim(wstate *ws);
+void *stage_get(wrun *r, size_t bytes, const char *what);
+/* A host array for a whole copy from the GPU, its pages faulted in first
+ * on every core (w_hmalloc's failure otherwise). */
+void *stage_host_array(wrun *r, size_t bytes, const char *what);
 
 /* ---- server_pipe.c: runs on host data */
 /* The run's host buffers (the initial contents copied into the inputs,
@@ -287,12 +313,15 @@ const void *pipe_out(wrun *r, int i);
 int pipe_poison(wrun *r);
 
 /* ---- server_check.c */
-void stage_free(wstate *ws);
 /* server_hash.c: the output hash (outhash.h) of bytes at d, on the GPU. 0
  * with h; 1 when the hash kernel cannot be had here; -1 on an error. */
 int gpu_outhash(wrun *r, CUdeviceptr d, uint64_t bytes, uint64_t h[2]);
 void hash_free(wstate *ws);
 int check_pass(wrun *r);
+/* pool_setup's before_write: a new configuration's references start on a
+ * thread before the upload; check_end waits for it (at the end of every run). */
+void check_early(wrun *r);
+void check_end(wrun *r);
 
 /* ---- server_lock.c: one measurer at a time per GPU, across processes */
 /* Takes the GPU's lock (waiting, with one note, while another process

@@ -9,39 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Integer outputs wrap as the device's arithmetic does. */
-static double wrap_int(double v, dtype t)
-{
-	if (!isfinite(v) || v != floor(v) || fabs(v) >= 9.2e18)
-		return v;
-	uint64_t x = (uint64_t)(int64_t)v;
-	switch (dtype_scalar(t)) {
-	case DT_INT: return (double)(int32_t)(uint32_t)x;
-	case DT_UNSIGNED: return (double)(uint32_t)x;
-	case DT_I8: return (double)(int8_t)(uint8_t)x;
-	case DT_U8: return (double)(uint8_t)x;
-	case DT_I16: return (double)(int16_t)(uint16_t)x;
-	case DT_U16: return (double)(uint16_t)x;
-	default: return v;
-	}
-}
-
 /* The reference of a CHECK_REF check, its arguments into ra and the key
  * of its wanted values (n values for the output), without computing them.
- * NULL (after w_fail) when the check does not fit its reference. */
-static const ref_fn *ref_key_of(wrun *r, const plan_check *c, uint64_t n, ref_arg *ra, ref_key *key)
+ * NULL when the check does not fit its reference (said when say). */
+static const ref_fn *ref_key_of(wrun *r, const plan_check *c, uint64_t n, ref_arg *ra, ref_key *key,
+                                int say)
 {
 	const plan *p = r->p;
 	const plan_buf *ob = &p->bufs[c->out];
 	const char *oname = ob->name;
 	const ref_fn *f = ref_find(c->ref);
 	if (!f) {
-		w_fail(r, 0, "check of '%s': unknown reference '%s'", oname, c->ref);
+		if (say)
+			w_fail(r, 0, "check of '%s': unknown reference '%s'", oname, c->ref);
 		return NULL;
 	}
 	if (c->nargs != f->nargs) {
-		w_fail(r, 0, "check of '%s': %s takes %d argument%s, got %d", oname, f->synopsis,
-		      f->nargs, f->nargs == 1 ? "" : "s", c->nargs);
+		if (say)
+			w_fail(r, 0, "check of '%s': %s takes %d argument%s, got %d", oname, f->synopsis,
+			       f->nargs, f->nargs == 1 ? "" : "s", c->nargs);
 		return NULL;
 	}
 	memset(ra, 0, SPEC_MAX_CHECK_ARGS * sizeof *ra);
@@ -50,14 +36,16 @@ static const ref_fn *ref_key_of(wrun *r, const plan_check *c, uint64_t n, ref_ar
 		const plan_arg *a = &c->args[j];
 		int want_buf = f->argkinds[j] == 'b';
 		if (want_buf != (a->kind == ARG_PTR)) {
-			w_fail(r, 0, "check of '%s': argument %d of %s must be %s", oname, j + 1, f->synopsis,
-			      want_buf ? "a buffer" : "a number, not a buffer");
+			if (say)
+				w_fail(r, 0, "check of '%s': argument %d of %s must be %s", oname, j + 1,
+				       f->synopsis, want_buf ? "a buffer" : "a number, not a buffer");
 			return NULL;
 		}
 		if (a->kind == ARG_PTR) {
 			ra[j].is_buf = 1;
 			ra[j].count = p->bufs[a->buf].count * (uint64_t)dtype_lanes(p->bufs[a->buf].type);
 			ra[j].name = p->bufs[a->buf].name;
+			ra[j].type = p->bufs[a->buf].type;
 			ref_key_add_buf(key, &B(r, a->buf)->sig);
 			continue;
 		}
@@ -86,7 +74,7 @@ static const void *ref_want(wrun *r, const plan_check *c, uint64_t n, dtype *wt,
 	const char *oname = ob->name;
 	ref_arg ra[SPEC_MAX_CHECK_ARGS];
 	*owned = NULL;
-	const ref_fn *f = ref_key_of(r, c, n, ra, key);
+	const ref_fn *f = ref_key_of(r, c, n, ra, key, 1);
 	if (!f)
 		return NULL;
 	*scalar_out = f->scalar_out;
@@ -98,64 +86,25 @@ static const void *ref_want(wrun *r, const plan_check *c, uint64_t n, dtype *wt,
 	}
 
 	uint64_t t0 = now_ns();
-	double *conv[SPEC_MAX_CHECK_ARGS] = {0};
-	double *want = NULL;
+	/* CUPLAY_REF_DOUBLES=1: every reference in doubles (to compare) */
+	const char *env = getenv("CUPLAY_REF_DOUBLES");
+	int doubles = env && env[0] && strcmp(env, "0") != 0;
+	for (int j = 0; j < c->nargs; j++)
+		if (ra[j].is_buf && !(ra[j].raw = pool_host_of(r, c->args[j].buf)))
+			return NULL;
 	char *e = NULL;
-	const void *ret = NULL;
-	for (int j = 0; j < c->nargs; j++) {
-		if (!ra[j].is_buf)
-			continue;
-		int bi = c->args[j].buf;
-		const plan_buf *pb = &p->bufs[bi];
-		char what[96];
-		void *h = pool_host_of(r, bi);
-		if (!h)
-			goto out;
-		snprintf(what, sizeof what, "buffer '%s' as doubles", pb->name);
-		conv[j] = w_hmalloc(r, (size_t)(pb->count * (uint64_t)dtype_lanes(pb->type)) * sizeof(double), what);
-		if (!conv[j])
-			goto out;
-		buffer_to_double(h, pb->type, pb->count, conv[j]);
-		ra[j].data = conv[j];
-	}
-	char what[96];
-	snprintf(what, sizeof what, "the reference of buffer '%s'", oname);
-	want = w_hmalloc(r, (size_t)n * sizeof(double), what);
-	if (!want)
-		goto out;
-	buffer_fill(want, DT_DOUBLE, n, INIT_VALUE, NAN, 0);
-	if (f->fn(ra, want, n, &e) != 0) {
+	void *want = ref_wanted(f, ra, ob->type, n, doubles, wt, &e);
+	if (!want) {
 		w_fail(r, 0, "check of '%s': %s", oname, e ? e : "reference failed");
-		goto out;
+		free(e);
+		return NULL;
 	}
-	if (!dtype_is_float(ob->type))
-		for (uint64_t k = 0; k < n; k++)
-			want[k] = wrap_int(want[k], ob->type);
-	*wt = DT_DOUBLE;
-	/* Kept in the output's own type when that holds every value exactly
-	 * (a transpose or copy of floats): half the memory to cache and read. */
-	dtype os = dtype_scalar(ob->type);
-	if (os == DT_FLOAT || os == DT_INT || os == DT_UNSIGNED) {
-		void *narrow = big_malloc((size_t)n * 4);
-		if (narrow && buffer_from_double_exact(want, n, os, narrow)) {
-			free(want);
-			want = narrow;
-			*wt = os;
-		} else {
-			free(narrow);
-		}
-	}
-	w_trace(r, "reference %s of '%s': computed in %.1f ms (kept as %s)", f->name, oname,
-	      (double)(now_ns() - t0) / 1e6, dtype_name(*wt));
+	w_trace(r, "reference %s of '%s': computed in %.1f ms (%s, kept as %s)", f->name, oname,
+	        (double)(now_ns() - t0) / 1e6,
+	        ref_moves(f, ra, ob->type) && !doubles ? "moved in its own type" : "in doubles",
+	        dtype_name(*wt));
 	*owned = want;
-	ret = want;
-	want = NULL;
-out:
-	free(e);
-	free(want);
-	for (int j = 0; j < SPEC_MAX_CHECK_ARGS; j++)
-		free(conv[j]);
-	return ret;
+	return want;
 }
 
 /* References computed on the host while the GPU runs the checked launch
@@ -191,8 +140,12 @@ static void *ahead_main(void *arg)
 	return NULL;
 }
 
-/* Starts the thread for the references not cached; none: nothing runs. */
-static void ahead_start(wrun *r, ref_ahead *a)
+/* Starts the thread for the references not cached; none: nothing runs.
+ * The host copies of their buffers are made first, here: the thread only
+ * reads them, and nothing writes them until the run ends (check_end).
+ * early: before the buffers are written (from pool_setup): a check that
+ * does not fit its reference is left to say so in its turn. */
+static void ahead_start(wrun *r, ref_ahead *a, int early)
 {
 	const plan *p = r->p;
 	memset(a, 0, sizeof *a);
@@ -207,10 +160,16 @@ static void ahead_start(wrun *r, ref_ahead *a)
 		ref_key key;
 		dtype wt;
 		uint64_t cn = 0;
-		if (!ref_key_of(r, c, n, ra, &key))
-			return; /* said; the comparison loop stops there */
+		if (!ref_key_of(r, c, n, ra, &key, !early))
+			break; /* the comparison loop stops there */
 		if (ref_cache_get(&r->ws->refs, &key, &wt, &cn) && cn == n)
 			continue;
+		int have = 1;
+		for (int j = 0; j < c->nargs && have; j++)
+			if (ra[j].is_buf && !pool_host_of(r, c->args[j].buf))
+				have = 0;
+		if (!have)
+			break; /* said */
 		a->pending[i] = 1;
 		any = 1;
 	}
@@ -218,6 +177,8 @@ static void ahead_start(wrun *r, ref_ahead *a)
 		a->running = 1;
 	else
 		memset(a->pending, 0, sizeof a->pending); /* computed in turn, as before */
+	if (a->running)
+		w_trace(r, "references started on a thread of their own%s", early ? " before the upload" : "");
 }
 
 static void ahead_join(ref_ahead *a)
@@ -235,31 +196,27 @@ static void ahead_free(ref_ahead *a)
 	memset(a->owned, 0, sizeof a->owned);
 }
 
-/* The buffer downloads of checked outputs go to, kept between runs. */
-void stage_free(wstate *ws)
+/* From pool_setup, once the run's buffers are allocated and before any is
+ * written: the references of a new configuration's checks start now, on
+ * the host copies of their inputs, beside the upload, the checked launch
+ * and the download. */
+void check_early(wrun *r)
 {
-	free(ws->stage);
-	ws->stage = NULL;
-	ws->stage_bytes = 0;
+	if (!r->p->t.do_check || r->ahead)
+		return;
+	r->ahead = xcalloc(1, sizeof *r->ahead);
+	ahead_start(r, r->ahead, 1);
 }
 
-static void *stage_get(wrun *r, size_t bytes, const char *what)
+/* The end of a run: a reference thread still running is waited for. */
+void check_end(wrun *r)
 {
-	wstate *ws = r->ws;
-	if (bytes == 0)
-		bytes = 1;
-	if (ws->stage && ws->stage_bytes >= bytes)
-		return ws->stage;
-	stage_free(ws);
-	/* Pageable: page-locking 256 MiB costs an H100's host ~150 ms, more
-	 * than the copy it speeds up saves, and an output whose bits were
-	 * checked before is not downloaded again (outhash.h). */
-	void *h = w_hmalloc(r, bytes, what);
-	if (!h)
-		return NULL;
-	ws->stage = h;
-	ws->stage_bytes = bytes;
-	return h;
+	if (!r->ahead)
+		return;
+	ahead_join(r->ahead);
+	ahead_free(r->ahead);
+	free(r->ahead);
+	r->ahead = NULL;
 }
 
 /* Downloads a device buffer into a new host array (for checks against
@@ -268,7 +225,7 @@ static void *download_new(wrun *r, CUdeviceptr d, const plan_buf *pb, size_t byt
 {
 	char what[96];
 	snprintf(what, sizeof what, "buffer '%s'", pb->name);
-	void *raw = w_hmalloc(r, bytes, what);
+	void *raw = stage_host_array(r, bytes, what);
 	if (!raw)
 		return NULL;
 	if (bytes && w_ck(r, cu.MemcpyDtoH(raw, d, bytes), "cuMemcpyDtoH") != 0) {
@@ -286,8 +243,8 @@ static int check_once(wrun *r, int *failed)
 	const plan *p = r->p;
 	wstate *ws = r->ws;
 	void *kgot[PLAN_MAX_CHECKS] = {0};
-	ref_ahead ahead;
-	memset(&ahead, 0, sizeof ahead);
+	ref_ahead local, *ahead = r->ahead ? r->ahead : &local; /* started early, or here */
+	memset(&local, 0, sizeof local);
 	int ret = -1;
 	r->res->nchecks = 0;
 	w_progress(ws, 0, WIRE_PHASE_GPU, 0);
@@ -324,7 +281,8 @@ static int check_once(wrun *r, int *failed)
 	}
 	if (pool_reset_dirty(r) != 0 || pipe_poison(r) != 0)
 		goto out;
-	ahead_start(r, &ahead);
+	if (ahead == &local)
+		ahead_start(r, &local, 0);
 	if (w_run_main(r) != 0 ||
 	    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
 		goto out;
@@ -347,7 +305,7 @@ static int check_once(wrun *r, int *failed)
 			 * values gets that comparison's result: the same bits give the same
 			 * result, so the check is as strict, without the download. */
 			ref_arg ra[SPEC_MAX_CHECK_ARGS];
-			const ref_fn *f = ref_key_of(r, c, n, ra, &key);
+			const ref_fn *f = ref_key_of(r, c, n, ra, &key, 1);
 			if (!f)
 				goto out;
 			int hr = ob->bytes && !p->bufs[c->out].managed ? gpu_outhash(r, ob->d, ob->bytes, h) : 1;
@@ -362,30 +320,19 @@ static int check_once(wrun *r, int *failed)
 				goto have_result;
 			}
 		}
-		char what[96];
-		snprintf(what, sizeof what, "buffer '%s'", pb->name);
-		const void *got = hout ? hout : stage_get(r, ob->bytes, what);
-		if (!got)
-			goto out;
-		if (!hout && staged != c->out) {
-			staged = -1;
-			if (ob->bytes && w_ck(r, cu.MemcpyDtoH(ws->stage, ob->d, ob->bytes), "cuMemcpyDtoH") != 0)
-				goto out;
-			staged = c->out;
-			w_trace(r, "downloaded '%s' (%.1f MiB)", pb->name, (double)ob->bytes / (double)MiB);
-		}
+		/* the wanted values first: the output is compared as it comes down */
 		const void *want = kgot[i];
 		dtype wt = pb->type;
 		int scalar_out = 0;
 		void *owned = NULL;
-		if (c->kind == CHECK_REF && ahead.pending[i]) {
-			ahead_join(&ahead);
-			want = ahead.want[i];
-			wt = ahead.wt[i];
-			scalar_out = ahead.scalar_out[i];
-			key = ahead.key[i];
-			owned = ahead.owned[i];
-			ahead.owned[i] = NULL;
+		if (c->kind == CHECK_REF && ahead->pending[i]) {
+			ahead_join(ahead);
+			want = ahead->want[i];
+			wt = ahead->wt[i];
+			scalar_out = ahead->scalar_out[i];
+			key = ahead->key[i];
+			owned = ahead->owned[i];
+			ahead->owned[i] = NULL;
 			if (!want)
 				goto out;
 		} else if (c->kind == CHECK_REF) {
@@ -394,8 +341,37 @@ static int check_once(wrun *r, int *failed)
 				goto out;
 		}
 		uint64_t cn = scalar_out && n > 1 ? 1 : n;
-		ref_compare_typed(got, pb->type, want, wt, cn, c->tol, &cr);
-		w_trace(r, "compared '%s' on %d threads", pb->name, ref_threads());
+		int how = 1; /* 1: not yet compared */
+		/* through the staging area, chunk by chunk; a managed output (its
+		 * pages may be on the host) comes down whole, as it always did */
+		if (!hout && !p->bufs[c->out].managed) {
+			how = stage_compare(r, ob->d, pb->name, pb->type, want, wt, cn, c->tol, &cr);
+			staged = -1; /* the output is in no download buffer */
+		}
+		if (how == 1) {
+			/* where it landed (copied out), else downloaded whole */
+			char what[96];
+			snprintf(what, sizeof what, "buffer '%s'", pb->name);
+			const void *got = hout ? hout : stage_get(r, ob->bytes, what);
+			how = got ? 0 : -1;
+			if (got && !hout && staged != c->out) {
+				staged = -1;
+				if (ob->bytes && w_ck(r, cu.MemcpyDtoH(ws->stage, ob->d, ob->bytes), "cuMemcpyDtoH") != 0) {
+					how = -1;
+				} else {
+					staged = c->out;
+					w_trace(r, "downloaded '%s' (%.1f MiB)", pb->name, (double)ob->bytes / (double)MiB);
+				}
+			}
+			if (how == 0) {
+				ref_compare_typed(got, pb->type, want, wt, cn, c->tol, &cr);
+				w_trace(r, "compared '%s' on %d threads", pb->name, ref_threads());
+			}
+		}
+		if (how != 0) {
+			free(owned);
+			goto out;
+		}
 		if (owned)
 			ref_cache_put(&ws->refs, &key, owned, wt, n);
 		if (hashed)
@@ -417,8 +393,12 @@ static int check_once(wrun *r, int *failed)
 	}
 	ret = 0;
 out:
-	ahead_join(&ahead);
-	ahead_free(&ahead);
+	if (ahead == &local) {
+		ahead_join(&local);
+		ahead_free(&local);
+	} else {
+		check_end(r); /* a second pass computes in turn (or finds the cache) */
+	}
 	for (int i = 0; i < PLAN_MAX_CHECKS; i++)
 		free(kgot[i]);
 	return ret;

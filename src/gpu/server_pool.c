@@ -70,7 +70,10 @@ static int pool_held(const wstate *ws)
 	return 0;
 }
 
-/* The host copy of buffer i's initial contents, made on first need. */
+/* The host copy of buffer i's initial contents, made on first need. Never
+ * written once made (the references read it on a thread of their own
+ * while the run goes on); freed only when its buffer leaves the pool, in
+ * pool_take before the references start, or when the worker leaves. */
 void *pool_host_of(wrun *r, int i)
 {
 	pbuf *e = B(r, i);
@@ -94,7 +97,7 @@ void *pool_host_of(wrun *r, int i)
 
 /* Writes buffer i's initial contents into dst: one memset, else a copy of
  * the pristine device copy (when use_pristine and there is one), else an
- * upload of the host copy. */
+ * upload of the host copy (through the staging area when it can). */
 int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int use_pristine)
 {
 	pbuf *e = B(r, i);
@@ -109,6 +112,10 @@ int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int use_pristine)
 	void *h = pool_host_of(r, i);
 	if (!h)
 		return -1;
+	/* a managed buffer goes up whole, as its download comes down */
+	int s = r->p->bufs[i].managed ? 1 : stage_upload(r, dst, h, e->bytes, r->p->bufs[i].name);
+	if (s <= 0)
+		return s;
 	return w_ck(r, cu.MemcpyHtoD(dst, h, e->bytes), "cuMemcpyHtoD");
 }
 
@@ -147,7 +154,7 @@ static int keeps_pristine(const plan *p, int i, const pbuf *e)
  * ones allocated; then every buffer holds its initial contents.
  * 0: done; 1: short of device memory (*need_out: what the new allocations
  * need; nothing reported); -1: an error, reported. */
-static int pool_take(wrun *r, uint64_t *need_out)
+static int pool_take(wrun *r, uint64_t *need_out, void (*before_write)(wrun *r))
 {
 	const plan *p = r->p;
 	wstate *ws = r->ws;
@@ -278,6 +285,8 @@ static int pool_take(wrun *r, uint64_t *need_out)
 		}
 	}
 
+	if (before_write)
+		before_write(r);
 	/* Write the initial contents where they may be missing. A buffer is
 	 * verified when this run wrote it from its host copy or a memset (not
 	 * trusting what earlier runs left). */
@@ -319,11 +328,11 @@ out:
 	return ret;
 }
 
-int pool_setup(wrun *r)
+int pool_setup(wrun *r, void (*before_write)(wrun *r))
 {
 	uint64_t need = 0;
 	for (int attempt = 0;; attempt++) {
-		int rc = pool_take(r, &need);
+		int rc = pool_take(r, &need, before_write);
 		if (rc <= 0)
 			return rc;
 		/* Short of device memory: start again once without the pool (what
