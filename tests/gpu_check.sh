@@ -42,7 +42,7 @@ chunks() { echo $((($1 + 8388607) / 8388608)); }
 # staging area, with the figures of the way before
 while read -r name file kernel sets out bytes ref; do
 	[ -n "$name" ] || continue
-	cmd="use $file; $sets; run $kernel"
+	cmd="use $file; set $sets; run $kernel"
 	fresh "$name" --format csv -c "$cmd"
 	if [ $st -ne 0 ] || [ "$(checkcols "$tmp/$name.out" "$kernel" | awk '{ print $2 }')" != ok ]; then
 		bad "$name: '$cmd' did not check ok (exit $st)"
@@ -76,11 +76,11 @@ while read -r name file kernel sets out bytes ref; do
 		ok "$name: ok in $n chunk(s) through the staging area, as the way before ($new_cols)"
 	fi
 done <<EOF
-transpose-8192 kernels_src/transpose.cu transpose_tiled set N=8192 out 268435456 move
-transpose-1000 kernels_src/transpose.cu transpose_tiled set N=1000 out 4000000 move
-square kernels_src/coalescing.cu square_coalesced set N=67108864 B 268435456 doubles
-vadd-odd kernels_src/vector_add.cu vadd_naive set N=1048573 c 4194292 doubles
-vadd-64M kernels_src/vector_add.cu vadd_naive set N=67108864 c 268435456 doubles
+transpose-8192 kernels_src/transpose.cu transpose_tiled N=8192 out 268435456 move
+transpose-1000 kernels_src/transpose.cu transpose_tiled N=1000 out 4000000 move
+square kernels_src/coalescing.cu square_coalesced N=67108864 B 268435456 doubles
+vadd-odd kernels_src/vector_add.cu vadd_naive N=1048573 c 4194292 doubles
+vadd-64M kernels_src/vector_add.cu vadd_naive N=67108864 c 268435456 doubles
 EOF
 
 # 2. a kernel that is wrong fails its check with the same first bad index
