@@ -267,34 +267,41 @@ static const char *make_context(wstate *ws)
 }
 
 /* The start-up thread: the context (the longest part of a worker's
- * start-up, about 100 ms), announced to w_ctx_wait as soon as it is there;
- * then NVML and CUPTI's one-time set-up for the kernel clock, which the
- * first timed run would otherwise pay (w_start_join waits for them). */
+ * start-up, about 100 ms), then CUPTI's one-time set-up for the kernel
+ * clock, announced to w_ctx_wait once both are done; then NVML. The first
+ * timed run would otherwise pay CUPTI's set-up and NVML's start. CUPTI is
+ * set up before the announcement, not beside the first run: its set-up
+ * (activity enabled, a forced flush) on this thread while the run's thread
+ * copied to or from the GPU sometimes left both waiting on each other
+ * inside the driver. Until the announcement the run only does host work
+ * (w_early_fill), so nothing else touches the device meanwhile. */
 static void *start_main(void *arg)
 {
 	wstate *ws = arg;
 	const char *why = make_context(ws);
-	if (why)
+	if (why) {
 		w_trace(NULL, "start-up: no context: %s", why);
-	else
+	} else {
 		w_trace(NULL, "start-up: the context");
+		if (!ws->wrapped) { /* under compute-sanitizer, which never times: CUPTI stays unloaded */
+			char *kwhy = NULL;
+			if (kclock_prepare(&kwhy) == 0)
+				w_trace(NULL, "start-up: CUPTI set up for the kernel clock");
+			else
+				w_trace(NULL, "start-up: no kernel clock yet: %s", kwhy ? kwhy : "?");
+			free(kwhy); /* the first kclock_start says it again */
+		}
+	}
 	pthread_mutex_lock(&ws->start_mu);
 	ws->ctx_state = why ? CTX_FAILED : CTX_READY;
 	pthread_cond_broadcast(&ws->start_cv);
 	pthread_mutex_unlock(&ws->start_mu);
 	if (why)
 		return NULL;
-	/* NVML (clocks, throttling) is optional, and its start-up can take a while */
+	/* NVML (clocks, throttling) is optional, and its start-up can take a
+	 * while; it makes no CUDA calls */
 	nvml_open(&ws->nvml, ws->ordinal, ws->info.pci_bus_id);
 	w_trace(NULL, "start-up: NVML");
-	if (ws->wrapped)
-		return NULL; /* under compute-sanitizer, which never times: CUPTI stays unloaded */
-	char *kwhy = NULL;
-	if (kclock_prepare(&kwhy) == 0)
-		w_trace(NULL, "start-up: CUPTI set up for the kernel clock");
-	else
-		w_trace(NULL, "start-up: no kernel clock yet: %s", kwhy ? kwhy : "?");
-	free(kwhy); /* the first kclock_start says it again */
 	return NULL;
 }
 

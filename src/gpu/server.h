@@ -75,9 +75,9 @@ typedef struct wstate {
 	CUcontext ctx;
 	int have_ctx;
 	devinfo info;
-	/* Start-up: the HELLO goes once the device is known; the context, then
-	 * NVML and CUPTI, are made on a thread of their own (server.c) while
-	 * the first request's host work goes on. */
+	/* Start-up: the HELLO goes once the device is known; the context and
+	 * CUPTI's set-up, then NVML, are made on a thread of their own
+	 * (server.c) while the first request's host work goes on. */
 	pthread_t start_thread;
 	int start_running;     /* the thread was started and is not joined yet */
 	pthread_mutex_t start_mu;
@@ -224,8 +224,8 @@ void w_load_host_alloc(void);
  * reports). Cheap after the first call. Only the worker's main thread calls
  * it; a thread of its own that makes CUDA calls sets the context itself. */
 const char *w_ctx_wait(wstate *ws);
-/* Waits for the rest of the start-up thread's work (NVML, CUPTI's set-up)
- * before their first use; idempotent. */
+/* Waits for the rest of the start-up thread's work (NVML) before its
+ * first use; idempotent. */
 void w_start_join(wstate *ws);
 /* While the context is being made: fills the host copies of the plan's
  * random and iota buffers, as pool_host_of would after the allocations,
