@@ -187,9 +187,13 @@ int fill_random(wrun *r, int i, CUdeviceptr dst)
 	void *args[] = { &dst, &n, &seed };
 	char what[128];
 	snprintf(what, sizeof what, "the GPU fill of buffer '%s'", pb->name);
+	CUresult e = cu.LaunchKernel(ws->fill_fn[k], blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+	if (e != CUDA_SUCCESS && !cu_is_sticky(e)) { /* nothing was written: the upload does it */
+		w_trace(r, "%s was not launched (%s): uploaded instead", what, cu_errstr(e));
+		return 1;
+	}
 	/* waited for here, so that a fault is this fill's and not the next kernel's */
-	if (w_ck(r, cu.LaunchKernel(ws->fill_fn[k], blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL), what) != 0 ||
-	    w_ck(r, cu.StreamSynchronize(NULL), what) != 0)
+	if (w_ck(r, e, what) != 0 || w_ck(r, cu.StreamSynchronize(NULL), what) != 0)
 		return -1;
 	w_trace(r, "filled '%s' on the GPU (%.1f MiB)", pb->name,
 	        (double)(pb->count * dtype_size(pb->type)) / (double)MiB);
