@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tests/gpu_check.sh: a new configuration's data path on a GPU: uploads
-# and checked downloads through the staging area, the comparison chunk by
+# tests/gpu_check.sh: a new configuration's data path on a GPU: random
+# inputs filled on the GPU (bit for bit the host's), uploads and checked
+# downloads through the staging area, the comparison chunk by
 # chunk, references that move values in their own type, started before
 # the upload. Each run is a fresh process. The same runs with
 # CUPLAY_PAGEABLE=1 CUPLAY_REF_DOUBLES=1 (whole pageable copies, every
@@ -53,8 +54,8 @@ while read -r name file kernel sets out bytes ref; do
 		bad "$name: no trace of '$out' downloaded and compared in $n chunk(s) through the staging area"
 		continue
 	fi
-	if [ "$bytes" -ge 16777216 ] && ! grep -q "uploaded '[A-Za-z0-9_]*' through the staging area in" "$tmp/out"; then
-		bad "$name: no trace of an upload through the staging area"
+	if ! grep -q "filled '[A-Za-z0-9_]*' on the GPU" "$tmp/out" || grep -q "uploaded '[A-Za-z0-9_]*' through the staging area in" "$tmp/out"; then
+		bad "$name: the random inputs were not filled on the GPU (or one was uploaded)"
 		continue
 	fi
 	if [ "$ref" = move ] && ! grep -q "reference [a-z0-9]* of '$out': computed in .* (moved in its own type" "$tmp/out"; then
@@ -70,6 +71,8 @@ while read -r name file kernel sets out bytes ref; do
 	old_cols=$(checkcols "$tmp/$name-old.out" "$kernel")
 	if [ $st -ne 0 ] || ! grep -q "downloaded '$out'" "$tmp/out" || grep -q "staging area in\|through the staging area (" "$tmp/out"; then
 		bad "$name: the way before (CUPLAY_PAGEABLE=1) did not download whole (exit $st)"
+	elif grep -q "filled '[A-Za-z0-9_]*' on the GPU" "$tmp/out" || ! grep -q "no GPU fill (off" "$tmp/out"; then
+		bad "$name: the way before (CUPLAY_PAGEABLE=1) filled on the GPU"
 	elif [ -z "$new_cols" ] || [ "$new_cols" != "$old_cols" ]; then
 		bad "$name: check figures differ: staged '$new_cols', the way before '$old_cols'"
 	else
@@ -128,5 +131,42 @@ if [ "$nfail" = 2 ] && [ "$checks" = "FAIL FAIL ok " ] && grep -q "the same bits
 else
 	bad "again: expected FAIL FAIL ok, two failures at index 40961234 (got '$checks', $nfail failures)"
 fi
+
+# 4. the GPU fill writes the host fill's bits: a kernel copies random
+# inputs of five types to outputs checked against the host copies (floats
+# with a tolerance below any rounding step, integers exactly, and rel_err
+# must be 0), at sizes that are no multiple of anything and at 64M; the
+# trace shows every input filled on the GPU and nothing uploaded; with
+# CUPLAY_FILL_HOST=1 every input goes up from the host, with the same
+# check figures
+# fillcols FILE: the check and rel_err columns of fill_copy's rows
+fillcols() { checkcols "$1" fill_copy; }
+for n in 1 1000003 67108864; do
+	name="fill-$n"
+	cmd="use tests/kernels/fill_copy.cu; set N=$n; run"
+	fresh "$name" --format csv -c "$cmd"
+	cols=$(fillcols "$tmp/$name.out")
+	if [ $st -ne 0 ] || [ "$(echo "$cols" | awk '{ print $2 }')" != ok ] ||
+	   ! echo "$cols" | awk '{ exit !($3 + 0 == 0) }'; then
+		bad "$name: '$cmd' did not check ok with rel_err 0 (exit $st): '$cols'"
+		continue
+	fi
+	nfill=$(grep -c "filled 'x[fdiul]' on the GPU" "$tmp/out")
+	if [ "$nfill" != 5 ] || ! grep -q "start-up: the GPU fill kernels loaded" "$tmp/out" ||
+	   ! grep -q "buffers: .*, 0.0 MiB uploaded, " "$tmp/out"; then
+		bad "$name: expected 5 inputs filled on the GPU and none uploaded (got $nfill fills)"
+		continue
+	fi
+	CUPLAY_FILL_HOST=1 fresh "$name-host" --format csv -c "$cmd"
+	host_cols=$(fillcols "$tmp/$name-host.out")
+	if [ $st -ne 0 ] || grep -q "filled '[A-Za-z0-9_]*' on the GPU" "$tmp/out" ||
+	   ! grep -q "no GPU fill (off" "$tmp/out" || ! grep -q "buffers: .*, 0.0 MiB filled on the GPU" "$tmp/out"; then
+		bad "$name: CUPLAY_FILL_HOST=1 still filled on the GPU (exit $st)"
+	elif [ "$host_cols" != "$cols" ]; then
+		bad "$name: check figures differ: GPU fill '$cols', CUPLAY_FILL_HOST=1 '$host_cols'"
+	else
+		ok "$name: 5 inputs filled on the GPU check exactly against the host fill ($cols), as with CUPLAY_FILL_HOST=1"
+	fi
+done
 
 echo "gpu-check: $pass passed, $fail failed"

@@ -298,6 +298,9 @@ static void *start_main(void *arg)
 	pthread_mutex_unlock(&ws->start_mu);
 	if (why)
 		return NULL;
+	/* After the signal: the first request's host work and the roofs go on
+	 * meanwhile; the fill's first user waits for it (fill_random). */
+	fill_load(ws);
 	/* NVML (clocks, throttling) is optional, and its start-up can take a
 	 * while; it makes no CUDA calls */
 	nvml_open(&ws->nvml, ws->ordinal, ws->info.pci_bus_id);
@@ -355,6 +358,7 @@ static void worker_fini(wstate *ws)
 	stage_free(ws);
 	pipe_fini(ws);
 	hash_free(ws);
+	fill_free(ws);
 	if (ws->flush)
 		cu.MemFree(ws->flush);
 	if (ws->have_flush_fn)

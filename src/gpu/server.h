@@ -9,6 +9,7 @@
  *   server_pool.c   device buffers kept from run to run
  *   server_stage.c  the page-locked staging area: uploads, and downloads
  *                   compared chunk by chunk
+ *   server_fill.c   random inputs written on the GPU (no upload)
  *   server_lock.c   the lock that lets one process at a time measure a GPU
  *   server_printf.c device printf, caught behind stdout
  *   server_base.c   errors, traces, progress, allocation, launches
@@ -65,6 +66,9 @@ typedef struct hbuf {
  * size. */
 #define STAGE_KEEP_MAX (1 * GiB)
 
+/* The random fill's kernels (server_fill.c): one a stored width and conversion. */
+#define FILL_KERNELS 9
+
 /* The context's state at start-up (wstate.ctx_state). */
 enum { CTX_PENDING, CTX_READY, CTX_FAILED };
 
@@ -116,6 +120,10 @@ typedef struct wstate {
 	CUevent pin_ev[2];     /* each half's last copy up */
 	int pin_state;         /* 0 not tried yet, 1 ready, -1 not to be had */
 	verdict_cache verdicts; /* results of comparisons, by the hash of the output compared */
+	CUmodule fill_mod;     /* the random fill kernels (server_fill.c), loaded at start-up */
+	CUfunction fill_fn[FILL_KERNELS];
+	int fill_state;        /* 0 not loaded yet, 1 loaded, -1 not to be had: under start_mu */
+	char fill_why[160];    /* why not */
 	CUmodule hash_mod;     /* the output hash kernel (server_hash.c), loaded on first need */
 	CUfunction hash_fn;
 	CUdeviceptr hash_out;
@@ -161,6 +169,7 @@ typedef struct wrun {
 	kargs ka;
 	uint64_t t0;           /* the request's start, for traces */
 	struct ref_ahead *ahead; /* references computed beside the GPU work (server_check.c) */
+	uint64_t filled;       /* bytes the GPU fill wrote in this run */
 } wrun;
 
 _Static_assert(SPEC_MAX_CHECK_ARGS <= REF_MAX_ARGS, "a reference key holds every check argument");
@@ -263,7 +272,10 @@ void pf_finish(wrun *r);
 /* ---- server_pool.c */
 int pool_release(wrun *r, pbuf *e);
 void *pool_host_of(wrun *r, int i);
-int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int use_pristine);
+/* pool_init_dev's how: from the pristine device copy when there is one;
+ * from the host copy rather than the GPU fill */
+enum { POOL_PRISTINE = 1, POOL_FROM_HOST = 2 };
+int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int how);
 int pool_reset_dirty(wrun *r);
 /* The run's buffers: reused from the pool where their contents allow,
  * else allocated and written; before_write (may be NULL) is called once
@@ -290,6 +302,25 @@ void *stage_get(wrun *r, size_t bytes, const char *what);
 /* A host array for a whole copy from the GPU, its pages faulted in first
  * on every core (w_hmalloc's failure otherwise). */
 void *stage_host_array(wrun *r, size_t bytes, const char *what);
+
+/* ---- server_fill.c: random inputs written on the GPU, bit for bit what
+ * buffer_fill writes on the host */
+/* The PTX of the fill kernels (one entry a kernel, fill_kernel_name). */
+extern const char fill_ptx[];
+/* The kernel that fills random buffers of type t (vectors as their
+ * scalars), or -1 when there is none. */
+int fill_kernel_of(dtype t);
+const char *fill_kernel_name(int k);
+/* On the start-up thread once the context is there: loads the kernels
+ * (unless CUPLAY_FILL_HOST=1 or CUPLAY_PAGEABLE=1), with a trace line
+ * either way, and announces it on start_cv. */
+void fill_load(wstate *ws);
+void fill_free(wstate *ws);
+/* Writes buffer i's initial contents into dst on the GPU when they are a
+ * random stream the kernels make (not managed, not a global), waiting for
+ * fill_load first: 0 done; 1 not to be had here (upload the host copy);
+ * -1 an error, reported. */
+int fill_random(wrun *r, int i, CUdeviceptr dst);
 
 /* ---- server_pipe.c: runs on host data */
 /* The run's host buffers (the initial contents copied into the inputs,

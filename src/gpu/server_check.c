@@ -265,7 +265,7 @@ static int check_once(wrun *r, int *failed)
 		ptrs[c->out] = scratch;
 		kargs *ka = xmalloc(sizeof *ka);
 		w_build_args(ka, &c->other, ptrs);
-		int ok = pool_init_dev(r, c->out, scratch, 1) == 0 && pool_reset_dirty(r) == 0 &&
+		int ok = pool_init_dev(r, c->out, scratch, POOL_PRISTINE) == 0 && pool_reset_dirty(r) == 0 &&
 		         w_launch(r, r->other[i], &c->other, ka) == 0 &&
 		         w_ck_kernel(r, cu.CtxSynchronize(), c->other.name) == 0;
 		free(ka);

@@ -96,9 +96,10 @@ void *pool_host_of(wrun *r, int i)
 }
 
 /* Writes buffer i's initial contents into dst: one memset, else a copy of
- * the pristine device copy (when use_pristine and there is one), else an
- * upload of the host copy (through the staging area when it can). */
-int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int use_pristine)
+ * the pristine device copy (POOL_PRISTINE, when there is one), else a
+ * random stream written on the GPU (unless POOL_FROM_HOST), else an upload
+ * of the host copy (through the staging area when it can). */
+int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int how)
 {
 	pbuf *e = B(r, i);
 	if (e->bytes == 0)
@@ -107,8 +108,16 @@ int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int use_pristine)
 		return w_ck(r, cu.MemsetD8(dst, (unsigned char)e->pval, e->bytes), "cuMemsetD8");
 	if (e->pat == PAT_D32)
 		return w_ck(r, cu.MemsetD32(dst, e->pval, e->bytes / 4), "cuMemsetD32");
-	if (use_pristine && e->pristine && e->pristine != dst)
+	if ((how & POOL_PRISTINE) && e->pristine && e->pristine != dst)
 		return w_ck(r, cu.MemcpyDtoD(dst, e->pristine, e->bytes), "cuMemcpyDtoD");
+	if (!(how & POOL_FROM_HOST)) {
+		int f = fill_random(r, i, dst);
+		if (f <= 0) {
+			if (f == 0)
+				r->filled += e->bytes;
+			return f;
+		}
+	}
 	void *h = pool_host_of(r, i);
 	if (!h)
 		return -1;
@@ -126,7 +135,7 @@ int pool_reset_dirty(wrun *r)
 		pbuf *e = B(r, i);
 		if (!e->dirty)
 			continue;
-		if (pool_init_dev(r, i, e->d, 1) != 0)
+		if (pool_init_dev(r, i, e->d, POOL_PRISTINE) != 0)
 			return -1;
 		e->dirty = 0;
 	}
@@ -288,19 +297,22 @@ static int pool_take(wrun *r, uint64_t *need_out, void (*before_write)(wrun *r))
 	if (before_write)
 		before_write(r);
 	/* Write the initial contents where they may be missing. A buffer is
-	 * verified when this run wrote it from its host copy or a memset (not
-	 * trusting what earlier runs left). */
+	 * verified when this run wrote it from its host copy, a memset or the
+	 * GPU fill (not trusting what earlier runs left). */
+	uint64_t filled = 0;
 	for (int i = 0; i < p->nbufs; i++) {
 		pbuf *e = B(r, i);
 		int ok = 1;
 		if (e->dirty) {
 			int via_pristine = e->pat == PAT_NONE && e->pristine;
-			if (e->pat == PAT_NONE && !via_pristine)
-				uploaded += e->bytes;
-			if (pool_init_dev(r, i, e->d, 1) != 0) {
+			uint64_t f0 = r->filled;
+			if (pool_init_dev(r, i, e->d, POOL_PRISTINE) != 0) {
 				ret = -1;
 				goto out;
 			}
+			filled += r->filled - f0;
+			if (e->pat == PAT_NONE && !via_pristine && r->filled == f0)
+				uploaded += e->bytes;
 			e->dirty = 0;
 			ok = !via_pristine;
 		} else {
@@ -320,7 +332,8 @@ static int pool_take(wrun *r, uint64_t *need_out, void (*before_write)(wrun *r))
 		}
 		e->verified = ok;
 	}
-	w_trace(r, "buffers: %d reused, %d new, %.1f MiB uploaded", reused, nnew, (double)uploaded / (double)MiB);
+	w_trace(r, "buffers: %d reused, %d new, %.1f MiB uploaded, %.1f MiB filled on the GPU", reused, nnew,
+	        (double)uploaded / (double)MiB, (double)filled / (double)MiB);
 out:
 	for (int i = 0; i < p->nbufs; i++)
 		if (newp[i])
@@ -364,16 +377,17 @@ int pool_all_verified(wrun *r)
 }
 
 /* Writes every buffer not verified (and its pristine copy) again from its
- * host copy or memset. */
+ * host copy (never the GPU fill: this is the way that trusts nothing the
+ * GPU made) or memset. */
 int pool_reverify(wrun *r)
 {
 	for (int i = 0; i < r->p->nbufs; i++) {
 		pbuf *e = B(r, i);
 		if (e->verified)
 			continue;
-		if (e->pristine && pool_init_dev(r, i, e->pristine, 0) != 0)
+		if (e->pristine && pool_init_dev(r, i, e->pristine, POOL_FROM_HOST) != 0)
 			return -1;
-		if (pool_init_dev(r, i, e->d, 0) != 0)
+		if (pool_init_dev(r, i, e->d, POOL_FROM_HOST) != 0)
 			return -1;
 		e->dirty = 0;
 		e->verified = 1;
