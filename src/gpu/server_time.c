@@ -462,8 +462,13 @@ static int time_samples(wrun *r, int kernel_clock)
 			res->nsamples = n + 1;
 			w_progress(ws, n + 1, WIRE_PHASE_GPU, res->samples_ms[n]);
 		}
+		/* the wall cap; a short kernel's (timing_wall_cap) once the least
+		 * kernel time is sampled, and before the next sample would pass it
+		 * (two samples' time ahead: one for the loop's own ending) */
+		double el = (double)(now_ns() - loop_t0) * 1e-9;
 		if (t.max_wall_s > 0 && n >= t.min_reps &&
-		    (double)(now_ns() - loop_t0) * 1e-9 >= timing_wall_cap(&t, sorted[n / 2] * batch * 1e-3)) {
+		    (el >= t.max_wall_s ||
+		     (total_s >= t.min_time_s && el + 2 * el / n >= timing_wall_cap(&t, sorted[n / 2] * batch * 1e-3)))) {
 			res->stop = STOP_WALL;
 			break;
 		}

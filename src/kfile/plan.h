@@ -125,7 +125,9 @@ typedef struct timing_opts {
 
 /* The wall time a timing loop may take, for samples of median_s seconds
  * of kernel: max_wall_s for a kernel of 10 ms or more, else 100 samples'
- * worth and at least TIMING_SHORT_WALL_S (never more than max_wall_s).
+ * worth and at least TIMING_SHORT_WALL_S (never more than max_wall_s);
+ * the shorter cap counts once min_time_s of kernel time is sampled, so a
+ * `timing min` asked for is honoured.
  * A short kernel's samples cost more than its own time (the flush, the
  * syncs), and 100 ms of them give its median to a fraction of a percent;
  * past that, the interval narrows slowly and the student waits. */
