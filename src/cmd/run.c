@@ -217,39 +217,76 @@ static void print_pipeline(app *a, const plan *p)
 	sb_free(&ch);
 }
 
+/* One line "NAME: a, b; EXTRA" when it fits WIDE columns, else "NAME
+ * (EXTRA):" and an item a line, indented: a file of many buffers stays
+ * readable on a projector. */
+#define BUFFERS_WIDE 100
+static void note_list(app *a, const char *name, char **items, int n, const char *extra)
+{
+	sbuf line = {0};
+	sb_printf(&line, "%s: ", name);
+	for (int i = 0; i < n; i++)
+		sb_printf(&line, "%s%s", i ? ", " : "", items[i]);
+	if (!n)
+		sb_puts(&line, "none");
+	if (extra)
+		sb_printf(&line, "; %s", extra);
+	if (line.len <= BUFFERS_WIDE || n < 2) {
+		app_note(a, "%s", line.s);
+	} else {
+		sbuf l = {0};
+		if (extra)
+			sb_printf(&l, "%s (%s):", name, extra);
+		else
+			sb_printf(&l, "%s:", name);
+		for (int i = 0; i < n; i++)
+			sb_printf(&l, "\n  %s", items[i]);
+		app_note(a, "%s", l.s);
+		sb_free(&l);
+	}
+	sb_free(&line);
+}
+
 static void print_buffers(app *a, const plan *p)
 {
-	sbuf b = {0}, g = {0};
+	char *bufs[PLAN_MAX_BUFS], *globs[PLAN_MAX_BUFS];
+	int nb = 0, ng = 0;
 	double total = 0;
 	for (int i = 0; i < p->nbufs; i++) {
 		const plan_buf *pb = &p->bufs[i];
 		double bytes = (double)pb->count * (double)dtype_size(pb->type);
 		char sz[32];
 		fmt_bytes(bytes, sz, sizeof sz);
+		sbuf g = {0};
 		if (pb->global) {
-			sb_printf(&g, "%s%s %s[%" PRIu64 "] ", g.len ? ", " : "", pb->name, dtype_name(pb->type), pb->count);
+			sb_printf(&g, "%s %s[%" PRIu64 "] ", pb->name, dtype_name(pb->type), pb->count);
 			if (pb->init == INIT_LIST)
 				list_text(&g, p, pb);
 			else
 				sb_puts(&g, init_name(pb->init));
 			sb_printf(&g, "%s (%s, %s)", pb->output ? " output" : "", sz,
 			          pb->is_const ? "__constant__" : "__device__");
+			globs[ng++] = sb_steal(&g);
 			continue;
 		}
 		total += bytes;
-		sb_printf(&b, "%s%s %s[%" PRIu64 "] %s%s%s%s%s (%s)", b.len ? ", " : "", pb->name,
+		sb_printf(&g, "%s %s[%" PRIu64 "] %s%s%s%s%s (%s)", pb->name,
 		          dtype_name(pb->type), pb->count, init_name(pb->init),
 		          pb->output ? " output" : "", pb->managed ? " managed" : "",
 		          pb->prefetch ? " prefetch" : "",
 		          pb->host == BUF_HOST_PINNED ? " host pinned" : pb->host ? " host" : "", sz);
+		bufs[nb++] = sb_steal(&g);
 	}
-	char tot[32];
+	char tot[32], extra[48];
 	fmt_bytes(total, tot, sizeof tot);
-	app_note(a, "buffers: %s; %s in all", b.len ? b.s : "none", tot);
-	if (g.len)
-		app_note(a, "globals: %s", g.s);
-	sb_free(&b);
-	sb_free(&g);
+	snprintf(extra, sizeof extra, "%s in all", tot);
+	note_list(a, "buffers", bufs, nb, extra);
+	if (ng)
+		note_list(a, "globals", globs, ng, NULL);
+	for (int i = 0; i < nb; i++)
+		free(bufs[i]);
+	for (int i = 0; i < ng; i++)
+		free(globs[i]);
 }
 
 int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
