@@ -133,7 +133,7 @@ void fill_load(wstate *ws)
 		for (int k = 0; e == CUDA_SUCCESS && k < FILL_KERNELS; k++)
 			if ((e = cu.ModuleGetFunction(&ws->fill_fn[k], ws->fill_mod, fill_names[k])) != CUDA_SUCCESS) {
 				call = "cuModuleGetFunction";
-				cu.ModuleUnload(ws->fill_mod);
+				(void)cu.ModuleUnload(ws->fill_mod); /* the error said is the lookup's */
 			}
 		if (e == CUDA_SUCCESS)
 			state = 1;
@@ -153,7 +153,7 @@ void fill_load(wstate *ws)
 void fill_free(wstate *ws)
 {
 	if (ws->fill_state == 1)
-		cu.ModuleUnload(ws->fill_mod);
+		(void)cu.ModuleUnload(ws->fill_mod); /* at the worker's end: nothing left to tell */
 	ws->fill_state = 0;
 }
 
