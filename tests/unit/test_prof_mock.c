@@ -6,6 +6,7 @@
  * stays enabled, started or allocated afterwards. Skips, saying why, when
  * no compiler or source is at hand. */
 #include "test.h"
+#include "mockbuild.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -18,37 +19,6 @@
 #include "sass.h"
 #include "util.h"
 
-static char *find_cc(void)
-{
-	const char *cc = getenv("CC");
-	if (!cc || !*cc)
-		cc = "cc";
-	if (strchr(cc, '/'))
-		return access(cc, X_OK) == 0 ? xstrdup(cc) : NULL;
-	if (strchr(cc, ' '))
-		return NULL; /* "ccache gcc" and the like: not worth parsing here */
-	const char *path = getenv("PATH");
-	if (!path)
-		return NULL;
-	char *copy = xstrdup(path), *found = NULL;
-	for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *p = xasprintf("%s/%s", d, cc);
-		if (access(p, X_OK) == 0)
-			found = p;
-		else
-			free(p);
-	}
-	free(copy);
-	return found;
-}
-
-/* this file's directory, from __FILE__ ("tests/unit/test_prof_mock.c") */
-static char *here(void)
-{
-	const char *f = __FILE__;
-	const char *slash = strrchr(f, '/');
-	return slash ? xstrndup(f, (size_t)(slash - f)) : xstrdup(".");
-}
 
 static void (*mock_state)(int *, int *, int *, int *);
 static int (*mock_passes)(void);
@@ -271,29 +241,26 @@ static void ktrace_mock(void *h)
 
 TEST(mock)
 {
-	char *cc = find_cc(), *dir = here();
-	char *src = xasprintf("%s/cupti_mock.c", dir);
-	char *inc = xasprintf("-I%s/../../src/gpu", dir);
-	if (!cc || access(src, R_OK) != 0) {
-		printf("prof_mock: skipped: %s\n", !cc ? "no C compiler ($CC or cc)" : "cupti_mock.c not found (run from the repository root)");
-		free(cc);
-		free(dir);
-		free(src);
-		free(inc);
+	char *cc = mock_find_cc();
+	char tmp[] = "/tmp/cuplay-cupti-XXXXXX";
+	if (!cc) {
+		printf("prof_mock: skipped: no C compiler ($CC or cc)\n");
 		return;
 	}
-	char tmp[] = "/tmp/cuplay-cupti-XXXXXX";
-	CHECK(mkdtemp(tmp) != NULL);
-	char *so = xasprintf("%s/libcupti_mock.so", tmp);
-	const char *argv[] = { cc, "-shared", "-fPIC", "-O0", inc, "-o", so, src, NULL };
-	char *out = NULL, *eout = NULL, *err = NULL;
-	int status = -1;
-	int rc = proc_capture(argv, 120, &out, &eout, &status, &err);
-	CHECK(rc == 0 && status == 0);
-	if (rc != 0 || status != 0) {
-		fprintf(stderr, "prof_mock: building the mock failed: %s%s\n", err ? err : "", eout ? eout : "");
-		goto done;
+	int made = mkdtemp(tmp) != NULL;
+	CHECK(made);
+	if (!made) {
+		free(cc);
+		return;
 	}
+	char *so = xasprintf("%s/libcupti_mock.so", tmp), *err = NULL;
+	int rc = mock_build("prof_mock", cc, "cupti_mock.c", so);
+	if (rc == -2)
+		printf("prof_mock: skipped: cupti_mock.c not found (run from the repository root)\n");
+	else
+		CHECK(rc == 0);
+	if (rc != 0)
+		goto done;
 	setenv("CUPLAY_CUPTI", so, 1);
 	char *why = NULL;
 	CHECK(prof_available(&why) == 1);
@@ -428,14 +395,9 @@ TEST(mock)
 done:
 	unlink(so);
 	rmdir(tmp);
-	free(out);
-	free(eout);
 	free(err);
 	free(so);
 	free(cc);
-	free(dir);
-	free(src);
-	free(inc);
 }
 
 int main(void)

@@ -10,6 +10,7 @@
  * This program is its own worker: `test_start --worker RFD WFD DEVICE
  * VERSION` runs worker_main, and the client execs /proc/self/exe. */
 #include "test.h"
+#include "mockbuild.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -22,63 +23,16 @@
 #include "util.h"
 #include "worker.h"
 
-static char *find_cc(void)
-{
-	const char *cc = getenv("CC");
-	if (!cc || !*cc)
-		cc = "cc";
-	if (strchr(cc, '/'))
-		return access(cc, X_OK) == 0 ? xstrdup(cc) : NULL;
-	if (strchr(cc, ' '))
-		return NULL; /* "ccache gcc" and the like: not worth parsing here */
-	const char *path = getenv("PATH");
-	if (!path)
-		return NULL;
-	char *copy = xstrdup(path), *found = NULL;
-	for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *p = xasprintf("%s/%s", d, cc);
-		if (access(p, X_OK) == 0)
-			found = p;
-		else
-			free(p);
-	}
-	free(copy);
-	return found;
-}
-
-static char *here(void)
-{
-	const char *f = __FILE__;
-	const char *slash = strrchr(f, '/');
-	return slash ? xstrndup(f, (size_t)(slash - f)) : xstrdup(".");
-}
-
 static char tmpdir[] = "/tmp/cuplay-start-XXXXXX";
 static char *log_path;
 
 /* Builds src (beside this file) into tmpdir/so_name. */
 static int build(const char *cc, const char *src, const char *so_name)
 {
-	char *dir = here();
-	char *s = xasprintf("%s/%s", dir, src), *inc = xasprintf("-I%s/../../src/gpu", dir);
 	char *so = xasprintf("%s/%s", tmpdir, so_name);
-	const char *argv[] = { cc, "-shared", "-fPIC", "-O0", inc, "-o", so, s, "-lpthread", NULL };
-	char *out = NULL, *eout = NULL, *err = NULL;
-	int status = -1, ok = access(s, R_OK) == 0;
-	if (ok) {
-		int rc = proc_capture(argv, 120, &out, &eout, &status, &err);
-		ok = rc == 0 && status == 0;
-		if (!ok)
-			fprintf(stderr, "start: building %s failed: %s%s\n", src, err ? err : "", eout ? eout : "");
-	}
-	free(out);
-	free(eout);
-	free(err);
-	free(dir);
-	free(s);
-	free(inc);
+	int rc = mock_build("start", cc, src, so);
 	free(so);
-	return ok ? 0 : -1;
+	return rc == 0 ? 0 : -1;
 }
 
 /* The mock's settings for the next worker; the log emptied. */
@@ -267,7 +221,7 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
 		return worker_main(argc - 2, argv + 2);
-	char *cc = find_cc();
+	char *cc = mock_find_cc();
 	if (!cc || !mkdtemp(tmpdir)) {
 		printf("start: skipped: %s\n", cc ? "no temporary folder" : "no C compiler ($CC or cc)");
 		free(cc);
