@@ -170,6 +170,7 @@ typedef struct wrun {
 	uint64_t t0;           /* the request's start, for traces */
 	struct ref_ahead *ahead; /* references computed beside the GPU work (server_check.c) */
 	uint64_t filled;       /* bytes the GPU fill wrote in this run */
+	uint64_t uploaded;     /* bytes uploaded from host copies in this run */
 } wrun;
 
 _Static_assert(SPEC_MAX_CHECK_ARGS <= REF_MAX_ARGS, "a reference key holds every check argument");

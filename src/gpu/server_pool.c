@@ -121,6 +121,7 @@ int pool_init_dev(wrun *r, int i, CUdeviceptr dst, int how)
 	void *h = pool_host_of(r, i);
 	if (!h)
 		return -1;
+	r->uploaded += e->bytes;
 	/* a managed buffer goes up whole, as its download comes down */
 	int s = r->p->bufs[i].managed ? 1 : stage_upload(r, dst, h, e->bytes, r->p->bufs[i].name);
 	if (s <= 0)
@@ -247,7 +248,6 @@ static int pool_take(wrun *r, uint64_t *need_out, void (*before_write)(wrun *r))
 	 * joins its buffer only once written. */
 	CUdeviceptr newp[PLAN_MAX_BUFS] = {0};
 	int nnew = 0;
-	uint64_t uploaded = 0;
 	for (int i = 0; i < p->nbufs; i++) {
 		pbuf *e = B(r, i);
 		if (e->d)
@@ -299,20 +299,16 @@ static int pool_take(wrun *r, uint64_t *need_out, void (*before_write)(wrun *r))
 	/* Write the initial contents where they may be missing. A buffer is
 	 * verified when this run wrote it from its host copy, a memset or the
 	 * GPU fill (not trusting what earlier runs left). */
-	uint64_t filled = 0;
+	uint64_t filled0 = r->filled, uploaded0 = r->uploaded;
 	for (int i = 0; i < p->nbufs; i++) {
 		pbuf *e = B(r, i);
 		int ok = 1;
 		if (e->dirty) {
 			int via_pristine = e->pat == PAT_NONE && e->pristine;
-			uint64_t f0 = r->filled;
 			if (pool_init_dev(r, i, e->d, POOL_PRISTINE) != 0) {
 				ret = -1;
 				goto out;
 			}
-			filled += r->filled - f0;
-			if (e->pat == PAT_NONE && !via_pristine && r->filled == f0)
-				uploaded += e->bytes;
 			e->dirty = 0;
 			ok = !via_pristine;
 		} else {
@@ -333,7 +329,7 @@ static int pool_take(wrun *r, uint64_t *need_out, void (*before_write)(wrun *r))
 		e->verified = ok;
 	}
 	w_trace(r, "buffers: %d reused, %d new, %.1f MiB uploaded, %.1f MiB filled on the GPU", reused, nnew,
-	        (double)uploaded / (double)MiB, (double)filled / (double)MiB);
+	        (double)(r->uploaded - uploaded0) / (double)MiB, (double)(r->filled - filled0) / (double)MiB);
 out:
 	for (int i = 0; i < p->nbufs; i++)
 		if (newp[i])
