@@ -253,22 +253,24 @@ void *stage_host_array(wrun *r, size_t bytes, const char *what)
 /* ---- the pageable download buffer: where there is no staging area, a
  * checked output comes down whole, into a buffer kept between runs */
 
-void stage_free(wstate *ws)
+static void stage_drop(wstate *ws)
 {
 	free(ws->stage);
 	ws->stage = NULL;
 	ws->stage_bytes = 0;
+}
+
+void stage_free(wstate *ws)
+{
+	stage_drop(ws);
 	pin_release(NULL, ws);
 	ws->pin_state = 0;
 }
 
 void stage_trim(wstate *ws)
 {
-	if (ws->stage && ws->stage_bytes > STAGE_KEEP_MAX) {
-		free(ws->stage);
-		ws->stage = NULL;
-		ws->stage_bytes = 0;
-	}
+	if (ws->stage && ws->stage_bytes > STAGE_KEEP_MAX)
+		stage_drop(ws);
 }
 
 void *stage_get(wrun *r, size_t bytes, const char *what)
@@ -278,9 +280,7 @@ void *stage_get(wrun *r, size_t bytes, const char *what)
 		bytes = 1;
 	if (ws->stage && ws->stage_bytes >= bytes)
 		return ws->stage;
-	free(ws->stage);
-	ws->stage = NULL;
-	ws->stage_bytes = 0;
+	stage_drop(ws);
 	void *h = stage_host_array(r, bytes, what);
 	if (!h)
 		return NULL;
