@@ -198,10 +198,13 @@ int kclock_prepare(char **why)
 	CUptiResult r = K.Enable(CUPTI_ACTIVITY_KIND_KERNEL);
 	if (r != CUPTI_SUCCESS)
 		return cupti_fail(why, "cuptiActivityEnable", r);
-	K.Disable(CUPTI_ACTIVITY_KIND_KERNEL);
-	K.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	const char *call = "cuptiActivityDisable";
+	if ((r = K.Disable(CUPTI_ACTIVITY_KIND_KERNEL)) == CUPTI_SUCCESS) {
+		call = "cuptiActivityFlushAll";
+		r = K.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	}
 	drop_pending();
-	return 0;
+	return r == CUPTI_SUCCESS ? 0 : cupti_fail(why, call, r);
 }
 
 /* Moves the matching durations out and empties the ring: -1 when some were lost. */
