@@ -197,40 +197,30 @@ if run typed 1 -c 'use tests/golden/kernels/saxpy.cu; set alpha=5/2; set n=2.5; 
 	fi
 fi
 
+# sub NAME WHAT: runs tests/gpu_NAME.sh, shows its lines and adds its
+# closing "gpu-NAME: N passed, N failed" to the counts (one failure if it
+# did not finish)
+sub() {
+	CUPLAY="$CUPLAY" bash "tests/gpu_$1.sh" >"$tmp/$1" 2>&1
+	cat "$tmp/$1"
+	local m
+	m=$(sed -n "s/^gpu-$1: \([0-9]*\) passed, \([0-9]*\) failed\$/\1 \2/p" "$tmp/$1")
+	if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_$1.sh did not finish"; fi
+}
 # lessons, the kernel library's contrasts, memcheck, sweep and compare
-CUPLAY="$CUPLAY" bash tests/gpu_more.sh >"$tmp/more" 2>&1
-cat "$tmp/more"
-m=$(sed -n 's/^gpu-more: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/more")
-if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_more.sh did not finish"; fi
-
+sub more
 # the worker's start-up: the HELLO before the context, the first run's host
 # work beside it, device and roof first, Ctrl-C during start-up
-CUPLAY="$CUPLAY" bash tests/gpu_start.sh >"$tmp/start" 2>&1
-cat "$tmp/start"
-m=$(sed -n 's/^gpu-start: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/start")
-if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_start.sh did not finish"; fi
-
+sub start
 # the C++ kernels of tests/cxx (toolkit headers, templates, namespaces, samples)
-CUPLAY="$CUPLAY" bash tests/gpu_cxx.sh >"$tmp/cxx" 2>&1
-cat "$tmp/cxx"
-m=$(sed -n 's/^gpu-cxx: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/cxx")
-if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_cxx.sh did not finish"; fi
-
+sub cxx
 # runs on host data: pinned and pageable copies, streams, the timeline
-CUPLAY="$CUPLAY" bash tests/gpu_streams.sh >"$tmp/streams" 2>&1
-cat "$tmp/streams"
-m=$(sed -n 's/^gpu-streams: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/streams")
-if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_streams.sh did not finish"; fi
+sub streams
 # roof and explain: the ceiling, every kernel's diagnosis, ncu's SOL
-CUPLAY="$CUPLAY" bash tests/gpu_explain.sh >"$tmp/explain" 2>&1
-cat "$tmp/explain"
-m=$(sed -n 's/^gpu-explain: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/explain")
-if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_explain.sh did not finish"; fi
+sub explain
 # a new configuration's data path: the staging area, the comparison in
-# chunks, references in the elements' own type, against the way before
-CUPLAY="$CUPLAY" bash tests/gpu_check.sh >"$tmp/check" 2>&1
-cat "$tmp/check"
-m=$(sed -n 's/^gpu-check: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/check")
-if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_check.sh did not finish"; fi
+# chunks, references in the elements' own type, the GPU fill, against the
+# way before
+sub check
 
 echo "gpu: $pass passed, $fail failed"
