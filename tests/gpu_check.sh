@@ -15,9 +15,7 @@ if ! have_gpu; then
 	exit 0
 fi
 export XDG_CACHE_HOME="$tmp/cache"
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" | tail -n 30; }
+BAD_TAIL=30
 
 # fresh NAME cuplay-args...: one new process, traced: its stdout in
 # $tmp/NAME.out, stdout and stderr (the trace) in $tmp/out, its status in $st

@@ -11,9 +11,6 @@ if ! have_gpu; then
 	exit 0
 fi
 export XDG_CACHE_HOME="$tmp/cache"
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" | tail -n 25; }
 
 # all_ok FILE: every kernel that `use` listed has a csv row, and every row
 # checks ok, but for a kernel that FILE's header says `check none` of (the

@@ -14,9 +14,6 @@ if ! have_gpu; then
 	exit 0
 fi
 export XDG_CACHE_HOME="$tmp/cache"
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" | tail -n 25; }
 
 # 1. roof: every figure measured; the best is the largest; the datasheet's
 #    peak (when the driver gives it) is above every measured figure

@@ -8,9 +8,6 @@ if ! have_gpu; then
 	exit 0
 fi
 export XDG_CACHE_HOME="$tmp/cache"
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" | tail -n 25; }
 
 # every lesson replays with exit status 0: all its expectations hold
 for s in sessions/*.session; do

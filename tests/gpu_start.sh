@@ -20,9 +20,7 @@ if ! have_gpu; then
 	exit 0
 fi
 export XDG_CACHE_HOME="$tmp/cache"
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" | tail -n 40; }
+BAD_TAIL=40
 info() { echo "      $*"; }
 
 # line FILE TEXT: the number of the first line of FILE containing TEXT, or 0

@@ -23,3 +23,10 @@ settle() {
 	command -v pgrep >/dev/null 2>&1 || return 0
 	for _ in $(seq 1 50); do pgrep -f 'cuplay --worker' >/dev/null || return 0; sleep 0.1; done
 }
+
+# For the GPU test scripts: counts, "ok:" and "FAIL:" lines (a failure
+# shows the last BAD_TAIL lines, default 25, of $tmp/out, the output it
+# judged); each script closes with "gpu-NAME: $pass passed, $fail failed".
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" | tail -n "${BAD_TAIL:-25}"; }
