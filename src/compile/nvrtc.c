@@ -305,13 +305,12 @@ int nvrtc_run(const nvrtc_job *j, nvrtc_out *out, char **err)
 	int nopts = 0;
 	for (int i = 0; i < j->nopts; i++)
 		opts[nopts++] = j->opts[i];
-	int pch = j->pch && nvrtc_has_pch();
-	char *pch_dir = pch && j->pch_dir ? xasprintf("-pch-dir=%s", j->pch_dir) : NULL;
+	int pch = j->pch && j->pch_dir && nvrtc_has_pch();
+	char *pch_dir = pch ? xasprintf("-pch-dir=%s", j->pch_dir) : NULL;
 	if (pch) {
 		opts[nopts++] = "-pch";
 		opts[nopts++] = "-pch-verbose=false";
-		if (pch_dir)
-			opts[nopts++] = pch_dir;
+		opts[nopts++] = pch_dir;
 	}
 	r = nv.CompileProgram(prog, nopts, opts);
 	free(opts);

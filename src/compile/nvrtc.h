@@ -34,7 +34,9 @@ typedef struct nvrtc_out {
  * gets its lowered name; where[i] ("k.cu:12:4", or NULL) is where the user
  * wrote expression i, for messages about it. pch: NVRTC's automatic
  * precompiled headers, which live in this process's PCH heap: a header
- * prefix seen before is not compiled again. */
+ * prefix seen before is not compiled again. They are used only with a
+ * pch_dir: NVRTC's own default is a folder in /tmp per process that
+ * nobody removes (22 MB each). */
 typedef struct nvrtc_job {
 	const char *name;  /* the program's */
 	const char *path;  /* the user's file, for messages; NULL: name */
@@ -48,7 +50,7 @@ typedef struct nvrtc_job {
 	const char *const *where;
 	int nexprs;
 	int pch;
-	const char *pch_dir; /* where NVRTC keeps them; NULL: its default */
+	const char *pch_dir; /* where NVRTC keeps them; NULL: no precompiled headers */
 } nvrtc_job;
 
 /* Loads libnvrtc once; 0 or -1 with *err. */

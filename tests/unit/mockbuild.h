@@ -4,6 +4,7 @@
 #ifndef CUPLAY_MOCKBUILD_H
 #define CUPLAY_MOCKBUILD_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,24 @@ static inline int mock_build(const char *tag, const char *cc, const char *src, c
 	free(s);
 	free(inc);
 	return rc;
+}
+
+/* Removes dir and the files in it (the stand-in libraries and logs a
+ * test put there; no subfolders). */
+static inline void mock_rmdir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		for (struct dirent *e; (e = readdir(d));) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			char *p = xasprintf("%s/%s", dir, e->d_name);
+			unlink(p);
+			free(p);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
 }
 
 #endif

@@ -185,6 +185,36 @@ TEST(precompiled_headers)
 	free(dir);
 }
 
+/* A job that asks for precompiled headers without a directory of its own
+ * gets none: NVRTC's default folder (/tmp/__nvrtc_auto_pch_PID_0) would
+ * outlive the process. */
+TEST(pch_needs_a_dir)
+{
+	char *err = NULL;
+	if (nvrtc_load(&err) != 0 || !nvrtc_has_pch()) {
+		free(err);
+		return;
+	}
+	static const char *const names[] = { "k" }, *const hn[] = { "h.cuh" },
+	                         *const ht[] = { "#define TWICE(x) (2 * (x))\n" },
+	                         *const opts[] = { "-arch=sm_90" };
+	nvrtc_job j = {
+		.name = "nodir.cu", .src = "#include \"h.cuh\"\nextern \"C\" __global__ void k(float *x) { x[0] = TWICE(x[1]); }\n",
+		.nheaders = 1, .header_names = hn, .header_texts = ht, .opts = opts, .nopts = 1,
+		.exprs = names, .nexprs = 1, .pch = 1, .pch_dir = NULL,
+	};
+	nvrtc_out out = {0};
+	CHECK(nvrtc_run(&j, &out, &err) == 0);
+	if (err)
+		fprintf(stderr, "  %s\n", err);
+	CHECK(out.pch == PCH_NONE);
+	char *dflt = xasprintf("/tmp/__nvrtc_auto_pch_%ld_0", (long)getpid());
+	CHECK(access(dflt, F_OK) != 0);
+	free(dflt);
+	nvrtc_out_free(&out);
+	free(err);
+}
+
 /* At most CCACHE_PCH_KEPT sets of precompiled headers stay on disk. */
 TEST(pch_kept)
 {
@@ -343,6 +373,7 @@ int main(void)
 		RUN(compile_messages);
 		RUN(precompiled_headers);
 		RUN(pch_kept);
+		RUN(pch_needs_a_dir);
 		RUN(cache_dir);
 	}
 	char *cmd = xasprintf("rm -rf '%s'", root);
