@@ -148,9 +148,11 @@ NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || ls -d /opt/nvi
 fid() { # fid LABEL FILE KERNEL SETTINGS
 	local label=$1 file=$2 k=$3 set=$4
 	local ours evs clk
-	ours=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $file; $set reps 50; run $k" 2>/dev/null | awk -F, -v k="$k" '$1 == "kernel" { for (i = 1; i <= NF; i++) if ($i == "clock") c = i } $1 == k { print $5, $c }')
+	ours=$(XDG_CACHE_HOME="$tmp/kcache" CUPLAY_TRACE=1 "$CUPLAY" --format csv -c "use $file; $set reps 50; run $k" 2>"$tmp/fid.err" | awk -F, -v k="$k" '$1 == "kernel" { for (i = 1; i <= NF; i++) if ($i == "clock") c = i } $1 == k { print $5, $c }')
 	set -- $ours
 	ours=$1 clk=$2
+	local step
+	step=$(sed -n 's/^trace: .* loop .*clock step \([0-9]*\) ns$/\1/p' "$tmp/fid.err" | tail -n 1)
 	evs=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $file; $set reps 50; timing clock events; run $k" 2>/dev/null | awk -F, -v k="$k" '$1 == k { print $5 }')
 	if [ -z "$NCU" ]; then
 		printf '%-34s cuplay %.4f ms (%s clock), events %.4f ms; ncu: not present, no comparison\n' "$label" "$ours" "$clk" "$evs"; return
@@ -164,9 +166,11 @@ fid() { # fid LABEL FILE KERNEL SETTINGS
 	if [ -z "$theirs" ]; then
 		printf '%-34s cuplay %.4f ms; ncu gave no value (%s)\n' "$label" "$ours" "$(grep -m1 -i 'error\|warn' "$tmp/ncu.err" "$tmp/ncu.csv" | head -c 160)"; return
 	fi
-	awk -v l="$label" -v a="$ours" -v c="$clk" -v e="$evs" -v b="$theirs" 'BEGIN {
-		printf "%-34s cuplay %.4f ms (%s clock), ncu %.4f ms: %+.1f%% (target within 3%%); events %.4f ms: %+.1f%%\n",
-			l, a, c, b, 100 * (a - b) / b, e, 100 * (e - b) / b }'
+	awk -v l="$label" -v a="$ours" -v c="$clk" -v e="$evs" -v b="$theirs" -v st="${step:-0}" 'BEGIN {
+		d = 100 * (a - b) / b
+		printf "%-34s cuplay %.5f ms (%s clock), ncu %.5f ms: %+.2f%% (target within 1%%)%s; events %.4f ms: %+.1f%%\n",
+			l, a, c, b, d, (st > 0 ? sprintf(" = %+.1f steps of the %d ns clock", (a - b) * 1e6 / st, st) : ""),
+			e, 100 * (e - b) / b }'
 }
 fid "vadd_float4 N=2M (~10 us)" vector_add vadd_float4 "set N=2097152;"
 fid "vadd_float4 N=256K (~4 us, extra)" vector_add vadd_float4 "set N=262144;"

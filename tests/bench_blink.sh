@@ -21,41 +21,49 @@ small_of() {
 	esac
 }
 
-# loops FILE SETTINGS: the file's kernels under the noise rule, then under
-# the interval rule, in one process (same buffers, same placement in
-# memory): "old|new kernel loop_ms samples median_ms ci_rel stop" per line.
+# loops FILE SETTINGS: the file's kernels under the interval rule, the
+# noise rule, and the interval rule again, in one process (same buffers,
+# same placement in memory): "new1|old|new2 kernel loop_ms samples
+# median_ms ci_rel stop" per line. Two runs under the same rule show how
+# far a kernel's median moves from one run to the next (the GPU's clocks,
+# the host's part in a run) beside what the rule changes.
 loops() {
-	XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c "use $1; $2 timing rule noise; run; timing rule interval; run" 2>&1 |
+	XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c "use $1; $2 timing rule interval; run; timing rule noise; run; timing rule interval; run" 2>&1 |
 		awk '/^trace: timing: rule/ { next }
-		     /^trace: [^ ]+ loop / { k = $2; if (seen[k]++) tag = "new"; else tag = "old"; l = $4; s = $6; why = $10;
+		     /^trace: [^ ]+ loop / { k = $2; c = seen[k]++; tag = (c == 0 ? "new1" : c == 1 ? "old" : "new2"); l = $4; s = $6; why = $10;
 		       for (i = 1; i <= NF; i++) { if ($i == "(median") m = $(i+1); if ($i == "ms" && $(i-2) == "(median") r = $(i+1) }
 		       sub(/^\+-/, "", r); sub(/%\)?:?$/, "", r); print tag, k, l, s, m, r, why }'
 }
 
 echo
 echo "== the stopping rule: the median's 95% interval within +-0.5% (new) against the noise under 0.5% (old)"
-echo "   per kernel, both rules in one process: samples and timing-loop ms under each, the two medians,"
-echo "   and whether the old median lies within the new one's interval"
-printf '%-26s %-9s %8s %9s %8s %9s %10s %10s %8s  %s\n' kernel size old_n old_ms new_n new_ms old_med new_med ci agree
+echo "   per kernel, in one process: the new rule, the old, the new again; samples and timing-loop ms"
+echo "   under the old and the first new, the three medians (ms), the first new one's interval; whether"
+echo "   the old median lies within that interval, and within the span of the two new runs' intervals"
+printf '%-22s %-9s %6s %7s %6s %7s %10s %10s %10s %6s  %s\n' kernel size old_n old_ms new_n new_ms old_med new_med new2_med ci agree
 for f in kernels_src/*.cu; do
 	n=$(basename "$f" .cu)
 	for size in default small; do
 		set_n=""
 		label=default
 		if [ $size = small ]; then set_n="set N=$(small_of "$n");"; label="N=$(small_of "$n")"; fi
-		loops "$n" "$set_n" > "$tmp/both"
-		awk '$1 == "old" { $1 = ""; print }' "$tmp/both" | sort > "$tmp/old"
-		awk '$1 == "new" { $1 = ""; print }' "$tmp/both" | sort > "$tmp/new"
-		join "$tmp/old" "$tmp/new" |
-			awk -v sz="$label" '{ om = $4; nm = $9; ci = $10 / 100;
+		loops "$n" "$set_n" > "$tmp/three"
+		for tag in new1 old new2; do
+			awk -v t=$tag '$1 == t { $1 = ""; print }' "$tmp/three" | sort > "$tmp/$tag"
+		done
+		join "$tmp/old" "$tmp/new1" | join - "$tmp/new2" |
+			awk -v sz="$label" '{ om = $4; nm = $9; ci = $10 / 100; n2 = $14; c2 = $15 / 100;
 			  d = (nm > 0 ? (om - nm) / nm : 0); if (d < 0) d = -d;
-			  printf "%-26s %-9s %8d %9.1f %8d %9.1f %10.4f %10.4f %7.2f%%  %s\n", $1, sz, $3, $2, $8, $7, om, nm, 100 * ci,
-			    (d <= ci ? "yes" : sprintf("no (%.2f%% apart)", 100 * d)) }'
+			  lo = nm * (1 - ci); if (n2 * (1 - c2) < lo) lo = n2 * (1 - c2);
+			  hi = nm * (1 + ci); if (n2 * (1 + c2) > hi) hi = n2 * (1 + c2);
+			  span = (om >= lo && om <= hi) ? "yes" : sprintf("no (%+.2f%% beyond)", 100 * (om > hi ? om / hi - 1 : om / lo - 1));
+			  printf "%-22s %-9s %6d %7.1f %6d %7.1f %10.6f %10.6f %10.6f %5.2f%%  %s, %s\n", $1, sz, $3, $2, $8, $7, om, nm, n2, 100 * ci,
+			    (d <= ci ? "yes" : sprintf("no (%.2f%% apart)", 100 * d)), span }'
 	done
 done | tee "$tmp/rule"
-awk '{ on += $3; ol += $4; nn += $5; nl += $6; k++; if ($10 == "yes") a++ }
-     END { printf "in all: %d runs, old rule %d samples in %.0f ms of loops, new rule %d samples in %.0f ms (%.1fx less); medians agree within the interval in %d of %d\n",
-             k, on, ol, nn, nl, (nl > 0 ? ol / nl : 0), a, k }' "$tmp/rule"
+awk '{ on += $3; ol += $4; nn += $5; nl += $6; k++; if ($11 == "yes,") a++; if ($NF == "yes") b++ }
+     END { printf "in all: %d runs, old rule %d samples in %.0f ms of loops, new rule %d samples in %.0f ms (%.1fx less)\n", k, on, ol, nn, nl, (nl > 0 ? ol / nl : 0)
+           printf "the old median lies within the new interval in %d of %d; within the span of the two new runs in %d of %d\n", a, k, b, k }' "$tmp/rule"
 awk '$8 + 0 > 0 && $6 + 0 > 100 && $8 + 0 < 1 { printf "over target: %s %s: a loop of %.1f ms for a kernel under 1 ms (target <= 100 ms)\n", $1, $2, $6 }' "$tmp/rule"
 
 echo

@@ -489,7 +489,7 @@ static void trace_loop(const plan *p, const result *res)
 		rel = st.ci_rel;
 		tick = st.tick;
 	}
-	fprintf(stderr, "trace: %s loop %.2f ms, %d samples, stopped by %s (median %.4f ms +-%.2f%%): per sample "
+	fprintf(stderr, "trace: %s loop %.2f ms, %d samples, stopped by %s (median %.6f ms +-%.2f%%): per sample "
 	        "%.1f us = kernel %.1f + issuing %.1f + waiting beyond the kernel %.1f + records %.1f (%d fetches) "
 	        "+ rule %.1f + other %.1f; on the GPU one reset of %d output%s %.1f us, one L2 flush %.1f us; clock step %.0f ns\n",
 	        p->launch.name, sp->loop_ms, n, stop_why_name(res->stop)[0] ? stop_why_name(res->stop) : "-", med, 100 * rel,
@@ -497,6 +497,13 @@ static void trace_loop(const plan *p, const result *res)
 	        1e3 * (sp->wait_ms - sp->kernel_ms) / n, 1e3 * sp->records_ms / n, sp->takes, 1e3 * sp->rule_ms / n,
 	        1e3 * (sp->loop_ms - sp->issue_ms - sp->wait_ms - sp->records_ms - sp->rule_ms) / n,
 	        sp->resets, sp->resets == 1 ? "" : "s", 1e3 * sp->reset_gpu_ms, 1e3 * sp->flush_gpu_ms, 1e6 * tick);
+	/* CUPLAY_TRACE_SAMPLES: every sample, in the order taken, for one's own statistics */
+	if (getenv("CUPLAY_TRACE_SAMPLES")) {
+		fprintf(stderr, "trace: %s samples (ms, in order):", p->launch.name);
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, " %.6f", res->samples_ms[i]);
+		fputc('\n', stderr);
+	}
 }
 
 int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)

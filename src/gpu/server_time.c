@@ -463,12 +463,14 @@ static int time_samples(wrun *r, int kernel_clock)
 			w_progress(ws, n + 1, WIRE_PHASE_GPU, res->samples_ms[n]);
 		}
 		/* the wall cap; a short kernel's (timing_wall_cap) once the least
-		 * kernel time is sampled, and before the next sample would pass it
-		 * (two samples' time ahead: one for the loop's own ending) */
+		 * kernel time is sampled, and before the next group of samples
+		 * would pass it (the group's time and one sample's more ahead, for
+		 * the loop's own ending) */
 		double el = (double)(now_ns() - loop_t0) * 1e-9;
+		int ahead = (kernel_clock ? group_size(res->samples_ms, n, t.max_reps) : 1) + 1;
 		if (t.max_wall_s > 0 && n >= t.min_reps &&
 		    (el >= t.max_wall_s ||
-		     (total_s >= t.min_time_s && el + 2 * el / n >= timing_wall_cap(&t, sorted[n / 2] * batch * 1e-3)))) {
+		     (total_s >= t.min_time_s && el + ahead * el / n >= timing_wall_cap(&t, sorted[n / 2] * batch * 1e-3)))) {
 			res->stop = STOP_WALL;
 			break;
 		}
