@@ -69,7 +69,7 @@ awk '{ printf "first cold run:            %8.1f ms wall = %.1f ms + timing loop 
 # Edit -> result on a warm REPL: set PAD=0 (new compile), run; back to PAD=1 (cache hit).
 settle
 XDG_CACHE_HOME="$tmp/cache3" CUPLAY_TRACE=1 "$CUPLAY" -c 'use transpose; set N=8192; run transpose_tiled; set PAD=0; run transpose_tiled; set PAD=1; run transpose_tiled; set PAD=0; run transpose_tiled' >"$tmp/warm" 2>&1
-grep '^trace' "$tmp/warm" > "$tmp/tr"
+grep -E '^trace: (transpose_tiled |run total)' "$tmp/warm" > "$tmp/tr"
 awk '
 /compile/ { n++; c[n]=$4; kind[n]=$6; sub(/[(),]/,"",kind[n]); sub(/\)/,"",kind[n]); for (i=1;i<=NF;i++) if ($i=="timing") { t=$(i+1); sub(/\),?/,"",t); loop[n]=t } }
 /run total/ { tot[n]=$4 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "util.h"
 
 TEST(median)
 {
@@ -85,14 +86,33 @@ TEST(median_ranks)
 	CHECK_NEAR(s.ci_rel, 9.5 / 15.5, 1e-12); /* the wider side */
 
 	/* a clock of 32-unit ticks, rounded so that some values lie one unit
-	 * off a tick: 100 samples on 5 ticks, every middle one the same. The
+	 * off a tick: 60 samples on 5 ticks, every middle one the same. The
 	 * order statistics alone give width zero; half a tick (32: the middle
 	 * half is one value, the steps next to it 1 and 32) each side is added */
 	double q[100];
+	for (int i = 0; i < 60; i++)
+		q[i] = i < 6 ? 5760 : i < 12 ? 5791 : i < 48 ? 5792 : i < 54 ? 5824 : 5856;
+	stats_compute(q, 60, &s);
+	CHECK(s.has_ci && s.tick == 32 && s.ci_lo == 5792 - 16 && s.ci_hi == 5792 + 16);
+	/* the tick's class 5791..5792 holds samples 6..47 spread over
+	 * [5776, 5808): the median is read at 30 of 42 across it */
+	CHECK_NEAR(s.median, 5776 + 24.0 / 42 * 32, 1e-9);
+	/* 100 samples: the median and the interval read between the ticks'
+	 * edges, ranks 39 and 61 (60 + 1) at 29 and 51 of the class's 70,
+	 * 0.09 of a tick wider, and never narrower than half a tick each side */
 	for (int i = 0; i < 100; i++)
 		q[i] = i < 10 ? 5760 : i < 20 ? 5791 : i < 80 ? 5792 : i < 90 ? 5824 : 5856;
 	stats_compute(q, 100, &s);
-	CHECK(s.has_ci && s.median == 5792 && s.ci_lo == 5792 - 16 && s.ci_hi == 5792 + 16);
+	double med = 5776 + 40.0 / 70 * 32;
+	CHECK_NEAR(s.median, med, 1e-9);
+	CHECK_NEAR(s.ci_lo, med - 16, 1e-9); /* 5776 + 29 / 70 x 32 - 2.88 lies inside */
+	CHECK_NEAR(s.ci_hi, med + 16, 1e-9);
+	for (int i = 0; i < 100; i++) /* spread over five ticks: the read interval is the wider */
+		q[i] = 5728 + 32 * (i / 20);
+	stats_compute(q, 100, &s);
+	CHECK_NEAR(s.median, 5792, 1e-9);
+	CHECK_NEAR(s.ci_lo, 5744 + 19.0 / 20 * 32 - 0.09 * 32, 1e-9);
+	CHECK_NEAR(s.ci_hi, 5808 + 1.0 / 20 * 32 + 0.09 * 32, 1e-9);
 }
 
 TEST(insert_sorted)
@@ -255,6 +275,71 @@ TEST(interval_coverage_at_stop)
 				fprintf(stderr, "  %s, spread %.0f%%: covered %d of 1000 at stop, %d at the target, "
 				        "%.0f samples on average\n", dist_name[d], 100 * spreads[si], covered, at_target,
 				        (double)total_n / 1000);
+		}
+}
+
+/* A short kernel: a duration of 100 that wavers by a fraction of a tick,
+ * timed by a clock of 0.53 (32 ns at 6 us) that starts at a random phase,
+ * its median `off` of a tick past a tick. */
+static double draw_short(double off, double jitter)
+{
+	double q = 0.53, u = q * uniform01(), x = 100 + off * q + jitter * q * gauss();
+	return q * (floor((u + x) / q) - floor(u / q));
+}
+
+/* Such a kernel's samples take a few ticks' values, and its median may
+ * lie anywhere between two of them. Read between the ticks' edges, the
+ * interval holds the median in 95% of runs wherever it lies, and the rule
+ * stops on it once its least kernel time is sampled. The order statistics
+ * widened by half a tick gave width zero where the samples took only two
+ * or three values, and spanned two ticks where the median lay near a
+ * tick's edge: such runs went on to 600-1600 samples. */
+TEST(short_kernel_in_ticks)
+{
+	static double x[2048], sorted[2048];
+	static const double jitters[] = { 0.1, 0.3, 1.0 };
+	static const double offs[] = { 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7 };
+	static const int sizes[] = { 100, 400, 2048 };
+	/* 300 samples' worth of kernel time first (100 us each, as draw gives) */
+	stop_rule t = rule_of(RULE_INTERVAL, 10, 2048, 0.005, 0.03, 10);
+	for (size_t ji = 0; ji < ARRAY_LEN(jitters); ji++)
+		for (size_t oi = 0; oi < ARRAY_LEN(offs); oi++) {
+			double m = 100 + offs[oi] * 0.53;
+			rng_state = 4242 + ji * 100 + oi;
+			for (size_t ni = 0; ni < ARRAY_LEN(sizes); ni++) {
+				int n = sizes[ni], covered = 0, runs = n > 400 ? 100 : 300;
+				for (int run = 0; run < runs; run++) {
+					for (int i = 0; i < n; i++)
+						x[i] = draw_short(offs[oi], jitters[ji]);
+					stats st;
+					stats_compute(x, n, &st);
+					covered += st.has_ci && st.ci_lo <= m && m <= st.ci_hi && st.tick > 0;
+				}
+				int ok = covered >= runs * 93 / 100;
+				CHECK(ok);
+				if (!ok || getenv("TEST_VERBOSE"))
+					fprintf(stderr, "  short kernel, jitter %.1f tick, %.1f of a tick off, n=%d: covered %d of %d\n",
+					        jitters[ji], offs[oi], n, covered, runs);
+			}
+			int by_interval = 0, most = 0;
+			for (int run = 0; run < 50; run++) {
+				stop_why why;
+				double total = 0;
+				int n = 0;
+				while ((why = stats_stop(sorted, n, total, &t)) == STOP_NOT && n < 2048) {
+					x[n] = draw_short(offs[oi], jitters[ji]);
+					stats_insert_sorted(sorted, n, x[n]);
+					total += x[n] * 1e-6;
+					n++;
+				}
+				by_interval += why == STOP_INTERVAL;
+				most = n > most ? n : most;
+			}
+			int ok = by_interval == 50 && most <= 400;
+			CHECK(ok);
+			if (!ok || getenv("TEST_VERBOSE"))
+				fprintf(stderr, "  short kernel, jitter %.1f tick, %.1f of a tick off: %d of 50 stopped on the "
+				        "interval, at most %d samples\n", jitters[ji], offs[oi], by_interval, most);
 		}
 }
 
@@ -461,6 +546,7 @@ int main(void)
 	RUN(interval_coverage);
 	RUN(interval_coverage_at_stop);
 	RUN(interval_stops_sooner);
+	RUN(short_kernel_in_ticks);
 	RUN(stop_rule);
 	RUN(stop_sequences);
 	RUN(verdicts);
