@@ -174,6 +174,7 @@ fid() { # fid LABEL FILE KERNEL SETTINGS
 }
 fid "vadd_float4 N=2M (~10 us)" vector_add vadd_float4 "set N=2097152;"
 fid "vadd_float4 N=256K (~4 us, extra)" vector_add vadd_float4 "set N=262144;"
+fid "empty_launch (one block, no work)" vector_add empty_launch ""
 fid "transpose_tiled N=8192 PAD=0 (~300 us)" transpose transpose_tiled "set N=8192 PAD=0;"
 fid "matmul_register_tiled N=4608 (~5 ms)" matmul matmul_register_tiled "set N=4608;"
 
