@@ -110,18 +110,20 @@ echo "== every kernel at its default size (cold L2, medians)"
 for f in kernels_src/*.cu; do
 	n=$(basename "$f" .cu)
 	XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $f; run" > "$tmp/k.csv" 2>"$tmp/k.err"
-	awk -F, -v file="$n" 'NR > 1 && $1 != "kernel" && NF >= 12 {
-		t = $5 + 0; unit = "ms"; if (t < 1) { t *= 1000; unit = "us" }
-		printf "| %s | %s | %s | %.3g %s | %s | %s | %s |\n", file, $1, $3, t, unit,
-			($10 == "" ? "" : sprintf("%.0f", $10)), ($11 == "" ? "" : sprintf("%.0f%%", 100 * $11)),
-			($12 == "" ? "" : sprintf("%.0f", $12)) }' "$tmp/k.csv" >> "$out/kernels.md"
+	awk -F, -v file="$n" '$1 == "kernel" { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		c["median_ms"] && $(c["median_ms"]) != "" {
+		t = $(c["median_ms"]) + 0; unit = "ms"; if (t < 1) { t *= 1000; unit = "us" }
+		g = $(c["gbps"]); r = $(c["roof_frac"]); f = $(c["gflops"])
+		printf "| %s | %s | %s | %.3g %s | %s | %s | %s |\n", file, $1, $(c["check"]), t, unit,
+			(g == "" ? "" : sprintf("%.0f", g)), (r == "" ? "" : sprintf("%.0f%%", 100 * r)),
+			(f == "" ? "" : sprintf("%.0f", f)) }' "$tmp/k.csv" >> "$out/kernels.md"
 	grep -v '^trace' "$tmp/k.err" | sed 's/^/    /'
 done
 cat "$out/kernels.md"
 
 roof_of() { # roof_of FILE KERNEL [SETTINGS]: fraction of the memory roof (the best of the copy and the streaming kernels)
 	XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $1; ${3:-} run $2" 2>/dev/null |
-		awk -F, -v k="$2" '$1 == k { print $11 }' | tail -n 1
+		awk -F, -v k="$2" '$1 == "kernel" { for (i = 1; i <= NF; i++) c[$i] = i } $1 == k { print $(c["roof_frac"]) }' | tail -n 1
 }
 echo
 echo "== targets (ratios measured in this run)"
@@ -130,8 +132,8 @@ for t in "vector_add vadd_float4 0.90" "coalescing square_vectorized 0.90" "tran
 	r=$(roof_of "$1" "$2")
 	awk -v k="$2" -v r="$r" -v want="$3" 'BEGIN { printf "%-22s %5.1f%% of the memory roof (target >= %.0f%%)%s\n", k, 100 * r, 100 * want, (r >= want ? "" : "  MISSED") }'
 done
-gf=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c 'use matmul; run matmul_register_tiled matmul_tiled' 2>/dev/null | awk -F, '$1 == "matmul_register_tiled" { print $12 }')
-gt=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c 'use matmul; run matmul_tiled' 2>/dev/null | awk -F, '$1 == "matmul_tiled" { print $12 }')
+gf=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c 'use matmul; run matmul_register_tiled matmul_tiled' 2>/dev/null | awk -F, '$1 == "kernel" { for (i = 1; i <= NF; i++) c[$i] = i } $1 == "matmul_register_tiled" { print $(c["gflops"]) }')
+gt=$(XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c 'use matmul; run matmul_tiled' 2>/dev/null | awk -F, '$1 == "kernel" { for (i = 1; i <= NF; i++) c[$i] = i } $1 == "matmul_tiled" { print $(c["gflops"]) }')
 cb=$(build/bench/cublas_sgemm 4096 2>&1)
 case "$cb" in
 cublas_sgemm*)
