@@ -118,10 +118,8 @@ static double class_quantile(const double *s, int n, double tick, double p)
 		while (j + 1 < n && s[j + 1] - s[j] < tick / 2)
 			j++;
 		int f = j - i + 1;
-		if (p <= i + f) {
-			double q = s[(i + j) / 2] - tick / 2 + (p - i) / f * tick;
-			return q;
-		}
+		if (p <= i + f)
+			return s[(i + j) / 2] - tick / 2 + (p - i) / f * tick;
 		i = j + 1;
 	}
 	return s[n - 1] + tick / 2;

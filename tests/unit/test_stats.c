@@ -143,13 +143,20 @@ static double gauss(void)
 	return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
 }
 
-enum { D_NORMAL, D_LOGNORMAL, D_BIMODAL, D_OUTLIER, D_TICKS, D_N };
+enum { D_NORMAL, D_LOGNORMAL, D_BIMODAL, D_OUTLIER, D_TICKS, D_N,
+       D_SHORT = D_N /* draw_short, with short_jitter: not among the D_N above */ };
 static const char *const dist_name[D_N] = { "normal", "lognormal", "bimodal", "one outlier", "in ticks" };
 
-/* Sample i of distribution d around 100 with relative spread s. */
+static double draw_short(double off, double jitter);
+static double short_jitter;
+
+/* Sample i of distribution d around 100 with relative spread s (D_SHORT:
+ * s is the median's place between two ticks). */
 static double draw(int d, double s, int i)
 {
 	switch (d) {
+	case D_SHORT:
+		return draw_short(s, short_jitter);
 	case D_LOGNORMAL: /* right-skewed, as kernel times are: median 100 */
 		return 100 * exp(s * gauss());
 	case D_BIMODAL: /* 70% near 100, 30% near 100 (1 + 2 s), each spread s / 2: about s in all */
@@ -322,16 +329,10 @@ TEST(short_kernel_in_ticks)
 					        jitters[ji], offs[oi], n, covered, runs);
 			}
 			int by_interval = 0, most = 0;
+			short_jitter = jitters[ji];
 			for (int run = 0; run < 50; run++) {
 				stop_why why;
-				double total = 0;
-				int n = 0;
-				while ((why = stats_stop(sorted, n, total, &t)) == STOP_NOT && n < 2048) {
-					x[n] = draw_short(offs[oi], jitters[ji]);
-					stats_insert_sorted(sorted, n, x[n]);
-					total += x[n] * 1e-6;
-					n++;
-				}
+				int n = sample_until_stop(D_SHORT, offs[oi], &t, x, sorted, 2048, &why);
 				by_interval += why == STOP_INTERVAL;
 				most = n > most ? n : most;
 			}
