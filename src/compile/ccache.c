@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,12 +143,64 @@ static void pch_trim(ccache *c, int keep)
 	free(f);
 }
 
-/* This process's directory for precompiled headers, made once. */
+/* Whether name is "cuplay-pch-PID-XXXXXX"; *pid the PID. */
+static int pch_dir_name(const char *name, long *pid)
+{
+	static const char pre[] = "cuplay-pch-";
+	if (strncmp(name, pre, sizeof pre - 1) != 0)
+		return 0;
+	char *e;
+	errno = 0;
+	long v = strtol(name + sizeof pre - 1, &e, 10);
+	if (errno || e == name + sizeof pre - 1 || v <= 0 || *e != '-' || strlen(e + 1) != 6)
+		return 0;
+	*pid = v;
+	return 1;
+}
+
+int ccache_sweep_pch(const char *tmpdir)
+{
+	DIR *d = opendir(tmpdir);
+	if (!d)
+		return 0;
+	int removed = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		long pid;
+		if (!pch_dir_name(e->d_name, &pid) || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue; /* alive, or not ours to ask about */
+		char *p = xasprintf("%s/%s", tmpdir, e->d_name);
+		struct stat st;
+		/* a folder of this user's, not a link to one */
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid()) {
+			char **f;
+			int n = pch_files(p, &f);
+			for (int i = 0; i < n; i++) {
+				unlink(f[i]);
+				free(f[i]);
+			}
+			free(f);
+			if (rmdir(p) == 0)
+				removed++;
+		}
+		free(p);
+	}
+	closedir(d);
+	return removed;
+}
+
+/* This process's directory for precompiled headers, made once (and the
+ * folders of cuplays that were killed before they could remove theirs,
+ * removed then). */
 static const char *pch_dir(ccache *c)
 {
 	if (!c->pch_dir) {
 		const char *t = getenv("TMPDIR");
-		char *tmpl = xasprintf("%s/cuplay-pch-XXXXXX", t && t[0] == '/' ? t : "/tmp");
+		const char *tmp = t && t[0] == '/' ? t : "/tmp";
+		ccache_sweep_pch(tmp);
+		char *tmpl = xasprintf("%s/cuplay-pch-%ld-XXXXXX", tmp, (long)getpid());
 		if (mkdtemp(tmpl))
 			c->pch_dir = tmpl;
 		else

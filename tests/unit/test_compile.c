@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char root[256];
@@ -215,6 +216,46 @@ TEST(pch_needs_a_dir)
 	free(err);
 }
 
+/* A killed cuplay's precompiled-header folder goes at the next start;
+ * a live one's, and anything not named or owned as one, stays. */
+TEST(pch_sweep)
+{
+	pid_t dead = fork();
+	if (dead == 0)
+		_exit(0);
+	CHECK(dead > 0);
+	waitpid(dead, NULL, 0);
+	char *gone = xasprintf("sweep/cuplay-pch-%ld-abcdef", (long)dead);
+	char *live = xasprintf("sweep/cuplay-pch-%ld-abcdef", (long)getppid());
+	char *odd = xasprintf("sweep/cuplay-pch-%ld", (long)dead);      /* no suffix: not one */
+	char *other = xasprintf("sweep/cuplay-pch-%ld-ab", (long)dead); /* a suffix unlike mkdtemp's */
+	const char *dirs[] = { gone, live, odd, other };
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		char *f = xasprintf("%s/x.pch", dirs[i]);
+		put(f, "pch");
+		free(f);
+	}
+	char *at = xasprintf("%s/sweep", root);
+	/* a link named like a dead one's folder, to a live one's: not followed */
+	char *link = xasprintf("%s/cuplay-pch-%ld-zzzzzz", at, (long)dead);
+	char *to = xasprintf("%s/%s", root, live);
+	CHECK(symlink(to, link) == 0);
+	CHECK(ccache_sweep_pch(at) == 1);
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		char *f = xasprintf("%s/%s/x.pch", root, dirs[i]);
+		CHECK(access(f, F_OK) == (i == 0 ? -1 : 0));
+		free(f);
+	}
+	CHECK(ccache_sweep_pch(at) == 0);
+	free(to);
+	free(link);
+	free(at);
+	free(gone);
+	free(live);
+	free(odd);
+	free(other);
+}
+
 /* At most CCACHE_PCH_KEPT sets of precompiled headers stay on disk. */
 TEST(pch_kept)
 {
@@ -364,6 +405,7 @@ int main(void)
 	snprintf(root, sizeof root, "/tmp/cuplay-compile-%ld", (long)getpid());
 	RUN(user_log_names);
 	RUN(prune);
+	RUN(pch_sweep);
 	char *err = NULL;
 	if (nvrtc_load(&err) != 0) {
 		printf("compile: skipped the NVRTC tests: %s\n", err);
