@@ -135,19 +135,42 @@ static double class_quantile(const double *s, int n, double tick, double p)
 #define STATS_CLASS_BIAS 0.09
 #define STATS_CLASS_MIN_N 64
 
+/* The ranks of the interval of n samples that come in runs, where the
+ * median's variance is vif times an independent sample's: those of
+ * n / vif independent samples, scaled back to n (the interval's half-width
+ * in ranks grows as the square root of n * vif); all of them when n / vif
+ * is too few for an interval. */
+static void ranks_clustered(int n, double tail, double vif, int *lo, int *hi)
+{
+	int ne = (int)(n / vif), l, h;
+	if (ranks_at(ne, tail, &l, &h) != 0) {
+		*lo = 0;
+		*hi = n - 1;
+		return;
+	}
+	double half = ((ne - 1) / 2.0 - l) * (double)n / ne, c = (n - 1) / 2.0;
+	int a = (int)floor(c - half), b = (int)ceil(c + half);
+	*lo = a < *lo ? (a > 0 ? a : 0) : *lo;
+	*hi = b > *hi ? (b < n - 1 ? b : n - 1) : *hi;
+}
+
 /* The median of sorted s[0..n) and its interval that misses with
- * probability at most 2 tail, into st (has_ci 0 when none). */
-static void interval_of(const double *s, int n, double tail, stats *st)
+ * probability at most 2 tail, into st (has_ci 0 when none); vif > 1 for
+ * samples that come in runs (cluster_factor). */
+static void interval_of(const double *s, int n, double tail, double vif, stats *st)
 {
 	int lo, hi;
 	double tick = tick_of(s, n);
 	st->tick = tick;
+	st->cluster = vif;
 	st->median = tick > 0 ? class_quantile(s, n, tick, n / 2.0) : median_sorted(s, n);
 	st->has_ci = 0;
 	st->ci_lo = st->ci_hi = st->ci_rel = 0;
 	if (ranks_at(n, tail, &lo, &hi) != 0)
 		return;
 	st->has_ci = 1;
+	if (vif > 1)
+		ranks_clustered(n, tail, vif, &lo, &hi);
 	/* Timestamps come in ticks (tens of nanoseconds on some GPUs): where
 	 * many samples share a value the order statistics can coincide, an
 	 * interval of width zero about a median known only to a tick. With
@@ -175,6 +198,62 @@ static void interval_of(const double *s, int n, double tail, stats *st)
 	st->ci_rel = st->median > 0 ? side / st->median : 0;
 }
 
+double stats_cluster_factor(const double *x, int n, double median)
+{
+	if (!x || n < STATS_CLUSTER_MIN_N)
+		return 1;
+	/* the samples above the median (1) and below it (0), in order; ties
+	 * with the median tell nothing and are left out */
+	unsigned char *b = xmalloc((size_t)n);
+	int m = 0, up = 0, runs = 0;
+	for (int i = 0; i < n; i++) {
+		if (x[i] == median)
+			continue;
+		b[m] = x[i] > median;
+		up += b[m];
+		runs += m == 0 || b[m] != b[m - 1];
+		m++;
+	}
+	double n1 = up, n2 = m - up, vif = 1;
+	if (n1 >= 2 && n2 >= 2) {
+		/* Wald and Wolfowitz: the runs of independent samples */
+		double mu = 1 + 2 * n1 * n2 / m;
+		double var = 2 * n1 * n2 * (2 * n1 * n2 - m) / ((double)m * m * (m - 1));
+		if (var > 0 && (runs - mu) / sqrt(var) < STATS_CLUSTER_Z) {
+			/* Taken as a chain of two states, the samples switch sides
+			 * between neighbours 2 p (1 - p) (1 - r) of the time, where r
+			 * is the correlation of neighbours' sides; the share above
+			 * the median then has (1 + r) / (1 - r) times the variance of
+			 * independent samples' (at most 99: r <= 0.98). */
+			double p = n1 / m, r = 1 - (runs - 1) / ((m - 1) * 2 * p * (1 - p));
+			r = fmin(fmax(r, 0), 0.98);
+			vif = (1 + r) / (1 - r);
+			/* Where the sides flip within a run of one speed too, the
+			 * neighbours' correlation understates how the share moves:
+			 * the variance of its means over sqrt(m) batches of sqrt(m)
+			 * samples, over independent samples', when that is more. */
+			int len = (int)sqrt((double)m), nb = m / len;
+			double mean = 0, ss = 0;
+			for (int k = 0; k < nb; k++) {
+				int c = 0;
+				for (int i = k * len; i < (k + 1) * len; i++)
+					c += b[i];
+				mean += (double)c / len / nb;
+			}
+			for (int k = 0; k < nb; k++) {
+				int c = 0;
+				for (int i = k * len; i < (k + 1) * len; i++)
+					c += b[i];
+				ss += ((double)c / len - mean) * ((double)c / len - mean);
+			}
+			if (nb > 1)
+				vif = fmin(fmax(vif, len * ss / (nb - 1) / (p * (1 - p))), 99);
+		}
+	}
+	free(b);
+	return vif;
+}
+
 void stats_compute(const double *x, int n, stats *out)
 {
 	memset(out, 0, sizeof *out);
@@ -186,7 +265,10 @@ void stats_compute(const double *x, int n, stats *out)
 	qsort(s, (size_t)n, sizeof *s, cmp_double);
 	out->min = s[0];
 	out->max = s[n - 1];
-	interval_of(s, n, 0.025, out);
+	interval_of(s, n, 0.025, 1, out);
+	double vif = stats_cluster_factor(x, n, out->median);
+	if (vif > 1)
+		interval_of(s, n, 0.025, vif, out);
 	free(s);
 	double sum = 0;
 	for (int i = 0; i < n; i++)
@@ -225,7 +307,7 @@ static double noise_of(const double *x, int n)
 	return n > 1 && mean > 0 ? sqrt(ss / (n - 1)) / mean : 0;
 }
 
-stop_why stats_stop(const double *sorted, int n, double total_s, const stop_rule *t)
+stop_why stats_stop(const double *sorted, const double *ordered, int n, double total_s, const stop_rule *t)
 {
 	int min_reps = t->min_reps > 1 ? t->min_reps : 1;
 	if (n < min_reps)
@@ -245,7 +327,10 @@ stop_why stats_stop(const double *sorted, int n, double total_s, const stop_rule
 	 * about a third more samples; tests/unit/test_stats.c). */
 	stats st;
 	memset(&st, 0, sizeof st);
-	interval_of(sorted, n, 0.0125, &st);
+	interval_of(sorted, n, 0.0125, 1, &st);
+	double vif = stats_cluster_factor(ordered, n, st.median);
+	if (vif > 1)
+		interval_of(sorted, n, 0.0125, vif, &st);
 	return st.has_ci && st.median > 0 && st.ci_rel <= t->target ? STOP_INTERVAL : STOP_NOT;
 }
 

@@ -14,9 +14,26 @@ typedef struct stats {
 	int has_ci;
 	double ci_lo, ci_hi, ci_rel;
 	double tick; /* the clock's step the interval was widened by (0: none seen) */
+	double cluster; /* samples in runs: how many times an independent sample's
+	                 * variance the median's has (stats_cluster_factor; 1: none) */
 } stats;
 
+/* x[0..n) in the order taken: the interval allows for samples that come
+ * in runs (stats_cluster_factor). */
 void stats_compute(const double *x, int n, stats *out);
+
+/* Samples in the order taken that come in runs (a GPU that holds one of
+ * two speeds for several launches, then the other) tell less about the
+ * median than as many independent ones. Where the runs above and below
+ * median are fewer than independent samples give (Wald and Wolfowitz's
+ * runs test, z < STATS_CLUSTER_Z), returns the factor by which the
+ * median's variance exceeds an independent sample's, (1 + r) / (1 - r)
+ * for r the correlation of neighbouring samples' sides of the median (as
+ * a chain of two states, from how often neighbours switch sides); the
+ * interval is then that of n / factor samples. Else (and under STATS_CLUSTER_MIN_N samples, or x NULL) 1. */
+#define STATS_CLUSTER_MIN_N 16
+#define STATS_CLUSTER_Z (-2.0)
+double stats_cluster_factor(const double *x, int n, double median);
 
 /* The 95% confidence interval of the median of n samples as ranks into
  * them, sorted: [x[*lo], x[*hi]] (0-based), the order statistics j and
@@ -56,11 +73,11 @@ typedef struct stop_rule {
 	double noise_target, min_time_s, max_time_s;
 } stop_rule;
 
-/* Whether sampling may stop, given the samples so far, sorted, and the
- * kernel time they sum to: STOP_NOT until n >= min_reps; then
+/* Whether sampling may stop, given the samples so far, sorted and in the
+ * order taken (NULL: not known), and the kernel time they sum to: STOP_NOT until n >= min_reps; then
  * STOP_SAMPLES at max_reps, STOP_TIME at max_time_s; then, once min_time_s
  * is sampled, STOP_INTERVAL (STOP_NOISE) when the rule's target is met. */
-stop_why stats_stop(const double *sorted, int n, double total_s, const stop_rule *t);
+stop_why stats_stop(const double *sorted, const double *ordered, int n, double total_s, const stop_rule *t);
 
 /* The q-quantile (0..1) of x, linear between order statistics. */
 double stats_quantile(const double *x, int n, double q);

@@ -481,22 +481,26 @@ static void trace_loop(const plan *p, const result *res)
 {
 	const loop_split *sp = &res->split;
 	int n = res->nsamples;
-	double med = 0, rel = 0, tick = 0;
+	double med = 0, rel = 0, tick = 0, runs = 1;
 	if (res->ci_hi_ms > 0) {
 		stats st;
 		stats_compute(res->samples_ms, n, &st);
 		med = st.median;
 		rel = st.ci_rel;
 		tick = st.tick;
+		runs = st.cluster;
 	}
+	char inruns[64] = "";
+	if (runs > 1)
+		snprintf(inruns, sizeof inruns, "; samples in runs: the median's variance x%.1f", runs);
 	fprintf(stderr, "trace: %s loop %.2f ms, %d samples, stopped by %s (median %.6f ms +-%.2f%%): per sample "
 	        "%.1f us = kernel %.1f + issuing %.1f + waiting beyond the kernel %.1f + records %.1f (%d fetches) "
-	        "+ rule %.1f + other %.1f; on the GPU one reset of %d output%s %.1f us, one L2 flush %.1f us; clock step %.0f ns\n",
+	        "+ rule %.1f + other %.1f; on the GPU one reset of %d output%s %.1f us, one L2 flush %.1f us%s; clock step %.0f ns\n",
 	        p->launch.name, sp->loop_ms, n, stop_why_name(res->stop)[0] ? stop_why_name(res->stop) : "-", med, 100 * rel,
 	        1e3 * sp->loop_ms / n, 1e3 * sp->kernel_ms / n, 1e3 * sp->issue_ms / n,
 	        1e3 * (sp->wait_ms - sp->kernel_ms) / n, 1e3 * sp->records_ms / n, sp->takes, 1e3 * sp->rule_ms / n,
 	        1e3 * (sp->loop_ms - sp->issue_ms - sp->wait_ms - sp->records_ms - sp->rule_ms) / n,
-	        sp->resets, sp->resets == 1 ? "" : "s", 1e3 * sp->reset_gpu_ms, 1e3 * sp->flush_gpu_ms, 1e6 * tick);
+	        sp->resets, sp->resets == 1 ? "" : "s", 1e3 * sp->reset_gpu_ms, 1e3 * sp->flush_gpu_ms, inruns, 1e6 * tick);
 	/* CUPLAY_TRACE_SAMPLES: every sample, in the order taken, for one's own statistics */
 	if (getenv("CUPLAY_TRACE_SAMPLES")) {
 		fprintf(stderr, "trace: %s samples (ms, in order):", p->launch.name);

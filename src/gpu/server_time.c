@@ -426,7 +426,7 @@ static int time_samples(wrun *r, int kernel_clock)
 	res->stop = STOP_NOT;
 	for (;;) {
 		uint64_t tr = now_ns();
-		stop_why why = stats_stop(sorted, n, total_s, &rule);
+		stop_why why = stats_stop(sorted, res->samples_ms, n, total_s, &rule);
 		sp->rule_ms += ms_since(tr);
 		if (why != STOP_NOT || n >= t.max_reps) {
 			res->stop = why != STOP_NOT ? why : STOP_SAMPLES;
