@@ -118,10 +118,14 @@ test: export OBJ_DIR = $(BUILD)
 test: cuplay $(UNIT_BIN)
 	$(Q)$(SAN_ENV) CUPLAY=$(RUN_BIN) MAKE_BIN=$(BIN) HAVE_READLINE=$(HAVE_READLINE) UNIT_BIN="$(UNIT_BIN)" bash tests/run.sh
 
-bench: cuplay build/bench/cublas_sgemm
+bench: cuplay build/bench/cublas_sgemm build/bench/rule_replay
 	$(Q)CUPLAY=./cuplay bash tests/bench.sh
 
 build/bench/cublas_sgemm: tests/bench/cublas_sgemm.c $(BUILD)/libcuplay.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcuplay.a $(LIBS)
+
+build/bench/rule_replay: tests/bench/rule_replay.c $(BUILD)/libcuplay.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcuplay.a $(LIBS)
 

@@ -28,8 +28,10 @@ small_of() {
 # far a kernel's median moves from one run to the next (the GPU's clocks,
 # the host's part in a run) beside what the rule changes.
 loops() {
-	XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c "use $1; $2 timing rule interval; run; timing rule noise; run; timing rule interval; run" 2>&1 |
-		awk '/^trace: timing: rule/ { next }
+	XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 CUPLAY_TRACE_SAMPLES=1 "$CUPLAY" -c "use $1; $2 timing rule interval; run; timing rule noise; run; timing rule interval; run" 2>&1 |
+		tee -a "$tmp/loopraw" |
+		awk -v old="$tmp/oldsamples" '/^trace: timing: rule/ { next }
+		     /^trace: [^ ]+ samples \(ms, in order\)/ { if (seen[$2] == 2) print > old; next }
 		     /^trace: [^ ]+ loop / { k = $2; c = seen[k]++; tag = (c == 0 ? "new1" : c == 1 ? "old" : "new2"); l = $4; s = $6; why = $10;
 		       for (i = 1; i <= NF; i++) { if ($i == "(median") m = $(i+1); if ($i == "ms" && $(i-2) == "(median") r = $(i+1) }
 		       sub(/^\+-/, "", r); sub(/%\)?:?$/, "", r); print tag, k, l, s, m, r, why }'
@@ -64,6 +66,14 @@ done | tee "$tmp/rule"
 awk '{ on += $3; ol += $4; nn += $5; nl += $6; k++; if ($11 == "yes,") a++; if ($NF == "yes") b++ }
      END { printf "in all: %d runs, old rule %d samples in %.0f ms of loops, new rule %d samples in %.0f ms (%.1fx less)\n", k, on, ol, nn, nl, (nl > 0 ? ol / nl : 0)
            printf "the old median lies within the new interval in %d of %d; within the span of the two new runs in %d of %d\n", a, k, b, k }' "$tmp/rule"
+if [ -x build/bench/rule_replay ] && [ -s "$tmp/oldsamples" ]; then
+	build/bench/rule_replay < "$tmp/oldsamples" |
+		awk '{ k++; n += $1; a += $4; in_ += $6; if (!$6) miss = miss sprintf(" %.2f%%", 100 * ($2 - $5) / $5) }
+		END { printf "the new rule replayed on the old rule'"'"'s own samples (no run-to-run change between them): it stops after %d of their %d\n", n, a
+		      printf "   samples; the median of all of them lies within the interval where it stopped in %d of %d%s\n", in_, k, (miss != "" ? " (the others:" miss " off)" : "") }'
+fi
+grep '^trace: [^ ]* loop ' "$tmp/loopraw" | awk '{ n++ } /samples in runs/ { r++; v = $0; sub(/.*variance x/, "", v); sub(/;.*/, "", v); if (v + 0 > w) w = v + 0 }
+	END { printf "loops whose samples came in runs (the interval widened for them): %d of %d, the median'"'"'s variance at most x%.1f\n", r, n, w }'
 awk '$8 + 0 > 0 && $6 + 0 > 100 && $8 + 0 < 1 { printf "over target: %s %s: a loop of %.1f ms for a kernel under 1 ms (target <= 100 ms)\n", $1, $2, $6 }' "$tmp/rule"
 
 echo
@@ -76,6 +86,19 @@ for spec in "vector_add vadd_naive 1048576" "coalescing square_uncoalesced 10485
 			  sub(/^\+-/, "", r); sub(/%\)?:?$/, "", r); print m, r }'
 	done | sort -n | awk -v l="$2 N=$3" '{ a[NR] = $1; s = s sprintf("%.4f ", $1); if ($2 > w) w = $2 }
 		END { printf "%-30s medians %s(ms): max - min = %.2f%% of the min; the widest interval +-%.2f%%\n", l, s, 100 * (a[NR] - a[1]) / a[1], w }'
+done
+
+echo "== new buffers in one process: the same kernel after its buffers were allocated anew 5 times (a run at"
+echo "   N=16M in between): how far its medians lie apart, against one run's interval (the rule cannot see this)"
+for spec in "vector_add vadd_naive 1048576" "coalescing square_uncoalesced 1048576"; do
+	set -- $spec
+	s="use $1"
+	for i in 1 2 3 4 5; do s="$s; set N=$3; check on; reps 10; timing max 0.5; run $2; set N=16777216; check off; reps 3; timing max 0.01; run $2"; done
+	XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c "$s" 2>&1 |
+		awk -v k="$2" '$1 == "trace:" && $2 == k && $3 == "loop" && ++c % 2 == 1 { for (i = 1; i <= NF; i++) { if ($i == "(median") m = $(i+1); if ($i == "ms" && $(i-2) == "(median") r = $(i+1) }
+		  sub(/^\+-/, "", r); sub(/%\)?:?$/, "", r); print m, r }' |
+		sort -n | awk -v l="$2 N=$3" '{ a[NR] = $1; s = s sprintf("%.5f ", $1); if ($2 > w) w = $2 }
+		END { if (NR) printf "%-30s medians %s(ms): max - min = %.2f%% of the min; the widest interval +-%.2f%%\n", l, s, 100 * (a[NR] - a[1]) / a[1], w }'
 done
 
 echo
