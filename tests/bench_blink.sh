@@ -31,7 +31,7 @@ loops() {
 	XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 CUPLAY_TRACE_SAMPLES=1 "$CUPLAY" -c "use $1; $2 timing rule interval; run; timing rule noise; run; timing rule interval; run" 2>&1 |
 		tee -a "$tmp/loopraw" |
 		awk -v old="$tmp/oldsamples" '/^trace: timing: rule/ { next }
-		     /^trace: [^ ]+ samples \(ms, in order\)/ { if (seen[$2] == 2) print > old; next }
+		     /^trace: [^ ]+ samples \(ms, in order\)/ { if (seen[$2] == 2) print >> old; next }
 		     /^trace: [^ ]+ loop / { k = $2; c = seen[k]++; tag = (c == 0 ? "new1" : c == 1 ? "old" : "new2"); l = $4; s = $6; why = $10;
 		       for (i = 1; i <= NF; i++) { if ($i == "(median") m = $(i+1); if ($i == "ms" && $(i-2) == "(median") r = $(i+1) }
 		       sub(/^\+-/, "", r); sub(/%\)?:?$/, "", r); print tag, k, l, s, m, r, why }'
