@@ -186,7 +186,7 @@ fid() { # fid LABEL FILE KERNEL SETTINGS
 	awk -v l="$label" -v a="$ours" -v c="$clk" -v e="$evs" -v b="$theirs" -v st="${step:-0}" -v p="$procs" 'BEGIN {
 		d = 100 * (a - b) / b
 		printf "%-34s cuplay %.5f ms (%s clock), ncu %.5f ms: %+.2f%% (target within 1%%)%s; events %.4f ms: %+.1f%%%s\n",
-			l, a, c, b, d, (st > 0 ? sprintf(" = %+.1f steps of the %d ns clock", (a - b) * 1e6 / st, st) : ""),
+			l, a, c, b, d, (st >= 8 ? sprintf(" = %+.1f steps of the %d ns clock", (a - b) * 1e6 / st, st) : ""),
 			e, 100 * (e - b) / b, (p > 1 ? sprintf("; medians of %d processes each", p) : "") }'
 	if [ "$procs" -gt 1 ]; then
 		printf '    %-30s cuplay %s; ncu %s (ms, process by process)\n' "" "$(awk '{ printf "%.5f ", $1 }' "$tmp/fid.ours")" "$(awk '{ printf "%.5f ", $1 }' "$tmp/fid.theirs")"
