@@ -233,19 +233,17 @@ double stats_cluster_factor(const double *x, int n, double median)
 			 * the variance of its means over sqrt(m) batches of sqrt(m)
 			 * samples, over independent samples', when that is more. */
 			int len = (int)sqrt((double)m), nb = m / len;
-			double mean = 0, ss = 0;
+			double *share = xmalloc((size_t)nb * sizeof *share), mean = 0, ss = 0;
 			for (int k = 0; k < nb; k++) {
 				int c = 0;
 				for (int i = k * len; i < (k + 1) * len; i++)
 					c += b[i];
-				mean += (double)c / len / nb;
+				share[k] = (double)c / len;
+				mean += share[k] / nb;
 			}
-			for (int k = 0; k < nb; k++) {
-				int c = 0;
-				for (int i = k * len; i < (k + 1) * len; i++)
-					c += b[i];
-				ss += ((double)c / len - mean) * ((double)c / len - mean);
-			}
+			for (int k = 0; k < nb; k++)
+				ss += (share[k] - mean) * (share[k] - mean);
+			free(share);
 			if (nb > 1)
 				vif = fmin(fmax(vif, len * ss / (nb - 1) / (p * (1 - p))), 99);
 		}
