@@ -292,6 +292,10 @@ int pool_restore_outputs(wrun *r);
  * as it comes down in chunks: ref_compare_typed's result in *cr. */
 int stage_compare(wrun *r, CUdeviceptr d, const char *name, dtype gt, const void *want, dtype wt,
                   uint64_t n, double tol, cmp_result *cr);
+/* The staging area made now, if it is not yet (a worker's first check
+ * makes it while its reference is still being computed): 0, or -1 on a
+ * sticky error, reported (without the area, the callers go without it). */
+int stage_prepare(wrun *r);
 /* bytes from host src up to d, chunk by chunk through the area; done when
  * it returns. */
 int stage_upload(wrun *r, CUdeviceptr dst, const void *src, size_t bytes, const char *name);

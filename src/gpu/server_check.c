@@ -326,6 +326,9 @@ static int check_once(wrun *r, int *failed)
 		int scalar_out = 0;
 		void *owned = NULL;
 		if (c->kind == CHECK_REF && ahead->pending[i]) {
+			/* the staging area, while the reference is still computed */
+			if (!hout && !p->bufs[c->out].managed && stage_prepare(r) != 0)
+				goto out;
 			ahead_join(ahead);
 			want = ahead->want[i];
 			wt = ahead->wt[i];

@@ -99,6 +99,11 @@ static int pin_ready(wrun *r)
 	return 1;
 }
 
+int stage_prepare(wrun *r)
+{
+	return pin_ready(r) < 0 ? -1 : 0;
+}
+
 /* ---- down: the checked output in chunks, each compared as it lands */
 
 typedef struct refetch {
