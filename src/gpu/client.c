@@ -122,6 +122,16 @@ static int reap(wclient *w, int grace_ms, int *status)
 	return got;
 }
 
+/* A worker that left (or stopped answering): reap it and say how it
+ * ended, "the GPU worker <how><after>". Returns -1. */
+static int worker_ended(wclient *w, const char *after, char **err)
+{
+	int st = 0, have = reap(w, 2000, &st);
+	char how[128];
+	describe_status(have, st, how, sizeof how);
+	return fail(err, "the GPU worker %s%s", how, after);
+}
+
 /* Closes the descriptors lo..hi (inclusive) in a freshly forked child. */
 static void close_span(int lo, int hi)
 {
@@ -290,12 +300,8 @@ static int await_hello(wclient *w, int hello_s, char **err)
 			reap(w, 0, NULL);
 			return fail(err, "the GPU worker did not start within %d s", hello_s);
 		}
-		if (rr != 0) {
-			int st = 0, have = reap(w, 2000, &st);
-			char how[128];
-			describe_status(have, st, how, sizeof how);
-			return fail(err, "the GPU worker %s before it started", how);
-		}
+		if (rr != 0)
+			return worker_ended(w, " before it started", err);
 		if (type == MSG_HELLO) {
 			int r = wire_hello_read(payload, len, &w->dev, err);
 			free(payload);
@@ -342,12 +348,8 @@ int wc_device(wclient *w, char **err)
 {
 	if (wc_start(w, err) != 0)
 		return -1;
-	if (wire_send(w->wfd, MSG_DEVICE, NULL, 0, NULL, 0) != 0) {
-		int st = 0, have = reap(w, 2000, &st);
-		char how[128];
-		describe_status(have, st, how, sizeof how);
-		return fail(err, "the GPU worker %s", how);
-	}
+	if (wire_send(w->wfd, MSG_DEVICE, NULL, 0, NULL, 0) != 0)
+		return worker_ended(w, "", err);
 	uint64_t deadline = now_ns() + 30ull * 1000000000ull; /* as long as a start */
 	for (;;) {
 		uint32_t type = 0;
@@ -361,12 +363,8 @@ int wc_device(wclient *w, char **err)
 				return fail(err, "the GPU worker did not answer within 30 s: worker stopped");
 			return fail(err, "reading from the GPU worker: %s: worker stopped", strerror(e));
 		}
-		if (rr == 1) {
-			int st = 0, have = reap(w, 2000, &st);
-			char how[128];
-			describe_status(have, st, how, sizeof how);
-			return fail(err, "the GPU worker %s", how);
-		}
+		if (rr == 1)
+			return worker_ended(w, "", err);
 		if (type == MSG_DEVICE && len == sizeof(devinfo)) {
 			memcpy(&w->dev, payload, sizeof w->dev);
 			w->dev.name[sizeof w->dev.name - 1] = 0;
@@ -403,10 +401,10 @@ void wc_stop(wclient *w)
 /* A worker that died during a run: reap it and say how it ended. */
 static int worker_died(wclient *w, const char *name, char **err)
 {
-	int st = 0, have = reap(w, 2000, &st);
-	char how[128];
-	describe_status(have, st, how, sizeof how);
-	return fail(err, "the GPU worker %s while running '%s' " KEPT, how, name);
+	char *after = xasprintf(" while running '%s' " KEPT, name);
+	int r = worker_ended(w, after, err);
+	free(after);
+	return r;
 }
 
 int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
