@@ -420,9 +420,6 @@ int check_pass(wrun *r)
 	if (!failed || pool_all_verified(r))
 		return 0;
 	w_trace(r, "a check failed on reused buffers: writing them again and checking once more");
-	/* the references started early were used (and cached) by the first
-	 * pass: the second looks them up afresh */
-	check_end(r);
 	if (pool_reverify(r) != 0)
 		return -1;
 	failed = 0;
