@@ -76,16 +76,27 @@ grep '^trace: [^ ]* loop ' "$tmp/loopraw" | awk '{ n++ } /samples in runs/ { r++
 	END { printf "loops whose samples came in runs (the interval widened for them): %d of %d, the median'"'"'s variance at most x%.1f\n", r, n, w }'
 awk '$8 + 0 > 0 && $6 + 0 > 100 && $8 + 0 < 1 { printf "over target: %s %s: a loop of %.1f ms for a kernel under 1 ms (target <= 100 ms)\n", $1, $2, $6 }' "$tmp/rule"
 
+# loop_medians KERNEL EVERY: "median ci_rel" of every EVERY-th of the
+# kernel's traced timing loops (1: each), from CUPLAY_TRACE on stdin.
+loop_medians() {
+	awk -v k="$1" -v every="$2" '$1 == "trace:" && $2 == k && $3 == "loop" && c++ % every == 0 {
+		for (i = 1; i <= NF; i++) { if ($i == "(median") m = $(i+1); if ($i == "ms" && $(i-2) == "(median") r = $(i+1) }
+		sub(/^\+-/, "", r); sub(/%\)?:?$/, "", r); print m, r }'
+}
+# spread LABEL DIGITS: how far the medians on stdin ("median ci_rel" lines)
+# lie apart, against the widest interval.
+spread() {
+	sort -n | awk -v l="$1" -v f="%.$2f " '{ a[NR] = $1; s = s sprintf(f, $1); if ($2 > w) w = $2 }
+		END { if (NR) printf "%-30s medians %s(ms): max - min = %.2f%% of the min; the widest interval +-%.2f%%\n", l, s, 100 * (a[NR] - a[1]) / a[1], w }'
+}
+
 echo
 echo "== five fresh processes of a short kernel: how far their medians lie apart, against one run's interval"
 for spec in "vector_add vadd_naive 1048576" "coalescing square_uncoalesced 1048576" "transpose transpose_tiled 8192"; do
 	set -- $spec
 	for i in 1 2 3 4 5; do
-		XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c "use $1; set N=$3; run $2" 2>&1 |
-			awk -v k="$2" '$1 == "trace:" && $2 == k && $3 == "loop" { for (i = 1; i <= NF; i++) { if ($i == "(median") m = $(i+1); if ($i == "ms" && $(i-2) == "(median") r = $(i+1) }
-			  sub(/^\+-/, "", r); sub(/%\)?:?$/, "", r); print m, r }'
-	done | sort -n | awk -v l="$2 N=$3" '{ a[NR] = $1; s = s sprintf("%.4f ", $1); if ($2 > w) w = $2 }
-		END { printf "%-30s medians %s(ms): max - min = %.2f%% of the min; the widest interval +-%.2f%%\n", l, s, 100 * (a[NR] - a[1]) / a[1], w }'
+		XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c "use $1; set N=$3; run $2" 2>&1 | loop_medians "$2" 1
+	done | spread "$2 N=$3" 4
 done
 
 echo "== new buffers in one process: the same kernel after its buffers were allocated anew 5 times (a run at"
@@ -94,11 +105,7 @@ for spec in "vector_add vadd_naive 1048576" "coalescing square_uncoalesced 10485
 	set -- $spec
 	s="use $1"
 	for i in 1 2 3 4 5; do s="$s; set N=$3; check on; reps 10; timing max 0.5; run $2; set N=16777216; check off; reps 3; timing max 0.01; run $2"; done
-	XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c "$s" 2>&1 |
-		awk -v k="$2" '$1 == "trace:" && $2 == k && $3 == "loop" && ++c % 2 == 1 { for (i = 1; i <= NF; i++) { if ($i == "(median") m = $(i+1); if ($i == "ms" && $(i-2) == "(median") r = $(i+1) }
-		  sub(/^\+-/, "", r); sub(/%\)?:?$/, "", r); print m, r }' |
-		sort -n | awk -v l="$2 N=$3" '{ a[NR] = $1; s = s sprintf("%.5f ", $1); if ($2 > w) w = $2 }
-		END { if (NR) printf "%-30s medians %s(ms): max - min = %.2f%% of the min; the widest interval +-%.2f%%\n", l, s, 100 * (a[NR] - a[1]) / a[1], w }'
+	XDG_CACHE_HOME="$tmp/cache" CUPLAY_TRACE=1 "$CUPLAY" -c "$s" 2>&1 | loop_medians "$2" 2 | spread "$2 N=$3" 5
 done
 
 echo
