@@ -1,5 +1,5 @@
 /* outhash.h: a 128-bit hash of an output's bytes, the same on the CPU and
- * on the GPU (src/gpu/server_hash.c), and the verdicts of earlier checks
+ * on the GPU (src/worker/server_hash.c), and the verdicts of earlier checks
  * by the hash of what was checked.
  *
  * The hash: the bytes as little-endian 64-bit words w[i] (the last one

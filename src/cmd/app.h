@@ -15,7 +15,7 @@
 #include "spec.h"
 #include "stats.h"
 #include "util.h"
-#include "worker.h"
+#include "client.h"
 
 /* A finished run, addressable later by kernel and values. */
 /* One run kept for `expect`, `compare` and the report: a measurement. */

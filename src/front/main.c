@@ -6,6 +6,7 @@
 #include "ccserver.h"
 #include "cmds.h"
 #include "repl.h"
+#include "client.h"
 #include "worker.h"
 
 #include <errno.h>

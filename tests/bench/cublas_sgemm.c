@@ -1,7 +1,7 @@
 /* cublas_sgemm.c: cuBLAS SGEMM throughput at N x N x N, for `make bench`
  * to compare matmul_register_tiled with, in the same run on the same GPU.
  * libcublas is loaded with dlopen from CUDA_HOME; the driver through
- * src/gpu/cudrv. Prints "cublas_sgemm N TFLOPS median_ms" or "cublas: skipped: why". */
+ * src/device/cudrv. Prints "cublas_sgemm N TFLOPS median_ms" or "cublas: skipped: why". */
 #include "cudrv.h"
 #include "util.h"
 

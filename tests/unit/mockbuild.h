@@ -52,7 +52,7 @@ static inline char *mock_here(void)
 static inline int mock_build(const char *tag, const char *cc, const char *src, const char *out)
 {
 	char *dir = mock_here();
-	char *s = xasprintf("%s/%s", dir, src), *inc = xasprintf("-I%s/../../src/gpu", dir);
+	char *s = xasprintf("%s/%s", dir, src), *inc = xasprintf("-I%s/../../src/device", dir);
 	const char *argv[] = { cc, "-shared", "-fPIC", "-O0", inc, "-o", out, s, "-lpthread", NULL };
 	char *o = NULL, *eo = NULL, *err = NULL;
 	int status = -1, rc = access(s, R_OK) == 0 ? 0 : -2;

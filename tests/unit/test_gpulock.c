@@ -1,5 +1,5 @@
 /* test_gpulock.c: the lock that lets one process at a time measure a GPU
- * (gpu/server_lock.c), without a GPU: the worker's side of it, here in this
+ * (worker/server_lock.c), without a GPU: the worker's side of it, here in this
  * process, with another process holding the lock. It waits while the lock
  * is held, says so once in a note and in WAIT progress, takes it when it is
  * free, stops waiting on STOP, and never follows a link planted at the

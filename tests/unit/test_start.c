@@ -21,6 +21,7 @@
 
 #include "sass.h"
 #include "util.h"
+#include "client.h"
 #include "worker.h"
 
 static char tmpdir[] = "/tmp/cuplay-start-XXXXXX";

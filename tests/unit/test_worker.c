@@ -19,6 +19,7 @@
 #include "ref.h"
 #include "stats.h"
 #include "util.h"
+#include "client.h"
 #include "worker.h"
 
 /* ------------------------------------------------------------- framing */

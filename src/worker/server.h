@@ -25,6 +25,7 @@
 #include "outhash.h"
 #include "ref.h"
 #include "util.h"
+#include "wire.h"
 #include "worker.h"
 
 #define KiB ((uint64_t)1024)

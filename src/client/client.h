@@ -1,4 +1,5 @@
-/* worker.h: the GPU worker, a child process that owns the CUDA context.
+/* client.h: the front end's side of the GPU worker, a child process that
+ * owns the CUDA context (worker/worker.h is the child's side).
  *
  * The front end starts it lazily (this same binary, `--worker RFD WFD DEVICE
  * WIRE_VERSION`),
@@ -6,21 +7,14 @@
  * a crash or a kernel that makes no progress for `timeout` seconds costs only
  * the worker: the front end kills it, reports one line and starts a fresh
  * one on the next run. */
-#ifndef CUPLAY_WORKER_H
-#define CUPLAY_WORKER_H
+#ifndef CUPLAY_CLIENT_H
+#define CUPLAY_CLIENT_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "plan.h"
 #include "wire.h"
-
-/* Child side: `--worker RFD WFD DEVICE WIRE_VERSION`, the arguments after
- * --worker. Refuses a front end of another wire version (before it loads
- * the driver), else serves requests until the pipe closes. Returns the exit
- * code. Under a wrapper (CUPLAY_WORKER_WRAPPED=1, which wc_start_under
- * sets: compute-sanitizer, which never times) CUPTI is not set up ahead. */
-int worker_main(int argc, char **argv);
 
 typedef struct wclient {
 	pid_t pid;    /* 0: not running */

@@ -1,7 +1,7 @@
 /* client.c: the GPU worker as the front end sees it: started (spawn, the
  * HELLO), sent plans, read back, and reaped. It kills a worker that makes
  * no progress, reaps one that dies, and starts a new one on the next run. */
-#include "worker.h"
+#include "client.h"
 
 #include <errno.h>
 #include <fcntl.h>
