@@ -59,6 +59,12 @@ Q :=
 else
 Q := @
 endif
+# `make -s`: not a line of its own (no CC or LINK lines)
+ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+SAY := @:
+else
+SAY := @echo
+endif
 
 CORE_SRC := $(filter-out src/front/main.c,$(wildcard $(LAYERS:%=src/%/*.c)))
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/%.o)
@@ -76,7 +82,7 @@ cuplay: $(BIN)
 endif
 
 $(BIN): $(MAIN_OBJ) $(BUILD)/libcuplay.a
-	@echo "  LINK  $@"
+	$(SAY) "  LINK  $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 	$(if $(READLINE_NOTE),@echo "  note: $(READLINE_NOTE)" >&2)
 
@@ -85,12 +91,12 @@ $(BUILD)/libcuplay.a: $(CORE_OBJ)
 
 $(BUILD)/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	@echo "  CC    $<"
+	$(SAY) "  CC    $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcuplay.a
 	@mkdir -p $(dir $@)
-	@echo "  CC    $<"
+	$(SAY) "  CC    $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcuplay.a $(LIBS)
 
 run: cuplay
@@ -135,13 +141,11 @@ soak: cuplay
 demo: cuplay
 	./cuplay --step sessions/bank_conflicts.session
 
-# What `make install` ships: the kernel files, headers and sessions the
-# project tracks (git ls-files in a checkout, so scratch files stay out;
-# every one where there is no git), the binary and the man page. `uninstall`
-# removes those same files, then the directories install made if empty.
-SHIP_ALL   = $(wildcard kernels_src/*.cu kernels_src/*.cuh sessions/*.session)
-SHIP_GIT   = $(shell git ls-files -- kernels_src sessions 2>/dev/null)
-SHIP_FILES = $(if $(SHIP_GIT),$(filter $(SHIP_GIT),$(SHIP_ALL)),$(SHIP_ALL))
+# What `make install` ships: the kernel files, headers and lessons MANIFEST
+# lists (files of one's own in kernels_src/ and sessions/ stay out), the
+# binary and the man page. `uninstall` removes those same files, then the
+# directories install made if empty.
+SHIP_FILES = $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' MANIFEST)
 SHIP_DIRS  = $(DESTDIR)$(SHAREDIR)/kernels_src $(DESTDIR)$(SHAREDIR)/sessions
 
 install: cuplay
@@ -192,12 +196,12 @@ fuzz-build: $(FUZZ_BIN)
 
 $(FUZZ_BUILD)/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	@echo "  CC    $< (fuzz)"
+	$(SAY) "  CC    $< (fuzz)"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fixture.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	@echo "  LINK  $@"
+	$(SAY) "  LINK  $@"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -pthread -ldl -lm \
 	  || { echo "make: $@ needs clang with libFuzzer and the sanitizer runtimes" \
 	            "(Debian: apt-get install clang libclang-rt-dev)" >&2; exit 1; }

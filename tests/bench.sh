@@ -107,7 +107,7 @@ echo "== every kernel at its default size (cold L2, medians)"
 	echo "| file | kernel | check | median | GB/s | % roof | GFLOP/s |"
 	echo "|---|---|---|---:|---:|---:|---:|"
 } > "$out/kernels.md"
-for f in kernels_src/*.cu; do
+for f in $(shipped 'kernels_src/*.cu'); do
 	n=$(basename "$f" .cu)
 	XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" --format csv -c "use $f; run" > "$tmp/k.csv" 2>"$tmp/k.err"
 	awk -F, -v file="$n" '$1 == "kernel" { for (i = 1; i <= NF; i++) c[$i] = i; next }

@@ -43,7 +43,7 @@ echo "   per kernel, in one process: the new rule, the old, the new again; sampl
 echo "   under the old and the first new, the three medians (ms), the first new one's interval; whether"
 echo "   the old median lies within that interval, and within the span of the two new runs' intervals"
 printf '%-22s %-9s %6s %7s %6s %7s %10s %10s %10s %6s  %s\n' kernel size old_n old_ms new_n new_ms old_med new_med new2_med ci agree
-for f in kernels_src/*.cu; do
+for f in $(shipped 'kernels_src/*.cu'); do
 	n=$(basename "$f" .cu)
 	for size in default small; do
 		set_n=""

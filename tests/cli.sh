@@ -8,6 +8,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+. tests/shipped.sh
 CUPLAY=${CUPLAY:-./cuplay}
 case "$CUPLAY" in /*) ;; *) CUPLAY=$ROOT/${CUPLAY#./} ;; esac
 pass=0 fail=0 skip=0
@@ -127,19 +128,30 @@ MK="make --no-print-directory"
 t "make: a second make relinks nothing" '
 	{ $MK -q "$MAKE_BIN" || { echo "make -q: $MAKE_BIN is out of date after make"; false; }; } &&
 	$MK >"$tmp/o" 2>&1 && ! grep -q "LINK\|  CC " "$tmp/o" || { cat "$tmp/o"; false; }'
+t "make -s: says nothing of what it builds (no CC or LINK lines); make says CC" '
+	$MK -s BUILD="$tmp/b" "$tmp/b/base/sha256.o" >"$tmp/o" 2>&1 && [ ! -s "$tmp/o" ] &&
+	$MK -W src/base/sha256.c BUILD="$tmp/b" "$tmp/b/base/sha256.o" 2>&1 | grep -q "^  CC    src/base/sha256.c$" ||
+	{ cat "$tmp/o"; false; }'
 t "make: without readline headers the link says so" '
 	env -u HAVE_READLINE MAKEFLAGS= $MK -n -B BIN="$tmp/plain" READLINE_H=readline/no-such-header.h "$tmp/plain" |
 		grep -q "readline headers not found: line editing off; install libreadline-dev"'
 
+# MANIFEST lists the files that come with cuplay: each is there, and in a git
+# checkout they are the files git tracks in kernels_src/ and sessions/
+t "MANIFEST: every file it lists is there, and git tracks no other" '
+	for f in $(shipped); do [ -f "$f" ] || { echo "MANIFEST lists $f, which is not there"; exit 1; }; done &&
+	if git ls-files --error-unmatch kernels_src >/dev/null 2>&1; then
+		want=$(git ls-files -- kernels_src sessions | sort) && have=$(shipped | sort) &&
+		{ [ "$want" = "$have" ] || { echo "MANIFEST differs from git ls-files kernels_src sessions (add a new shipped file to MANIFEST):"
+		                              diff <(echo "$want") <(echo "$have"); false; }; }
+	fi'
+
 # install into a DESTDIR, run the installed binary from a directory with a
 # kernels_src of its own, then uninstall: nothing of ours is left behind
 dest=$tmp/dest
-scratch=
-if git ls-files --error-unmatch kernels_src >/dev/null 2>&1; then
-	scratch=kernels_src/zz_scratch_$$.cu   # untracked: must not be installed
-	cp tests/golden/kernels/saxpy.cu "$scratch"
-	trap 'rm -rf "$tmp"; rm -f "$ROOT/$scratch"' EXIT
-fi
+scratch=kernels_src/zz_scratch_$$.cu   # not in MANIFEST: must not be installed
+cp tests/golden/kernels/saxpy.cu "$scratch" || scratch=
+trap 'rm -rf "$tmp"; [ -z "$scratch" ] || rm -f "$ROOT/$scratch"' EXIT
 if $MK -s install DESTDIR="$dest" PREFIX=/opt/cuplay >"$tmp/install" 2>&1; then
 	ok "make install DESTDIR=... PREFIX=/opt/cuplay"
 else
@@ -149,7 +161,7 @@ fi
 inst=$dest/opt/cuplay
 t "install: the binary, the man page, and only the shipped kernel files and sessions" '
 	[ -x "$inst/bin/cuplay" ] && [ -f "$inst/share/man/man1/cuplay.1" ] &&
-	want=$( { git ls-files -- kernels_src sessions 2>/dev/null || ls kernels_src/*.cu sessions/*.session; } | sort) &&
+	want=$(shipped | sort) &&
 	have=$(cd "$inst/share/cuplay" && find . -type f | sed "s|^\./||" | sort) &&
 	[ "$want" = "$have" ] || { echo "want: ${want:-}"; echo "have: ${have:-}"; false; }'
 t "installed: finds its own kernel files and the shipped ones, from elsewhere" '
@@ -158,7 +170,7 @@ t "installed: finds its own kernel files and the shipped ones, from elsewhere" '
 	grep -q "^$inst/share/cuplay/kernels_src/transpose.cu: 3 kernels" "$tmp/o" &&
 	grep -q "^mine  *2  kernels_src  " "$tmp/o" &&
 	grep -q "^transpose  *3  $inst/share/cuplay/kernels_src  " "$tmp/o" || { cat "$tmp/o"; false; }'
-lesson=$(ls sessions/*.session 2>/dev/null | head -n 1)
+lesson=$(shipped 'sessions/*.session' | head -n 1)
 lesson=$(basename "${lesson:-none}" .session)
 t "installed: a shipped lesson by name, from elsewhere" '
 	cd "$tmp/own" && "$inst/bin/cuplay" -c lessons | grep -q "^$lesson " &&

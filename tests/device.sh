@@ -15,7 +15,7 @@ export NO_COLOR=1 XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/cuplay-cache}
 	echo "== example"
 	./cuplay -c 'use transpose; set N=8192; set PAD=0; run transpose_tiled; set PAD=1; run transpose_tiled; expect transpose_tiled[PAD=1] faster transpose_tiled[PAD=0] by 1.5' 2>&1
 	if [ "${LESSONS:-0}" = 1 ]; then
-		for s in sessions/*.session; do echo "== lesson $s"; ./cuplay "$s" 2>&1; echo "exit $?"; done
+		for s in $(. tests/shipped.sh; shipped 'sessions/*.session'); do echo "== lesson $s"; ./cuplay "$s" 2>&1; echo "exit $?"; done
 	fi
 	if [ -n "${EXTRA:-}" ]; then echo "== extra"; ./cuplay -c "$EXTRA" 2>&1; echo "exit $?"; fi
 	if [ "${BENCH:-0}" = 1 ]; then echo "== make bench"; make bench 2>&1; fi

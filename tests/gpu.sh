@@ -24,7 +24,7 @@ run() {
 }
 
 # 1. every shipped kernel checks ok at its default size and at an awkward one
-for f in kernels_src/*.cu; do
+for f in $(shipped 'kernels_src/*.cu'); do
 	n=$(basename "$f" .cu)
 	if run "default-$n" 0 --bail -c "use $f; run"; then
 		if grep -q 'FAIL' "$tmp/out"; then bad "default-$n: a check failed"; else ok "default-$n"; fi

@@ -57,7 +57,7 @@ fi
 # 2. the roof is a ceiling: no kernel of the library above it (2% for noise;
 #    the streaming kernels are what a copy or a read can reach at best)
 worst=""
-for f in kernels_src/*.cu; do
+for f in $(shipped 'kernels_src/*.cu'); do
 	"$CUPLAY" --format json -c "use $f; run" >"$tmp/out" 2>"$tmp/err" </dev/null || true
 	w=$(python3 - "$tmp/out" <<'PY' 2>/dev/null
 import json, sys

@@ -10,7 +10,7 @@ fi
 export XDG_CACHE_HOME="$tmp/cache"
 
 # every lesson replays with exit status 0: all its expectations hold
-for s in sessions/*.session; do
+for s in $(shipped 'sessions/*.session'); do
 	"$CUPLAY" "$s" >"$tmp/out" 2>&1 </dev/null
 	st=$?
 	key=$(grep '^expect: ' "$tmp/out" | head -n 1 | sed 's/^expect: //')

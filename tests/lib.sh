@@ -1,8 +1,11 @@
 # tests/lib.sh: the common start of the test scripts, sourced by them: the
 # repository root, the binary under test, a temporary directory removed at
-# exit, no colour, and have_gpu.
+# exit, no colour, shipped (the kernel files and lessons that come with
+# cuplay) and have_gpu.
 set -u
 cd "$(dirname "${BASH_SOURCE[1]}")/.."
+# shipped: the kernel files and lessons MANIFEST lists (not one's own)
+. tests/shipped.sh
 CUPLAY=${CUPLAY:-./cuplay}
 export NO_COLOR=1
 tmp=$(mktemp -d)

@@ -14,7 +14,7 @@ reps=${1:-5}
 shift || true
 lessons=("$@")
 if [ ${#lessons[@]} = 0 ]; then
-	for f in sessions/*.session; do lessons+=("$(basename "$f" .session)"); done
+	for f in $(shipped 'sessions/*.session'); do lessons+=("$(basename "$f" .session)"); done
 fi
 fails=0
 for l in "${lessons[@]}"; do

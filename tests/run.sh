@@ -10,10 +10,21 @@
 #   HAVE_READLINE=0  the binary has no readline (prompt tests skip completion)
 set -u
 cd "$(dirname "$0")/.."
+. tests/shipped.sh
 CUPLAY=${CUPLAY:-./cuplay}
+case "$CUPLAY" in /*) CUPLAY_ABS=$CUPLAY ;; *) CUPLAY_ABS=$PWD/$CUPLAY ;; esac
 pass=0 fail=0 skip=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# a kernel file and a lesson of one's own sit in kernels_src/ and sessions/
+# while the tests run (removed at exit): no test may see them, as MANIFEST
+# and tests/shipped.sh arrange
+own=
+if [ -d kernels_src ] && [ -d sessions ] && [ -w kernels_src ] && [ -w sessions ]; then
+	own=zz_not_shipped_$$
+	cp tests/cxx/template_explicit.cu "kernels_src/$own.cu"
+	printf '# a lesson of my own\nuse %s\nrun\n' "$own" >"sessions/$own.session"
+fi
+trap 'rm -rf "$tmp"; [ -z "$own" ] || rm -f "kernels_src/$own.cu" "sessions/$own.session"' EXIT
 export NO_COLOR=1
 # kernel files and sessions from this tree only
 unset CUPLAY_PATH
@@ -93,16 +104,15 @@ PY
 	else bad "writers: explain records or the roofline SVG do not parse"; fi
 fi
 
-# 2. every kernel file compiles with NVRTC and plans a launch (compile-only)
-for f in kernels_src/*.cu; do
-	[ -e "$f" ] || continue
+# 2. every shipped kernel file compiles with NVRTC and plans a launch (compile-only)
+for f in $(shipped 'kernels_src/*.cu'); do
 	if XDG_CACHE_HOME="$tmp/cache-compile" "$CUPLAY" --no-gpu -c "use $f; run" >"$tmp/out" 2>&1; then
 		ok
 	else
 		bad "compile $f"; sed 's/^/    /' "$tmp/out"
 	fi
 done
-echo "compile: $(ls kernels_src/*.cu 2>/dev/null | wc -l) kernel files"
+echo "compile: $(shipped 'kernels_src/*.cu' | wc -l) kernel files"
 
 # 2b. the wire: the binary as a worker refuses a front end of another wire
 #     version, before it loads the driver: one MSG_ERROR frame, exit 1
@@ -128,7 +138,11 @@ fi
 # 3. golden tests: tests/golden/NAME.session replayed with --no-gpu
 #    --mask-times (or NAME.args: the arguments; NAME.env: the environment),
 #    output and exit status compared with NAME.out. no_driver*: what a machine without a CUDA
-#    driver shows (CI's); skipped where a driver is installed.
+#    driver shows (CI's); skipped where a driver is installed. They run in a
+#    tree that holds the shipped kernel files and lessons alone (what a
+#    missing file's message lists does not depend on one's own files).
+tree=$tmp/tree
+if ! shipped_tree "$tree"; then bad "the shipped tree (MANIFEST names a file that is not there)"; fi
 have_driver=0
 ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && have_driver=1
 for s in tests/golden/*.session tests/golden/*.args; do
@@ -150,8 +164,8 @@ for s in tests/golden/*.session tests/golden/*.args; do
 	# NAME.env: VAR=VALUE words the test runs with (explain_feed's recorded runs)
 	envs=()
 	[ -e "$name.env" ] && read -r -a envs <"$name.env"
-	env ${envs[@]+"${envs[@]}"} HOME="$tmp/home" XDG_CACHE_HOME="$tmp/home/cache" XDG_STATE_HOME="$tmp/home/state" \
-		"$CUPLAY" "$@" </dev/null >"$tmp/actual" 2>&1
+	(cd "$tree" && env ${envs[@]+"${envs[@]}"} HOME="$tmp/home" XDG_CACHE_HOME="$tmp/home/cache" \
+		XDG_STATE_HOME="$tmp/home/state" "$CUPLAY_ABS" "$@" </dev/null >"$tmp/actual" 2>&1)
 	echo "exit $?" >>"$tmp/actual"
 	if [ "${UPDATE:-}" = 1 ]; then cp "$tmp/actual" "$name.out"; fi
 	if diff -u "$name.out" "$tmp/actual" >"$tmp/diff" 2>&1; then
@@ -163,12 +177,12 @@ done
 
 # 3b. every lesson in sessions/ replays in compile-only mode as its golden
 #     file says (tests/golden/lessons/NAME.out); expectations say skipped
-for s in sessions/*.session; do
-	[ -e "$s" ] || continue
+for s in $(shipped 'sessions/*.session'); do
 	name=$(basename "$s" .session)
 	case "lesson_$name" in ${GOLDEN:-*}) ;; *) continue ;; esac
 	want=tests/golden/lessons/$name.out
-	XDG_CACHE_HOME="$tmp/lesson-cache-$name" "$CUPLAY" --no-gpu --mask-times "$s" </dev/null >"$tmp/actual" 2>&1
+	(cd "$tree" && XDG_CACHE_HOME="$tmp/lesson-cache-$name" "$CUPLAY_ABS" --no-gpu --mask-times "$s" \
+		</dev/null >"$tmp/actual" 2>&1)
 	echo "exit $?" >>"$tmp/actual"
 	if [ "${UPDATE:-}" = 1 ]; then cp "$tmp/actual" "$want"; fi
 	if diff -u "$want" "$tmp/actual" >"$tmp/diff" 2>&1; then ok; else bad "lesson $name"; sed 's/^/    /' "$tmp/diff" | head -30; fi

@@ -15,6 +15,7 @@
 set -u
 cd "$(dirname "$0")/.."
 CUPLAY=${CUPLAY:-./cuplay}
+case "$CUPLAY" in /*) ;; *) CUPLAY=$PWD/${CUPLAY#./} ;; esac
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 export NO_COLOR=1
 export CUPLAY_IGNORE_PTXAS_LOG=1 # as tests/run.sh: resources from the cubin
@@ -25,8 +26,13 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/res" "$tmp/cache"
+# the tests run where the shipped kernel files and lessons are the only ones
+# (as in tests/run.sh: one's own files in kernels_src/ change no output)
+. tests/shipped.sh
+tree=$tmp/tree
+shipped_tree "$tree" || { echo "valgrind: MANIFEST names a file that is not there"; exit 1; }
 supp=()
-[ -e tests/valgrind.supp ] && supp=(--suppressions=tests/valgrind.supp)
+[ -e tests/valgrind.supp ] && supp=(--suppressions="$PWD/tests/valgrind.supp")
 VG=(valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite
     --show-leak-kinds=definite "${supp[@]}")
 
@@ -53,8 +59,8 @@ one_test() {
 	rm -rf "$home"; mkdir -p "$home"
 	local envs=()
 	[ -e "$name.env" ] && read -r -a envs <"$name.env"
-	env ${envs[@]+"${envs[@]}"} HOME="$home" XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$home/state" \
-		"$@" </dev/null >"$tmp/res/$base.out" 2>&1
+	(cd "$tree" && env ${envs[@]+"${envs[@]}"} HOME="$home" XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$home/state" \
+		"$@" </dev/null >"$tmp/res/$base.out" 2>&1)
 	echo "exit $?" >>"$tmp/res/$base.out"
 }
 
