@@ -196,5 +196,13 @@ $MK -s uninstall DESTDIR="$dest" PREFIX=/opt/cuplay >"$tmp/uninstall" 2>&1
 t "make uninstall: leaves nothing behind" '
 	[ -z "$(find "$dest" -type f)" ] && [ ! -e "$inst/share/cuplay" ] || { find "$dest"; false; }'
 
+# `//@ arch` with a target this NVRTC does not compile for: one error at the
+# line, naming the NVRTC and what it compiles for (version-dependent, so not
+# a golden file)
+t "arch: a target NVRTC does not know is an error at its line" '
+	! "$CUPLAY" --no-gpu -c "use tests/golden/kernels/arch_unknown.cu; run" >"$tmp/arch" 2>&1 &&
+	grep -q "^tests/golden/kernels/arch_unknown.cu:2:10: NVRTC [0-9.]* does not compile for .sm_99. (it compiles for sm_[0-9]* to sm_[0-9]*)\$" "$tmp/arch" ||
+	{ cat "$tmp/arch"; false; }'
+
 echo "cli: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

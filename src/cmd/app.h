@@ -171,7 +171,9 @@ typedef struct runctx {
 	cc_source from;
 	double compile_ms;
 	devinfo dev;
-	int sm, gpu;
+	int sm, gpu;       /* the compute capability compiled for (90) */
+	char arch[16];     /* the target compiled for: "sm_90", "sm_90a" */
+	const arch_target *target; /* the file's `arch` line chosen; NULL: none */
 } runctx;
 int run_prepare(app *a, const symtab *extra, int announce, runctx *c);
 void run_release(runctx *c);

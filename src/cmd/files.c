@@ -272,6 +272,29 @@ int app_unset(app *a, const char *name)
 /* "N=8192 TILE_SIZE=32 PAD=1": every define and param, file order. */
 
 
+/* The file's `arch` line and what it picks on the device (show). */
+static void show_arch(app *a, const spec *s, const devinfo *dev)
+{
+	if (!s->narch)
+		return;
+	sbuf b = {0};
+	char name[24];
+	for (int i = 0; i < s->narch; i++) {
+		target_spell(&s->arch[i], name, sizeof name);
+		sb_printf(&b, "%s%s", i ? ", " : "", name);
+	}
+	int cc = dev->cc_major * 10 + dev->cc_minor;
+	int i = target_pick(s->arch, s->narch, cc);
+	const char *on = a->gpu == 1 ? "this GPU" : "the GPU assumed (compile-only)";
+	if (i >= 0) {
+		target_resolve(&s->arch[i], cc, name, sizeof name);
+		app_note(a, "arch %s: compiles for %s on %s, compute capability %d.%d", b.s, name, on, cc / 10, cc % 10);
+	} else {
+		app_note(a, "arch %s: no target runs on %s, compute capability %d.%d", b.s, on, cc / 10, cc % 10);
+	}
+	sb_free(&b);
+}
+
 void app_show(app *a)
 {
 	if (!a->sp) {
@@ -289,6 +312,7 @@ void app_show(app *a)
 	if (strncmp(sum, base, strlen(base)) == 0 && sum[strlen(base)] == ':')
 		sum += strlen(base) + 1 + (sum[strlen(base) + 1] == ' ');
 	app_note(a, "%s%s%s", s->path, *sum ? ": " : "", sum);
+	show_arch(a, s, &dev);
 	int data = format_is_data(a->format);
 	table t;
 	const char *head[] = { "name", "kind", "value", "value", "set", "default" };

@@ -462,7 +462,7 @@ int look_info(app *a, int argc, char **argv)
 		table t;
 		int data = format_is_data(a->format);
 		if (!data)
-			kinfo_table(&t, name, c.u->lowered[ci], c.sm, kr, &p->launch, &c.dev, NULL);
+			kinfo_table(&t, name, c.u->lowered[ci], c.arch, kr, &p->launch, &c.dev, NULL);
 		int ran = 0;
 		if (c.gpu) {
 			p->info_only = 1;
@@ -477,7 +477,7 @@ int look_info(app *a, int argc, char **argv)
 			}
 		}
 		if (data)
-			kinfo_record(&t, name, c.u->lowered[ci], c.sm, kr, &p->launch, &c.dev, ran ? &res->fn : NULL);
+			kinfo_record(&t, name, c.u->lowered[ci], c.arch, kr, &p->launch, &c.dev, ran ? &res->fn : NULL);
 		app_table(a, &t, 0);
 		table_free(&t);
 		struct kinfo_seen *s = seen_find(a, name);
@@ -538,7 +538,7 @@ int look_sass(app *a, const char *kernel)
 		char sum[512];
 		sass_summary(&cnt, sum, sizeof sum);
 		FILE *f = pager_open(a);
-		fprintf(f, "// %s: %s  (sm_%d)\n", name, c.vline, c.sm);
+		fprintf(f, "// %s: %s  (%s)\n", name, c.vline, c.arch);
 		fputs(out, f);
 		if (out[0] && out[strlen(out) - 1] != '\n')
 			fputc('\n', f);

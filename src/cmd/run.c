@@ -5,6 +5,7 @@
 #include "ref.h"
 #include "search.h"
 #include "cubin.h"
+#include "nvrtc.h"
 
 #include <poll.h>
 #include <pthread.h>
@@ -289,6 +290,73 @@ static void print_buffers(app *a, const plan *p)
 		free(globs[i]);
 }
 
+/* Why none of the file's targets runs on compute capability cc. */
+static char *targets_why(const spec *s, int cc)
+{
+	sbuf b = {0};
+	for (int i = 0; i < s->narch; i++) {
+		char *why = NULL, name[24];
+		target_runs(&s->arch[i], cc, &why);
+		target_spell(&s->arch[i], name, sizeof name);
+		sb_printf(&b, "%s%s%s%s", i ? "; " : "", s->narch > 1 ? name : "", s->narch > 1 ? ": " : "",
+		          why ? why : "?");
+		free(why);
+	}
+	return sb_steal(&b);
+}
+
+/* The target of the file for the device (`//@ arch`, target.h): the first
+ * of its list the device runs. Without a GPU the device is the one assumed
+ * (--arch, else sm_90): where none of the list runs there, the first is
+ * compiled and a note says what a run on such a GPU would do. */
+static int pick_target(app *a, const spec *s, runctx *c)
+{
+	int cc = c->dev.cc_major * 10 + c->dev.cc_minor;
+	if (s->narch == 0) {
+		c->sm = a->arch_sm ? a->arch_sm : c->gpu ? cc : 90;
+		snprintf(c->arch, sizeof c->arch, "sm_%d", c->sm);
+		return 0;
+	}
+	int i = target_pick(s->arch, s->narch, cc);
+	const arch_target *t = &s->arch[i < 0 ? 0 : i];
+	char name[24];
+	target_spell(t, name, sizeof name);
+	if (i < 0) {
+		char *why = targets_why(s, cc);
+		char what[64];
+		int many = s->narch > 1;
+		snprintf(what, sizeof what, "%s%s%s %s", many ? "no target of 'arch'" : "'", many ? "" : name,
+		         many ? "" : "'", many ? (c->gpu ? "runs" : "would run") : (c->gpu ? "does not run" : "would not run"));
+		if (c->gpu)
+			app_error(a, "%s:%d:%d: %s on the GPU '%s' (compute capability %d.%d): %s", s->path, t->line,
+			          t->col, what, c->dev.name, cc / 10, cc % 10, why);
+		else
+			app_note(a, "compile-only mode: %s:%d:%d: %s on a GPU of compute capability %d.%d (the one "
+			         "assumed; --arch sets it): %s; a run there stops here", s->path, t->line, t->col, what,
+			         cc / 10, cc % 10, why);
+		free(why);
+		if (c->gpu)
+			return -1;
+	}
+	c->sm = target_resolve(t, cc, c->arch, sizeof c->arch);
+	c->target = t;
+	return 0;
+}
+
+/* NVRTC compiles for the file's target: 0, or -1 with the error at the
+ * `arch` line (a target NVRTC does not know, or too new for it). */
+static int target_known(app *a, const spec *s, const runctx *c)
+{
+	int have[128], n;
+	if (!c->target || nvrtc_load(NULL) != 0 || (n = nvrtc_archs(have, 128)) <= 0)
+		return 0;
+	for (int k = 0; k < n; k++)
+		if (have[k] == c->sm)
+			return 0;
+	return app_error(a, "%s:%d:%d: NVRTC %s does not compile for '%s' (it compiles for sm_%d to sm_%d)", s->path,
+	                 c->target->line, c->target->col, nvrtc_version(), c->arch, have[0], have[n - 1]);
+}
+
 int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 {
 	memset(c, 0, sizeof *c);
@@ -298,7 +366,8 @@ int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 		return -1;
 	c->gpu = gpu;
 	app_current_dev(a, &c->dev);
-	c->sm = a->arch_sm ? a->arch_sm : gpu ? c->dev.cc_major * 10 + c->dev.cc_minor : 90;
+	if (pick_target(a, s, c) != 0)
+		return -1;
 	/* the user's settings, then the extra ones (a sweep point, a variant) */
 	symtab merged = {0};
 	for (int i = 0; i < a->settings.n; i++)
@@ -318,7 +387,12 @@ int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 	c->vline = values_line(s, &c->vals);
 	char *warn = NULL;
 	app_warm_join();
-	c->u = ccache_compile(&a->cache, s, (const char *const *)defs, ndefs, c->sm, &c->from, &c->compile_ms, &warn, &err);
+	if (target_known(a, s, c) != 0) {
+		app_free_list(defs, ndefs);
+		run_release(c);
+		return -1;
+	}
+	c->u = ccache_compile(&a->cache, s, (const char *const *)defs, ndefs, c->arch, &c->from, &c->compile_ms, &warn, &err);
 	app_free_list(defs, ndefs);
 	if (warn) {
 		app_note(a, "warning: %s", warn);
@@ -335,9 +409,9 @@ int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 		char msbuf[32];
 		snprintf(msbuf, sizeof msbuf, "%.0f ms", c->compile_ms);
 		if (c->from == CC_COMPILED)
-			app_note(a, "%s  %s  (compiled in %s, sm_%d)", base, c->vline, masked(a, msbuf), c->sm);
+			app_note(a, "%s  %s  (compiled in %s, %s)", base, c->vline, masked(a, msbuf), c->arch);
 		else
-			app_note(a, "%s  %s  (cached, sm_%d)", base, c->vline, c->sm);
+			app_note(a, "%s  %s  (cached, %s)", base, c->vline, c->arch);
 		if (c->u->warnings)
 			app_note(a, "%s", c->u->warnings);
 	}

@@ -430,7 +430,7 @@ static char *where_of(const spec *s, const spec_kernel *k)
 	return xasprintf("%s:%d:%d", s->path, k->line, k->col);
 }
 
-static int prepare(const ccache *c, const spec *s, const char *const *defs, int ndefs, int sm,
+static int prepare(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,
                    prep *p, char **err)
 {
 	memset(p, 0, sizeof *p);
@@ -487,9 +487,9 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 	int wrap = includable(s->path);
 
 	p->opts = xcalloc((size_t)ndefs + (size_t)p->ndirs + 8, sizeof *p->opts);
-	p->opts[p->nopts++] = xasprintf("-arch=sm_%d", sm);
+	p->opts[p->nopts++] = xasprintf("-arch=%s", arch);
 	sbuf disp = {0};
-	sb_printf(&disp, "-arch=sm_%d", sm);
+	sb_printf(&disp, "-arch=%s", arch);
 	for (int i = 0; i < ndefs; i++) {
 		if (!wrap || define_for_headers(sorted[i]))
 			p->opts[p->nopts++] = xasprintf("-D%s", sorted[i]);
@@ -603,13 +603,13 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 	return 0;
 }
 
-int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, int sm,
+int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,
                uint8_t key[32], char **err)
 {
 	if (nvrtc_load(err) != 0)
 		return -1;
 	prep p;
-	if (prepare(c, s, defs, ndefs, sm, &p, err) != 0)
+	if (prepare(c, s, defs, ndefs, arch, &p, err) != 0)
 		return -1;
 	memcpy(key, p.key, 32);
 	prep_free(&p);
@@ -891,7 +891,7 @@ static char *name_defines(char *msg, const char *program)
 }
 
 const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
-                            int sm, cc_source *src, double *ms, char **warn, char **err)
+                            const char *arch, cc_source *src, double *ms, char **warn, char **err)
 {
 	uint64_t t0 = now_ns();
 	if (nvrtc_load(err) != 0)
@@ -901,7 +901,7 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 		c->disk_warned = 1;
 	}
 	prep p;
-	if (prepare(c, s, defs, ndefs, sm, &p, err) != 0)
+	if (prepare(c, s, defs, ndefs, arch, &p, err) != 0)
 		return NULL;
 
 	for (cunit *u = c->head; u; u = u->next)
@@ -968,7 +968,7 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 	if (s->nlinks > 0) {
 		void *linked;
 		size_t llen;
-		if (jitlink(out.cubin, out.cubin_len, s->path, sm, (const char *const *)s->links, s->nlinks,
+		if (jitlink(out.cubin, out.cubin_len, s->path, arch, (const char *const *)s->links, s->nlinks,
 		            &linked, &llen, err) != 0) {
 			nvrtc_out_free(&out);
 			prep_free(&p);
@@ -981,7 +981,7 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 		 * memory is placed */
 		for (int i = 0; i < out.nk; i++)
 			if (out.res[i].spill_st < 0)
-				cubin_resources(out.cubin, out.cubin_len, out.lowered[i], sm, &out.res[i]);
+				cubin_resources(out.cubin, out.cubin_len, out.lowered[i], atoi(arch + 3), &out.res[i]);
 	}
 	if (getenv("CUPLAY_NVRTC_LOG") && *getenv("CUPLAY_NVRTC_LOG"))
 		fprintf(stderr, "nvrtc %s log of %s:\n%s\n", nvrtc_version(), s->path, out.log ? out.log : "(none)");

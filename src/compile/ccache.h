@@ -75,17 +75,17 @@ int ccache_add_include(ccache *c, const char *dir, char **err);
  * toolkit's (*toolkit[i]); caller frees the strings and both arrays. */
 char **ccache_search_path(const ccache *c, const spec *s, int *n, int **toolkit);
 
-/* defs: "NAME=VALUE" strings (any order). Returns the unit (owned by the
+/* defs: "NAME=VALUE" strings (any order); arch: the target, "sm_90a". Returns the unit (owned by the
  * cache, valid until the next ccache_compile) or NULL with *err. *warn gets
  * a one-line notice about the disk cache when something went wrong there
  * (caller prints it; set at most once per cache). */
 const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
-                            int sm, cc_source *src, double *ms, char **warn, char **err);
+                            const char *arch, cc_source *src, double *ms, char **warn, char **err);
 
 int cunit_find(const cunit *u, const char *name); /* index or -1 */
 
 /* The cache key of a compile; for tests. */
-int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, int sm,
+int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,
                uint8_t key[32], char **err);
 
 /* Removes the least recently used entries of dir until its entries take

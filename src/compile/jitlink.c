@@ -84,16 +84,16 @@ static char *link_log(nvJitLinkHandle h)
 	return s;
 }
 
-int jitlink(const void *cubin, size_t len, const char *name, int sm,
+int jitlink(const void *cubin, size_t len, const char *name, const char *arch,
             const char *const *libs, int nlibs, void **out, size_t *out_len, char **err)
 {
 	*out = NULL;
 	*out_len = 0;
 	if (load(err) != 0)
 		return -1;
-	char arch[32];
-	snprintf(arch, sizeof arch, "-arch=sm_%d", sm);
-	const char *opts[] = { arch };
+	char opt[32];
+	snprintf(opt, sizeof opt, "-arch=%s", arch);
+	const char *opts[] = { opt };
 	nvJitLinkHandle h = NULL;
 	int r = jl.Create(&h, 1, opts);
 	if (r != 0)

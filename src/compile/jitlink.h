@@ -6,9 +6,9 @@
 
 #include <stddef.h>
 
-/* Links cubin for sm with the named libraries. On success *out / *out_len
+/* Links cubin for arch ("sm_90a") with the named libraries. On success *out / *out_len
  * hold the linked cubin (caller frees). -1 with *err otherwise. */
-int jitlink(const void *cubin, size_t len, const char *name, int sm,
+int jitlink(const void *cubin, size_t len, const char *name, const char *arch,
             const char *const *libs, int nlibs, void **out, size_t *out_len, char **err);
 
 #endif

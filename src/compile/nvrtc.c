@@ -33,6 +33,9 @@ static struct {
 	int (*GetPCHHeapSizeRequired)(nvrtcProgram, size_t *);
 	int (*GetPCHHeapSize)(size_t *);
 	int (*SetPCHHeapSize)(size_t);
+	/* the architectures it compiles for (CUDA 11.2+; NULL before) */
+	int (*GetNumSupportedArchs)(int *);
+	int (*GetSupportedArchs)(int *);
 	char path[4096];
 } nv;
 
@@ -113,11 +116,30 @@ int nvrtc_load(char **err)
 	nv.GetPCHHeapSizeRequired = (int (*)(nvrtcProgram, size_t *))dlsym(lib, "nvrtcGetPCHHeapSizeRequired");
 	nv.GetPCHHeapSize = (int (*)(size_t *))dlsym(lib, "nvrtcGetPCHHeapSize");
 	nv.SetPCHHeapSize = (int (*)(size_t))dlsym(lib, "nvrtcSetPCHHeapSize");
+	nv.GetNumSupportedArchs = (int (*)(int *))dlsym(lib, "nvrtcGetNumSupportedArchs");
+	nv.GetSupportedArchs = (int (*)(int *))dlsym(lib, "nvrtcGetSupportedArchs");
 	Dl_info info;
 	if (dladdr((void *)nv.Version, &info) != 0 && info.dli_fname)
 		snprintf(nv.path, sizeof nv.path, "%s", info.dli_fname);
 	nv.lib = lib;
 	return 0;
+}
+
+int nvrtc_archs(int *out, int max)
+{
+	int n = 0;
+	if (!nv.lib || !nv.GetNumSupportedArchs || !nv.GetSupportedArchs || nv.GetNumSupportedArchs(&n) != 0 ||
+	    n <= 0)
+		return -1;
+	int *all = xcalloc((size_t)n, sizeof *all);
+	if (nv.GetSupportedArchs(all) != 0) {
+		free(all);
+		return -1;
+	}
+	for (int i = 0; i < n && i < max; i++)
+		out[i] = all[i];
+	free(all);
+	return n < max ? n : max;
 }
 
 const char *nvrtc_version(void)

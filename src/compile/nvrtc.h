@@ -59,6 +59,9 @@ int nvrtc_load(char **err);
 const char *nvrtc_version(void);
 /* The file the library was loaded from (for the toolkit next to it), or NULL. */
 const char *nvrtc_path(void);
+/* The compute capabilities the loaded NVRTC compiles for (90 for sm_90 and
+ * sm_90a), at most max of them into out: how many, or -1 when it cannot say. */
+int nvrtc_archs(int *out, int max);
 /* 1 when the loaded NVRTC has precompiled headers (CUDA 12.8+). */
 int nvrtc_has_pch(void);
 

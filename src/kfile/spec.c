@@ -27,7 +27,7 @@
 
 static const char *const directive_names[] = {
 	"define", "param", "buffer", "global", "grid", "block", "cluster", "smem", "bytes", "flops", "check", "link", "include",
-	"kernel", "streams",
+	"kernel", "streams", "arch",
 };
 static const char *const override_names[] = {
 	"grid", "block", "cluster", "smem", "bytes", "flops", "check", "skip",
@@ -1219,6 +1219,27 @@ static int dir_streams(cur *c, const char *at, const char *dir)
 	return 0;
 }
 
+/* arch TARGET[, TARGET...]: the first target the device runs (target.h) */
+static int dir_arch(cur *c, const char *at, const char *dir)
+{
+	spec *s = c->s;
+	if (s->narch)
+		return cerr(c, at, "duplicate '%s' line (first at line %d)", dir, s->arch_line);
+	skip_blank(c);
+	char *why = NULL;
+	int col = col_of(c, c->p);
+	if (target_list(c->p, c->end, c->line, col, s->arch, &s->narch, &col, &why) != 0) {
+		s->narch = 0;
+		c->p = c->bol + col - 1;
+		int r = cerr(c, c->p, "%s", why);
+		free(why);
+		return r;
+	}
+	s->arch_line = c->line;
+	c->p = c->end;
+	return 0;
+}
+
 /* One //@ line: bol is its first character, p just after "//@". */
 static int header_line(spec *s, int line, const char *bol, const char *p, const char *eol, char **err)
 {
@@ -1254,6 +1275,8 @@ static int header_line(spec *s, int line, const char *bol, const char *p, const 
 		r = dir_kernel(&c, dir);
 	else if (strcmp(dir, "streams") == 0)
 		r = dir_streams(&c, w, dir);
+	else if (strcmp(dir, "arch") == 0)
+		r = dir_arch(&c, w, dir);
 	else if ((r = launch_line(&c, dir, w, &base)) > 0)
 		r = cerr_choices(&c, w, xasprintf("unknown directive '%s'", dir), w, n, names, nnames,
 		                 "known", "");

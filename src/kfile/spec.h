@@ -27,6 +27,10 @@
  *   //@ streams EXPR split NAME             a run in EXPR chunks on as many
  *                                           streams: param NAME is cut in
  *                                           chunks, the host buffers sliced
+ *   //@ arch TARGET[, TARGET...]            the architecture compiled for:
+ *                                           the first the device runs
+ *                                           (sm_90a, sm_90, native, native+a:
+ *                                           target.h)
  *   //@ link cudadevrt                      relocatable device code + devrt
  *   //@ include DIR...                      header directories (relative to
  *                                           the file's own)
@@ -47,6 +51,7 @@
 
 #include <stddef.h>
 #include "types.h"
+#include "target.h"
 
 #define SPEC_MAX_DIMS 3
 #define SPEC_MAX_CHECKS 8
@@ -154,6 +159,9 @@ typedef struct spec {
 	char **includes; /* "..." includes as written */
 	char **links;    /* `//@ link` names */
 	spec_incdir *incdirs; /* `//@ include` directories */
+	int narch;            /* `//@ arch`: 0 when not given (native) */
+	arch_target arch[TARGET_MAX];
+	int arch_line;
 	int ncheck_at;
 	spec_var *check_at; /* `//@ check at`: params of the check pass */
 	spec_launch base;

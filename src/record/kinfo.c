@@ -2,6 +2,7 @@
 #include "kinfo.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "result.h"
@@ -29,7 +30,7 @@ static void row(table *t, const char *what, const char *val)
 	table_set(t, r, 1, "%s", val);
 }
 
-void kinfo_table(table *t, const char *name, const char *lowered, int sm, const kres *r,
+void kinfo_table(table *t, const char *name, const char *lowered, const char *arch, const kres *r,
                    const plan_launch *l, const devinfo *d, const sass_counts *counts)
 {
 	const char *head[] = { "what", "value" };
@@ -40,8 +41,8 @@ void kinfo_table(table *t, const char *name, const char *lowered, int sm, const 
 	sb_printf(&b, "%s", name ? name : "?");
 	if (lowered && name && strcmp(lowered, name) != 0)
 		sb_printf(&b, " (%s)", lowered);
-	if (sm > 0)
-		sb_printf(&b, ", sm_%d", sm);
+	if (arch && *arch)
+		sb_printf(&b, ", %s", arch);
 	row(t, "kernel", b.s);
 	sb_free(&b);
 
@@ -103,16 +104,17 @@ void kinfo_table(table *t, const char *name, const char *lowered, int sm, const 
 }
 
 enum { K_KERNEL, K_LOWERED, K_SM, K_REGS, K_SMEM, K_STACK, K_SPILL_ST, K_SPILL_LD, K_GRID, K_BLOCK, K_THREADS,
-       K_DYN, K_CLUSTER, K_OCC, K_WARPS, K_MAXW, K_BPS, K_LIMIT, K_DRV_BLOCKS, K_BEST_BLOCK, K_BEST_GRID, K_N };
+       K_DYN, K_CLUSTER, K_OCC, K_WARPS, K_MAXW, K_BPS, K_LIMIT, K_DRV_BLOCKS, K_BEST_BLOCK, K_BEST_GRID, K_ARCH,
+       K_N };
 
-void kinfo_record(table *t, const char *name, const char *lowered, int sm, const kres *r,
+void kinfo_record(table *t, const char *name, const char *lowered, const char *arch, const kres *r,
                   const plan_launch *l, const devinfo *d, const struct func_info *fi)
 {
 	static const char *const head[K_N] = {
 		"kernel", "lowered", "sm", "regs", "smem_static_bytes", "stack_bytes", "spill_store_bytes",
 		"spill_load_bytes", "grid", "block", "threads", "dyn_smem_bytes", "cluster", "occupancy_frac",
 		"active_warps", "max_warps", "blocks_per_sm", "limited_by", "driver_blocks_per_sm", "best_block",
-		"best_grid"
+		"best_grid", "arch"
 	};
 	table_init(t, K_N, head, NULL);
 	table_kind(t, "info");
@@ -121,8 +123,10 @@ void kinfo_record(table *t, const char *name, const char *lowered, int sm, const
 	table_set(t, row, K_KERNEL, "%s", name ? name : "");
 	if (lowered)
 		table_set(t, row, K_LOWERED, "%s", lowered);
-	if (sm > 0)
-		table_num(t, row, K_SM, sm);
+	if (arch && strncmp(arch, "sm_", 3) == 0) {
+		table_num(t, row, K_SM, atoi(arch + 3));
+		table_set(t, row, K_ARCH, "%s", arch);
+	}
 	if (r && r->known) {
 		table_num(t, row, K_REGS, r->regs);
 		table_num(t, row, K_SMEM, r->smem);

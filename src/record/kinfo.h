@@ -22,15 +22,15 @@ occ_input kinfo_occ_input(const kres *r, const plan_launch *l);
  *   occupancy   100% (64 of 64 warps, 8 blocks of 8 warps per SM), limited by threads, registers
  *   sass        50 instructions; global: 4 loads (32-bit), ...     (when counts is given)
  * r->known 0: "resources unknown (no ptxas report)"; l or d NULL: the rows
- * that need them are left out. sm: the compiled architecture (90). */
-void kinfo_table(table *t, const char *name, const char *lowered, int sm, const kres *r,
+ * that need them are left out. arch: the target compiled for ("sm_90a"). */
+void kinfo_table(table *t, const char *name, const char *lowered, const char *arch, const kres *r,
                    const plan_launch *l, const devinfo *d, const sass_counts *counts);
 
 /* The same facts as one typed record ("info") for csv and json: the
  * resources, the launch, the occupancy, and the driver's figures when fi
  * is given (NULL: compile-only). */
 struct func_info;
-void kinfo_record(table *t, const char *name, const char *lowered, int sm, const kres *r,
+void kinfo_record(table *t, const char *name, const char *lowered, const char *arch, const kres *r,
                   const plan_launch *l, const devinfo *d, const struct func_info *fi);
 
 /* What changed between two compiles of one kernel on device d:

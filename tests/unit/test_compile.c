@@ -42,19 +42,24 @@ static int parse(const char *rel, spec *s)
 	return r;
 }
 
-static int key_of(ccache *c, const char *rel, const char *def, uint8_t key[32])
+static int key_arch(ccache *c, const char *rel, const char *def, const char *arch, uint8_t key[32])
 {
 	spec s;
 	if (parse(rel, &s) != 0)
 		return -1;
 	char *err = NULL;
 	const char *defs[] = { def };
-	int r = ccache_key(c, &s, defs, def ? 1 : 0, 90, key, &err);
+	int r = ccache_key(c, &s, defs, def ? 1 : 0, arch, key, &err);
 	if (err)
 		fprintf(stderr, "  %s\n", err);
 	free(err);
 	spec_free(&s);
 	return r;
+}
+
+static int key_of(ccache *c, const char *rel, const char *def, uint8_t key[32])
+{
+	return key_arch(c, rel, def, "sm_90", key);
 }
 
 #define KERNEL_HEAD "//@ grid 1\n//@ block 1\n"
@@ -98,6 +103,11 @@ TEST(key_covers_headers)
 	uint8_t kc[32];
 	CHECK(key_of(&c, "k/copy.cu", NULL, kc) == 0);
 	CHECK(memcmp(k4, kc, 32) != 0);
+	/* the target is in the key: sm_90a code is not sm_90's */
+	uint8_t ka[32], kb[32];
+	CHECK(key_arch(&c, "k/copy.cu", NULL, "sm_90a", ka) == 0);
+	CHECK(key_arch(&c, "k/copy.cu", NULL, "sm_100a", kb) == 0);
+	CHECK(memcmp(kc, ka, 32) != 0 && memcmp(ka, kb, 32) != 0);
 	ccache_free(&c);
 }
 
@@ -115,7 +125,7 @@ TEST(compile_messages)
 	cc_source from;
 	double ms;
 	char *warn = NULL, *err = NULL;
-	const cunit *u = ccache_compile(&c, &s, defs, 1, 90, &from, &ms, &warn, &err);
+	const cunit *u = ccache_compile(&c, &s, defs, 1, "sm_90", &from, &ms, &warn, &err);
 	CHECK(u == NULL);
 	char *want = xasprintf("%s/m/t.cu:4:12: error: cannot determine which instance of function "
 	                       "template \"red\" is intended (in kernel 'red<BS,3>')", root);
@@ -132,7 +142,7 @@ TEST(compile_messages)
 	               "namespace n { __global__ void k(float *x) { x[0] = 1; } }\n"
 	               "template <int B> __global__ void red(float *x) { x[0] = B; }\n");
 	CHECK(parse("m/ok.cu", &s) == 0);
-	u = ccache_compile(&c, &s, defs, 1, 90, &from, &ms, &warn, &err);
+	u = ccache_compile(&c, &s, defs, 1, "sm_90", &from, &ms, &warn, &err);
 	CHECK(u != NULL);
 	if (u) {
 		CHECK(cunit_find(u, "n::k") >= 0 && cunit_find(u, "red<BS>") >= 0);
@@ -168,9 +178,9 @@ TEST(precompiled_headers)
 	cc_source from;
 	double ms1 = 0, ms2 = 0;
 	char *warn = NULL;
-	const cunit *u = ccache_compile(&c, &s, d1, 1, 90, &from, &ms1, &warn, &err);
+	const cunit *u = ccache_compile(&c, &s, d1, 1, "sm_90", &from, &ms1, &warn, &err);
 	CHECK(u && (u->pch == PCH_CREATED || u->pch == PCH_HEAP_GREW));
-	u = ccache_compile(&c, &s, d2, 1, 90, &from, &ms2, &warn, &err);
+	u = ccache_compile(&c, &s, d2, 1, "sm_90", &from, &ms2, &warn, &err);
 	CHECK(u && u->pch == PCH_USED && from == CC_COMPILED);
 	if (err)
 		fprintf(stderr, "  %s\n", err);
@@ -276,7 +286,7 @@ TEST(pch_kept)
 		cc_source from;
 		double ms;
 		char *warn = NULL;
-		const cunit *u = ccache_compile(&c, &s, NULL, 0, 90, &from, &ms, &warn, &err);
+		const cunit *u = ccache_compile(&c, &s, NULL, 0, "sm_90", &from, &ms, &warn, &err);
 		CHECK(u && u->pch == PCH_CREATED);
 		spec_free(&s);
 		free(warn);
@@ -328,12 +338,12 @@ TEST(cache_dir)
 	cc_source from;
 	double ms;
 	char *warn = NULL, *err = NULL;
-	CHECK(ccache_compile(&c, &s, NULL, 0, 90, &from, &ms, &warn, &err) != NULL);
+	CHECK(ccache_compile(&c, &s, NULL, 0, "sm_90", &from, &ms, &warn, &err) != NULL);
 	CHECK(warn && strstr(warn, "no cache directory"));
 	free(warn);
 	warn = NULL;
 	const char *defs[] = { "X=1" };
-	CHECK(ccache_compile(&c, &s, defs, 1, 90, &from, &ms, &warn, &err) != NULL);
+	CHECK(ccache_compile(&c, &s, defs, 1, "sm_90", &from, &ms, &warn, &err) != NULL);
 	CHECK(warn == NULL);
 	struct stat st;
 	CHECK(stat("/nonexistent", &st) != 0);

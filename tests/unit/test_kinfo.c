@@ -64,7 +64,7 @@ TEST(info_table)
 	c.ld_global_bits = c.st_global_bits = c.ld_shared_bits = c.st_shared_bits = 32;
 	c.barriers = 1;
 	table t;
-	kinfo_table(&t, l.name, l.lowered, 90, &r, &l, &d, &c);
+	kinfo_table(&t, l.name, l.lowered, "sm_90", &r, &l, &d, &c);
 	CHECK(t.ncols == 2 && t.nrows == 5);
 	CHECK_STREQ(cell(&t, 0, 1), "transpose_tiled (_Z15transpose_tiledPKfPfi), sm_90");
 	CHECK_STREQ(cell(&t, 1, 1), "30 registers, 4.1 KiB shared (static), 0 B stack, no spills");
@@ -78,7 +78,7 @@ TEST(info_table)
 	/* extern "C": no lowered name shown; spills; dynamic shared memory; no device, no counts */
 	r = res(255, 0, 64, 24);
 	l = launch(1024, 1, 256, 1, 16384);
-	kinfo_table(&t, "copy", "copy", 80, &r, &l, NULL, NULL);
+	kinfo_table(&t, "copy", "copy", "sm_80", &r, &l, NULL, NULL);
 	CHECK(t.nrows == 3);
 	CHECK_STREQ(cell(&t, 0, 1), "copy, sm_80");
 	CHECK_STREQ(cell(&t, 1, 1), "255 registers, 0 B shared (static), 64 B stack, spills: 24 B stored, 24 B loaded");
@@ -87,7 +87,7 @@ TEST(info_table)
 
 	kres unknown;
 	memset(&unknown, 0, sizeof unknown);
-	kinfo_table(&t, "k", NULL, 0, &unknown, NULL, &d, NULL);
+	kinfo_table(&t, "k", NULL, NULL, &unknown, NULL, &d, NULL);
 	CHECK(t.nrows == 2);
 	CHECK_STREQ(cell(&t, 0, 1), "k");
 	CHECK_STREQ(cell(&t, 1, 1), "unknown (no ptxas report)");

@@ -330,16 +330,16 @@ TEST(directive_errors)
 {
 	EXPECT_SPEC_ERR("//@ defne X = 1\n",
 		PATH ":1:5: unknown directive 'defne' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel, streams, arch); did you mean 'define'?");
 	EXPECT_SPEC_ERR("\n//@ frobnicate\n",
 		PATH ":2:5: unknown directive 'frobnicate' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams)");
+		"bytes, flops, check, link, include, kernel, streams, arch)");
 	EXPECT_SPEC_ERR("//@ 42\n",
 		PATH ":1:5: expected a directive after '//@' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams)");
+		"bytes, flops, check, link, include, kernel, streams, arch)");
 	EXPECT_SPEC_ERR("//@ Define X = 1\n",
 		PATH ":1:5: unknown directive 'Define' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel, streams, arch); did you mean 'define'?");
 }
 
 TEST(var_errors)

@@ -1,0 +1,14 @@
+// arch_far.cu: a target that does not run on the device assumed (test fixture)
+//@ arch sm_89
+//@ param  n = 1000
+//@ buffer x float[n] random
+//@ buffer y float[n] poison output
+//@ grid   cdiv(n, 128)
+//@ block  128
+//@ check  y = copy(x)
+__global__ void copy(int n, const float *x, float *y)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = x[i];
+}

@@ -1,0 +1,14 @@
+// arch_native.cu: the device's own arch-specific target (test fixture)
+//@ arch native+a
+//@ param  n = 1000
+//@ buffer x float[n] random
+//@ buffer y float[n] poison output
+//@ grid   cdiv(n, 128)
+//@ block  128
+//@ check  y = copy(x)
+__global__ void copy(int n, const float *x, float *y)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = x[i];
+}
