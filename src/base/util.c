@@ -355,10 +355,23 @@ static int edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
+/* How many leading characters a and b share, case aside. */
+static size_t common_prefix(const char *a, const char *b)
+{
+	size_t i = 0;
+	while (a[i] && tolower((unsigned char)a[i]) == tolower((unsigned char)b[i]))
+		i++;
+	return i;
+}
+
+/* The nearest candidate: the fewest edits; of candidates as near, the one
+ * that shares the longest start with s (y -> yy rather than x), then the
+ * first. */
 const char *nearest_name(const char *s, const char *const *cands, int n)
 {
 	const char *best = NULL;
 	int bestd = 1000;
+	size_t bestp = 0;
 	size_t ls = strlen(s);
 	for (int i = 0; i < n; i++) {
 		if (!cands[i])
@@ -367,8 +380,10 @@ const char *nearest_name(const char *s, const char *const *cands, int n)
 		/* a prefix counts as close: `transpose_t` -> transpose_tiled */
 		if (ls >= 3 && strncmp(cands[i], s, ls) == 0)
 			d = d < 1 ? d : 1;
-		if (d < bestd) {
+		size_t p = common_prefix(s, cands[i]);
+		if (d < bestd || (d == bestd && p > bestp)) {
 			bestd = d;
+			bestp = p;
 			best = cands[i];
 		}
 	}

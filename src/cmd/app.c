@@ -166,6 +166,7 @@ void app_free(app *a)
 		free(a->sp);
 	}
 	free(a->path);
+	free(a->use_failed);
 	symtab_free(&a->settings);
 	for (int i = 0; i < a->nsaved; i++) {
 		free(a->saved[i].path);

@@ -76,6 +76,7 @@ typedef struct app {
 	/* the current kernel file */
 	char *path;
 	spec *sp;
+	char *use_failed;     /* no file loaded: the name of the `use` that failed */
 	symtab settings;      /* values given with `set`, for the current file */
 	struct saved_settings { char *path; symtab set; } *saved; /* other files' */
 	int nsaved;

@@ -72,7 +72,21 @@ static int load_spec(app *a, const char *path, spec **out)
 	return 0;
 }
 
+static int use_file(app *a, const char *name);
+
+/* A `use` that fails leaves the file loaded before it; where there is none,
+ * what needs a file says so once (not as a second error of the same mistake). */
 int app_use(app *a, const char *name)
+{
+	int r = use_file(a, name);
+	free(a->use_failed);
+	a->use_failed = r != 0 && !a->sp ? str_excerpt(name, 200) : NULL;
+	if (r != 0 && a->sp)
+		app_note(a, "(still using %s)", a->path);
+	return r;
+}
+
+static int use_file(app *a, const char *name)
 {
 	char *path = search_find(SEARCH_KERNELS, name);
 	const char *kind = NULL;

@@ -130,6 +130,10 @@ int look_metrics(app *a, int argc, char **argv)
 		look_metrics_list(a);
 		return 0;
 	}
+	if (!a->sp && a->use_failed) { /* said once, by the `use` */
+		app_note(a, "metrics: skipped: no kernel file is loaded ('use %s' failed)", a->use_failed);
+		return 0;
+	}
 	if (!a->sp)
 		return app_error(a, "metrics: no kernel file loaded: 'use FILE' first (see 'ls')");
 	if (app_reload(a) != 0)

@@ -1167,6 +1167,12 @@ int command_run(app *a, int argc, char **argv, const char *rest)
 	int nargs = argc - 1;
 	if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args))
 		return usage(a, c);
+	if ((c->flags & CMD_NEEDS_FILE) && !a->sp && a->use_failed) {
+		char *shown = visible(a->use_failed);
+		app_note(a, "%s: skipped: no kernel file is loaded ('use %s' failed)", c->name, shown);
+		free(shown);
+		return 0;
+	}
 	if ((c->flags & CMD_NEEDS_FILE) && !a->sp)
 		return app_error(a, "%s: no kernel file loaded: 'use FILE' first (see 'ls')", c->name);
 	if ((c->flags & CMD_INTERACTIVE) && !a->interactive)

@@ -541,3 +541,41 @@ void value_format(value v, char *buf, int n)
 		strcat(tmp, ".0");
 	snprintf(buf, (size_t)n, "%s", tmp);
 }
+
+int expr_next_name(const char *s, int *pos, int *at, int *len)
+{
+	const char *p = s + *pos;
+	while (*p) {
+		if (is_ident_start((unsigned char)*p)) {
+			int n = ident_len(p);
+			const char *q = p + n;
+			while (isspace((unsigned char)*q))
+				q++;
+			if (*q == '(') { /* a function's: cdiv, min, max (others are eval's to refuse) */
+				p += n;
+				continue;
+			}
+			*at = (int)(p - s);
+			*len = n;
+			*pos = (int)(p - s) + n;
+			return 1;
+		}
+		if (isdigit((unsigned char)*p) || *p == '.') { /* 1e5, 0x10, 2.5f: no names inside */
+			while (is_ident_char((unsigned char)*p) || *p == '.')
+				p++;
+			continue;
+		}
+		p++;
+	}
+	*pos = (int)(p - s);
+	return 0;
+}
+
+int expr_is_fact(const char *name, int len)
+{
+	static const char *const facts[] = { "SM_COUNT", "WARP_SIZE", "L2_BYTES" };
+	for (size_t i = 0; i < ARRAY_LEN(facts); i++)
+		if ((int)strlen(facts[i]) == len && strncmp(facts[i], name, (size_t)len) == 0)
+			return 1;
+	return 0;
+}

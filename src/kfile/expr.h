@@ -43,6 +43,16 @@ int expr_eval(const char *s, const symtab *t, value *out, int *col, char **err);
  * always a float. */
 int expr_eval_float(const char *s, const symtab *t, value *out, int *col, char **err);
 
+/* The names an expression uses, for checking them before any value is
+ * known: the next name in s from *pos on that is not a function's (a name
+ * before a '(': cdiv, min, max), 1 with *at its offset in s, *len its length and
+ * *pos past it; 0 when there is none. */
+int expr_next_name(const char *s, int *pos, int *at, int *len);
+
+/* 1 when NAME (len bytes) is a device fact: SM_COUNT, WARP_SIZE, L2_BYTES
+ * (the names plan.c gives every expression). */
+int expr_is_fact(const char *name, int len);
+
 /* Formats v the way it is passed to NVRTC and shown to users. */
 void value_format(value v, char *buf, int n);
 

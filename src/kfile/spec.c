@@ -12,6 +12,7 @@
  * Expressions are not evaluated here; they are kept as text with the line
  * and column of their first character (plan.c evaluates them). */
 #include "spec.h"
+#include "spec_names.h"
 #include "spec_scan.h"
 #include "cxxlex.h"
 #include "ref.h"
@@ -1327,9 +1328,15 @@ static int validate_checks(const spec *s, const spec_launch *l, const spec_kerne
 {
 	for (int i = 0; i < l->nchecks; i++) {
 		const spec_check *ch = &l->checks[i];
-		if (spec_buffer_find(s, ch->out) < 0)
+		int ob = spec_buffer_find(s, ch->out);
+		if (ob < 0)
 			return unknown_buffer(s, err, ch->line, ch->col,
 			                      xasprintf("unknown buffer '%s' in check", ch->out), ch->out);
+		if (!s->bufs[ob].output)
+			return errat(s, err, ch->line, ch->col, "check of '%s', which is not marked output: add "
+			             "'output' to its buffer line (line %d); only an output is reset before each run "
+			             "and copied back, so this check could pass on what an earlier run wrote",
+			             ch->out, s->bufs[ob].line);
 		if (ch->is_kernel) {
 			if (k && strcmp(ch->ref, k->name) == 0)
 				return errat(s, err, ch->line, ch->col, "kernel '%s' cannot be checked against itself",
@@ -1352,6 +1359,24 @@ static int validate_checks(const spec *s, const spec_launch *l, const spec_kerne
 		}
 	}
 	return 0;
+}
+
+/* Every name in an expression is declared: a misspelt define or param is
+ * an error here, at `use`, not after a compile. */
+static int validate_names(const spec *s, char **err)
+{
+	spec_unknown u;
+	if (!spec_unknown_name(s, &u))
+		return 0;
+	const char **names = xmalloc(((size_t)s->nvars + 1) * sizeof *names);
+	for (int i = 0; i < s->nvars; i++)
+		names[i] = s->vars[i].name;
+	int r = err_choices(s, err, u.e->line, u.e->col + u.at,
+	                    xasprintf("unknown name '%.*s' in %s", u.len, u.e->text + u.at, u.what),
+	                    u.e->text + u.at, u.len, names, s->nvars, "defines and params",
+	                    "no defines or params declared");
+	free(names);
+	return r;
 }
 
 static int validate(const spec *s, char **err)
@@ -1388,6 +1413,8 @@ static int validate(const spec *s, char **err)
 	for (int i = 0; i < s->nkernels; i++)
 		if (validate_checks(s, &s->kernels[i].over, &s->kernels[i], err) != 0)
 			return -1;
+	if (validate_names(s, err) != 0)
+		return -1;
 	for (int i = 0; i < s->nkernels; i++) {
 		const spec_kernel *k = &s->kernels[i];
 		spec_launch eff;

@@ -380,6 +380,7 @@ TEST(globals)
 	spec s;
 	char *err = NULL;
 	CHECK(spec_parse(PATH,
+		"//@ param R = 4\n"
 		"//@ global w float[5] {0.5, -1, 2e-3, 4 , 5}\n"
 		"//@ global g float value(2)\n"
 		"//@ global t int zero output\n"
@@ -473,7 +474,7 @@ TEST(launch_lines)
 	spec s;
 	char *err = NULL;
 	CHECK(spec_parse(PATH, "//@ grid  cdiv(N, 4), 2\n//@ block 8,8,4\n//@ smem 4 * 256\n"
-	                 "//@ flops 2*N   // per element\n//@ link cudadevrt\n", &s, &err) == 0);
+	                 "//@ flops 2*N   // per element\n//@ link cudadevrt\n//@ param N = 8\n", &s, &err) == 0);
 	CHECK(s.base.ngrid == 2);
 	CHECK_STREQ(s.base.grid[0].text, "cdiv(N, 4)");
 	CHECK(s.base.grid[0].col == 11 && s.base.grid[1].col == 23);
@@ -503,8 +504,8 @@ TEST(launch_lines)
 
 #define PRE \
 	"//@ param N = 16\n"                       /* 1 */ \
-	"//@ buffer a float[N]\n"                  /* 2 */ \
-	"//@ buffer b float[N]\n"                  /* 3 */ \
+	"//@ buffer a float[N] output\n"           /* 2 */ \
+	"//@ buffer b float[N] output\n"           /* 3 */ \
 	"//@ buffer c float[N] output\n"           /* 4 */ \
 	"//@ grid N\n"                             /* 5 */ \
 	"//@ block 1\n"                            /* 6 */
@@ -632,6 +633,38 @@ static const char over_src[] =
 	"__global__ void c(float *in, float *out, int N) {}\n"
 	"__global__ void d(float *in, float *out) {}\n"
 	"__global__ void e(float *in, float *out) {}\n";
+
+/* Every name an expression uses is declared, checked when the file is read
+ * (before any compile); the nearest name is suggested among defines and
+ * params alike; a check compares an output. */
+TEST(names_and_outputs)
+{
+#define NPRE "//@ define BLOCK = 256\n//@ param n = 1000\n//@ buffer x float[n] random\n" \
+	"//@ buffer yy float[n] output\n"
+#define NK "__global__ void k(int n, const float *x, float *yy) {}\n"
+	EXPECT_SPEC_ERR(NPRE "//@ grid cdiv(n, BLOK)\n//@ block BLOCK\n" NK,
+		PATH ":5:18: unknown name 'BLOK' in grid (defines and params: BLOCK, n); did you mean 'BLOCK'?");
+	EXPECT_SPEC_ERR(NPRE "//@ grid cdiv(N, BLOCK)\n//@ block BLOCK\n" NK,
+		PATH ":5:15: unknown name 'N' in grid (defines and params: BLOCK, n); did you mean 'n'?");
+	EXPECT_SPEC_ERR(NPRE "//@ grid 1\n//@ block BLOCK\n//@ smem BLCK * 4\n" NK,
+		PATH ":7:10: unknown name 'BLCK' in smem (defines and params: BLOCK, n); did you mean 'BLOCK'?");
+	EXPECT_SPEC_ERR(NPRE "//@ grid 1\n//@ block 1\n//@ kernel k block BLOCKS\n" NK,
+		PATH ":7:20: unknown name 'BLOCKS' in block (defines and params: BLOCK, n); did you mean 'BLOCK'?");
+	EXPECT_SPEC_ERR("//@ param n = 10\n//@ buffer x float[m] output\n//@ grid 1\n//@ block 1\n" NK,
+		PATH ":2:20: unknown name 'm' in buffer size (defines and params: n); did you mean 'n'?");
+	/* device facts, functions, numbers, buffers in a check's arguments */
+	EXPECT_SPEC_OK(NPRE "//@ grid min(SM_COUNT * 4, cdiv(n, BLOCK))\n//@ block BLOCK\n"
+		"//@ bytes 2.5e3 + 0x10 * WARP_SIZE\n//@ check yy = scale(x, 2)\n" NK);
+	/* a renamed buffer: the nearest name is the one that starts alike */
+	EXPECT_SPEC_ERR(NPRE "//@ grid 1\n//@ block 1\n//@ check y = copy(x)\n" NK,
+		PATH ":7:11: unknown buffer 'y' in check (buffers: x, yy); did you mean 'yy'?");
+	EXPECT_SPEC_ERR(NPRE "//@ grid 1\n//@ block 1\n//@ check x = copy(yy)\n" NK,
+		PATH ":7:11: check of 'x', which is not marked output: add 'output' to its buffer line (line 3); "
+		"only an output is reset before each run and copied back, so this check could pass on what an "
+		"earlier run wrote");
+#undef NPRE
+#undef NK
+}
 
 TEST(overrides)
 {
@@ -912,6 +945,7 @@ int main(void)
 	RUN(launch_lines);
 	RUN(checks);
 	RUN(check_errors);
+	RUN(names_and_outputs);
 	RUN(overrides);
 	RUN(override_errors);
 	RUN(missing_geometry);

@@ -1,0 +1,78 @@
+/* spec_names.c: the names a kernel file's expressions use are declared
+ * (spec_names.h), so that a misspelt name is an error at `use`, before any
+ * compile. */
+#include "spec_names.h"
+#include "expr.h"
+
+#include <string.h>
+
+/* 1 when name (len bytes) is declared: a define or param of the file, a
+ * device fact, or (where bufs) a buffer. */
+static int declared(const spec *s, const char *name, int len, int bufs)
+{
+	for (int i = 0; i < s->nvars; i++)
+		if ((int)strlen(s->vars[i].name) == len && strncmp(s->vars[i].name, name, (size_t)len) == 0)
+			return 1;
+	for (int i = 0; bufs && i < s->nbufs; i++)
+		if ((int)strlen(s->bufs[i].name) == len && strncmp(s->bufs[i].name, name, (size_t)len) == 0)
+			return 1;
+	return expr_is_fact(name, len);
+}
+
+/* Records the first undeclared name of e in *u; 1 when there is one. */
+static int scan(const spec *s, const spec_expr *e, const char *what, int bufs, spec_unknown *u)
+{
+	if (!e->text)
+		return 0;
+	int pos = 0, at, len;
+	while (expr_next_name(e->text, &pos, &at, &len))
+		if (!declared(s, e->text + at, len, bufs)) {
+			u->e = e;
+			u->at = at;
+			u->len = len;
+			u->what = what;
+			return 1;
+		}
+	return 0;
+}
+
+static int scan_launch(const spec *s, const spec_launch *l, spec_unknown *u)
+{
+	for (int i = 0; i < l->ngrid; i++)
+		if (scan(s, &l->grid[i], "grid", 0, u))
+			return 1;
+	for (int i = 0; i < l->nblock; i++)
+		if (scan(s, &l->block[i], "block", 0, u))
+			return 1;
+	for (int i = 0; i < l->ncluster; i++)
+		if (scan(s, &l->cluster[i], "cluster", 0, u))
+			return 1;
+	if (scan(s, &l->smem, "smem", 0, u) || scan(s, &l->bytes, "bytes", 0, u) ||
+	    scan(s, &l->flops, "flops", 0, u))
+		return 1;
+	for (int i = 0; i < l->nchecks; i++)
+		for (int j = 0; j < l->checks[i].nargs; j++)
+			if (scan(s, &l->checks[i].args[j], "check", 1, u))
+				return 1;
+	return 0;
+}
+
+int spec_unknown_name(const spec *s, spec_unknown *u)
+{
+	memset(u, 0, sizeof *u);
+	for (int i = 0; i < s->nvars; i++)
+		if (scan(s, &s->vars[i].value, s->vars[i].is_define ? "define" : "param", 0, u))
+			return 1;
+	for (int i = 0; i < s->nbufs; i++)
+		if (scan(s, &s->bufs[i].count, "buffer size", 0, u))
+			return 1;
+	for (int i = 0; i < s->ncheck_at; i++)
+		if (scan(s, &s->check_at[i].value, "check at", 0, u))
+			return 1;
+	if (scan(s, &s->streams, "streams", 0, u) || scan_launch(s, &s->base, u))
+		return 1;
+	for (int i = 0; i < s->nkernels; i++)
+		if (scan_launch(s, &s->kernels[i].over, u))
+			return 1;
+	return 0;
+}

@@ -1,0 +1,13 @@
+// m_renamed.cu: buffer y renamed yy, the check line not (test fixture)
+//@ param  n = 1000
+//@ buffer x float[n] random
+//@ buffer yy float[n] poison output
+//@ grid   cdiv(n, 256)
+//@ block  256
+//@ check  y = scale(x, 2)
+__global__ void scale(int n, const float *x, float *y)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = 2.0f * x[i];
+}
