@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -326,6 +327,58 @@ uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double ms_since(uint64_t t0)
+{
+	return (double)(now_ns() - t0) / 1e6;
+}
+
+static int start_pthread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	return pthread_create(t, NULL, fn, arg);
+}
+
+int threads_run(int n, void *(*fn)(void *), void *args, size_t size, thread_start_fn start)
+{
+	if (n <= 0)
+		return 0;
+	pthread_t *th = xcalloc((size_t)n, sizeof *th);
+	char *ok = xcalloc((size_t)n, 1);
+	int started = 0;
+	for (int i = 0; i < n; i++) {
+		ok[i] = (start ? start : start_pthread)(&th[i], fn, (char *)args + (size_t)i * size) == 0;
+		started += ok[i];
+	}
+	if (started == 0)
+		fn(args);
+	for (int i = 0; i < n; i++)
+		if (ok[i])
+			pthread_join(th[i], NULL);
+	free(ok);
+	free(th);
+	return started;
+}
+
+char *str_trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t l = strlen(s);
+	while (l && isspace((unsigned char)s[l - 1]))
+		s[--l] = 0;
+	return s;
+}
+
+uint64_t fnv1a64(const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
 }
 
 static int edit_distance(const char *a, const char *b)

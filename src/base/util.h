@@ -3,6 +3,7 @@
 #define CUPLAY_UTIL_H
 
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdarg.h>
 
@@ -70,6 +71,27 @@ int write_file_atomic(const char *path, const void *data, size_t len);
 int mkdir_p(const char *path, int mode);
 
 uint64_t now_ns(void); /* CLOCK_MONOTONIC */
+/* Milliseconds since t0 (a now_ns() reading). */
+double ms_since(uint64_t t0);
+
+/* Runs fn on n threads, thread i given args + i * size, and waits for
+ * them. start (NULL: pthread_create) starts one; a thread that cannot be
+ * started is left out, so fn must take its work from a pool the others
+ * share; when none starts, the calling thread runs fn(args) itself.
+ * Returns how many threads were started. */
+typedef int (*thread_start_fn)(pthread_t *t, void *(*fn)(void *), void *arg);
+int threads_run(int n, void *(*fn)(void *), void *args, size_t size, thread_start_fn start);
+
+/* s without its leading white space, its trailing white space cut off in
+ * place. */
+char *str_trim(char *s);
+/* The 64-bit FNV-1a hash of n bytes. */
+uint64_t fnv1a64(const void *data, size_t n);
+
+/* Sizes in bytes. */
+#define KiB ((uint64_t)1024)
+#define MiB (KiB * 1024)
+#define GiB (MiB * 1024)
 
 /* Levenshtein-nearest of cands[0..n) to s, or NULL when nothing is close. */
 const char *nearest_name(const char *s, const char *const *cands, int n);

@@ -72,11 +72,7 @@ static uint64_t mix64(uint64_t z)
 
 uint64_t buffer_seed(uint64_t seed, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-	for (const unsigned char *p = (const unsigned char *)(name ? name : ""); *p; p++) {
-		h ^= *p;
-		h *= 0x100000001b3ull;
-	}
+	uint64_t h = fnv1a64(name ? name : "", name ? strlen(name) : 0);
 	return mix64(seed ^ mix64(h));
 }
 

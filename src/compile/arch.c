@@ -8,8 +8,6 @@
 
 #include "util.h"
 
-#define MiB ((int64_t)1024 * 1024)
-
 static const struct arch_facts {
 	int sm, sms;
 	int64_t l2;

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "buffer.h"
-#include "server.h"
+#include "gpufill.h"
 
 static const char *ptxas_path(void)
 {

@@ -17,13 +17,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "server.h"
+#include "wlock.h"
 
 static char dir[] = "/tmp/cuplay-test-gpulock-XXXXXX";
 #define BUS "0000:1b:00.0"
 
 typedef struct fake {
-	wstate ws;
+	wchan chan;
+	devinfo info;
 	wrun r;
 	result res;
 	int front_r, front_w; /* the front end's ends */
@@ -35,13 +36,13 @@ static void fake_init(fake *f)
 	int to[2], from[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, to) != 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, from) != 0)
 		abort();
-	f->ws.rfd = to[0];
+	f->chan.rfd = to[0];
 	f->front_w = to[1];
-	f->ws.wfd = from[1];
+	f->chan.wfd = from[1];
 	f->front_r = from[0];
-	f->ws.ordinal = 0;
-	snprintf(f->ws.info.pci_bus_id, sizeof f->ws.info.pci_bus_id, "%s", BUS);
-	f->r.ws = &f->ws;
+	f->info.ordinal = 0;
+	snprintf(f->info.pci_bus_id, sizeof f->info.pci_bus_id, "%s", BUS);
+	f->r.chan = &f->chan;
 	f->r.res = &f->res;
 	f->r.t0 = now_ns();
 }
@@ -104,7 +105,7 @@ TEST(waits_then_takes)
 	fake_init(&f);
 	pid_t h = holder(400);
 	uint64_t t0 = now_ns();
-	CHECK(w_gpu_lock(&f.r) == 0);
+	CHECK(w_gpu_lock(&f.r, &f.info) == 0);
 	double s = (double)(now_ns() - t0) / 1e9;
 	CHECK(s >= 0.3 && s < 3);
 	CHECK(f.res.status == RES_OK);
@@ -119,7 +120,7 @@ TEST(waits_then_takes)
 	char *path = xasprintf("%s/cuplay-gpu-%s.lock", dir, BUS);
 	int fd = open(path, O_RDONLY);
 	CHECK(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == -1 && errno == EWOULDBLOCK);
-	w_gpu_unlock(&f.ws);
+	w_gpu_unlock();
 	CHECK(flock(fd, LOCK_EX | LOCK_NB) == 0);
 	close(fd);
 	/* readable by every user, whatever the umask */
@@ -127,16 +128,16 @@ TEST(waits_then_takes)
 	CHECK(stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 0444) == 0444);
 	free(path);
 	/* free: taken at once, nothing said */
-	CHECK(w_gpu_lock(&f.r) == 0);
+	CHECK(w_gpu_lock(&f.r, &f.info) == 0);
 	said(&f, notes, sizeof notes, &waits);
 	CHECK_STREQ(notes, "");
-	w_gpu_unlock(&f.ws);
+	w_gpu_unlock();
 
 	/* STOP (Ctrl-C) while waiting: back at once, the run interrupted */
 	h = holder(0);
 	CHECK(wire_send(f.front_w, MSG_STOP, NULL, 0, NULL, 0) == 0);
 	t0 = now_ns();
-	CHECK(w_gpu_lock(&f.r) == 1);
+	CHECK(w_gpu_lock(&f.r, &f.info) == 1);
 	CHECK((double)(now_ns() - t0) / 1e9 < 1);
 	CHECK(f.res.status == RES_INTERRUPTED);
 	kill(h, SIGKILL);
@@ -159,7 +160,7 @@ TEST(planted_link)
 		setenv("CUPLAY_LOCK_DIR", ldir, 1);
 		fake f;
 		fake_init(&f);
-		int r = w_gpu_lock(&f.r);
+		int r = w_gpu_lock(&f.r, &f.info);
 		char notes[4096];
 		int waits;
 		said(&f, notes, sizeof notes, &waits);

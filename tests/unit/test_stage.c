@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "staging.h"
 
 /* ---- the stand-in driver */
 
@@ -152,7 +152,8 @@ static void driver(void)
 }
 
 typedef struct fx {
-	wstate ws;
+	wstaging st;
+	wchan chan;
 	wrun r;
 	result res;
 } fx;
@@ -160,7 +161,7 @@ typedef struct fx {
 static void fx_init(fx *f)
 {
 	memset(f, 0, sizeof *f);
-	f->r.ws = &f->ws;
+	f->r.chan = &f->chan;
 	f->r.res = &f->res;
 	f->res.status = RES_OK;
 	nq = 0;
@@ -203,7 +204,7 @@ TEST(download_and_compare)
 		if (k == 3)
 			out[n - 1] = INFINITY;
 		cmp_result staged, whole;
-		CHECK(stage_compare(&f.r, dev(out), "out", DT_FLOAT, want, DT_FLOAT, n, 1e-5, &staged) == 0);
+		CHECK(stage_compare(&f.r, &f.st, dev(out), "out", DT_FLOAT, want, DT_FLOAT, n, 1e-5, &staged) == 0);
 		CHECK(f.res.status == RES_OK);
 		ref_compare_typed(out, DT_FLOAT, want, DT_FLOAT, n, 1e-5, &whole);
 		CHECK(same_result(&staged, &whole));
@@ -214,7 +215,7 @@ TEST(download_and_compare)
 			CHECK(!staged.ok && staged.bad_index == (int64_t)(4 * per + 12345));
 		if (k >= 2)
 			CHECK(staged.nonfinite == (uint64_t)(k == 3 ? 2 : 1));
-		stage_free(&f.ws);
+		stage_free(&f.st);
 		CHECK(pinned_out == 0);
 	}
 	/* doubles against doubles, half against its wanted doubles, a length no
@@ -227,19 +228,19 @@ TEST(download_and_compare)
 	fx f;
 	fx_init(&f);
 	cmp_result a, b;
-	CHECK(stage_compare(&f.r, dev(dg), "d", DT_DOUBLE, dw, DT_DOUBLE, m, 1e-10, &a) == 0);
+	CHECK(stage_compare(&f.r, &f.st, dev(dg), "d", DT_DOUBLE, dw, DT_DOUBLE, m, 1e-10, &a) == 0);
 	ref_compare_typed(dg, DT_DOUBLE, dw, DT_DOUBLE, m, 1e-10, &b);
 	CHECK(same_result(&a, &b) && !a.ok && a.bad_index == (int64_t)(m - 3));
 	uint16_t *hg = malloc(m * sizeof *hg);
 	buffer_fill(hg, DT_HALF, m, INIT_RANDOM, 0, 5);
 	buffer_to_double(hg, DT_HALF, m, dw);
 	hg[m / 2] ^= 0x0400;
-	CHECK(stage_compare(&f.r, dev(hg), "h", DT_HALF, dw, DT_DOUBLE, m, 5e-3, &a) == 0);
+	CHECK(stage_compare(&f.r, &f.st, dev(hg), "h", DT_HALF, dw, DT_DOUBLE, m, 5e-3, &a) == 0);
 	ref_compare_typed(hg, DT_HALF, dw, DT_DOUBLE, m, 5e-3, &b);
 	CHECK(same_result(&a, &b));
-	CHECK(stage_compare(&f.r, dev(dg), "one", DT_DOUBLE, dg, DT_DOUBLE, 1, 0, &a) == 0 && a.ok);
-	CHECK(stage_compare(&f.r, dev(dg), "none", DT_DOUBLE, dg, DT_DOUBLE, 0, 0, &a) == 0 && a.ok);
-	stage_free(&f.ws);
+	CHECK(stage_compare(&f.r, &f.st, dev(dg), "one", DT_DOUBLE, dg, DT_DOUBLE, 1, 0, &a) == 0 && a.ok);
+	CHECK(stage_compare(&f.r, &f.st, dev(dg), "none", DT_DOUBLE, dg, DT_DOUBLE, 0, 0, &a) == 0 && a.ok);
+	stage_free(&f.st);
 	CHECK(pinned_out == 0);
 	free(hg);
 	free(dw);
@@ -258,11 +259,11 @@ TEST(upload)
 		buffer_fill(src, DT_U8, bytes, INIT_RANDOM, 0, 3 + i);
 		fx f;
 		fx_init(&f);
-		CHECK(stage_upload(&f.r, dev(dst), src, bytes, "in") == 0);
+		CHECK(stage_upload(&f.r, &f.st, dev(dst), src, bytes, "in") == 0);
 		CHECK(f.res.status == RES_OK && nq == 0);
 		CHECK(memcmp(src, dst, bytes) == 0);
 		CHECK(overlapped > 0); /* a chunk queued while the one before was still pending */
-		stage_free(&f.ws);
+		stage_free(&f.st);
 		free(src);
 		free(dst);
 	}
@@ -270,7 +271,7 @@ TEST(upload)
 	unsigned char small[100];
 	fx f;
 	fx_init(&f);
-	CHECK(stage_upload(&f.r, dev(small), small, sizeof small, "s") == 1);
+	CHECK(stage_upload(&f.r, &f.st, dev(small), small, sizeof small, "s") == 1);
 	CHECK(pinned_out == 0);
 }
 
@@ -284,28 +285,28 @@ TEST(falls_back_and_fails)
 	fx f;
 	fx_init(&f);
 	alloc_result = CUDA_ERROR_OUT_OF_MEMORY;
-	CHECK(stage_compare(&f.r, dev(a), "out", DT_FLOAT, a, DT_FLOAT, n, 1e-5, &cr) == 1);
+	CHECK(stage_compare(&f.r, &f.st, dev(a), "out", DT_FLOAT, a, DT_FLOAT, n, 1e-5, &cr) == 1);
 	alloc_result = CUDA_SUCCESS;
-	CHECK(stage_upload(&f.r, dev(a), a, n * sizeof *a, "in") == 1);
+	CHECK(stage_upload(&f.r, &f.st, dev(a), a, n * sizeof *a, "in") == 1);
 	CHECK(f.res.status == RES_OK && pinned_out == 0);
 	/* CUPLAY_PAGEABLE: no cuMemHostAlloc */
 	fx_init(&f);
 	w_host_alloc = NULL;
-	CHECK(stage_compare(&f.r, dev(a), "out", DT_FLOAT, a, DT_FLOAT, n, 1e-5, &cr) == 1);
+	CHECK(stage_compare(&f.r, &f.st, dev(a), "out", DT_FLOAT, a, DT_FLOAT, n, 1e-5, &cr) == 1);
 	driver();
 	/* a copy that fails: -1, said, and nothing left in flight */
 	fx_init(&f);
 	fail_after = 1;
-	CHECK(stage_compare(&f.r, dev(a), "out", DT_FLOAT, a, DT_FLOAT, n, 1e-5, &cr) == -1);
+	CHECK(stage_compare(&f.r, &f.st, dev(a), "out", DT_FLOAT, a, DT_FLOAT, n, 1e-5, &cr) == -1);
 	CHECK(f.res.status == RES_ERROR && strstr(f.res.error, "cuMemcpyDtoHAsync") != NULL);
 	CHECK(nq == 0);
-	stage_free(&f.ws);
+	stage_free(&f.st);
 	fx_init(&f);
 	fail_after = 2;
-	CHECK(stage_upload(&f.r, dev(a), a, n * sizeof *a, "in") == -1);
+	CHECK(stage_upload(&f.r, &f.st, dev(a), a, n * sizeof *a, "in") == -1);
 	CHECK(f.res.status == RES_ERROR && strstr(f.res.error, "cuMemcpyHtoDAsync") != NULL);
 	CHECK(nq == 0);
-	stage_free(&f.ws);
+	stage_free(&f.st);
 	CHECK(pinned_out == 0);
 	free(a);
 }

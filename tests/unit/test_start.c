@@ -77,11 +77,6 @@ static wclient client(void)
 	return w;
 }
 
-static double ms_since(uint64_t t0)
-{
-	return (double)(now_ns() - t0) / 1e6;
-}
-
 /* The HELLO does not wait for the context (its 600 ms); the free memory
  * does, and is asked for with the context current. */
 TEST(hello_first)

@@ -1,9 +1,9 @@
-/* server_printf.c: device printf. The driver writes what kernels print to
+/* wprintf.c: device printf. The driver writes what kernels print to
  * this process's stdout when a launch is synchronised, and the message of a
  * failed assert() to its stderr; the worker points stdout (and, during a
  * run, stderr) at a memory file and sends the user what one launch printed,
  * with a count of the rest (a timed kernel runs thousands of times). */
-#include "server.h"
+#include "wprintf.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,14 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern FILE *w_errf;
-
-void pf_open(wstate *ws)
+void pf_open(wprintf *pf)
 {
-	ws->pf_fd = -1;
-	ws->pf_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-	if (ws->pf_err >= 0) {
-		int d = dup(ws->pf_err);
+	pf->fd = -1;
+	pf->own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (pf->own_err >= 0) {
+		int d = dup(pf->own_err);
 		w_errf = d >= 0 ? fdopen(d, "w") : NULL;
 		if (d >= 0 && !w_errf)
 			close(d);
@@ -40,41 +38,40 @@ void pf_open(wstate *ws)
 			close(fd);
 		return;
 	}
-	ws->pf_fd = fd;
+	pf->fd = fd;
 }
 
-static uint64_t pf_size(wstate *ws)
+static uint64_t pf_size(wprintf *pf)
 {
 	struct stat st;
 	fflush(stdout);
-	if (ws->pf_fd < 0 || fstat(ws->pf_fd, &st) != 0)
+	if (pf->fd < 0 || fstat(pf->fd, &st) != 0)
 		return 0;
 	return (uint64_t)st.st_size;
 }
 
-void pf_reset(wstate *ws)
+void pf_reset(wprintf *pf)
 {
 	fflush(stdout);
-	if (ws->pf_fd >= 0 && ftruncate(ws->pf_fd, 0) == 0)
-		lseek(ws->pf_fd, 0, SEEK_SET); /* shared with stdout, so its writes start again at 0 */
-	ws->launches = 0;
-	ws->pf_first_end = 0;
-	ws->pf_first_launches = 0;
+	if (pf->fd >= 0 && ftruncate(pf->fd, 0) == 0)
+		lseek(pf->fd, 0, SEEK_SET); /* shared with stdout, so its writes start again at 0 */
+	pf->first_end = 0;
+	pf->first_launches = 0;
 	fflush(stderr);
-	if (ws->pf_fd >= 0 && ws->pf_err >= 0)
-		dup2(ws->pf_fd, STDERR_FILENO);
+	if (pf->fd >= 0 && pf->own_err >= 0)
+		dup2(pf->fd, STDERR_FILENO);
 }
 
 /* stderr back to the worker's own */
-static void pf_unhook(wstate *ws)
+static void pf_unhook(wprintf *pf)
 {
 	fflush(stderr);
-	if (ws->pf_fd >= 0 && ws->pf_err >= 0)
-		dup2(ws->pf_err, STDERR_FILENO);
+	if (pf->fd >= 0 && pf->own_err >= 0)
+		dup2(pf->own_err, STDERR_FILENO);
 }
 
 /* [from, to) of the memory file into res->printf_text. */
-static void take(wrun *r, uint64_t from, uint64_t to)
+static void take(wrun *r, int fd, uint64_t from, uint64_t to)
 {
 	result *res = r->res;
 	uint64_t n = to - from;
@@ -85,7 +82,7 @@ static void take(wrun *r, uint64_t from, uint64_t to)
 			from = to - cap;
 		n = cap;
 	}
-	ssize_t got = n ? pread(r->ws->pf_fd, res->printf_text, (size_t)n, (off_t)from) : 0;
+	ssize_t got = n ? pread(fd, res->printf_text, (size_t)n, (off_t)from) : 0;
 	res->printf_len = got > 0 ? (uint32_t)got : 0;
 	res->printf_text[res->printf_len] = 0;
 }
@@ -107,45 +104,43 @@ static uint64_t lines_in(int fd, uint64_t from, uint64_t to)
 	return lines + (last != '\n'); /* a last line without its newline */
 }
 
-void pf_first(wrun *r)
+void pf_first(wrun *r, wprintf *pf)
 {
-	wstate *ws = r->ws;
-	if (ws->pf_first_end || ws->pf_fd < 0)
+	if (pf->first_end || pf->fd < 0)
 		return;
-	uint64_t end = pf_size(ws);
+	uint64_t end = pf_size(pf);
 	if (end == 0)
 		return;
-	take(r, 0, end);
-	r->res->printf_lines = lines_in(ws->pf_fd, 0, end);
-	ws->pf_first_end = end;
-	ws->pf_first_launches = ws->launches;
+	take(r, pf->fd, 0, end);
+	r->res->printf_lines = lines_in(pf->fd, 0, end);
+	pf->first_end = end;
+	pf->first_launches = r->launches;
 }
 
-void pf_finish(wrun *r)
+void pf_finish(wrun *r, wprintf *pf)
 {
-	wstate *ws = r->ws;
 	result *res = r->res;
-	if (ws->pf_fd < 0)
+	if (pf->fd < 0)
 		return;
 	fflush(stderr);
-	uint64_t end = pf_size(ws);
-	pf_unhook(ws);
+	uint64_t end = pf_size(pf);
+	pf_unhook(pf);
 	if (res->status == RES_ERROR || res->status == RES_FATAL) {
 		/* what the failing launch printed last: an assertion says
 		 * where and why */
 		if (end > 0) {
 			res->printf_tail = 1;
-			take(r, 0, end);
-			res->printf_lines = lines_in(ws->pf_fd, 0, end);
+			take(r, pf->fd, 0, end);
+			res->printf_lines = lines_in(pf->fd, 0, end);
 		}
 		return;
 	}
-	if (!ws->pf_first_end) {
-		pf_first(r);
-		if (!ws->pf_first_end)
+	if (!pf->first_end) {
+		pf_first(r, pf);
+		if (!pf->first_end)
 			return;
 	}
-	res->printf_others = (int32_t)(ws->launches - ws->pf_first_launches);
-	res->printf_more_bytes = end - ws->pf_first_end;
-	res->printf_more_lines = lines_in(ws->pf_fd, ws->pf_first_end, end);
+	res->printf_others = (int32_t)(r->launches - pf->first_launches);
+	res->printf_more_bytes = end - pf->first_end;
+	res->printf_more_lines = lines_in(pf->fd, pf->first_end, end);
 }

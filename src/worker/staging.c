@@ -1,4 +1,4 @@
-/* server_stage.c: a small page-locked staging area, allocated once per
+/* staging.c: a small page-locked staging area, allocated once per
  * worker, through which a new configuration's buffers go up and its
  * checked outputs come down in chunks, the host's work on one chunk
  * beside the copy of the next; and the pageable download buffer used
@@ -16,7 +16,7 @@
  * to a fraction of it. The host side is the slower one, so two chunks (the
  * copy fills or drains one while the host works on the other) keep the
  * link busy whenever the host can; a third would only wait. */
-#include "server.h"
+#include "staging.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,86 +28,86 @@
 #define STAGE_CHUNK ((size_t)8 << 20)
 #define STAGE_CHUNKS 2
 
-static unsigned char *pin_chunk(wstate *ws, int k)
+static unsigned char *pin_chunk(wstaging *st, int k)
 {
-	return (unsigned char *)ws->pin + (size_t)(k % STAGE_CHUNKS) * STAGE_CHUNK;
+	return (unsigned char *)st->area + (size_t)(k % STAGE_CHUNKS) * STAGE_CHUNK;
 }
 
-static void pin_release(wrun *r, wstate *ws)
+static void pin_release(wrun *r, wstaging *st)
 {
 	for (int k = 0; k < STAGE_CHUNKS; k++)
-		if (ws->pin_ev[k]) {
-			CUresult e = cu.EventDestroy(ws->pin_ev[k]);
+		if (st->done[k]) {
+			CUresult e = cu.EventDestroy(st->done[k]);
 			if (r)
 				w_ck(r, e, "cuEventDestroy");
-			ws->pin_ev[k] = NULL;
+			st->done[k] = NULL;
 		}
-	if (ws->pin_stream) {
-		CUresult e = cu.StreamDestroy(ws->pin_stream);
+	if (st->stream) {
+		CUresult e = cu.StreamDestroy(st->stream);
 		if (r)
 			w_ck(r, e, "cuStreamDestroy");
-		ws->pin_stream = NULL;
+		st->stream = NULL;
 	}
-	if (ws->pin) {
-		CUresult e = w_host_free(ws->pin);
+	if (st->area) {
+		CUresult e = w_host_free(st->area);
 		if (r)
 			w_ck(r, e, "cuMemFreeHost");
-		ws->pin = NULL;
+		st->area = NULL;
 	}
 }
 
 /* The staging area, made on first need: 1 ready; 0 not to be had in this
  * worker (the callers go the way they went before it; CUPLAY_PAGEABLE=1
  * too), said once in the trace; -1 a sticky error, reported. */
-static int pin_ready(wrun *r)
+static int pin_ready(wrun *r, wstaging *st)
 {
-	wstate *ws = r->ws;
-	if (ws->pin_state)
-		return ws->pin_state > 0;
-	ws->pin_state = -1;
+	if (st->state)
+		return st->state > 0;
+	st->state = -1;
 	if (!w_host_alloc || !w_host_free) {
 		w_trace(r, "staging area: none (CUPLAY_PAGEABLE, or no cuMemHostAlloc): whole copies");
 		return 0;
 	}
 	uint64_t t0 = now_ns();
 	const char *call = "cuMemHostAlloc";
-	CUresult e = w_host_alloc(&ws->pin, STAGE_CHUNK * STAGE_CHUNKS, 0);
+	CUresult e = w_host_alloc(&st->area, STAGE_CHUNK * STAGE_CHUNKS, 0);
 	if (e != CUDA_SUCCESS)
-		ws->pin = NULL;
+		st->area = NULL;
 	if (e == CUDA_SUCCESS) {
 		call = "cuStreamCreate";
-		e = cu.StreamCreate(&ws->pin_stream, CU_STREAM_DEFAULT);
+		e = cu.StreamCreate(&st->stream, CU_STREAM_DEFAULT);
 		if (e != CUDA_SUCCESS)
-			ws->pin_stream = NULL;
+			st->stream = NULL;
 	}
 	for (int k = 0; k < STAGE_CHUNKS && e == CUDA_SUCCESS; k++) {
 		call = "cuEventCreate";
-		e = cu.EventCreate(&ws->pin_ev[k], CU_EVENT_DISABLE_TIMING);
+		e = cu.EventCreate(&st->done[k], CU_EVENT_DISABLE_TIMING);
 		if (e != CUDA_SUCCESS)
-			ws->pin_ev[k] = NULL;
+			st->done[k] = NULL;
 	}
 	if (e != CUDA_SUCCESS) {
 		if (cu_is_sticky(e))
 			return w_ck(r, e, call);
 		w_trace(r, "staging area: %s failed (%s): whole copies", call, cu_errstr(e));
-		pin_release(NULL, ws);
+		pin_release(NULL, st);
 		return 0;
 	}
-	ws->pin_state = 1;
+	st->state = 1;
 	w_trace(r, "staging area: %d x %zu MiB page-locked in %.1f ms", STAGE_CHUNKS, STAGE_CHUNK >> 20,
-	        (double)(now_ns() - t0) / 1e6);
+	        ms_since(t0));
 	return 1;
 }
 
-int stage_prepare(wrun *r)
+int stage_prepare(wrun *r, wstaging *st)
 {
-	return pin_ready(r) < 0 ? -1 : 0;
+	return pin_ready(r, st) < 0 ? -1 : 0;
 }
 
 /* ---- down: the checked output in chunks, each compared as it lands */
 
 typedef struct refetch {
 	wrun *r;
+	wstaging *st;
 	CUdeviceptr d;
 	size_t es;
 	void *spare; /* a chunk too large for the staging area */
@@ -118,7 +118,7 @@ static const void *refetch_got(void *ctx, uint64_t lo, uint64_t hi)
 {
 	refetch *f = ctx;
 	size_t bytes = (size_t)(hi - lo) * f->es;
-	void *dst = f->r->ws->pin;
+	void *dst = f->st->area;
 	if (bytes > STAGE_CHUNK * STAGE_CHUNKS) {
 		free(f->spare);
 		f->spare = w_hmalloc(f->r, bytes, "the chunk that holds the first bad element");
@@ -131,13 +131,12 @@ static const void *refetch_got(void *ctx, uint64_t lo, uint64_t hi)
 	return dst;
 }
 
-int stage_compare(wrun *r, CUdeviceptr d, const char *name, dtype gt, const void *want, dtype wt,
+int stage_compare(wrun *r, wstaging *st, CUdeviceptr d, const char *name, dtype gt, const void *want, dtype wt,
                   uint64_t n, double tol, cmp_result *cr)
 {
-	int ready = pin_ready(r);
+	int ready = pin_ready(r, st);
 	if (ready <= 0)
 		return ready < 0 ? -1 : 1;
-	wstate *ws = r->ws;
 	uint64_t t0 = now_ns();
 	size_t es = dtype_size(dtype_scalar(gt));
 	uint64_t per = STAGE_CHUNK / es, nch = n / per + (n % per != 0);
@@ -147,40 +146,40 @@ int stage_compare(wrun *r, CUdeviceptr d, const char *name, dtype gt, const void
 	 * nothing else), into the half the host finished with before */
 	if (nch > 0) {
 		uint64_t m = n > per ? per : n;
-		if (w_ck(r, cu.MemcpyDtoHAsync(pin_chunk(ws, 0), d, m * es, ws->pin_stream), "cuMemcpyDtoHAsync") != 0)
+		if (w_ck(r, cu.MemcpyDtoHAsync(pin_chunk(st, 0), d, m * es, st->stream), "cuMemcpyDtoHAsync") != 0)
 			goto out;
 		queued = 1;
 	}
 	for (uint64_t k = 0; k < nch; k++) {
 		uint64_t lo = k * per, hi = n - lo > per ? lo + per : n;
 		queued = 0;
-		if (w_ck(r, cu.StreamSynchronize(ws->pin_stream), "cuStreamSynchronize") != 0)
+		if (w_ck(r, cu.StreamSynchronize(st->stream), "cuStreamSynchronize") != 0)
 			goto out;
 		if (k + 1 < nch) {
 			uint64_t hi2 = n - hi > per ? hi + per : n;
-			if (w_ck(r, cu.MemcpyDtoHAsync(pin_chunk(ws, (int)(k + 1)), d + hi * es, (hi2 - hi) * es,
-			                               ws->pin_stream), "cuMemcpyDtoHAsync") != 0)
+			if (w_ck(r, cu.MemcpyDtoHAsync(pin_chunk(st, (int)(k + 1)), d + hi * es, (hi2 - hi) * es,
+			                               st->stream), "cuMemcpyDtoHAsync") != 0)
 				goto out;
 			queued = 1;
 		}
-		ref_cmp_range(cmp, pin_chunk(ws, (int)k), want, lo, hi);
+		ref_cmp_range(cmp, pin_chunk(st, (int)k), want, lo, hi);
 	}
-	refetch f = { r, d, es, NULL };
+	refetch f = { r, st, d, es, NULL };
 	int rc = ref_cmp_end(cmp, want, refetch_got, &f, cr);
 	cmp = NULL;
 	free(f.spare);
 	if (rc != 0) {
 		if (r->res->status == RES_OK)
-			w_fail(r, 0, "the comparison of '%s' came out incomplete", name);
+			w_fail(r, W_ERROR, "the comparison of '%s' came out incomplete", name);
 		goto out;
 	}
 	w_trace(r, "downloaded and compared '%s' in %" PRIu64 " chunk%s through the staging area"
 	        " (%.1f MiB, %.1f ms)", name, nch, nch == 1 ? "" : "s", (double)(n * es) / (double)MiB,
-	        (double)(now_ns() - t0) / 1e6);
+	        ms_since(t0));
 	ret = 0;
 out:
 	if (queued) /* the area is not reused while a copy may still write it */
-		w_ck(r, cu.StreamSynchronize(ws->pin_stream), "cuStreamSynchronize");
+		w_ck(r, cu.StreamSynchronize(st->stream), "cuStreamSynchronize");
 	ref_cmp_abort(cmp);
 	return ret;
 }
@@ -200,14 +199,13 @@ static void pin_copy_part(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 	memcpy(c->dst + lo, c->src + lo, hi - lo);
 }
 
-int stage_upload(wrun *r, CUdeviceptr dst, const void *src, size_t bytes, const char *name)
+int stage_upload(wrun *r, wstaging *st, CUdeviceptr dst, const void *src, size_t bytes, const char *name)
 {
 	if (bytes < 2 * STAGE_CHUNK) /* one copy: nothing to overlap */
 		return 1;
-	int ready = pin_ready(r);
+	int ready = pin_ready(r, st);
 	if (ready <= 0)
 		return ready < 0 ? -1 : 1;
-	wstate *ws = r->ws;
 	uint64_t t0 = now_ns();
 	size_t nch = bytes / STAGE_CHUNK + (bytes % STAGE_CHUNK != 0);
 	int ret = -1, used[STAGE_CHUNKS] = {0};
@@ -215,23 +213,23 @@ int stage_upload(wrun *r, CUdeviceptr dst, const void *src, size_t bytes, const 
 		size_t lo = k * STAGE_CHUNK, m = bytes - lo > STAGE_CHUNK ? STAGE_CHUNK : bytes - lo;
 		int b = (int)(k % STAGE_CHUNKS);
 		/* the half's last copy up has read it */
-		if (used[b] && w_ck(r, cu.EventSynchronize(ws->pin_ev[b]), "cuEventSynchronize") != 0)
+		if (used[b] && w_ck(r, cu.EventSynchronize(st->done[b]), "cuEventSynchronize") != 0)
 			goto out;
-		pin_copy c = { pin_chunk(ws, b), (const unsigned char *)src + lo };
+		pin_copy c = { pin_chunk(st, b), (const unsigned char *)src + lo };
 		par_chunks(m, (uint64_t)1 << 20, pin_copy_part, &c);
-		if (w_ck(r, cu.MemcpyHtoDAsync(dst + lo, pin_chunk(ws, b), m, ws->pin_stream), "cuMemcpyHtoDAsync") != 0 ||
-		    w_ck(r, cu.EventRecord(ws->pin_ev[b], ws->pin_stream), "cuEventRecord") != 0)
+		if (w_ck(r, cu.MemcpyHtoDAsync(dst + lo, pin_chunk(st, b), m, st->stream), "cuMemcpyHtoDAsync") != 0 ||
+		    w_ck(r, cu.EventRecord(st->done[b], st->stream), "cuEventRecord") != 0)
 			goto out;
 		used[b] = 1;
 	}
 	ret = 0;
 out:
 	/* done (or failed) only once nothing is in flight */
-	if (w_ck(r, cu.StreamSynchronize(ws->pin_stream), "cuStreamSynchronize") != 0)
+	if (w_ck(r, cu.StreamSynchronize(st->stream), "cuStreamSynchronize") != 0)
 		ret = -1;
 	if (ret == 0)
 		w_trace(r, "uploaded '%s' through the staging area in %zu chunks (%.1f MiB, %.1f ms)", name, nch,
-		        (double)bytes / (double)MiB, (double)(now_ns() - t0) / 1e6);
+		        (double)bytes / (double)MiB, ms_since(t0));
 	return ret;
 }
 
@@ -258,38 +256,37 @@ void *stage_host_array(wrun *r, size_t bytes, const char *what)
 /* ---- the pageable download buffer: where there is no staging area, a
  * checked output comes down whole, into a buffer kept between runs */
 
-static void stage_drop(wstate *ws)
+static void stage_drop(wstaging *st)
 {
-	free(ws->stage);
-	ws->stage = NULL;
-	ws->stage_bytes = 0;
+	free(st->download);
+	st->download = NULL;
+	st->download_bytes = 0;
 }
 
-void stage_free(wstate *ws)
+void stage_free(wstaging *st)
 {
-	stage_drop(ws);
-	pin_release(NULL, ws);
-	ws->pin_state = 0;
+	stage_drop(st);
+	pin_release(NULL, st);
+	st->state = 0;
 }
 
-void stage_trim(wstate *ws)
+void stage_trim(wstaging *st)
 {
-	if (ws->stage && ws->stage_bytes > STAGE_KEEP_MAX)
-		stage_drop(ws);
+	if (st->download && st->download_bytes > STAGE_KEEP_MAX)
+		stage_drop(st);
 }
 
-void *stage_get(wrun *r, size_t bytes, const char *what)
+void *stage_get(wrun *r, wstaging *st, size_t bytes, const char *what)
 {
-	wstate *ws = r->ws;
 	if (bytes == 0)
 		bytes = 1;
-	if (ws->stage && ws->stage_bytes >= bytes)
-		return ws->stage;
-	stage_drop(ws);
+	if (st->download && st->download_bytes >= bytes)
+		return st->download;
+	stage_drop(st);
 	void *h = stage_host_array(r, bytes, what);
 	if (!h)
 		return NULL;
-	ws->stage = h;
-	ws->stage_bytes = bytes;
+	st->download = h;
+	st->download_bytes = bytes;
 	return h;
 }

@@ -1,10 +1,12 @@
-/* server_fill.c: random inputs written on the GPU. The random stream of
+/* gpufill.c: random inputs written on the GPU. The random stream of
  * src/check/buffer.c is counter based (element i of seed s depends on s
  * and i only), so a kernel writes the very bits the host copy holds, and a
  * new random input needs no upload. The kernels are PTX written here, old
  * enough for every driver cuplay supports; the driver JIT-compiles them
  * for the device once per worker. */
-#include "server.h"
+#include "gpufill.h"
+
+#include "buffer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,72 +124,90 @@ static int fill_off_by_env(void)
 	return 0;
 }
 
-void fill_load(wstate *ws)
+void fill_load(gpufill *f)
 {
 	int state = -1;
 	if (fill_off_by_env()) {
-		snprintf(ws->fill_why, sizeof ws->fill_why, "off (CUPLAY_FILL_HOST or CUPLAY_PAGEABLE)");
+		snprintf(f->why, sizeof f->why, "off (CUPLAY_FILL_HOST or CUPLAY_PAGEABLE)");
 	} else {
-		CUresult e = cu.ModuleLoadData(&ws->fill_mod, fill_ptx);
+		CUresult e = cu.ModuleLoadData(&f->mod, fill_ptx);
 		const char *call = "cuModuleLoadData";
 		for (int k = 0; e == CUDA_SUCCESS && k < FILL_KERNELS; k++)
-			if ((e = cu.ModuleGetFunction(&ws->fill_fn[k], ws->fill_mod, fill_names[k])) != CUDA_SUCCESS) {
+			if ((e = cu.ModuleGetFunction(&f->fn[k], f->mod, fill_names[k])) != CUDA_SUCCESS) {
 				call = "cuModuleGetFunction";
-				(void)cu.ModuleUnload(ws->fill_mod); /* the error said is the lookup's */
+				(void)cu.ModuleUnload(f->mod); /* the error said is the lookup's */
 			}
 		if (e == CUDA_SUCCESS)
 			state = 1;
 		else
-			snprintf(ws->fill_why, sizeof ws->fill_why, "%s failed: %s", call, cu_errstr(e));
+			snprintf(f->why, sizeof f->why, "%s failed: %s", call, cu_errstr(e));
 	}
 	if (state == 1)
 		w_trace(NULL, "start-up: the GPU fill kernels loaded");
 	else
-		w_trace(NULL, "start-up: no GPU fill (%s): random inputs go up from their host copies", ws->fill_why);
-	pthread_mutex_lock(&ws->start_mu);
-	ws->fill_state = state;
-	pthread_cond_broadcast(&ws->start_cv);
-	pthread_mutex_unlock(&ws->start_mu);
+		w_trace(NULL, "start-up: no GPU fill (%s): random inputs go up from their host copies", f->why);
+	pthread_mutex_lock(&f->mu);
+	f->state = state;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
 }
 
-void fill_free(wstate *ws)
+void fill_none(gpufill *f)
 {
-	if (ws->fill_state == 1)
-		(void)cu.ModuleUnload(ws->fill_mod); /* at the worker's end: nothing left to tell */
-	ws->fill_state = 0;
+	pthread_mutex_lock(&f->mu);
+	f->state = -1;
+	snprintf(f->why, sizeof f->why, "no context");
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+}
+
+void fill_init(gpufill *f, int sm_count)
+{
+	memset(f, 0, sizeof *f);
+	f->sm_count = sm_count;
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_cond_init(&f->cv, NULL);
+}
+
+void fill_free(gpufill *f)
+{
+	if (f->state == 1)
+		(void)cu.ModuleUnload(f->mod); /* at the worker's end: nothing left to tell */
+	f->state = 0;
+	pthread_cond_destroy(&f->cv);
+	pthread_mutex_destroy(&f->mu);
 }
 
 /* The kernels once fill_load is done with them; 0 when they are there. */
-static int fill_wait(wstate *ws)
+static int fill_wait(gpufill *f)
 {
-	pthread_mutex_lock(&ws->start_mu);
-	while (ws->fill_state == 0 && ws->ctx_state != CTX_FAILED)
-		pthread_cond_wait(&ws->start_cv, &ws->start_mu);
-	int ok = ws->fill_state == 1;
-	pthread_mutex_unlock(&ws->start_mu);
+	pthread_mutex_lock(&f->mu);
+	while (f->state == 0)
+		pthread_cond_wait(&f->cv, &f->mu);
+	int ok = f->state == 1;
+	pthread_mutex_unlock(&f->mu);
 	return ok ? 0 : -1;
 }
 
-int fill_random(wrun *r, int i, CUdeviceptr dst)
+int fill_random(wrun *r, gpufill *f, int i, CUdeviceptr dst)
 {
 	const plan_buf *pb = &r->p->bufs[i];
 	int k = fill_kernel_of(pb->type);
 	if (pb->init != INIT_RANDOM || pb->managed || pb->global || k < 0)
 		return 1;
-	if (fill_wait(r->ws) != 0)
+	if (fill_wait(f) != 0)
 		return 1;
-	wstate *ws = r->ws;
 	unsigned long long n = (unsigned long long)pb->count * (unsigned long long)dtype_lanes(pb->type);
 	unsigned long long seed = buffer_seed(r->p->seed, pb->name);
 	if (n == 0)
 		return 0;
 	unsigned long long want = (n + 255) / 256;
-	unsigned long long most = ws->info.sm_count > 0 ? (unsigned long long)ws->info.sm_count * 16 : 1024;
+	unsigned long long most = f->sm_count > 0 ? (unsigned long long)f->sm_count * 16 : 1024;
 	unsigned int blocks = (unsigned int)(want < most ? want : most);
 	void *args[] = { &dst, &n, &seed };
 	char what[128];
 	snprintf(what, sizeof what, "the GPU fill of buffer '%s'", pb->name);
-	CUresult e = cu.LaunchKernel(ws->fill_fn[k], blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+	CUresult e = cu.LaunchKernel(f->fn[k], blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
 	if (e != CUDA_SUCCESS && !cu_is_sticky(e)) { /* nothing was written: the upload does it */
 		w_trace(r, "%s was not launched (%s): uploaded instead", what, cu_errstr(e));
 		return 1;

@@ -1,6 +1,7 @@
-/* server_time.c: timing (warm-ups, samples, the stopping rule), the empty
- * kernel's baseline, the copy roof, the L2 flush, and the counters pass. */
-#include "server.h"
+/* wtime.c: stage 5 of a request: timing (warm-ups, samples, the stopping
+ * rule), the empty kernel's baseline, the timeline's extra run, and the
+ * counters pass, alone on the GPU (wlock.c). */
+#include "wtime.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,137 +10,18 @@
 
 #include "kclock.h"
 #include "stats.h"
+#include "wlock.h"
 
-/* The device-to-device copy roof, once per worker: 2 warm-ups, the median
- * of 5 timed copies, bytes read + written. A failure that is not sticky
- * leaves the roof at 0 and the run goes on. */
-void measure_roof(wrun *r)
-{
-	wstate *ws = r->ws;
-	if (ws->roof_done)
-		return;
-	size_t fr = 0, tot = 0;
-	CUresult e = cu.MemGetInfo(&fr, &tot);
-	if (e != CUDA_SUCCESS) {
-		if (cu_is_sticky(e))
-			w_ck(r, e, "cuMemGetInfo");
-		return;
-	}
-	size_t bytes = (size_t)(256 * MiB);
-	while (bytes > 16 * MiB && 2 * (uint64_t)bytes + 256 * MiB > fr)
-		bytes /= 2;
-	if (2 * (uint64_t)bytes + 64 * MiB > fr)
-		return; /* not now: try again on the next run */
-	ws->roof_done = 1;
-	CUdeviceptr a = 0, b = 0;
-	const char *call = "cuMemAlloc";
-	float ms[5];
-	int nms = 0;
-	if ((e = cu.MemAlloc(&a, bytes)) != CUDA_SUCCESS)
-		goto out;
-	if ((e = cu.MemAlloc(&b, bytes)) != CUDA_SUCCESS)
-		goto out;
-	call = "cuMemsetD8";
-	if ((e = cu.MemsetD8(a, 1, bytes)) != CUDA_SUCCESS)
-		goto out;
-	for (int i = 0; i < 7; i++) {
-		int timed = i >= 2;
-		call = "cuEventRecord";
-		if (timed && (e = cu.EventRecord(ws->ev0, NULL)) != CUDA_SUCCESS)
-			goto out;
-		call = "cuMemcpyDtoDAsync";
-		if ((e = cu.MemcpyDtoDAsync(b, a, bytes, NULL)) != CUDA_SUCCESS)
-			goto out;
-		if (!timed)
-			continue;
-		call = "cuEventRecord";
-		if ((e = cu.EventRecord(ws->ev1, NULL)) != CUDA_SUCCESS)
-			goto out;
-		call = "cuEventSynchronize";
-		if ((e = cu.EventSynchronize(ws->ev1)) != CUDA_SUCCESS)
-			goto out;
-		call = "cuEventElapsedTime";
-		if ((e = cu.EventElapsedTime(&ms[nms], ws->ev0, ws->ev1)) != CUDA_SUCCESS)
-			goto out;
-		nms++;
-	}
-	/* median of 5 */
-	for (int i = 1; i < nms; i++)
-		for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
-			float t = ms[j];
-			ms[j] = ms[j - 1];
-			ms[j - 1] = t;
-		}
-	if (nms > 0 && ms[nms / 2] > 0)
-		ws->roof_gbps = 2.0 * (double)bytes / ((double)ms[nms / 2] * 1e-3) / 1e9;
-	e = CUDA_SUCCESS;
-out:
-	if (e != CUDA_SUCCESS && cu_is_sticky(e))
-		w_fail(r, 1, "measuring the copy roof: %s failed: %s", call, cu_errstr(e));
-	if (a)
-		cu.MemFree(a);
-	if (b)
-		cu.MemFree(b);
-}
-
-/* The flush kernel: each thread reads 16-byte words of the buffer in a
- * grid-stride loop; the xor of them decides a store that never happens
- * (the buffer is all zeros), so the loads cannot be dropped and nothing is
- * written. Vector loads and a full SM of threads keep enough bytes in
- * flight to read at the memory's speed. */
-static const char flush_ptx[] =
-	".version 7.0\n.target sm_70\n.address_size 64\n"
-	".visible .entry cuplay_flush(.param .u64 buf, .param .u64 nvec)\n{\n"
-	"\t.reg .pred %p<3>;\n\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<8>;\n"
-	"\tld.param.u64 %rd1, [buf];\n\tld.param.u64 %rd2, [nvec];\n"
-	"\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n\tmov.u32 %r4, %nctaid.x;\n"
-	"\tmad.lo.s32 %r5, %r1, %r2, %r3;\n\tcvt.u64.u32 %rd3, %r5;\n\tmul.wide.u32 %rd4, %r4, %r2;\n"
-	"\tmov.u32 %r6, 0;\n\tsetp.ge.u64 %p1, %rd3, %rd2;\n\t@%p1 bra DONE;\n"
-	"LOOP:\n\tshl.b64 %rd5, %rd3, 4;\n\tadd.s64 %rd6, %rd1, %rd5;\n"
-	"\tld.global.v4.u32 {%r7, %r8, %r9, %r10}, [%rd6];\n"
-	"\txor.b32 %r6, %r6, %r7;\n\txor.b32 %r6, %r6, %r8;\n\txor.b32 %r6, %r6, %r9;\n\txor.b32 %r6, %r6, %r10;\n"
-	"\tadd.s64 %rd3, %rd3, %rd4;\n\tsetp.lt.u64 %p1, %rd3, %rd2;\n\t@%p1 bra LOOP;\n"
-	"DONE:\n\tsetp.ne.u32 %p2, %r6, 2143294004;\n\t@%p2 bra END;\n\tst.global.u32 [%rd1], %r6;\n"
-	"END:\n\tret;\n}\n";
-
-int ensure_flush(wrun *r)
-{
-	wstate *ws = r->ws;
-	if (ws->flush)
-		return 0;
-	uint64_t want = 2 * (uint64_t)(ws->info.l2_bytes > 0 ? ws->info.l2_bytes : 0);
-	if (want < 8 * MiB)
-		want = 8 * MiB;
-	want = (want + 15) & ~(uint64_t)15; /* whole 16-byte words */
-	if (w_dalloc(r, &ws->flush, (size_t)want, 0, "the L2 flush buffer") != 0)
-		return -1;
-	ws->flush_bytes = (size_t)want;
-	/* written once; after that the flush only reads it (flush_l2) */
-	if (w_ck(r, cu.MemsetD8(ws->flush, 0, ws->flush_bytes), "cuMemsetD8") != 0)
-		return -1;
-	if (cu.ModuleLoadData(&ws->flush_mod, flush_ptx) == CUDA_SUCCESS) {
-		if (cu.ModuleGetFunction(&ws->flush_fn, ws->flush_mod, "cuplay_flush") == CUDA_SUCCESS)
-			ws->have_flush_fn = 1;
-		else
-			cu.ModuleUnload(ws->flush_mod);
-	}
-	return 0;
-}
-
-/* A cold L2 before a timed launch: read a buffer twice the L2's size. A read
- * evicts everything, and writes back what earlier kernels left dirty now,
- * not during the next kernel (a memset would leave the L2 full of dirty
- * lines whose write-back lands in the measured kernel: ~19 MB more DRAM
- * writes than Nsight Compute counts, on an H100). Memset if PTX fails. */
-CUresult flush_l2(wstate *ws, int n)
-{
-	if (!ws->have_flush_fn)
-		return cu.MemsetD8Async(ws->flush, (unsigned char)(n & 1), ws->flush_bytes, NULL);
-	unsigned long long nvec = ws->flush_bytes / 16;
-	void *args[] = { &ws->flush, &nvec };
-	unsigned int blocks = (unsigned int)(ws->info.sm_count > 0 ? ws->info.sm_count * 8 : 1024);
-	return cu.LaunchKernel(ws->flush_fn, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
-}
+/* What the passes work with (time_stage's arguments). */
+typedef struct tctx {
+	wrun *r;
+	wtimes *tt;
+	const wcontents *c;
+	const whost *wh;
+	wkernels *k;
+	wtimer *tm;
+	wstart *st;
+} tctx;
 
 /* An empty kernel as PTX (the driver compiles it for this device): what any
  * launch costs (measure_empty). */
@@ -158,15 +40,16 @@ static int cmp_ms(const void *a, const void *b)
  * times); with the kernel clock, the kernel's own duration (21 times). The
  * medians, the first launch left out. A baseline is a nicety: no message
  * when it cannot be had. */
-static void measure_empty(wrun *r, int kernel_clock)
+static void measure_empty(tctx *x, int kernel_clock)
 {
-	wstate *ws = r->ws;
-	if (kernel_clock ? ws->empty_kernel_done : ws->empty_done)
+	wtimes *tt = x->tt;
+	wtimer *tm = x->tm;
+	if (kernel_clock ? tt->empty_kernel_done : tt->empty_done)
 		return;
 	if (kernel_clock)
-		ws->empty_kernel_done = 1;
+		tt->empty_kernel_done = 1;
 	else
-		ws->empty_done = 1;
+		tt->empty_done = 1;
 	CUmodule mod;
 	CUfunction fn;
 	if (cu.ModuleLoadData(&mod, empty_ptx) != CUDA_SUCCESS)
@@ -176,28 +59,28 @@ static void measure_empty(wrun *r, int kernel_clock)
 	if (ok && kernel_clock) {
 		/* as the samples are taken: each launch waited for on its own */
 		for (int i = 0; i < 21 && ok; i++) {
-			if (ws->flush)
-				ok &= flush_l2(ws, i) == CUDA_SUCCESS;
+			if (tm->flush)
+				ok &= flush_l2(tm, i) == CUDA_SUCCESS;
 			ok &= cu.LaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS;
 			ok &= cu.CtxSynchronize() == CUDA_SUCCESS;
 		}
 		ok = ok && kclock_take("cuplay_empty", single, 21, NULL) == 21;
 		if (ok) {
 			qsort(single + 1, 20, sizeof single[0], cmp_ms);
-			ws->empty_kernel_ms = (single[10] + single[11]) / 2;
+			tt->empty_kernel_ms = (single[10] + single[11]) / 2;
 		}
 	} else if (ok) {
 		for (int i = 0; i < 21 + 5 && ok; i++) {
 			int b = i < 21 ? 1 : 100;
-			if (b == 1 && ws->flush)
-				ok &= flush_l2(ws, i) == CUDA_SUCCESS;
-			ok &= cu.EventRecord(ws->ev0, NULL) == CUDA_SUCCESS;
+			if (b == 1 && tm->flush)
+				ok &= flush_l2(tm, i) == CUDA_SUCCESS;
+			ok &= cu.EventRecord(tm->ev0, NULL) == CUDA_SUCCESS;
 			for (int k = 0; k < b; k++)
 				ok &= cu.LaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS;
-			ok &= cu.EventRecord(ws->ev1, NULL) == CUDA_SUCCESS;
-			ok &= cu.EventSynchronize(ws->ev1) == CUDA_SUCCESS;
+			ok &= cu.EventRecord(tm->ev1, NULL) == CUDA_SUCCESS;
+			ok &= cu.EventSynchronize(tm->ev1) == CUDA_SUCCESS;
 			float ms = 0;
-			ok &= cu.EventElapsedTime(&ms, ws->ev0, ws->ev1) == CUDA_SUCCESS;
+			ok &= cu.EventElapsedTime(&ms, tm->ev0, tm->ev1) == CUDA_SUCCESS;
 			if (i < 21)
 				single[i] = ms;
 			else
@@ -206,8 +89,8 @@ static void measure_empty(wrun *r, int kernel_clock)
 		if (ok) {
 			qsort(single + 1, 20, sizeof single[0], cmp_ms); /* the first launch warms up */
 			qsort(batch, 5, sizeof batch[0], cmp_ms);
-			ws->empty_ms = (single[10] + single[11]) / 2;
-			ws->empty_batch_ms = batch[2];
+			tt->empty_ms = (single[10] + single[11]) / 2;
+			tt->empty_batch_ms = batch[2];
 		}
 	}
 	cu.ModuleUnload(mod);
@@ -217,9 +100,10 @@ static void measure_empty(wrun *r, int kernel_clock)
  * for, one launch a sample, no launches from the device, and CUPTI willing.
  * Otherwise events, with res->clock_note saying why where the kernel clock
  * was asked for. A worker that could not start it once does not try again. */
-static int kernel_clock_begin(wrun *r, int batch)
+static int kernel_clock_begin(tctx *x, int batch)
 {
-	wstate *ws = r->ws;
+	wrun *r = x->r;
+	wtimes *tt = x->tt;
 	result *res = r->res;
 	res->clock = CLOCK_EVENTS;
 	res->clock_note[0] = 0;
@@ -235,23 +119,24 @@ static int kernel_clock_begin(wrun *r, int batch)
 		         "a run on host data is timed whole, from its first copy in to its last copy out");
 		return 0;
 	}
-	if (!ws->kclock_why[0]) {
+	if (!tt->kclock_why[0]) {
 		char *why = NULL;
 		if (kclock_start(&why) == 0) {
 			res->clock = CLOCK_KERNEL;
 			return 1;
 		}
-		snprintf(ws->kclock_why, sizeof ws->kclock_why, "%s", why ? why : "CUPTI failed");
+		snprintf(tt->kclock_why, sizeof tt->kclock_why, "%s", why ? why : "CUPTI failed");
 		free(why);
 	}
-	snprintf(res->clock_note, sizeof res->clock_note, "%s", ws->kclock_why);
+	snprintf(res->clock_note, sizeof res->clock_note, "%s", tt->kclock_why);
 	return 0;
 }
 
 /* Resets the outputs before a sample (split.resets: how many); -1 on an error. */
-static int reset_outputs(wrun *r)
+static int reset_outputs(tctx *x)
 {
-	int n = pool_restore_outputs(r);
+	wrun *r = x->r;
+	int n = contents_restore_outputs(r, x->c);
 	if (n >= 0)
 		r->res->split.resets = n;
 	return n;
@@ -261,31 +146,28 @@ static int reset_outputs(wrun *r)
  * the host (or, marked prefetch, on the GPU, as cudaMemPrefetchAsync
  * before a launch would put them), and (with flush) a cold L2. All on the
  * stream, asynchronous. */
-static int sample_prologue(wrun *r, int n)
+static int sample_prologue(tctx *x, int n)
 {
+	wrun *r = x->r;
 	const plan *p = r->p;
-	if (reset_outputs(r) < 0)
+	const pbuf *bufs = x->c->pool->buf;
+	if (reset_outputs(x) < 0)
 		return -1;
 	for (int i = 0; !w_prefetch && i < p->nbufs; i++)
 		if (p->bufs[i].prefetch)
-			return w_fail(r, 0, "buffer '%s' is to be prefetched, but this driver has no cuMemPrefetchAsync_v2",
+			return w_fail(r, W_ERROR, "buffer '%s' is to be prefetched, but this driver has no cuMemPrefetchAsync_v2",
 			              p->bufs[i].name);
 	for (int i = 0; w_prefetch && i < p->nbufs; i++)
-		if (p->bufs[i].managed && B(r, i)->d &&
-		    w_ck(r, w_prefetch(B(r, i)->d, p->bufs[i].count * dtype_size(p->bufs[i].type),
-		                      p->bufs[i].prefetch ? (cu_mem_location){ CU_MEM_LOCATION_TYPE_DEVICE_, (int)r->ws->dev }
+		if (p->bufs[i].managed && bufs[i].d &&
+		    w_ck(r, w_prefetch(bufs[i].d, p->bufs[i].count * dtype_size(p->bufs[i].type),
+		                      p->bufs[i].prefetch ? (cu_mem_location){ CU_MEM_LOCATION_TYPE_DEVICE_, (int)x->st->dev }
 		                                          : (cu_mem_location){ CU_MEM_LOCATION_TYPE_HOST_, 0 }, 0, NULL),
 		       p->bufs[i].prefetch ? "cuMemPrefetchAsync (managed buffer to the GPU)"
 		                           : "cuMemPrefetchAsync (managed buffer to the host)") != 0)
 			return -1;
-	if (p->t.flush && r->ws->flush && w_ck(r, flush_l2(r->ws, n), "the L2 flush") != 0)
+	if (p->t.flush && x->tm->flush && w_ck(r, flush_l2(x->tm, n), "the L2 flush") != 0)
 		return -1;
 	return 0;
-}
-
-static double ms_since(uint64_t t0)
-{
-	return (double)(now_ns() - t0) / 1e6;
 }
 
 /* Samples on the kernel clock, k of them: each one's prologue and launch
@@ -294,13 +176,14 @@ static double ms_since(uint64_t t0)
  * in one CUPTI flush, which costs tens of microseconds. Returns k with
  * ms[0..k-1]; 0 when the records did not all come (the caller goes over to
  * events, and the worker stops asking for them); -1 on an error. */
-static int kernel_clock_samples(wrun *r, int n, int k, double *ms)
+static int kernel_clock_samples(tctx *x, int n, int k, double *ms)
 {
+	wrun *r = x->r;
 	const plan_launch *l = &r->p->launch;
 	loop_split *sp = &r->res->split;
 	for (int i = 0; i < k; i++) {
 		uint64_t t0 = now_ns();
-		if (sample_prologue(r, n + i) != 0 || w_run_main(r) != 0)
+		if (sample_prologue(x, n + i) != 0 || w_run_main(r, x->c->pool, x->wh, x->k) != 0)
 			return -1;
 		uint64_t t1 = now_ns();
 		sp->issue_ms += (double)(t1 - t0) / 1e6;
@@ -315,11 +198,11 @@ static int kernel_clock_samples(wrun *r, int n, int k, double *ms)
 	sp->takes++;
 	if (got != k) {
 		if (got >= 0)
-			snprintf(r->ws->kclock_why, sizeof r->ws->kclock_why,
+			snprintf(x->tt->kclock_why, sizeof x->tt->kclock_why,
 			         "CUPTI gave %d kernel records for %d launches", got, k);
 		else
-			snprintf(r->ws->kclock_why, sizeof r->ws->kclock_why, "%s", why);
-		snprintf(r->res->clock_note, sizeof r->res->clock_note, "%s", r->ws->kclock_why);
+			snprintf(x->tt->kclock_why, sizeof x->tt->kclock_why, "%s", why);
+		snprintf(r->res->clock_note, sizeof r->res->clock_note, "%s", x->tt->kclock_why);
 	}
 	free(why);
 	return got == k ? k : 0;
@@ -347,26 +230,27 @@ static int group_size(const double *samples, int n, int max_reps)
 /* One sample between two events: `batch` back-to-back launches, the
  * launch gaps overlapping kernels; outputs are reset once per sample. The
  * time of one launch. */
-static int events_sample(wrun *r, int n, int batch, double *ms)
+static int events_sample(tctx *x, int n, int batch, double *ms)
 {
-	wstate *ws = r->ws;
+	wrun *r = x->r;
+	wtimer *tm = x->tm;
 	const plan *p = r->p;
 	loop_split *sp = &r->res->split;
 	uint64_t t0 = now_ns();
-	if (sample_prologue(r, n) != 0 || w_ck(r, cu.EventRecord(ws->ev0, NULL), "cuEventRecord") != 0)
+	if (sample_prologue(x, n) != 0 || w_ck(r, cu.EventRecord(tm->ev0, NULL), "cuEventRecord") != 0)
 		return -1;
 	for (int b = 0; b < batch; b++)
-		if (w_run_main(r) != 0)
+		if (w_run_main(r, x->c->pool, x->wh, x->k) != 0)
 			return -1;
-	if (w_ck(r, cu.EventRecord(ws->ev1, NULL), "cuEventRecord") != 0)
+	if (w_ck(r, cu.EventRecord(tm->ev1, NULL), "cuEventRecord") != 0)
 		return -1;
 	uint64_t t1 = now_ns();
 	sp->issue_ms += (double)(t1 - t0) / 1e6;
-	if (w_ck_kernel(r, cu.EventSynchronize(ws->ev1), p->launch.name) != 0)
+	if (w_ck_kernel(r, cu.EventSynchronize(tm->ev1), p->launch.name) != 0)
 		return -1;
 	sp->wait_ms += ms_since(t1);
 	float f = 0;
-	if (w_ck(r, cu.EventElapsedTime(&f, ws->ev0, ws->ev1), "cuEventElapsedTime") != 0)
+	if (w_ck(r, cu.EventElapsedTime(&f, tm->ev0, tm->ev1), "cuEventElapsedTime") != 0)
 		return -1;
 	*ms = (double)f / batch;
 	return 0;
@@ -375,23 +259,24 @@ static int events_sample(wrun *r, int n, int batch, double *ms)
 /* With CUPLAY_TRACE: the GPU's time for one reset of the outputs and one
  * L2 flush, each the median of 5 timed with events (after the samples,
  * outside them). -1 where there is none to time or the timing failed. */
-static void time_prologue_parts(wrun *r)
+static void time_prologue_parts(tctx *x)
 {
-	wstate *ws = r->ws;
+	wrun *r = x->r;
+	wtimer *tm = x->tm;
 	loop_split *sp = &r->res->split;
 	sp->reset_gpu_ms = sp->flush_gpu_ms = -1;
 	for (int part = 0; part < 2; part++) {
-		if (part == 1 && !(r->p->t.flush && ws->flush))
+		if (part == 1 && !(r->p->t.flush && tm->flush))
 			continue;
 		double ms[5];
 		int ok = 1;
 		for (int i = 0; i < 5 && ok; i++) {
 			float f = 0;
-			ok = cu.EventRecord(ws->ev0, NULL) == CUDA_SUCCESS &&
-			     (part == 0 ? reset_outputs(r) >= 0 : flush_l2(ws, i) == CUDA_SUCCESS) &&
-			     cu.EventRecord(ws->ev1, NULL) == CUDA_SUCCESS &&
-			     cu.EventSynchronize(ws->ev1) == CUDA_SUCCESS &&
-			     cu.EventElapsedTime(&f, ws->ev0, ws->ev1) == CUDA_SUCCESS;
+			ok = cu.EventRecord(tm->ev0, NULL) == CUDA_SUCCESS &&
+			     (part == 0 ? reset_outputs(x) >= 0 : flush_l2(tm, i) == CUDA_SUCCESS) &&
+			     cu.EventRecord(tm->ev1, NULL) == CUDA_SUCCESS &&
+			     cu.EventSynchronize(tm->ev1) == CUDA_SUCCESS &&
+			     cu.EventElapsedTime(&f, tm->ev0, tm->ev1) == CUDA_SUCCESS;
 			ms[i] = f;
 		}
 		if (!ok)
@@ -404,10 +289,11 @@ static void time_prologue_parts(wrun *r)
 	}
 }
 
-static int time_samples(wrun *r, int kernel_clock)
+static int time_samples(tctx *x, int kernel_clock)
 {
+	wrun *r = x->r;
 	const plan *p = r->p;
-	wstate *ws = r->ws;
+	wtimes *tt = x->tt;
 	result *res = r->res;
 	timing_opts t = p->t;
 	if (t.max_reps > RES_MAX_SAMPLES)
@@ -418,7 +304,7 @@ static int time_samples(wrun *r, int kernel_clock)
 	double total_s = 0;
 	int batch = t.batch > 1 ? t.batch : 1;
 	loop_split *sp = &res->split;
-	measure_empty(r, kernel_clock);
+	measure_empty(x, kernel_clock);
 	uint64_t loop_t0 = now_ns();
 	const stop_rule rule = { t.rule, t.min_reps, t.max_reps, t.target, t.noise_target, t.min_time_s, t.max_time_s };
 	double *sorted = xmalloc(RES_MAX_SAMPLES * sizeof *sorted);
@@ -434,7 +320,7 @@ static int time_samples(wrun *r, int kernel_clock)
 		}
 		int got = 1;
 		if (kernel_clock) {
-			got = kernel_clock_samples(r, n, group_size(res->samples_ms, n, t.max_reps), res->samples_ms + n);
+			got = kernel_clock_samples(x, n, group_size(res->samples_ms, n, t.max_reps), res->samples_ms + n);
 			if (got < 0) {
 				rc = -1;
 				break;
@@ -447,11 +333,11 @@ static int time_samples(wrun *r, int kernel_clock)
 				n = res->nsamples = 0;
 				total_s = 0;
 				memset(sp, 0, sizeof *sp);
-				measure_empty(r, 0);
+				measure_empty(x, 0);
 				loop_t0 = now_ns();
 				continue;
 			}
-		} else if (events_sample(r, n, batch, &res->samples_ms[n]) != 0) {
+		} else if (events_sample(x, n, batch, &res->samples_ms[n]) != 0) {
 			rc = -1;
 			break;
 		}
@@ -460,7 +346,7 @@ static int time_samples(wrun *r, int kernel_clock)
 			sp->kernel_ms += res->samples_ms[n] * batch;
 			stats_insert_sorted(sorted, n, res->samples_ms[n]);
 			res->nsamples = n + 1;
-			w_progress(ws, n + 1, WIRE_PHASE_GPU, res->samples_ms[n]);
+			w_progress(r->chan, n + 1, WIRE_PHASE_GPU, res->samples_ms[n]);
 		}
 		/* the wall cap; a short kernel's (timing_wall_cap) once the least
 		 * kernel time is sampled, and before the next group of samples
@@ -474,7 +360,7 @@ static int time_samples(wrun *r, int kernel_clock)
 			res->stop = STOP_WALL;
 			break;
 		}
-		if (w_stop_now(ws)) {
+		if (w_stop_now(r->chan)) {
 			res->status = RES_INTERRUPTED;
 			res->stop = STOP_INTERRUPTED;
 			break;
@@ -488,48 +374,50 @@ static int time_samples(wrun *r, int kernel_clock)
 	stats_compute(res->samples_ms, res->nsamples, &st);
 	res->ci_lo_ms = st.has_ci ? st.ci_lo : 0;
 	res->ci_hi_ms = st.has_ci ? st.ci_hi : 0;
-	res->empty_ms = batch > 1 ? ws->empty_batch_ms : kernel_clock ? ws->empty_kernel_ms : ws->empty_ms;
+	res->empty_ms = batch > 1 ? tt->empty_batch_ms : kernel_clock ? tt->empty_kernel_ms : tt->empty_ms;
 	return 0;
 }
 
 /* Timing: warm-ups, then samples until the stopping rule says enough, each
  * on reset outputs and (with flush) a cold L2. */
-int time_pass(wrun *r)
+static int time_pass(tctx *x)
 {
+	wrun *r = x->r;
 	const plan *p = r->p;
-	wstate *ws = r->ws;
+	nvml_dev *nvml = x->st->nvml;
 	result *res = r->res;
 	int warm = p->t.warmup < 0 ? 0 : p->t.warmup;
-	w_progress(ws, 0, WIRE_PHASE_GPU, 0);
-	nvml_begin(&ws->nvml, &res->cond);
+	w_progress(r->chan, 0, WIRE_PHASE_GPU, 0);
+	nvml_begin(nvml, &res->cond);
 	for (int i = 0; i < warm; i++) {
-		if (w_stop_now(ws)) {
+		if (w_stop_now(r->chan)) {
 			res->status = RES_INTERRUPTED;
 			res->stop = STOP_INTERRUPTED;
-			nvml_end(&ws->nvml, &res->cond);
+			nvml_end(nvml, &res->cond);
 			return 0;
 		}
-		if (reset_outputs(r) < 0 || w_run_main(r) != 0 ||
+		if (reset_outputs(x) < 0 || w_run_main(r, x->c->pool, x->wh, x->k) != 0 ||
 		    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
 			return -1;
-		w_progress(ws, 0, WIRE_PHASE_GPU, 0);
+		w_progress(r->chan, 0, WIRE_PHASE_GPU, 0);
 	}
-	int kernel_clock = kernel_clock_begin(r, p->t.batch);
-	int rc = time_samples(r, kernel_clock);
+	int kernel_clock = kernel_clock_begin(x, p->t.batch);
+	int rc = time_samples(x, kernel_clock);
 	kclock_stop();
 	if (rc != 0)
 		return -1;
-	nvml_end(&ws->nvml, &res->cond);
-	if (ws->trace_loop)
-		time_prologue_parts(r);
+	nvml_end(nvml, &res->cond);
+	if (x->tt->trace_loop)
+		time_prologue_parts(x);
 	return 0;
 }
 
 /* The timeline: one more run (a pipeline, or a batch of launches) after
  * the samples, on reset outputs, with CUPTI recording its copies and
  * kernels. Where CUPTI cannot, res->tl_note says why and the run goes on. */
-int trace_pass(wrun *r)
+static int trace_pass(tctx *x)
 {
+	wrun *r = x->r;
 	const plan *p = r->p;
 	result *res = r->res;
 	int batch = p->t.batch > 1 ? p->t.batch : 1;
@@ -537,7 +425,7 @@ int trace_pass(wrun *r)
 	res->tl_note[0] = 0;
 	if (p->nchunks <= 0 && batch == 1)
 		return 0;
-	if (reset_outputs(r) < 0 || w_ck(r, cu.CtxSynchronize(), "cuCtxSynchronize") != 0)
+	if (reset_outputs(x) < 0 || w_ck(r, cu.CtxSynchronize(), "cuCtxSynchronize") != 0)
 		return -1;
 	char *why = NULL;
 	if (ktrace_start(&why) != 0) {
@@ -547,7 +435,7 @@ int trace_pass(wrun *r)
 	}
 	int rc = 0;
 	for (int b = 0; b < batch && rc == 0; b++)
-		rc = w_run_main(r);
+		rc = w_run_main(r, x->c->pool, x->wh, x->k);
 	if (rc == 0)
 		rc = w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name);
 	if (rc == 0) {
@@ -568,8 +456,8 @@ int trace_pass(wrun *r)
 /* The launch CUPTI profiles, once a pass. */
 static int prof_launch(void *arg)
 {
-	wrun *r = arg;
-	return w_launch(r, r->fn, &r->p->launch, &r->ka) != 0;
+	tctx *x = arg;
+	return w_launch(x->r, x->c->pool, x->k->fn, &x->r->p->launch, &x->k->ka) != 0;
 }
 
 /* Before each pass, outside the profiled range: the prologue of a timed
@@ -577,8 +465,9 @@ static int prof_launch(void *arg)
  * with the GPU idle after it, so the range holds only the kernel. */
 static int prof_prologue(void *arg)
 {
-	wrun *r = arg;
-	if (sample_prologue(r, 0) < 0)
+	tctx *x = arg;
+	wrun *r = x->r;
+	if (sample_prologue(x, 0) < 0)
 		return -1;
 	return w_ck_kernel(r, cu.CtxSynchronize(), r->p->launch.name) != 0;
 }
@@ -588,15 +477,15 @@ static int prof_prologue(void *arg)
  * profiled range holds only the kernel. Counters that cannot be read are
  * reported in res->prof and stop nothing; a launch that fails, or a broken
  * context after a failed collect, takes the usual error path. */
-void metrics_pass(wrun *r)
+static void metrics_pass(tctx *x)
 {
+	wrun *r = x->r;
 	const plan *p = r->p;
-	wstate *ws = r->ws;
 	prof_reply *pr = &r->res->prof;
 	memset(pr, 0, sizeof *pr);
 	int n = p->nmetrics;
 	/* CUPTI's setup and the replays are host work, and slow */
-	w_progress(ws, 0, WIRE_PHASE_HOST, 0);
+	w_progress(r->chan, 0, WIRE_PHASE_HOST, 0);
 	const char *names[PROF_MAX_METRICS];
 	for (int i = 0; i < n; i++)
 		names[i] = p->metrics[i];
@@ -604,7 +493,7 @@ void metrics_pass(wrun *r)
 	memset(&info, 0, sizeof info);
 	char *err = NULL;
 	w_trace(r, "collecting %d metrics", n);
-	prof_status st = prof_collect_replay(ws->ctx, ws->dev, names, n, prof_prologue, prof_launch, r, pr->values,
+	prof_status st = prof_collect_replay(x->st->ctx, x->st->dev, names, n, prof_prologue, prof_launch, x, pr->values,
 	                                     &info, &err);
 	pr->status = st;
 	pr->n = n;
@@ -621,9 +510,34 @@ void metrics_pass(wrun *r)
 	if (st == PROF_LAUNCH) {
 		/* w_launch() recorded why; make sure a run error says so */
 		if (r->res->status == RES_OK)
-			w_fail(r, 0, "kernel '%s': the profiled launch failed", p->launch.name);
+			w_fail(r, W_ERROR, "kernel '%s': the profiled launch failed", p->launch.name);
 		return;
 	}
 	if (st != PROF_OK)
 		w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name); /* a fault during the replays is sticky */
+}
+
+int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernels *k, wstart *st, wtimer *tm)
+{
+	const plan *p = r->p;
+	result *res = r->res;
+	tctx x = { r, tt, c, wh, k, tm, st };
+	uint64_t t0 = now_ns();
+	if (p->t.do_time || p->nmetrics > 0)
+		start_join(st); /* NVML and CUPTI set up */
+	if (p->t.do_time) {
+		if (w_stop_now(r->chan))
+			res->status = RES_INTERRUPTED;
+		else if (w_gpu_lock(r, &st->info) == 0) {
+			t0 = now_ns(); /* the timing's own time, not the wait for the lock */
+			if (time_pass(&x) == 0 && res->status == RES_OK && !w_stop_now(r->chan))
+				trace_pass(&x);
+		}
+	}
+	res->time_ms = ms_since(t0);
+	w_trace(r, "timing done: %d samples", res->nsamples);
+	if (p->nmetrics > 0 && res->status == RES_OK && !w_stop_now(r->chan) && w_gpu_lock(r, &st->info) == 0)
+		metrics_pass(&x);
+	w_gpu_unlock();
+	return res->status == RES_OK ? 0 : -1;
 }

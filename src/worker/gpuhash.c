@@ -1,7 +1,8 @@
-/* server_hash.c: the output hash of src/check/outhash.h computed on the
+/* gpuhash.c: the output hash of src/check/outhash.h computed on the
  * GPU, so that a check can tell an output it compared before without
  * downloading it. */
-#include "server.h"
+#include "gpuhash.h"
+
 #include "outhash.h"
 
 #include <string.h>
@@ -52,54 +53,52 @@ static const char hash_ptx[] =
 
 /* Loads the kernel on first use; 1 when it cannot be had (the caller
  * compares on the host as before), -1 on an error that ends the run. */
-static int ensure_hash(wrun *r)
+static int ensure_hash(wrun *r, gpuhash *gh)
 {
-	wstate *ws = r->ws;
-	if (ws->hash_fn)
+	if (gh->fn)
 		return 0;
-	if (ws->hash_failed)
+	if (gh->failed)
 		return 1;
-	CUresult e = cu.ModuleLoadData(&ws->hash_mod, hash_ptx);
-	if (e == CUDA_SUCCESS && (e = cu.ModuleGetFunction(&ws->hash_fn, ws->hash_mod, "cuplay_hash")) != CUDA_SUCCESS)
-		cu.ModuleUnload(ws->hash_mod);
-	if (e == CUDA_SUCCESS && (e = cu.MemAlloc(&ws->hash_out, 16)) != CUDA_SUCCESS) {
-		cu.ModuleUnload(ws->hash_mod);
-		ws->hash_fn = NULL;
+	CUresult e = cu.ModuleLoadData(&gh->mod, hash_ptx);
+	if (e == CUDA_SUCCESS && (e = cu.ModuleGetFunction(&gh->fn, gh->mod, "cuplay_hash")) != CUDA_SUCCESS)
+		cu.ModuleUnload(gh->mod);
+	if (e == CUDA_SUCCESS && (e = cu.MemAlloc(&gh->out, 16)) != CUDA_SUCCESS) {
+		cu.ModuleUnload(gh->mod);
+		gh->fn = NULL;
 	}
 	if (e != CUDA_SUCCESS) {
-		ws->hash_fn = NULL;
+		gh->fn = NULL;
 		if (cu_is_sticky(e))
 			return w_ck(r, e, "loading the output hash kernel");
 		w_trace(r, "output hash kernel not loaded (%s): outputs are compared on the host", cu_errstr(e));
-		ws->hash_failed = 1;
+		gh->failed = 1;
 		return 1;
 	}
 	return 0;
 }
 
-void hash_free(wstate *ws)
+void hash_free(gpuhash *gh)
 {
-	if (ws->hash_out)
-		cu.MemFree(ws->hash_out);
-	if (ws->hash_fn)
-		cu.ModuleUnload(ws->hash_mod);
-	ws->hash_out = 0;
-	ws->hash_fn = NULL;
+	if (gh->out)
+		cu.MemFree(gh->out);
+	if (gh->fn)
+		cu.ModuleUnload(gh->mod);
+	gh->out = 0;
+	gh->fn = NULL;
 }
 
-int gpu_outhash(wrun *r, CUdeviceptr d, uint64_t bytes, uint64_t h[2])
+int gpu_outhash(wrun *r, gpuhash *gh, CUdeviceptr d, uint64_t bytes, uint64_t h[2])
 {
-	int k = ensure_hash(r);
+	int k = ensure_hash(r, gh);
 	if (k != 0)
 		return k;
-	wstate *ws = r->ws;
 	unsigned long long nw = bytes / 8;
-	void *args[] = { &d, &nw, &ws->hash_out };
-	unsigned int blocks = (unsigned int)(ws->info.sm_count > 0 ? ws->info.sm_count * 8 : 1024);
+	void *args[] = { &d, &nw, &gh->out };
+	unsigned int blocks = (unsigned int)(gh->sm_count > 0 ? gh->sm_count * 8 : 1024);
 	uint64_t got[2];
-	if (w_ck(r, cu.MemsetD8Async(ws->hash_out, 0, 16, NULL), "cuMemsetD8Async") != 0 ||
-	    w_ck(r, cu.LaunchKernel(ws->hash_fn, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL), "the output hash") != 0 ||
-	    w_ck(r, cu.MemcpyDtoH(got, ws->hash_out, 16), "cuMemcpyDtoH") != 0)
+	if (w_ck(r, cu.MemsetD8Async(gh->out, 0, 16, NULL), "cuMemsetD8Async") != 0 ||
+	    w_ck(r, cu.LaunchKernel(gh->fn, blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL), "the output hash") != 0 ||
+	    w_ck(r, cu.MemcpyDtoH(got, gh->out, 16), "cuMemcpyDtoH") != 0)
 		return -1;
 	h[0] = got[0];
 	h[1] = got[1];

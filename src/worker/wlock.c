@@ -1,4 +1,4 @@
-/* server_lock.c: one measurer at a time on a GPU, across processes.
+/* wlock.c: one measurer at a time on a GPU, across processes.
  *
  * Thirty students on one GPU server: another process's kernels between a
  * run's L2 flush and its launch, or beside its timed samples, change what
@@ -14,7 +14,7 @@
  * waited on when it is not a regular file, and made readable by all
  * (flock needs only a descriptor). Where no lock can be had the run goes
  * on without one, and says why once. CUPLAY_GPU_LOCK=0: no lock. */
-#include "server.h"
+#include "wlock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,14 +30,7 @@ static int lock_fd = -1;    /* the lock file, opened once */
 static int lock_off;        /* no lock to be had (said once) */
 static int lock_held;
 
-/* The worker's one-line notes, said by the front end. */
-static void note(wstate *ws, const char *text)
-{
-	if (wire_send(ws->wfd, MSG_NOTE, text, strlen(text), NULL, 0) != 0)
-		ws->stop = ws->quit = 1;
-}
-
-static int open_lock(wstate *ws)
+static int open_lock(wchan *chan, const devinfo *dev)
 {
 	if (lock_fd >= 0 || lock_off)
 		return lock_fd >= 0;
@@ -50,10 +43,10 @@ static int open_lock(wstate *ws)
 	if (!dir || !*dir)
 		dir = "/tmp";
 	char id[64];
-	if (ws->info.pci_bus_id[0])
-		snprintf(id, sizeof id, "%s", ws->info.pci_bus_id);
+	if (dev->pci_bus_id[0])
+		snprintf(id, sizeof id, "%s", dev->pci_bus_id);
 	else
-		snprintf(id, sizeof id, "cuda%d", ws->ordinal);
+		snprintf(id, sizeof id, "cuda%d", dev->ordinal);
 	for (char *c = id; *c; c++)
 		if (*c == '/')
 			*c = '_';
@@ -74,8 +67,8 @@ static int open_lock(wstate *ws)
 		lock_off = 1;
 		char msg[4400];
 		snprintf(msg, sizeof msg, "cannot lock GPU %d ('%s': %s): measuring without waiting for other "
-		         "processes", ws->ordinal, path, why);
-		note(ws, msg);
+		         "processes", dev->ordinal, path, why);
+		w_note(chan, msg);
 		return 0;
 	}
 	if (st.st_uid == geteuid())
@@ -84,10 +77,10 @@ static int open_lock(wstate *ws)
 	return 1;
 }
 
-int w_gpu_lock(wrun *r)
+int w_gpu_lock(wrun *r, const devinfo *dev)
 {
-	wstate *ws = r->ws;
-	if (lock_held || !open_lock(ws))
+	wchan *c = r->chan;
+	if (lock_held || !open_lock(c, dev))
 		return 0;
 	if (flock(lock_fd, LOCK_EX | LOCK_NB) == 0) {
 		lock_held = 1;
@@ -96,18 +89,18 @@ int w_gpu_lock(wrun *r)
 	if (errno != EWOULDBLOCK && errno != EINTR)
 		return 0; /* a file system without flock: as without a lock */
 	char msg[128];
-	snprintf(msg, sizeof msg, "waiting for GPU %d (another cuplay is measuring)", ws->ordinal);
-	note(ws, msg);
+	snprintf(msg, sizeof msg, "waiting for GPU %d (another cuplay is measuring)", dev->ordinal);
+	w_note(c, msg);
 	uint64_t t0 = now_ns(), last = t0;
 	w_trace(r, "waiting for the GPU lock");
-	w_progress(ws, 0, WIRE_PHASE_WAIT, 0); /* waiting: no timeout applies */
+	w_progress(c, 0, WIRE_PHASE_WAIT, 0); /* waiting: no timeout applies */
 	for (;;) {
 		uint64_t now = now_ns();
 		if (now - last >= 1000000000ull) {
-			w_progress(ws, 0, WIRE_PHASE_WAIT, 0); /* still alive */
+			w_progress(c, 0, WIRE_PHASE_WAIT, 0); /* still alive */
 			last = now;
 		}
-		if (w_stop_now(ws)) {
+		if (w_stop_now(c)) {
 			r->res->status = RES_INTERRUPTED;
 			return 1;
 		}
@@ -119,13 +112,12 @@ int w_gpu_lock(wrun *r)
 			return 0;
 	}
 	lock_held = 1;
-	w_trace(r, "GPU lock after %.0f ms", (double)(now_ns() - t0) / 1e6);
+	w_trace(r, "GPU lock after %.0f ms", ms_since(t0));
 	return 0;
 }
 
-void w_gpu_unlock(wstate *ws)
+void w_gpu_unlock(void)
 {
-	(void)ws;
 	if (!lock_held)
 		return;
 	flock(lock_fd, LOCK_UN);

@@ -1,0 +1,130 @@
+/* launch.c: the kernel's arguments and its launches: one launch, or a run
+ * on host data, each chunk on its stream (copy in, the kernel on its
+ * slice, copy out). */
+#include "launch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void w_build_args(kargs *ka, const plan_launch *l, const CUdeviceptr *ptrs)
+{
+	memset(ka, 0, sizeof *ka);
+	for (int i = 0; i < l->nargs; i++) {
+		const plan_arg *a = &l->args[i];
+		argval *v = &ka->v[i];
+		switch (a->kind) {
+		case ARG_PTR: v->p = ptrs[a->buf]; break;
+		case ARG_I32: v->i32 = (int32_t)a->i; break;
+		case ARG_U32: v->u32 = (uint32_t)a->i; break;
+		case ARG_I64: v->i64 = a->i; break;
+		case ARG_U64: v->u64 = (uint64_t)a->i; break;
+		case ARG_F32: v->f32 = (float)a->f; break;
+		case ARG_F64: v->f64 = a->f; break;
+		default: break;
+		}
+		ka->params[i] = v;
+	}
+	ka->params[l->nargs] = NULL;
+}
+
+int w_launch(wrun *r, wpool *pool, CUfunction fn, const plan_launch *l, kargs *ka)
+{
+	return w_launch_on(r, pool, fn, l, ka, NULL);
+}
+
+/* Every launch may change every output (a check kernel writes the others). */
+int w_launch_on(wrun *r, wpool *pool, CUfunction fn, const plan_launch *l, kargs *ka, CUstream st)
+{
+	for (int i = 0; i < r->p->nbufs; i++)
+		if (r->p->bufs[i].output)
+			pool->buf[i].dirty = 1;
+	r->launches++;
+	if (l->cluster[0]) {
+		if (!cu.LaunchKernelEx)
+			return w_fail(r, W_ERROR, "kernel '%s' runs in clusters, but this driver has no cuLaunchKernelEx "
+			              "(CUDA 12 or later)", l->name);
+		CUlaunchAttribute attr;
+		memset(&attr, 0, sizeof attr);
+		attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+		attr.value.clusterDim.x = l->cluster[0];
+		attr.value.clusterDim.y = l->cluster[1];
+		attr.value.clusterDim.z = l->cluster[2];
+		CUlaunchConfig cfg = { l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+		                       l->smem, st, &attr, 1 };
+		return w_ck(r, cu.LaunchKernelEx(&cfg, fn, ka->params, NULL), "cuLaunchKernelEx");
+	}
+	return w_ck(r, cu.LaunchKernel(fn, l->grid[0], l->grid[1], l->grid[2],
+	                             l->block[0], l->block[1], l->block[2],
+	                             l->smem, st, ka->params, NULL), "cuLaunchKernel");
+}
+
+/* Where chunk c's slice of buffer i starts, and its bytes: the whole
+ * buffer when it is not sliced. */
+static void slice_of(const plan *p, int i, int c, size_t *off, size_t *bytes)
+{
+	const plan_buf *pb = &p->bufs[i];
+	size_t es = dtype_size(pb->type);
+	if (!pb->per) {
+		*off = 0;
+		*bytes = (size_t)(pb->count * es);
+		return;
+	}
+	*off = (size_t)(p->chunks[c].start * pb->per * es);
+	*bytes = (size_t)(p->chunks[c].len * pb->per * es);
+}
+
+int w_run_main(wrun *r, wpool *pool, const whost *wh, wkernels *k)
+{
+	const plan *p = r->p;
+	if (p->nchunks <= 0)
+		return w_launch(r, pool, k->fn, &p->launch, &k->ka);
+	plan_launch *l = xmalloc(sizeof *l);
+	kargs *ka = xmalloc(sizeof *ka);
+	int rc = 0;
+	for (int c = 0; c < p->nchunks && rc == 0; c++) {
+		const plan_chunk *ch = &p->chunks[c];
+		CUstream st = wh->streams[c];
+		CUdeviceptr ptrs[PLAN_MAX_BUFS];
+		for (int i = 0; i < p->nbufs; i++) {
+			size_t off, bytes;
+			slice_of(p, i, c, &off, &bytes);
+			ptrs[i] = pool->buf[i].d + (p->bufs[i].per ? off : 0);
+			if (p->bufs[i].copy_in && bytes &&
+			    (rc = w_ck(r, cu.MemcpyHtoDAsync(ptrs[i], (char *)wh->host[i].in + off, bytes, st),
+			               "cuMemcpyHtoDAsync")) != 0)
+				break;
+		}
+		if (rc != 0)
+			break;
+		*l = p->launch;
+		memcpy(l->grid, ch->grid, sizeof l->grid);
+		l->smem = ch->smem;
+		w_build_args(ka, l, ptrs);
+		for (int j = 0; j < l->nargs && j < 32; j++) {
+			if (!(p->split_args >> j & 1))
+				continue;
+			argval *v = &ka->v[j];
+			switch (l->args[j].kind) {
+			case ARG_I32: v->i32 = (int32_t)ch->len; break;
+			case ARG_U32: v->u32 = (uint32_t)ch->len; break;
+			case ARG_I64: v->i64 = (int64_t)ch->len; break;
+			case ARG_U64: v->u64 = ch->len; break;
+			case ARG_F32: v->f32 = (float)ch->len; break;
+			case ARG_F64: v->f64 = (double)ch->len; break;
+			default: break;
+			}
+		}
+		if ((rc = w_launch_on(r, pool, k->fn, l, ka, st)) != 0)
+			break;
+		for (int i = 0; i < p->nbufs && rc == 0; i++) {
+			size_t off, bytes;
+			slice_of(p, i, c, &off, &bytes);
+			if (p->bufs[i].copy_out && bytes)
+				rc = w_ck(r, cu.MemcpyDtoHAsync((char *)wh->host[i].out + off, pool->buf[i].d + off, bytes, st),
+				          "cuMemcpyDtoHAsync");
+		}
+	}
+	free(l);
+	free(ka);
+	return rc;
+}

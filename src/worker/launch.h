@@ -1,0 +1,43 @@
+/* launch.h: the kernels of a run, their arguments and their launches. */
+#ifndef CUPLAY_LAUNCH_H
+#define CUPLAY_LAUNCH_H
+
+#include "hostbufs.h"
+
+typedef union argval {
+	CUdeviceptr p;
+	int32_t i32;
+	uint32_t u32;
+	int64_t i64;
+	uint64_t u64;
+	float f32;
+	double f64;
+} argval;
+
+/* Kernel arguments; params[i] points into v[i], so never copy one. */
+typedef struct kargs {
+	argval v[PLAN_MAX_ARGS];
+	void *params[PLAN_MAX_ARGS + 1];
+} kargs;
+
+/* The run's module and its kernels (the prepare stage), and the
+ * launch's arguments (the fill stage). */
+typedef struct wkernels {
+	CUmodule mod;
+	int have_mod;
+	CUfunction fn;
+	CUfunction other[PLAN_MAX_CHECKS]; /* the checks' other variants */
+	kargs ka;
+} wkernels;
+
+void w_build_args(kargs *ka, const plan_launch *l, const CUdeviceptr *ptrs);
+/* Launches on the default stream (or st); every output of the pool counts
+ * as written. */
+int w_launch(wrun *r, wpool *pool, CUfunction fn, const plan_launch *l, kargs *ka);
+int w_launch_on(wrun *r, wpool *pool, CUfunction fn, const plan_launch *l, kargs *ka, CUstream st);
+/* The run: on host data, each chunk on its stream (copy in, the kernel on
+ * its slice, copy out), the legacy stream's work before and after it
+ * ordered with them; else the launch alone. Not waited for. */
+int w_run_main(wrun *r, wpool *pool, const whost *wh, wkernels *k);
+
+#endif

@@ -1,0 +1,292 @@
+/* worker.c: the GPU worker, a child process that owns the CUDA context:
+ * start-up, the loop that serves one request at a time, shutdown.
+ *
+ * It answers every RUN with exactly one RESULT, sending PROGRESS messages
+ * before; a sticky CUDA error makes it answer RES_FATAL and exit.
+ *
+ * A request flows through six stages, each a file with one entry; the
+ * loop owns the worker's state and hands each stage the parts it needs,
+ * and takes back what the stage made for the next:
+ *
+ *   RUN -> prepare ------> buffers -----> fill ---------> check -------> time --------> reply
+ *          wprepare.c      wbuffers.c     wfill.c        wcheck.c       wtime.c        wreply.c
+ *          plan checked,   pool reused    initial        launch once,   samples,       printf,
+ *          context, roofs, or allocated   contents,      outputs        timeline,      module
+ *          module loaded   (wfresh)       host buffers,  compared       counters       unloaded;
+ *          (wkernels)                     arguments                                    RESULT
+ *
+ * An info-only request goes from prepare to winfo.c and then to reply. A
+ * stage that fails records the run's error and the rest are skipped; reply
+ * always runs. Beside the check, check_ahead starts the references on a
+ * thread before the fill writes the buffers. The stages call down only:
+ * pool, contents, launch, hostbufs, staging, gpufill, gpuhash, timer,
+ * roofs, wlock, wprintf, wstart, and wrun (errors, traces, progress). */
+#include "worker.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wbuffers.h"
+#include "wcheck.h"
+#include "wfill.h"
+#include "winfo.h"
+#include "wprepare.h"
+#include "wreply.h"
+#include "wtime.h"
+
+/* The worker's state, each part owned by the module that uses it. */
+typedef struct wstate {
+	wchan chan;            /* the pipes to the front end */
+	wstart start;          /* the device, the context and the start-up thread */
+	wtimer timer;          /* the event pair, the L2 flush */
+	gpufill fill;          /* the GPU fill's kernels */
+	nvml_dev nvml;         /* clocks and throttling around the samples */
+	wroofs roofs;          /* the copy roof and the host link, once */
+	wpool pool;            /* device buffers kept from run to run */
+	wstaging staging;      /* the staging area and the download buffer */
+	whost host;            /* host buffers and streams of runs on host data */
+	wchecks checks;        /* reference and verdict caches, the GPU hash */
+	wtimes times;          /* the empty kernel's baselines, the kernel clock's state */
+	wprintf printf;        /* device printf */
+} wstate;
+
+static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
+{
+	wrun r;
+	run_begin(&r, p, res, &ws->chan);
+	pf_reset(&ws->printf);
+	w_progress(&ws->chan, 0, WIRE_PHASE_HOST, 0);
+	wcontents c = { &ws->pool, &ws->fill, &ws->staging };
+	wkernels k;              /* prepare's: the module, its kernels, the launch's arguments */
+	wfresh fresh;            /* buffers': pristine copies the fill writes */
+	ref_ahead *ahead = NULL; /* the check's references, started beside the fill */
+	if (prepare_stage(&r, &ws->start, &ws->pool, &ws->roofs, &ws->timer, image, &k) == 0) {
+		if (p->info_only)
+			info_stage(&r, &k, &ws->nvml);
+		else if (buffers_stage(&r, &ws->pool, k.mod, &fresh) == 0 &&
+		         (ahead = check_ahead(&r, &ws->pool, &ws->checks), fill_stage(&r, &c, &ws->host, &fresh, &k) == 0) &&
+		         check_stage(&r, &c, &ws->host, &k, &ws->printf, &ws->checks, &ahead) == 0)
+			time_stage(&r, &ws->times, &c, &ws->host, &k, &ws->start, &ws->timer);
+	}
+	check_end(&ahead);
+	reply_stage(&r, &ws->pool, &ws->printf, &k, &ws->staging, &ws->roofs);
+}
+
+/* MSG_DEVICE: the device again, with its free memory now. 0, or -1 when
+ * the worker cannot go on (MSG_ERROR sent). */
+static int answer_device(wstate *ws)
+{
+	const char *why = start_ctx_wait(&ws->start);
+	char msg[600];
+	devinfo *info = &ws->start.info;
+	if (!why) {
+		size_t fr = 0, tot = 0;
+		CUresult e = cu.MemGetInfo(&fr, &tot);
+		if (e == CUDA_SUCCESS) {
+			info->free_mem = fr;
+			return wire_send(ws->chan.wfd, MSG_DEVICE, info, sizeof *info, NULL, 0) == 0 ? 0 : -1;
+		}
+		snprintf(msg, sizeof msg, "cuMemGetInfo failed: %s", cu_errstr(e));
+		why = msg;
+	}
+	wire_send(ws->chan.wfd, MSG_ERROR, why, strlen(why), NULL, 0);
+	return -1;
+}
+
+static void worker_fini(wstate *ws)
+{
+	wstart *st = &ws->start;
+	start_join(st);
+	pool_early_free(&ws->pool);
+	ref_cache_clear(&ws->checks.refs);
+	if (!cu_loaded()) {
+		fill_free(&ws->fill);
+		return;
+	}
+	if (st->have_ctx && !st->ctx_waited)
+		cu.CtxSetCurrent(st->ctx); /* made on the start-up thread; no request came */
+	prof_shutdown();
+	nvml_close();
+	for (int i = 0; i < PLAN_MAX_BUFS; i++)
+		pool_release(NULL, &ws->pool.buf[i]);
+	stage_free(&ws->staging);
+	pipe_fini(&ws->host);
+	hash_free(&ws->checks.hash);
+	fill_free(&ws->fill);
+	timer_free(&ws->timer);
+	start_release(st);
+}
+
+/* Makes the strings of a plan from the wire safe to print. */
+static void sanitize_launch(plan_launch *l)
+{
+	l->name[PLAN_NAME - 1] = 0;
+	l->lowered[PLAN_LOWERED - 1] = 0;
+}
+
+static void sanitize_plan(plan *p)
+{
+	for (int i = 0; i < PLAN_MAX_BUFS; i++)
+		p->bufs[i].name[sizeof p->bufs[i].name - 1] = 0;
+	sanitize_launch(&p->launch);
+	for (int i = 0; i < PLAN_MAX_CHECKS; i++) {
+		p->checks[i].ref[sizeof p->checks[i].ref - 1] = 0;
+		sanitize_launch(&p->checks[i].other);
+	}
+	if (p->nmetrics < 0 || p->nmetrics > PROF_MAX_METRICS)
+		p->nmetrics = 0;
+	for (int i = 0; i < PROF_MAX_METRICS; i++)
+		p->metrics[i][PLAN_METRIC_NAME - 1] = 0;
+}
+
+/* A RUN's payload (the plan, then the cubin; freed here) served into res. */
+static void serve_request(wstate *ws, void *payload, uint64_t len, result *res)
+{
+	if (len < sizeof(plan)) {
+		res->status = RES_ERROR;
+		snprintf(res->error, sizeof res->error, "bad request to the GPU worker (%" PRIu64 " bytes)", len);
+		free(payload);
+		return;
+	}
+	plan *p = xmalloc(sizeof *p);
+	memcpy(p, payload, sizeof *p);
+	if (p->cubin_len != len - sizeof *p) {
+		res->status = RES_ERROR;
+		snprintf(res->error, sizeof res->error, "bad request to the GPU worker: "
+		         "%" PRIu64 " cubin bytes announced, %" PRIu64 " sent",
+		         p->cubin_len, (uint64_t)(len - sizeof *p));
+		free(payload);
+		free(p);
+		return;
+	}
+	/* Own copy: aligned for the ELF reader, NUL-terminated for PTX. */
+	char *image = xmalloc((size_t)p->cubin_len + 1);
+	memcpy(image, (char *)payload + sizeof *p, (size_t)p->cubin_len);
+	image[p->cubin_len] = 0;
+	free(payload);
+	sanitize_plan(p);
+	serve_run(ws, p, image, res);
+	free(image);
+	free(p);
+}
+
+/* The loop: one message at a time until QUIT or the pipe closes. The
+ * worker's exit code: 0, 1 (the pipe failed), 2 (a fatal error). */
+static int serve(wstate *ws)
+{
+	for (;;) {
+		uint32_t type = 0;
+		void *payload = NULL;
+		uint64_t len = 0;
+		int rr = wire_recv(ws->chan.rfd, &type, &payload, &len);
+		if (rr != 0)
+			return rr == 1 ? 0 : 1;
+		if (type != MSG_RUN) { /* a late STOP, or noise */
+			free(payload);
+			if (type == MSG_QUIT)
+				return 0;
+			if (type == MSG_DEVICE && answer_device(ws) != 0)
+				return 1;
+			continue;
+		}
+		result *res = xcalloc(1, sizeof *res);
+		serve_request(ws, payload, len, res);
+		int fatal = res->status == RES_FATAL;
+		int sent = reply_send(&ws->chan, res);
+		free(res);
+		if (sent != 0)
+			return 1;
+		if (fatal)
+			return 2;
+		if (ws->chan.quit)
+			return 0;
+	}
+}
+
+/* SIGINT sets w_interrupted (a run stops); SIGPIPE is ignored. */
+static void worker_signals(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = w_on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigset_t ss;
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGINT);
+	sigprocmask(SIG_UNBLOCK, &ss, NULL);
+}
+
+/* The state before the driver is touched. */
+static void worker_state(wstate *ws, int rfd, int wfd, int device)
+{
+	memset(ws, 0, sizeof *ws);
+	ws->chan.rfd = rfd;
+	ws->chan.wfd = wfd;
+	ws->start.ordinal = device;
+	const char *wrapped = getenv("CUPLAY_WORKER_WRAPPED"); /* set by the client under a wrapper */
+	ws->start.wrapped = wrapped && strcmp(wrapped, "1") == 0;
+	ws->start.timer = &ws->timer;
+	ws->start.fill = &ws->fill;
+	ws->start.nvml = &ws->nvml;
+	pf_open(&ws->printf); /* before the driver: device printf goes there */
+	const char *tr = getenv("CUPLAY_TRACE_WORKER");
+	w_tracing = tr && tr[0] && strcmp(tr, "0") != 0;
+	w_started_ns = now_ns();
+	ws->times.trace_loop = getenv("CUPLAY_TRACE") != NULL;
+	ref_cache_init(&ws->checks.refs, REF_CACHE_ENTRIES, REF_CACHE_BYTES);
+	fill_init(&ws->fill, 0);
+	pthread_mutex_init(&ws->start.mu, NULL);
+	pthread_cond_init(&ws->start.cv, NULL);
+}
+
+/* The device's facts where the modules that use them look. */
+static void device_known(wstate *ws)
+{
+	const devinfo *d = &ws->start.info;
+	ws->fill.sm_count = d->sm_count;
+	ws->checks.hash.sm_count = d->sm_count;
+	ws->timer.sm_count = d->sm_count;
+	ws->timer.l2_bytes = d->l2_bytes;
+}
+
+int worker_main(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	int rfd = atoi(argv[0]), wfd = atoi(argv[1]), device = atoi(argv[2]);
+	char *err = NULL;
+	signal(SIGPIPE, SIG_IGN);
+	if (wire_version_check(argc > 3 ? argv[3] : NULL, &err) != 0) {
+		wire_send(wfd, MSG_ERROR, err, strlen(err), NULL, 0);
+		free(err);
+		return 1;
+	}
+	wstate *ws = xmalloc(sizeof *ws);
+	worker_state(ws, rfd, wfd, device);
+	worker_signals();
+	int code = 1;
+	if (start_device(&ws->start, &err) != 0 || (device_known(ws), start_thread(&ws->start, &err)) != 0) {
+		const char *m = err ? err : "cannot start the GPU worker";
+		wire_send(wfd, MSG_ERROR, m, strlen(m), NULL, 0);
+		free(err);
+	} else {
+		wire_hello hello;
+		wire_hello_make(&hello, &ws->start.info);
+		if (wire_send(wfd, MSG_HELLO, &hello, sizeof hello, NULL, 0) == 0) {
+			w_trace(NULL, "start-up: the HELLO sent");
+			code = serve(ws);
+		}
+	}
+	worker_fini(ws);
+	pthread_cond_destroy(&ws->start.cv);
+	pthread_mutex_destroy(&ws->start.mu);
+	free(ws);
+	return code;
+}

@@ -1,0 +1,26 @@
+/* wreply.c: stage 6 of a request: the run's end and its RESULT. */
+#include "wreply.h"
+
+#include <string.h>
+
+#include "wlock.h"
+
+void reply_stage(wrun *r, wpool *pool, wprintf *pf, wkernels *k, wstaging *sg, const wroofs *rf)
+{
+	result *res = r->res;
+	pool_early_free(pool); /* those no buffer took: the run failed before its buffers */
+	w_gpu_unlock();
+	pf_finish(r, pf);
+	if (k->have_mod)
+		cu.ModuleUnload(k->mod);
+	k->have_mod = 0;
+	stage_trim(sg);
+	res->roof_gbps = rf->roof_gbps;
+	memcpy(res->link_gbps, rf->link_gbps, sizeof res->link_gbps);
+	res->launch_ms = ms_since(r->t0);
+}
+
+int reply_send(wchan *c, const result *res)
+{
+	return wire_send(c->wfd, MSG_RESULT, res, sizeof *res, NULL, 0) == 0 ? 0 : -1;
+}
