@@ -10,7 +10,7 @@
 
 #define PAR_MAX_THREADS 64
 
-static int par_nthreads; /* ref_set_threads; 0: one a CPU */
+static int par_nthreads; /* ref_set_threads; 0: one per CPU */
 
 void ref_set_threads(int n)
 {

@@ -201,247 +201,312 @@ static int all_workers(app *a, wclient ***ws, int *n)
 	return 0;
 }
 
-int app_sweep(app *a, int argc, char **argv)
+/* A sweep's state, from its arguments to its table. */
+typedef struct sweep {
+	axis *ax;
+	int nax;
+	char **names;
+	int nnames, on_all;
+	long total;
+	wclient **ws;              /* on all: a worker per GPU */
+	int nws, parallel;
+	int *ks, nk;               /* the kernels */
+	table t;
+	int note;                  /* the note column */
+	chart ch;
+	double best;
+	sjob *jobs;                /* on all: the runs, made in order, run on every GPU */
+	int njobs;
+	plan *p;
+	result *res;
+	int gpu;
+	timing_opts opts;
+	int rc;
+} sweep;
+
+/* NAME=v1,v2,... [KERNEL...] [on all] into sw; the number of
+ * configurations. */
+static int sweep_parse(app *a, sweep *sw, int argc, char **argv)
 {
-	axis *ax = xcalloc((size_t)argc, sizeof *ax);
-	int nax = 0, nnames = 0, on_all = 0;
-	char **names = xcalloc((size_t)argc + 1, sizeof *names);
-	int rc = 0;
+	sw->ax = xcalloc((size_t)argc, sizeof *sw->ax);
+	sw->names = xcalloc((size_t)argc + 1, sizeof *sw->names);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "on") == 0 && i + 1 < argc && strcmp(argv[i + 1], "all") == 0) {
-			on_all = 1;
+			sw->on_all = 1;
 			i++;
 		} else if (strchr(argv[i], '=')) {
-			if (parse_axis(a, argv[i], &ax[nax++]) != 0) {
-				rc = -1;
-				goto out;
-			}
+			if (parse_axis(a, argv[i], &sw->ax[sw->nax++]) != 0)
+				return -1;
 		} else {
-			names[nnames++] = argv[i];
+			sw->names[sw->nnames++] = argv[i];
 		}
 	}
-	if (nax == 0) {
-		rc = app_error(a, "usage: sweep NAME=v1,v2,... [NAME2=...] [KERNEL...] [on all]");
-		goto out;
+	if (sw->nax == 0)
+		return app_error(a, "usage: sweep NAME=v1,v2,... [NAME2=...] [KERNEL...] [on all]");
+	sw->total = 1;
+	for (int i = 0; i < sw->nax; i++) {
+		sw->total *= sw->ax[i].n;
+		if (sw->total > SWEEP_MAX)
+			return app_error(a, "sweep: more than %d configurations; sweep fewer values", SWEEP_MAX);
 	}
-	long total = 1;
-	for (int i = 0; i < nax; i++) {
-		total *= ax[i].n;
-		if (total > SWEEP_MAX) {
-			rc = app_error(a, "sweep: more than %d configurations; sweep fewer values", SWEEP_MAX);
-			goto out;
-		}
-	}
-	/* on all: every GPU of the machine, one worker each */
-	int parallel = 0;
-	wclient **ws = NULL;
-	int nws = 0;
-	if (on_all && app_gpu(a) == 1) {
-		if (a->worker.dev.count <= 1) {
-			app_note(a, "sweep on all: this machine has one GPU (device %d)", a->device);
-		} else {
-			all_workers(a, &ws, &nws);
-			parallel = nws > 1;
-			app_note(a, "sweep on all: %d GPUs, one worker each", nws);
-		}
-	}
-	sjob *jobs = NULL;
-	int njobs = 0;
-	int *ks = NULL, nk = 0;
-	if (pick_kernels(a, names, nnames, &ks, &nk) != 0 || app_roofs_once(a) != 0) {
-		rc = -1;
-		goto out;
-	}
-	/* the table: one column per axis, the records, a note */
+	return 0;
+}
+
+/* The table: one column per axis, the records, a note; the chart. */
+static void sweep_table(app *a, sweep *sw)
+{
+	int nax = sw->nax;
 	const char **head = xcalloc((size_t)nax + 2, sizeof *head);
 	char *align = xcalloc((size_t)nax + 2, 1);
 	for (int i = 0; i < nax; i++) {
-		head[i] = ax[i].name;
+		head[i] = sw->ax[i].name;
 		align[i] = 'r';
 	}
 	head[nax] = "note";
 	align[nax] = 'l';
-	table t;
-	measure_table_init(&t, nax, 1, head, align);
-	table_kind(&t, "sweep");
+	measure_table_init(&sw->t, nax, 1, head, align);
+	table_kind(&sw->t, "sweep");
 	for (int i = 0; i < nax; i++)
-		table_col(&t, i, ax[i].name, U_PLAIN, COL_BOTH); /* the name as written */
-	table_col(&t, nax + M_RANGE, NULL, U_PLAIN, COL_NONE);
-	table_col(&t, nax + M_NOISE, NULL, U_FRAC1, COL_RAW);
-	const int note = nax + M_N;
+		table_col(&sw->t, i, sw->ax[i].name, U_PLAIN, COL_BOTH); /* the name as written */
+	table_col(&sw->t, nax + M_RANGE, NULL, U_PLAIN, COL_NONE);
+	table_col(&sw->t, nax + M_NOISE, NULL, U_FRAC1, COL_RAW);
+	sw->note = nax + M_N;
 	free(head);
 	free(align);
-	chart ch;
-	char *title = xasprintf("%s: sweep of %ld configurations", a->sp->path, total);
-	chart_init(&ch, title, "");
+	char *title = xasprintf("%s: sweep of %ld configurations", a->sp->path, sw->total);
+	chart_init(&sw->ch, title, "");
 	free(title);
-	double best = -1;
+	sw->best = -1;
+}
+
+/* On all: the run of kernel k planned in c, kept to run on every GPU
+ * once all are planned. */
+static void sweep_job(app *a, sweep *sw, runctx *c, int k, int row, const char *lab)
+{
+	sw->jobs = xrealloc(sw->jobs, (size_t)(sw->njobs + 1) * sizeof *sw->jobs);
+	sjob *j = &sw->jobs[sw->njobs++];
+	memset(j, 0, sizeof *j);
+	j->row = row;
+	j->k = k;
+	const char *kname = a->sp->kernels[k].name;
+	j->label = sw->nk > 1 ? xasprintf("%s %s", lab, kname) : xstrdup(lab);
+	j->vline = xstrdup(c->vline);
+	j->p = xmalloc(sizeof *j->p);
+	*j->p = *sw->p;
+	j->len = c->u->cubin_len;
+	j->cubin = xmalloc(j->len);
+	memcpy(j->cubin, c->u->cubin, j->len);
+	j->pc = xcalloc(1, sizeof *j->pc);
+	char *err = NULL;
+	int made = run_check_plan(a, c, k, sw->p, j->pc, &j->ccubin, &j->clen, &err);
+	if (made == 1) {
+		j->p->t.do_check = 0;
+	} else {
+		free(j->pc);
+		j->pc = NULL;
+		if (made < 0)
+			j->err = err;
+	}
+}
+
+/* Kernel k of one configuration (c: planned, or not when !prepared): its
+ * row, run now or kept as a job. */
+static void sweep_kernel(app *a, sweep *sw, runctx *c, int prepared, const int *idx, int k, const char *lab)
+{
+	table *t = &sw->t;
+	const char *kname = a->sp->kernels[k].name;
+	int r = table_row(t);
+	for (int i = 0; i < sw->nax; i++) {
+		value v = sw->ax[i].v[idx[i]];
+		table_num(t, r, i, v.is_float ? v.f : (double)v.i);
+	}
+	table_set(t, r, sw->nax + M_KERNEL, "%s", kname);
+	table_set(t, r, sw->nax + M_VALUES, "%s", lab);
+	if (!prepared) {
+		table_set(t, r, sw->note, "compile error (above)");
+		sw->rc = -1;
+		return;
+	}
+	char *err = NULL;
+	if (run_plan(a, c, k, &sw->opts, sw->p, &err) != 0) {
+		/* an unlaunchable configuration is a row that says why */
+		const char *why = strstr(err, "': ") ? strstr(err, "': ") + 3 : err;
+		table_set(t, r, sw->note, "cannot launch: %s", why);
+		free(err);
+		return;
+	}
+	if (!c->gpu) {
+		int ci = cunit_find(c->u, kname);
+		char sz[32];
+		fmt_bytes((double)c->u->res[ci].smem + sw->p->launch.smem, sz, sizeof sz);
+		table_set(t, r, sw->note, "not launched (no GPU): %d regs, %s smem", c->u->res[ci].regs, sz);
+		return;
+	}
+	if (sw->parallel) {
+		sweep_job(a, sw, c, k, r, lab);
+		return;
+	}
+	if (run_exec_checked(a, c, k, sw->p, sw->res, &err) != 0) {
+		table_set(t, r, sw->note, "%s", err ? err : "failed");
+		app_error(a, "sweep %s: %s: %s", lab, kname, err ? err : "failed");
+		free(err);
+		sw->rc = -1;
+		return;
+	}
+	char *label = sw->nk > 1 ? xasprintf("%s %s", lab, kname) : xstrdup(lab);
+	sweep_result(a, t, r, sw->nax, &sw->ch, &sw->best, label, c->vline, sw->p, sw->res, &sw->rc, -1);
+	free(label);
+}
+
+/* Every configuration, in odometer order. */
+static void sweep_configs(app *a, sweep *sw)
+{
+	int nax = sw->nax;
 	int *idx = xcalloc((size_t)nax, sizeof *idx);
-	plan *p = xcalloc(1, sizeof *p);
-	result *res = xcalloc(1, sizeof *res);
-	int gpu = -1;
-	/* a sweep surveys: each configuration's timing loop stops at 0.1 s */
-	timing_opts st_opts = a->topt;
-	if (st_opts.max_time_s > 0.1)
-		st_opts.max_time_s = 0.1;
-	if (st_opts.max_wall_s == 0 || st_opts.max_wall_s > 0.1)
-		st_opts.max_wall_s = 0.1;
-	for (long done = 0; done < total && !g_interrupt; done++) {
+	for (long done = 0; done < sw->total && !g_interrupt; done++) {
 		symtab extra = {0};
 		sbuf lab = {0};
 		for (int i = 0; i < nax; i++) {
 			char v[64];
-			value_format(ax[i].v[idx[i]], v, sizeof v);
-			symtab_set(&extra, ax[i].name, ax[i].v[idx[i]], 0);
-			sb_printf(&lab, "%s%s=%s", i ? " " : "", ax[i].name, v);
+			value_format(sw->ax[i].v[idx[i]], v, sizeof v);
+			symtab_set(&extra, sw->ax[i].name, sw->ax[i].v[idx[i]], 0);
+			sb_printf(&lab, "%s%s=%s", i ? " " : "", sw->ax[i].name, v);
 		}
 		if (a->interactive)
-			fprintf(stderr, "\r\033[Ksweep %ld/%ld: %s", done + 1, total, lab.s);
+			fprintf(stderr, "\r\033[Ksweep %ld/%ld: %s", done + 1, sw->total, lab.s);
 		runctx c;
 		int prepared = run_prepare(a, &extra, 0, &c) == 0;
 		if (prepared)
-			gpu = c.gpu;
-		for (int k = 0; k < nk; k++) {
-			const char *kname = a->sp->kernels[ks[k]].name;
-			int r = table_row(&t);
-			for (int i = 0; i < nax; i++) {
-				value v = ax[i].v[idx[i]];
-				table_num(&t, r, i, v.is_float ? v.f : (double)v.i);
-			}
-			table_set(&t, r, nax + M_KERNEL, "%s", kname);
-			table_set(&t, r, nax + M_VALUES, "%s", lab.s);
-			if (!prepared) {
-				table_set(&t, r, note, "compile error (above)");
-				rc = -1;
-				continue;
-			}
-			char *err = NULL;
-			if (run_plan(a, &c, ks[k], &st_opts, p, &err) != 0) {
-				/* an unlaunchable configuration is a row that says why */
-				const char *why = strstr(err, "': ") ? strstr(err, "': ") + 3 : err;
-				table_set(&t, r, note, "cannot launch: %s", why);
-				free(err);
-				continue;
-			}
-			if (!c.gpu) {
-				int ci = cunit_find(c.u, kname);
-				char sz[32];
-				fmt_bytes((double)c.u->res[ci].smem + p->launch.smem, sz, sizeof sz);
-				table_set(&t, r, note, "not launched (no GPU): %d regs, %s smem",
-				          c.u->res[ci].regs, sz);
-				continue;
-			}
-			if (parallel) {
-				jobs = xrealloc(jobs, (size_t)(njobs + 1) * sizeof *jobs);
-				sjob *j = &jobs[njobs++];
-				memset(j, 0, sizeof *j);
-				j->row = r;
-				j->k = ks[k];
-				j->label = nk > 1 ? xasprintf("%s %s", lab.s, kname) : xstrdup(lab.s);
-				j->vline = xstrdup(c.vline);
-				j->p = xmalloc(sizeof *j->p);
-				*j->p = *p;
-				j->len = c.u->cubin_len;
-				j->cubin = xmalloc(j->len);
-				memcpy(j->cubin, c.u->cubin, j->len);
-				j->pc = xcalloc(1, sizeof *j->pc);
-				int made = run_check_plan(a, &c, ks[k], p, j->pc, &j->ccubin, &j->clen, &err);
-				if (made == 1) {
-					j->p->t.do_check = 0;
-				} else {
-					free(j->pc);
-					j->pc = NULL;
-					if (made < 0) {
-						j->err = err;
-						err = NULL;
-					}
-				}
-				continue;
-			}
-			if (run_exec_checked(a, &c, ks[k], p, res, &err) != 0) {
-				table_set(&t, r, note, "%s", err ? err : "failed");
-				app_error(a, "sweep %s: %s: %s", lab.s, kname, err ? err : "failed");
-				free(err);
-				rc = -1;
-				continue;
-			}
-			char *label = nk > 1 ? xasprintf("%s %s", lab.s, kname) : xstrdup(lab.s);
-			sweep_result(a, &t, r, nax, &ch, &best, label, c.vline, p, res, &rc, -1);
-			free(label);
-		}
+			sw->gpu = c.gpu;
+		for (int k = 0; k < sw->nk; k++)
+			sweep_kernel(a, sw, &c, prepared, idx, sw->ks[k], lab.s);
 		if (prepared)
 			run_release(&c);
 		symtab_free(&extra);
 		sb_free(&lab);
-		/* odometer */
 		for (int i = nax - 1; i >= 0; i--) {
-			if (++idx[i] < ax[i].n)
+			if (++idx[i] < sw->ax[i].n)
 				break;
 			idx[i] = 0;
 		}
 	}
-	if (parallel && njobs > 0) {
-		spool pl = { a, jobs, njobs, 0, PTHREAD_MUTEX_INITIALIZER };
-		pthread_t *th = xcalloc((size_t)nws, sizeof *th);
-		sthread *ta = xcalloc((size_t)nws, sizeof *ta);
-		if (a->interactive)
-			fprintf(stderr, "\r\033[Ksweep: %d runs on %d GPUs", njobs, nws);
-		for (int i = 0; i < nws; i++) {
-			ta[i] = (sthread){ &pl, ws[i] };
-			pthread_create(&th[i], NULL, sweep_thread, &ta[i]);
+	free(idx);
+}
+
+/* On all: the jobs on every GPU, a thread each feeding its worker; then
+ * the rows in order. A thread that cannot be started leaves its share to
+ * the others (with none, this thread feeds the first GPU). */
+static void sweep_parallel(app *a, sweep *sw)
+{
+	spool pl = { a, sw->jobs, sw->njobs, 0, PTHREAD_MUTEX_INITIALIZER };
+	sthread *ta = xcalloc((size_t)sw->nws, sizeof *ta);
+	if (a->interactive)
+		fprintf(stderr, "\r\033[Ksweep: %d runs on %d GPUs", sw->njobs, sw->nws);
+	for (int i = 0; i < sw->nws; i++)
+		ta[i] = (sthread){ &pl, sw->ws[i] };
+	int started = threads_run(sw->nws, sweep_thread, ta, sizeof *ta, NULL);
+	if (started < sw->nws)
+		app_note(a, "sweep on all: %d of %d threads could not be started: their GPUs' runs went to the others",
+		         sw->nws - started, sw->nws);
+	free(ta);
+	for (int i = 0; i < sw->njobs; i++) {
+		sjob *j = &sw->jobs[i];
+		const char *kname = a->sp->kernels[j->k].name;
+		if (j->err || !j->res) {
+			table_set(&sw->t, j->row, sw->note, "%s", j->err ? j->err : "not run (interrupted)");
+			if (j->err)
+				app_error(a, "sweep %s: %s: %s", j->label, kname, j->err);
+			sw->rc = -1;
+		} else {
+			sweep_result(a, &sw->t, j->row, sw->nax, &sw->ch, &sw->best, j->label, j->vline, j->p, j->res,
+			             &sw->rc, j->device);
 		}
-		for (int i = 0; i < nws; i++)
-			pthread_join(th[i], NULL);
-		for (int i = 0; i < njobs; i++) {
-			sjob *j = &jobs[i];
-			const char *kname = a->sp->kernels[j->k].name;
-			if (j->err || !j->res) {
-				table_set(&t, j->row, note, "%s", j->err ? j->err : "not run (interrupted)");
-				if (j->err)
-					app_error(a, "sweep %s: %s: %s", j->label, kname, j->err);
-				rc = -1;
-			} else {
-				sweep_result(a, &t, j->row, nax, &ch, &best, j->label, j->vline, j->p, j->res, &rc, j->device);
-			}
-			free(j->label);
-			free(j->vline);
-			free(j->p);
-			free(j->pc);
-			free(j->cubin);
-			free(j->ccubin);
-			free(j->res);
-			free(j->err);
-		}
-		free(th);
-		free(ta);
 	}
-	free(jobs);
-	free(ws);
+}
+
+/* The table, the chart and the notes after the runs. */
+static void sweep_show(app *a, sweep *sw)
+{
 	if (a->interactive)
 		fprintf(stderr, "\r\033[K");
-	app_table(a, &t, 0);
-	if (gpu == 0)
+	app_table(a, &sw->t, 0);
+	if (sw->gpu == 0)
 		app_note(a, "not launched (no GPU)");
-	if (ch.n > 0 && a->format == FMT_TABLE && !a->mask_times)
-		chart_print(&ch, stdout, a->tty, a->color, 40);
-	if (ch.best >= 0 && !a->mask_times)
-		app_note(a, "best: %s", ch.labels[ch.best]);
+	if (sw->ch.n > 0 && a->format == FMT_TABLE && !a->mask_times)
+		chart_print(&sw->ch, stdout, a->tty, a->color, 40);
+	if (sw->ch.best >= 0 && !a->mask_times)
+		app_note(a, "best: %s", sw->ch.labels[sw->ch.best]);
 	if (g_interrupt) {
 		app_note(a, "interrupted");
-		rc = -1;
+		sw->rc = -1;
 	}
-	app_keep_table(a, &t);
-	if (ch.n > 0)
-		app_keep_chart(a, &ch);
+	app_keep_table(a, &sw->t);
+	if (sw->ch.n > 0)
+		app_keep_chart(a, &sw->ch);
 	else
-		chart_free(&ch);
-	free(idx);
-	free(p);
-	free(res);
-	free(ks);
-out:
-	axes_free(ax, nax);
-	free(names);
+		chart_free(&sw->ch);
+}
+
+static void sweep_free(sweep *sw)
+{
+	for (int i = 0; i < sw->njobs; i++) {
+		sjob *j = &sw->jobs[i];
+		free(j->label);
+		free(j->vline);
+		free(j->p);
+		free(j->pc);
+		free(j->cubin);
+		free(j->ccubin);
+		free(j->res);
+		free(j->err);
+	}
+	free(sw->jobs);
+	free(sw->ws);
+	free(sw->ks);
+	free(sw->p);
+	free(sw->res);
+	axes_free(sw->ax, sw->nax);
+	free(sw->names);
+}
+
+int app_sweep(app *a, int argc, char **argv)
+{
+	sweep sw;
+	memset(&sw, 0, sizeof sw);
+	sw.gpu = -1;
+	if (sweep_parse(a, &sw, argc, argv) != 0) {
+		sweep_free(&sw);
+		return -1;
+	}
+	/* on all: every GPU of the machine, one worker each */
+	if (sw.on_all && app_gpu(a) == 1) {
+		if (a->worker.dev.count <= 1) {
+			app_note(a, "sweep on all: this machine has one GPU (device %d)", a->device);
+		} else {
+			all_workers(a, &sw.ws, &sw.nws);
+			sw.parallel = sw.nws > 1;
+			app_note(a, "sweep on all: %d GPUs, one worker each", sw.nws);
+		}
+	}
+	if (pick_kernels(a, sw.names, sw.nnames, &sw.ks, &sw.nk) != 0 || app_roofs_once(a) != 0) {
+		sweep_free(&sw);
+		return -1;
+	}
+	sweep_table(a, &sw);
+	sw.p = xcalloc(1, sizeof *sw.p);
+	sw.res = xcalloc(1, sizeof *sw.res);
+	/* a sweep surveys: each configuration's timing loop stops at 0.1 s */
+	sw.opts = a->topt;
+	if (sw.opts.max_time_s > 0.1)
+		sw.opts.max_time_s = 0.1;
+	if (sw.opts.max_wall_s == 0 || sw.opts.max_wall_s > 0.1)
+		sw.opts.max_wall_s = 0.1;
+	sweep_configs(a, &sw);
+	if (sw.parallel && sw.njobs > 0)
+		sweep_parallel(a, &sw);
+	sweep_show(a, &sw);
+	int rc = sw.rc;
+	sweep_free(&sw);
 	return rc;
 }
 

@@ -395,7 +395,7 @@ void app_show(app *a)
 		app_table(a, &bt, 0);
 	table_free(&bt);
 	if (s->split)
-		app_note(a, "  streams %s split %s: a run in chunks of %s, one a stream", s->streams.text, s->split,
+		app_note(a, "  streams %s split %s: a run in chunks of %s, one per stream", s->streams.text, s->split,
 		         s->split);
 	sbuf k = {0};
 	table kt;

@@ -604,7 +604,7 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 		        "round trip %.2f ms, samples %d\n", p->launch.name, c->compile_ms,
 		        c->from == CC_COMPILED ? "compiled" : c->from == CC_MEMORY ? "memory" : "disk",
 		        res->launch_ms, res->setup_ms, res->check_ms, res->time_ms,
-		        (double)(now_ns() - t_req) / 1e6, res->nsamples);
+		        ms_since(t_req), res->nsamples);
 	if (getenv("CUPLAY_TRACE") && res->nsamples > 0)
 		trace_loop(p, res);
 	return 0;
@@ -870,7 +870,7 @@ int app_run(app *a, char **names, int nnames)
 	run_release(&c);
 	fflush(stdout);
 	if (getenv("CUPLAY_TRACE"))
-		fprintf(stderr, "trace: run total %.2f ms\n", (double)(now_ns() - t_start) / 1e6);
+		fprintf(stderr, "trace: run total %.2f ms\n", ms_since(t_start));
 	return rc;
 }
 

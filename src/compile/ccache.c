@@ -909,7 +909,7 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 			u->used = ++c->tick;
 			c->hits_mem++;
 			*src = CC_MEMORY;
-			*ms = (double)(now_ns() - t0) / 1e6;
+			*ms = ms_since(t0);
 			prep_free(&p);
 			return u;
 		}
@@ -918,7 +918,7 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 		c->hits_disk++;
 		*src = CC_DISK;
 		mem_insert(c, u);
-		*ms = (double)(now_ns() - t0) / 1e6;
+		*ms = ms_since(t0);
 		prep_free(&p);
 		return u;
 	}
@@ -1009,6 +1009,6 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 	disk_store(c, u, warn);
 	mem_insert(c, u);
 	*src = CC_COMPILED;
-	*ms = (double)(now_ns() - t0) / 1e6;
+	*ms = ms_since(t0);
 	return u;
 }

@@ -518,7 +518,7 @@ prof_status prof_collect_replay(CUcontext ctx, CUdevice dev, const char *const *
 	if ((st = check(cp.RangeDecodeData(&dd), "cuptiRangeProfilerDecodeData", err)) != PROF_OK)
 		goto out;
 	info->dropped = (int)dd.numOfRangeDropped;
-	info->ms = (double)(now_ns() - t0) / 1e6;
+	info->ms = ms_since(t0);
 
 	CUpti_RangeProfiler_GetCounterDataInfo_Params gi;
 	memset(&gi, 0, sizeof gi);

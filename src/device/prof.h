@@ -35,7 +35,7 @@ typedef struct prof_info {
 	int ranges;       /* kernel launches profiled (1 expected) */
 	int dropped;      /* ranges CUPTI dropped (a launch that started several kernels) */
 	double ms;        /* wall time from start to decoded counters */
-	int user_replay;  /* 1: the caller's launches replayed the kernel, one a pass */
+	int user_replay;  /* 1: the caller's launches replayed the kernel, one per pass */
 	int launches;     /* calls of the launch callback */
 	char chip[32];    /* "GH100" */
 } prof_info;

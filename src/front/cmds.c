@@ -162,13 +162,7 @@ static int set_pairs(app *a, const char *rest)
 			e1 = p + strlen(p);
 		char *name = xstrndup(n0, (size_t)(n1 - n0));
 		char *expr = xstrndup(e0, (size_t)(e1 - e0));
-		/* trim */
-		char *s = expr;
-		while (isspace((unsigned char)*s))
-			s++;
-		size_t l = strlen(s);
-		while (l && isspace((unsigned char)s[l - 1]))
-			s[--l] = 0;
+		char *s = str_trim(expr);
 		int r = *s ? app_set(a, name, s) : app_error(a, "set: no value for '%s'", name);
 		free(name);
 		free(expr);
@@ -1018,7 +1012,7 @@ static const char lh_source[] =
 static const char lh_lessons[] =
 	"Lists the lessons (sessions/*.session in ./sessions, CUPLAY_PATH and the lessons that "
 	"come with cuplay), each with the first comment line of its file. 'source NAME' replays "
-	"one here; 'cuplay --step NAME' replays one a command at a time, for a projector.\n"
+	"one here; 'cuplay --step NAME' replays one command at a time, for a projector.\n"
 	"\n"
 	"Example:\n"
 	"  lessons\n";
@@ -1262,12 +1256,7 @@ int command_line(app *a, const char *line)
 				q = *e;
 		}
 		char *cmd = xstrndup(p, (size_t)(e - p));
-		const char *s = cmd;
-		while (isspace((unsigned char)*s))
-			s++;
-		size_t l = strlen(s);
-		while (l && isspace((unsigned char)s[l - 1]))
-			((char *)s)[--l] = 0;
+		const char *s = str_trim(cmd);
 		if (*s && *s != '#') {
 			int go = 1;
 			/* --step waits before commands; narration flows */

@@ -1183,7 +1183,7 @@ static int dir_include(cur *c, const char *dir)
 	return 0;
 }
 
-/* streams EXPR split NAME: a run in EXPR chunks, one a stream; param NAME
+/* streams EXPR split NAME: a run in EXPR chunks, one per stream; param NAME
  * is what is cut, the host buffers are sliced with it. */
 static int dir_streams(cur *c, const char *at, const char *dir)
 {

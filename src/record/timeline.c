@@ -157,7 +157,7 @@ static void time_text(double ms, char *buf, int n)
 		fmt_time_ms(ms, buf, n);
 }
 
-/* The statements under a timeline, one a line. */
+/* The statements under a timeline, one per line. */
 static void statements(const tl_stats *st, sbuf *out, const char *indent)
 {
 	char a[32], b[32], c[32];

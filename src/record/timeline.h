@@ -31,7 +31,7 @@ typedef struct tl_stats {
 
 void tl_compute(const tl_span *s, int n, tl_stats *st);
 
-/* The rows (one a stream, in the order of their ids), the axis, a legend
+/* The rows (one per stream, in the order of their ids), the axis, a legend
  * and the statements, for a terminal of width columns (at least 40). */
 void tl_text(const tl_span *s, int n, const char *title, int width, sbuf *out);
 /* The same as SVG: a document (standalone), or an element to put inside
