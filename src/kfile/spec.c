@@ -1140,7 +1140,7 @@ static int dir_kernel(cur *c, const char *dir)
 		return 0; /* an instantiation to run, nothing else */
 	int dn = read_word(c, &d);
 	if (dn == 0)
-		return cerr(c, c->p, "expected an override after kernel name '%s' (grid, block, smem, "
+		return cerr(c, c->p, "expected an override after kernel name '%s' (grid, block, cluster, smem, "
 		            "bytes, flops, check or skip)", k->name);
 	if (scan_word_is(d, dn, "skip")) {
 		k->skip = 1;

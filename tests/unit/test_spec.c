@@ -628,6 +628,7 @@ static const char over_src[] =
 	"//@ kernel c bytes 8 * N\n"                   /* 12 */
 	"//@ kernel d skip\n"                          /* 13 */
 	"//@ kernel e grid 1\n"                        /* 14 */
+	"//@ kernel e cluster 2, 1\n"                  /* 15 */
 	"__global__ void a(float *in, float *out, int N) {}\n"
 	"__global__ void b(float *in, float *out, int N) {}\n"
 	"__global__ void c(float *in, float *out, int N) {}\n"
@@ -697,9 +698,14 @@ TEST(overrides)
 	CHECK(l.nblock == 2);
 
 	CHECK(s.kernels[3].skip && !s.kernels[0].skip);
-	spec_effective(&s, 4, &l); /* e: grid */
+	spec_effective(&s, 4, &l); /* e: grid and a cluster of its own */
 	CHECK_STREQ(l.grid[0].text, "1");
 	CHECK(l.ngrid == 1 && l.nblock == 2);
+	CHECK(l.ncluster == 2);
+	CHECK_STREQ(l.cluster[0].text, "2");
+	CHECK(l.cluster[0].line == 15 && l.cluster[0].col == 22);
+	spec_effective(&s, 0, &l); /* a: no cluster */
+	CHECK(l.ncluster == 0);
 	spec_free(&s);
 }
 
@@ -716,7 +722,7 @@ TEST(override_errors)
 		PATH ":7:17: unknown override 'param' for kernel 'vadd' (known: grid, block, cluster, smem, bytes, "
 		"flops, check, skip)");
 	EXPECT_SPEC_ERR(PRE "//@ kernel vadd\n" KERNELS,
-		PATH ":7:16: expected an override after kernel name 'vadd' (grid, block, smem, bytes, "
+		PATH ":7:16: expected an override after kernel name 'vadd' (grid, block, cluster, smem, bytes, "
 		"flops, check or skip)");
 	EXPECT_SPEC_ERR(PRE "//@ kernel\n" KERNELS, PATH ":7:11: expected a kernel name after 'kernel'");
 	EXPECT_SPEC_ERR(PRE "//@ kernel vadd skip now\n" KERNELS, PATH ":7:22: unexpected 'now' after 'skip'");
@@ -724,6 +730,10 @@ TEST(override_errors)
 		PATH ":8:17: duplicate 'block' override for kernel 'vadd' (first at line 7)");
 	EXPECT_SPEC_ERR(PRE "//@ kernel vadd check none\n//@ kernel vadd check c = other\n" KERNELS,
 		PATH ":8:17: check conflicts with 'check none' at line 7");
+	EXPECT_SPEC_ERR(PRE "//@ kernel vadd cluster 2, 1, 1, 1\n" KERNELS,
+		PATH ":7:34: too many dimensions in 'cluster' (at most 3)");
+	EXPECT_SPEC_ERR(PRE "//@ kernel vadd cluster 2\n//@ kernel vadd cluster 4\n" KERNELS,
+		PATH ":8:17: duplicate 'cluster' override for kernel 'vadd' (first at line 7)");
 	/* the same line for two kernels is fine */
 	EXPECT_SPEC_OK(PRE "//@ kernel vadd block 2\n//@ kernel other block 4\n" KERNELS);
 }
@@ -856,7 +866,7 @@ TEST(cxx_name_errors)
 	EXPECT_SPEC_ERR("//@ grid 1\n//@ block 1\n"
 	                "__global__ void plain(float *x) {}\n"
 	                "//@ kernel plain\n",
-	                PATH ":4:17: expected an override after kernel name 'plain' (grid, block, smem, bytes, "
+	                PATH ":4:17: expected an override after kernel name 'plain' (grid, block, cluster, smem, bytes, "
 	                "flops, check or skip)");
 	EXPECT_SPEC_ERR("//@ include\n", PATH ":1:12: expected a directory after 'include'");
 	EXPECT_SPEC_ERR("//@ grid 1\n//@ block 1\n__global__ void k(float *x) { /* caf\xff */ }\n",
