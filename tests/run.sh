@@ -262,6 +262,8 @@ if [ -z "${GOLDEN:-}" ]; then
 	suite formats
 	# 4d. the lab report, opened in headless Chromium
 	suite report
+	# 4e. pasted idioms compile in cuplay where nvcc compiles them (nvcc as the oracle)
+	suite paste
 fi
 
 # 5. GPU tests

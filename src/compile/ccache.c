@@ -1,5 +1,6 @@
 /* ccache.c: the compile cache (memory, then disk, then NVRTC). */
 #include "ccache.h"
+#include "prelude.h"
 #include "ccserver.h"
 #include "cubin.h"
 #include "incscan.h"
@@ -500,6 +501,8 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 		if (!p->toolkit[i])
 			sb_printf(&disp, " -I%s", p->dirs[i]);
 	}
+	/* what nvcc's implicit cuda_runtime.h gives device code (prelude.h) */
+	p->opts[p->nopts++] = xstrdup("-include=" PRELUDE_NAME);
 	p->opts[p->nopts++] = xstrdup("-lineinfo");
 	p->opts[p->nopts++] = xstrdup("--ptxas-options=-v");
 	sb_puts(&disp, " -lineinfo --ptxas-options=-v");
@@ -509,13 +512,16 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 	}
 	p->display = sb_steal(&disp);
 
-	/* in memory: the kernel file under its own name, the stand-ins */
-	p->hnames = xcalloc((size_t)p->nshims + 2, sizeof *p->hnames);
-	p->htexts = xcalloc((size_t)p->nshims + 2, sizeof *p->htexts);
+	/* in memory: the kernel file under its own name, the prelude, the
+	 * stand-ins */
+	p->hnames = xcalloc((size_t)p->nshims + 3, sizeof *p->hnames);
+	p->htexts = xcalloc((size_t)p->nshims + 3, sizeof *p->htexts);
 	if (wrap) {
 		p->hnames[p->nh] = s->path;
 		p->htexts[p->nh++] = s->src;
 	}
+	p->hnames[p->nh] = PRELUDE_NAME;
+	p->htexts[p->nh++] = prelude_text();
 	for (int i = 0; i < p->nshims; i++) {
 		p->hnames[p->nh] = p->shims[i]->name;
 		p->htexts[p->nh++] = p->shims[i]->text;

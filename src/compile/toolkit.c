@@ -99,22 +99,12 @@ const char *const *toolkit_include_dirs(int *n, const char **why)
 /* The C headers a pasted kernel includes and NVRTC does not have. Those of
  * CCCL's C++ library (cuda/std/...) are light: they are what the libraries
  * themselves use under NVRTC. <cuda/std/cmath> is not (a second to
- * compile), so math.h only adds what the built-in math functions lack. */
+ * compile), so math.h adds nothing: what the built-in math functions lack,
+ * the prelude gives every file (prelude.c). */
 #define SHIM_HEAD "/* cuplay: a stand-in for a C header that NVRTC does not have */\n#pragma once\n"
 #define MATH_TEXT SHIM_HEAD \
-	"/* NVRTC has the CUDA math functions built in (sqrtf, expf, isnan...) */\n" \
-	"#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n" \
-	"#ifndef NAN\n#define NAN __int_as_float(0x7fffffff)\n#endif\n" \
-	"#ifndef HUGE_VALF\n#define HUGE_VALF INFINITY\n#endif\n" \
-	"#ifndef HUGE_VAL\n#define HUGE_VAL __longlong_as_double(0x7ff0000000000000LL)\n#endif\n" \
-	"#ifndef M_PI\n" \
-	"#define M_E 2.7182818284590452354\n#define M_LOG2E 1.4426950408889634074\n" \
-	"#define M_LOG10E 0.43429448190325182765\n#define M_LN2 0.69314718055994530942\n" \
-	"#define M_LN10 2.30258509299404568402\n#define M_PI 3.14159265358979323846\n" \
-	"#define M_PI_2 1.57079632679489661923\n#define M_PI_4 0.78539816339744830962\n" \
-	"#define M_1_PI 0.31830988618379067154\n#define M_2_PI 0.63661977236758134308\n" \
-	"#define M_2_SQRTPI 1.12837916709551257390\n#define M_SQRT2 1.41421356237309504880\n" \
-	"#define M_SQRT1_2 0.70710678118654752440\n#endif\n"
+	"/* NVRTC has the CUDA math functions built in (sqrtf, expf, isnan...); INFINITY,\n" \
+	" * NAN, M_PI and std::sqrt come with every compile, as with nvcc (prelude.c) */\n"
 #define FLOAT_TEXT SHIM_HEAD \
 	"#define FLT_RADIX 2\n#define FLT_MANT_DIG 24\n#define DBL_MANT_DIG 53\n#define FLT_DIG 6\n" \
 	"#define DBL_DIG 15\n#define FLT_EPSILON 1.19209290e-07F\n#define DBL_EPSILON 2.2204460492503131e-16\n" \

@@ -1,0 +1,14 @@
+// flt_max_bare.cu: FLT_MAX without <cfloat>: nvcc refuses it too (cuda_runtime.h has no <float.h>)
+// expect: error
+//@ param  n = 1000
+//@ buffer x float[n] random
+//@ buffer y float[n] poison output
+//@ grid   cdiv(n, 256)
+//@ block  256
+//@ check  none
+__global__ void bare(int n, const float *x, float *y)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = fminf(x[i], FLT_MAX);
+}
