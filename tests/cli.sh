@@ -122,6 +122,35 @@ t "lessons: each session of sessions/ with the first comment line of its file" '
 	done &&
 	[ $(grep -c "^[a-z]" "$tmp/o") -ge $(ls sessions/*.session | wc -l) ]'
 
+# ---- counters: every one a lesson asks for or asserts has a friendly name,
+# with its meaning, in `help metrics` (a raw ncu name there would be shown
+# as it is, beside figures with their meaning)
+t "lessons: every counter they read or assert is a figure with a meaning" '
+	"$CUPLAY" -c "help metrics" >"$tmp/figs" && python3 - "$tmp/figs" sessions/*.session kernels_src/*.cu <<"PY"
+import re, sys
+help = open(sys.argv[1]).read()
+figs = help[help.index("\nFigures"):]
+names = set(re.findall(r"^  ([a-z][a-z0-9_]*)  +\S", figs, re.M))
+sets = set(re.search(r"^Sets: (.*)$", figs, re.M).group(1).split())
+files = [f for f in sys.argv[2:] if f.endswith(".session")]
+src = "".join(open(f).read() for f in sys.argv[2:] if f.endswith(".cu"))
+kernels = set(w for w in re.findall(r"\b(\w+)\s*\(", src))
+used = set()
+for f in files:
+    for line in open(f):
+        m = re.match(r"expect \S+ metric (\S+) ", line)
+        if m:
+            used.add(m.group(1))
+        m = re.match(r"metrics (.*)", line)
+        if m:
+            used |= {w for w in m.group(1).split()
+                     if (w not in kernels or w in names) and w not in sets and w not in ("on", "off", "list")}
+bad = sorted(u for u in used if u not in names)
+assert len(names) >= 20 and len(used) >= 8, (len(names), sorted(used))
+assert not bad, "not figures of help metrics: %s" % bad
+print("%d counters, all figures" % len(used))
+PY'
+
 # ---- make ----------------------------------------------------------------
 MAKE_BIN=${MAKE_BIN:-cuplay}
 MK="make --no-print-directory"

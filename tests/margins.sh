@@ -3,7 +3,8 @@
 # named) REPLAYS times (default 5), each in a fresh process, and prints for
 # each expectation the smallest margin seen (how far its figure stayed past
 # its bound), so a lesson that passes by 1% is seen before a class sees it
-# fail. Without a GPU: "margins: skipped: no GPU".
+# fail. A replay fails as well where the narration lacks a figure (a bare
+# "?", or "(no timed run of K)"). Without a GPU: "margins: skipped: no GPU".
 . "$(dirname "$0")/lib.sh"
 export XDG_CACHE_HOME="$tmp/cache"
 if ! have_gpu; then
@@ -23,6 +24,12 @@ for l in "${lessons[@]}"; do
 		"$CUPLAY" "sessions/$l.session" >"$tmp/$l.$r" 2>&1 </dev/null
 		st=$?
 		[ $st = 0 ] || { fails=$((fails + 1)); echo "$l: replay $r: exit $st"; grep -i 'expectation failed\|error' "$tmp/$l.$r" | head -n 5; }
+		# a figure the narration could not give: a bare "?" where it belongs, or
+		# the words that say which run is missing
+		if grep -nE '(^|[ (])\?([ ,.;:)]|$)|\(no timed run of |\(no timeline of |\(its memory size: no GPU\)' \
+			"$tmp/$l.$r" >"$tmp/$l.q"; then
+			fails=$((fails + 1)); echo "$l: replay $r: a figure missing from the narration:"; head -n 5 "$tmp/$l.q"
+		fi
 		grep -o '^expect: .*' "$tmp/$l.$r" | sed "s/^/$r	/" >>"$tmp/$l.all"
 		grep -o '^expect .*: skipped.*' "$tmp/$l.$r" | sed "s/^/$r	/" >>"$tmp/$l.all"
 	done

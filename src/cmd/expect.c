@@ -1,6 +1,7 @@
 /* expect.c: assertions on the results of earlier runs. */
 #include "expect.h"
 #include "explain.h"
+#include "metrics.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,6 +62,11 @@ static const run_record *find_if(const app *a, const char *label, int want)
 const run_record *expect_find(const app *a, const char *label)
 {
 	return find_if(a, label, WANT_ANY);
+}
+
+const run_record *expect_find_timed(const app *a, const char *label)
+{
+	return find_if(a, label, WANT_TIMED);
 }
 
 static int valid_label(const char *s)
@@ -156,8 +162,11 @@ static int expect_counter(app *a, const char *label, const char *name, const cha
 		         (int)strcspn(label, "["), label);
 		return failed(a, buf);
 	}
+	/* a raw name that a figure shows as it is: that figure's short name */
+	const metric_def *short_def = strstr(name, "__") ? metrics_by_raw(name) : NULL;
 	int i = 0;
-	while (i < r->nmet && strcmp(r->met_names[i], name) != 0)
+	while (i < r->nmet && strcmp(r->met_names[i], name) != 0 &&
+	       !(short_def && strcmp(r->met_names[i], short_def->name) == 0))
 		i++;
 	if (i == r->nmet) {
 		const char *near = nearest_name(name, (const char *const *)r->met_names, r->nmet);

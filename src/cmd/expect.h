@@ -25,5 +25,8 @@ int expect_run(app *a, int argc, char **argv);
 
 /* The latest record matching "kernel[NAME=VALUE,...]", or NULL. */
 const run_record *expect_find(const app *a, const char *label);
+/* The latest timed result for label, past later untimed ones (a `metrics`
+ * run, a compile-only run); NULL when there is none. */
+const run_record *expect_find_timed(const app *a, const char *label);
 
 #endif

@@ -4,17 +4,23 @@
  *   {median K} {gbps K} {roof K} {gflops K}   K's last run (K may carry [SEL])
  *   {overlap K}                      the share of copy time under kernels in its timeline
  *   {speedup A B}                    median(B) / median(A)
- *   {{ and }}                        braces */
+ *   {{ and }}                        braces
+ * A kernel's figures come from its latest timed run, whatever ran since (a
+ * `metrics` run has counters and no times). A figure that is not there is
+ * said in words, never as a bare mark: "(no timed run of K)". */
 #include "app.h"
 #include "expect.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const run_record *timed(app *a, const char *label)
+/* K's latest timed run; NULL, with what is missing said in b, without one */
+static const run_record *timed(app *a, const char *label, sbuf *b)
 {
-	const run_record *r = expect_find(a, label);
-	return r && r->timed ? r : NULL;
+	const run_record *r = expect_find_timed(a, label);
+	if (!r)
+		sb_printf(b, "(no timed run of %s)", label);
+	return r;
 }
 
 /* One placeholder's text into b; -1 when the name is not one. */
@@ -41,16 +47,18 @@ static int expand_one(app *a, char *inner, sbuf *b)
 			fmt_bytes((double)d.total_mem, x, sizeof x);
 			sb_puts(b, x);
 		} else if (strcmp(w[0], "mem") == 0)
-			sb_puts(b, "?");
+			sb_puts(b, "(its memory size: no GPU)");
 		else
 			return -1;
 		return 0;
 	}
 	if (n == 2 && (strcmp(w[0], "median") == 0 || strcmp(w[0], "gbps") == 0 || strcmp(w[0], "roof") == 0 ||
 	               strcmp(w[0], "gflops") == 0 || strcmp(w[0], "overlap") == 0)) {
-		const run_record *r = timed(a, w[1]);
-		if (!r || a->mask_times) {
-			sb_puts(b, r ? "<t>" : "?");
+		const run_record *r = timed(a, w[1], b);
+		if (!r)
+			return 0;
+		if (a->mask_times) {
+			sb_puts(b, "<t>");
 			return 0;
 		}
 		if (strcmp(w[0], "median") == 0) {
@@ -62,7 +70,7 @@ static int expand_one(app *a, char *inner, sbuf *b)
 			sb_printf(b, "%.0f%%", r->roof_frac * 100);
 		} else if (strcmp(w[0], "overlap") == 0) {
 			if (r->overlap < 0)
-				sb_puts(b, "?");
+				sb_printf(b, "(no timeline of %s)", w[1]);
 			else
 				sb_printf(b, "%.0f%%", r->overlap * 100);
 		} else {
@@ -71,9 +79,12 @@ static int expand_one(app *a, char *inner, sbuf *b)
 		return 0;
 	}
 	if (n == 3 && strcmp(w[0], "speedup") == 0) {
-		const run_record *ra = timed(a, w[1]), *rb = timed(a, w[2]);
-		if (!ra || !rb || a->mask_times)
-			sb_puts(b, ra && rb ? "<t>" : "?");
+		const run_record *ra = timed(a, w[1], b);
+		const run_record *rb = ra ? timed(a, w[2], b) : NULL;
+		if (!ra || !rb)
+			return 0;
+		if (a->mask_times)
+			sb_puts(b, "<t>");
 		else
 			sb_printf(b, "%.2fx", rb->st.median / ra->st.median);
 		return 0;

@@ -61,6 +61,12 @@ static const metric_def catalogue[] = {
 	  MK_VALUE, { "smsp__inst_executed_op_shared_ld.sum", NULL, NULL }, MU_COUNT, NULL },
 	{ "shared_st_inst", "shared-memory store instructions (warp requests)",
 	  MK_VALUE, { "smsp__inst_executed_op_shared_st.sum", NULL, NULL }, MU_COUNT, NULL },
+	{ "ld_requests", "global load requests: one per warp load instruction (a scattered one costs more sectors, not more requests)",
+	  MK_VALUE, { LD_REQ, NULL, NULL }, MU_COUNT, NULL },
+	{ "st_requests", "global store requests: one per warp store instruction",
+	  MK_VALUE, { ST_REQ, NULL, NULL }, MU_COUNT, NULL },
+	{ "local_ld_sectors", "32-byte sectors loaded from local memory: spilled registers read back (0 without spills)",
+	  MK_VALUE, { "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", NULL, NULL }, MU_COUNT, "0" },
 	{ "atomic_requests", "global atomic requests (atom: atomicAdd with its result used, atomicCAS, ...)",
 	  MK_VALUE, { "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", NULL, NULL }, MU_COUNT, NULL },
 	{ "reduction_requests", "global reduction requests (red: an atomicAdd whose result is unused)",
@@ -104,6 +110,21 @@ static int def_index(const char *name)
 const metric_def *metrics_find(const char *name)
 {
 	int i = def_index(name);
+	return i < 0 ? NULL : &catalogue[i];
+}
+
+/* The figure that shows one raw metric as it is, or -1 */
+static int def_of_raw(const char *raw)
+{
+	for (size_t i = 0; i < ARRAY_LEN(catalogue); i++)
+		if (catalogue[i].kind == MK_VALUE && strcmp(catalogue[i].raw[0], raw) == 0)
+			return (int)i;
+	return -1;
+}
+
+const metric_def *metrics_by_raw(const char *raw)
+{
+	int i = def_of_raw(raw);
 	return i < 0 ? NULL : &catalogue[i];
 }
 
@@ -209,6 +230,8 @@ static int parse_word(const char *w, metric_sel *s, char **err)
 	int i = def_index(w);
 	if (i >= 0)
 		return add_fig(s, i, w, err);
+	if (is_raw_name(w) && (i = def_of_raw(w)) >= 0)
+		return add_fig(s, i, catalogue[i].name, err); /* its short name, with its meaning */
 	if (is_raw_name(w)) {
 		if (strlen(w) >= METRICS_NAME)
 			return fail(err, "metric name too long: '%.40s...'", w);

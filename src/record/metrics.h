@@ -47,6 +47,10 @@ typedef struct metric_def {
 const metric_def *metrics_catalogue(int *n);
 /* A figure by short name, or NULL. */
 const metric_def *metrics_find(const char *name);
+/* The figure that shows a raw ncu metric as it is (ld_requests for
+ * l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum), or NULL: a raw name typed
+ * by hand is shown, and found by `expect`, under that figure's short name. */
+const metric_def *metrics_by_raw(const char *raw);
 /* The figures of a named set as a space-separated list, or NULL. */
 const char *metrics_set(const char *name);
 /* The set names: "default", "memory", "shared", "occupancy", "sol",

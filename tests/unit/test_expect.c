@@ -116,9 +116,69 @@ TEST(diagnosis)
 	app_free(&a);
 }
 
+/* A `metrics` run after the timed ones: counters (short name and raw, as
+ * look_record_metrics keeps them), no times */
+static void add_metrics_run(app *a, const char *k, const char *v)
+{
+	measurement r;
+	memset(&r, 0, sizeof r);
+	r.file = xstrdup("t.cu");
+	r.kernel = xstrdup(k);
+	r.values = xstrdup(v);
+	r.launched = 1;
+	r.nmet = 2;
+	r.met_names = xcalloc(3, sizeof *r.met_names);
+	r.met_values = xcalloc(3, sizeof *r.met_values);
+	r.met_names[0] = xstrdup("reduction_requests");
+	r.met_names[1] = xstrdup("l1tex__t_requests_pipe_lsu_mem_global_op_red.sum");
+	r.met_values[0] = r.met_values[1] = 4096;
+	keep_record(a, &r);
+}
+
+static int say_is(app *a, const char *text, const char *want)
+{
+	char *bad = NULL;
+	char *got = say_expand(a, text, &bad);
+	int ok = strcmp(got, want) == 0 && !bad;
+	if (!ok)
+		fprintf(stderr, "  say '%s': got '%s', want '%s'\n", text, got, want);
+	free(got);
+	free(bad);
+	return ok;
+}
+
+/* Narration takes each kernel's latest timed run, past a later `metrics`
+ * run; a figure that is not there is said in words. A counter asserted by
+ * its raw name is found under the figure that shows it. */
+TEST(say_after_metrics)
+{
+	app a;
+	app_init(&a, "cuplay");
+	a.gpu = 1;
+	add_run(&a, "reduce_global", "N=1", 200, 0.2, 50);
+	add_run(&a, "reduce_warp", "N=1", 50, 0.2, 50);
+	add_metrics_run(&a, "reduce_global", "N=1");
+	add_metrics_run(&a, "reduce_warp", "N=1");
+	CHECK(say_is(&a, "warp: {speedup reduce_warp reduce_global} over the baseline", "warp: 4.00x over the baseline"));
+	CHECK(say_is(&a, "{median reduce_warp}", "50.0 ms")); /* samples in ms */
+	CHECK(say_is(&a, "{roof reduce_shared}", "(no timed run of reduce_shared)"));
+	CHECK(say_is(&a, "{speedup reduce_shared reduce_global}!", "(no timed run of reduce_shared)!"));
+	CHECK(say_is(&a, "{speedup reduce_warp reduce_first}", "(no timed run of reduce_first)"));
+	CHECK(say_is(&a, "{{roof}} {gbps reduce_warp[N=2]}", "{roof} (no timed run of reduce_warp[N=2])"));
+	a.mask_times = 1;
+	CHECK(say_is(&a, "{roof reduce_warp} {roof reduce_x}", "<t> (no timed run of reduce_x)"));
+	a.mask_times = 0;
+	/* the counter by either name */
+	CHECK(expect_line(&a, "expect reduce_warp metric reduction_requests < 10000") == 0);
+	CHECK(expect_line(&a, "expect reduce_warp metric l1tex__t_requests_pipe_lsu_mem_global_op_red.sum < 10000") == 0);
+	CHECK(expect_line(&a, "expect reduce_warp metric reduction_requests > 10000") == -1);
+	app_free(&a);
+}
+
 int main(void)
 {
 	RUN(faster_by_interval);
 	RUN(diagnosis);
+	RUN(say_after_metrics);
 	return test_report("expect");
 }

@@ -131,11 +131,23 @@ TEST(lists)
 	CHECK_STREQ(s.fig[3].name, "l2_hit");
 	CHECK(s.nraw == 4);
 
-	/* a raw name by hand, and one a figure also needs: one counter */
+	/* a raw name by hand that a figure shows as it is: that figure, under
+	 * its short name, once */
 	CHECK(metrics_parse("dram__bytes_read.sum dram_read", &s, &err) == 0);
-	CHECK(s.nfig == 2 && s.nraw == 1);
-	CHECK(s.fig[0].def == -1 && s.fig[1].def >= 0);
-	CHECK(s.fig[0].raw[0] == 0 && s.fig[1].raw[0] == 0);
+	CHECK(s.nfig == 1 && s.nraw == 1);
+	CHECK(s.fig[0].def >= 0 && s.fig[0].raw[0] == 0);
+	CHECK_STREQ(s.fig[0].name, "dram_read");
+	CHECK(metrics_parse("l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", &s, &err) == 0);
+	CHECK(s.nfig == 1 && strcmp(s.fig[0].name, "reduction_requests") == 0);
+	CHECK(metrics_by_raw("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum") == metrics_find("local_ld_sectors"));
+	CHECK(metrics_by_raw("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") == metrics_find("ld_sectors"));
+	CHECK(metrics_by_raw("sm__cycles_elapsed.avg") == NULL);
+	/* one no figure shows as it is: by its raw name; a ratio's input is
+	 * one counter with the ratio */
+	CHECK(metrics_parse("sm__cycles_elapsed.avg l1tex__t_requests_pipe_lsu_mem_global_op_st.sum st_sectors_per_req",
+	                    &s, &err) == 0);
+	CHECK(s.nfig == 3 && s.fig[0].def == -1 && s.nraw == 3);
+	CHECK_STREQ(s.fig[1].name, "st_requests");
 
 	/* memory: ratios bring both counters */
 	CHECK(metrics_parse("memory", &s, &err) == 0);
