@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# tests/report.sh [REPORT.html [CHARTS]]: the lab report opens in a real
-# browser. Without arguments: a report of a compile-only session is made
-# and checked. With a report made elsewhere (on a GPU): that report, which
-# must hold at least CHARTS inline charts. Headless Chromium loads the page,
-# takes a screenshot and dumps the DOM, which must hold every table and
-# chart; the Markdown report must be Markdown of the same tables.
+# tests/report.sh [REPORT.html [CHARTS [TIMED]]]: the lab report opens in a
+# real browser. Without arguments: a report of a compile-only session is
+# made and checked. With a report made elsewhere (on a GPU): that report,
+# which must hold at least CHARTS inline charts and a results row for each
+# of its TIMED timed runs and no other. Headless Chromium loads the page at
+# 1280 px, takes a screenshot and dumps the DOM, which must hold every table
+# and chart and no element past the page's width; the Markdown report must
+# be Markdown of the same tables.
 # Closing line: "report: N passed, N failed, N skipped".
 . "$(dirname "$0")/lib.sh"
 export XDG_CACHE_HOME="$tmp/cache"
@@ -14,6 +16,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" 2>/dev/n
 
 page=${1:-}
 charts=${2:-0}
+timed=${3:-}
 if [ -z "$page" ]; then
 	page=$tmp/lab.html
 	"$CUPLAY" --no-gpu -c "use transpose; run; set PAD=0; run transpose_tiled; use reduce; run; report $page; report $tmp/lab.md" \
@@ -68,10 +71,17 @@ else
 	url="file://$(cd "$(dirname "$page")" && pwd)/$(basename "$page")"
 	flags="--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=$tmp/profile"
 	timeout 120 $browser $flags --window-size=1280,2400 --screenshot="$tmp/lab.png" "$url" >"$tmp/shot.log" 2>&1
-	timeout 120 $browser $flags --dump-dom "$url" >"$tmp/dom.html" 2>"$tmp/dom.log"
-	if python3 - "$tmp/dom.html" "$tmp/lab.png" "$page" "$charts" >"$tmp/out" 2>&1 <<'PY'
-import sys, html.parser, struct
+	timeout 120 $browser $flags --window-size=1280,2400 --dump-dom "$url" >"$tmp/dom.html" 2>"$tmp/dom.log"
+	# the same page with a probe at its end: every element's box against the
+	# page's width, written into the DOM that Chromium dumps
+	probe=$tmp/probe.html
+	sed 's|</body>|<script>(function(){var W=document.documentElement.clientWidth,bad=[],all=document.body.querySelectorAll("*");for(var i=0;i<all.length;i++){var r=all[i].getBoundingClientRect();if(r.width>0\&\&(r.right>W+0.5\|\|r.left<-0.5))bad.push(all[i].tagName+" "+Math.round(r.left)+".."+Math.round(r.right));}document.body.setAttribute("data-width",W);document.body.setAttribute("data-overflow",bad.length+": "+bad.slice(0,6).join(", "));})();</script></body>|' \
+		"$page" >"$probe"
+	timeout 120 $browser $flags --window-size=1280,2400 --dump-dom "file://$probe" >"$tmp/probe.dom" 2>>"$tmp/dom.log"
+	if python3 - "$tmp/dom.html" "$tmp/lab.png" "$page" "$charts" "$tmp/probe.dom" "$timed" >"$tmp/out" 2>&1 <<'PY'
+import re, sys, html.parser, struct
 dom, png, src, charts = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+probe, timed = open(sys.argv[5], encoding="utf-8").read(), sys.argv[6]
 class P(html.parser.HTMLParser):
     def __init__(self):
         super().__init__(); self.tags = {}; self.rows = 0; self.in_td = False
@@ -88,7 +98,28 @@ b = open(png, "rb").read()
 assert b[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
 w, h = struct.unpack(">II", b[16:24])
 assert w == 1280 and h == 2400 and len(b) > 20000, (w, h, len(b))
-print("%d tables, %d rows, %d charts; screenshot %dx%d, %d bytes" % (d["table"], d["tr"], d.get("svg", 0), w, h, len(b)))
+# at 1280 px nothing is wider than the page
+width = re.search(r'data-width="(\d+)"', probe)
+over = re.search(r'data-overflow="([^"]*)"', probe)
+assert width and over, "the probe did not run"
+assert int(width.group(1)) == 1280 and over.group(1).startswith("0:"), (width.group(1), over.group(1))
+# the results tables: a row per timed run; a run without times only where
+# nothing was launched (compile-only) or it failed, never a `metrics` run
+page = open(src, encoding="utf-8").read()
+rows = timed_rows = 0
+for t in re.findall(r"<h3>Results</h3>\s*<table>(.*?)</table>", page, re.S):
+    for tr in re.findall(r"<tr>(.*?)</tr>", t, re.S)[1:]:
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)
+        rows += 1
+        if cells[3]:
+            timed_rows += 1
+        else:
+            assert cells[2] in ("not launched", "FAIL") or cells[3] == "interrupted", cells
+        assert not cells[-1].startswith("metrics"), cells
+if timed:
+    assert rows == timed_rows == int(timed), (rows, timed_rows, timed)
+print("%d tables, %d rows, %d charts, %d results rows (%d timed), no element past 1280 px; screenshot %dx%d, %d bytes"
+      % (d["table"], d["tr"], d.get("svg", 0), rows, timed_rows, w, h, len(b)))
 PY
 	then
 		ok "Chromium: $(cat "$tmp/out")"

@@ -2,6 +2,7 @@
 #include "lab.h"
 #include "chart.h"
 #include "explain.h"
+#include "metrics.h"
 #include "roofline.h"
 #include "util.h"
 
@@ -216,6 +217,12 @@ static char *label_of(const measurement *r, int const *idx, int n, int i)
 	return xstrdup(m->kernel);
 }
 
+/* a `metrics` run: counters, and no times of its own */
+static int counters_only(const measurement *m)
+{
+	return m->nmet > 0 && !m->timed && !m->interrupted;
+}
+
 static void results(FILE *f, lab_format fmt, const measurement *r, const int *idx, int n)
 {
 	static const char *const head[] = { "kernel", "values", "check", "median", "±95%", "min .. max", "GB/s",
@@ -226,6 +233,8 @@ static void results(FILE *f, lab_format fmt, const measurement *r, const int *id
 	for (int i = 0; i < n; i++) {
 		const measurement *m = &r[idx[i]];
 		char b[96], lo[32], hi[32];
+		if (counters_only(m))
+			continue; /* a `metrics` run: its counters are in their own table */
 		t_cell(&t, m->kernel, 0);
 		t_cell(&t, m->values, 0);
 		t_cell(&t, m->launched ? measure_check_word(m) : "not launched", 0);
@@ -317,6 +326,51 @@ static void speedups(FILE *f, lab_format fmt, const measurement *r, const int *i
 	free(bl);
 }
 
+/* Is met_names[k] of m a raw input of another of its figures (a record keeps
+ * both, for `expect` by either name)? Then the figure stands for it. */
+static int covered(const measurement *m, int k)
+{
+	if (!strstr(m->met_names[k], "__"))
+		return 0;
+	for (int q = 0; q < m->nmet; q++) {
+		const metric_def *d = q == k ? NULL : metrics_find(m->met_names[q]);
+		for (int j = 0; d && j < 3; j++)
+			if (d->raw[j] && strcmp(d->raw[j], m->met_names[k]) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* the name a counter is shown under: a figure's short name for a raw
+ * metric that a figure shows as it is */
+static const char *shown_name(const char *name)
+{
+	const metric_def *d = strstr(name, "__") ? metrics_by_raw(name) : NULL;
+	return d ? d->name : name;
+}
+
+/* the raw ncu metrics behind a shown name ("" for a raw one) */
+static void raw_of(const char *shown, char *buf, size_t n)
+{
+	const metric_def *d = metrics_find(shown);
+	buf[0] = 0;
+	for (int j = 0; d && j < 3; j++)
+		if (d->raw[j])
+			snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", j ? ", " : "", d->raw[j]);
+}
+
+/* a counter's value in m under its shown name, or "" */
+static void counter_value(const measurement *m, const char *shown, char *b, size_t n)
+{
+	b[0] = 0;
+	for (int q = 0; q < m->nmet; q++)
+		if (strcmp(shown_name(m->met_names[q]), shown) == 0 && m->met_values[q] == m->met_values[q])
+			snprintf(b, n, "%.4g", m->met_values[q]); /* NaN: not measured */
+}
+
+/* The counters of every run that read some: a row per counter, once, by its
+ * short name (the raw ncu metrics as its tooltip, or in a note in
+ * Markdown), a column per run. */
 static void counters(FILE *f, lab_format fmt, const measurement *r, const int *idx, int n)
 {
 	int with[64], nw = 0;
@@ -325,6 +379,22 @@ static void counters(FILE *f, lab_format fmt, const measurement *r, const int *i
 			with[nw++] = i;
 	if (nw == 0)
 		return;
+	/* the counters, in the order they first come */
+	const char **names = NULL;
+	int nn = 0;
+	for (int j = 0; j < nw; j++) {
+		const measurement *m = &r[idx[with[j]]];
+		for (int k = 0; k < m->nmet; k++) {
+			const char *sn = shown_name(m->met_names[k]);
+			int seen = covered(m, k);
+			for (int q = 0; q < nn && !seen; q++)
+				seen = strcmp(names[q], sn) == 0;
+			if (seen)
+				continue;
+			names = xrealloc(names, (size_t)(nn + 1) * sizeof *names);
+			names[nn++] = sn;
+		}
+	}
 	heading(f, fmt, 3, "Hardware counters");
 	const char **head = xcalloc((size_t)nw + 1, sizeof *head);
 	char **labels = xcalloc((size_t)nw, sizeof *labels);
@@ -335,24 +405,40 @@ static void counters(FILE *f, lab_format fmt, const measurement *r, const int *i
 	}
 	tw t = { 0 };
 	t_begin(&t, f, fmt, head, nw + 1);
-	/* the metrics of the first record with counters, in its order */
-	const measurement *m0 = &r[idx[with[0]]];
-	for (int k = 0; k < m0->nmet; k++) {
-		t_cell(&t, m0->met_names[k], 0);
+	sbuf note = { 0 };
+	for (int k = 0; k < nn; k++) {
+		char raw[3 * METRICS_NAME];
+		raw_of(names[k], raw, sizeof raw);
+		if (fmt == LAB_HTML && raw[0]) {
+			fputs("<tr><td title=\"", f);
+			esc(f, fmt, raw);
+			fputs("\">", f);
+			esc(f, fmt, names[k]);
+			fputs("</td>", f);
+			t.col = 1;
+		} else {
+			t_cell(&t, names[k], 0);
+		}
+		if (raw[0])
+			sb_printf(&note, "%s%s: %s", note.len ? "; " : "", names[k], raw);
 		for (int j = 0; j < nw; j++) {
-			const measurement *m = &r[idx[with[j]]];
-			char b[64] = "";
-			for (int q = 0; q < m->nmet; q++)
-				if (strcmp(m->met_names[q], m0->met_names[k]) == 0 && m->met_values[q] == m->met_values[q])
-					snprintf(b, sizeof b, "%.4g", m->met_values[q]); /* NaN: not measured */
+			char b[64];
+			counter_value(&r[idx[with[j]]], names[k], b, sizeof b);
 			t_cell(&t, b, 1);
 		}
 	}
 	t_end(&t);
+	if (fmt == LAB_MARKDOWN && note.len) {
+		char *p = xasprintf("Raw ncu metrics: %s.", note.s);
+		para(f, fmt, p);
+		free(p);
+	}
+	sb_free(&note);
 	for (int j = 0; j < nw; j++)
 		free(labels[j]);
 	free(labels);
 	free(head);
+	free(names);
 }
 
 /* What `explain` said of each kernel explained: the lab's three answers. */
@@ -451,8 +537,8 @@ static void kernels(FILE *f, lab_format fmt, const measurement *r, const int *id
 static const char style[] =
 	"body{font-family:Helvetica,Arial,sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222}"
 	"table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.9em}"
-	"th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:left}"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}"
+	"th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:left}td{overflow-wrap:anywhere}"
+	"td.n{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:normal}th{background:#f3f3f3}"
 	"pre{background:#f7f7f7;padding:0.8em;overflow-x:auto;font-size:0.85em}"
 	"figure{margin:0.5em 0 1.5em}svg{max-width:100%;height:auto}";
 
