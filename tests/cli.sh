@@ -204,6 +204,28 @@ lesson=$(basename "${lesson:-none}" .session)
 t "installed: a shipped lesson by name, from elsewhere" '
 	cd "$tmp/own" && "$inst/bin/cuplay" -c lessons | grep -q "^$lesson " &&
 	"$inst/bin/cuplay" --no-gpu --mask-times "$lesson" >"$tmp/o" 2>&1 || { cat "$tmp/o"; false; }'
+# an unpacked release: the same install without .git, and inside another
+# repository that ignores the tree (a course's own): the shipped files are
+# MANIFEST's either way, not git's (which answers nothing there)
+for layout in nogit nested; do
+	case $layout in
+	nogit)  tree=$tmp/unpacked/cuplay ;;
+	nested) tree=$tmp/course/labs/cuplay
+	        mkdir -p "$tmp/course/labs" && git -C "$tmp/course" init -q &&
+	        echo "labs/" >"$tmp/course/.gitignore" && git -C "$tmp/course" add .gitignore &&
+	        git -C "$tmp/course" -c user.name=t -c user.email=t@t commit -qm course ;;
+	esac
+	mkdir -p "$tree" && cp -p Makefile MANIFEST cuplay.1 "$tree/" && cp -p "$CUPLAY" "$tree/cuplay" &&
+	for f in $(shipped); do mkdir -p "$tree/${f%/*}" && cp -p "$f" "$tree/$f"; done &&
+	cp -p tests/golden/kernels/saxpy.cu "$tree/kernels_src/zz_mine.cu"
+	t "install from an unpacked tree ($layout): MANIFEST's files alone" '
+		( cd "$tree" && [ "$layout" = nogit ] || git rev-parse --show-toplevel >/dev/null 2>&1 ) &&
+		( cd "$tree" && $MK -s -o cuplay install DESTDIR="$tmp/dest-$layout" PREFIX=/opt/c >"$tmp/o" 2>&1 ) &&
+		want=$(shipped | sort) &&
+		have=$(cd "$tmp/dest-$layout/opt/c/share/cuplay" && find . -type f | sed "s|^\./||" | sort) &&
+		[ -n "$want" ] && [ "$want" = "$have" ] || { cat "$tmp/o"; echo "want: ${want:-}"; echo "have: ${have:-}"; false; }'
+done
+
 # every --option of the usage text is in the man page (its source without
 # the roff escapes: \-\-no\-gpu)
 man_names_options() {
