@@ -2,6 +2,7 @@
  * document results print into, the records of what was measured, and the
  * GPU worker brought up on demand. */
 #include "app.h"
+#include "sass.h"
 #include "ccserver.h"
 #include "ref.h"
 #include "search.h"
@@ -431,6 +432,53 @@ int app_roofs_once(app *a)
 	}
 	a->roof_busy = 0;
 	return 0;
+}
+
+int app_kernel_pipe(const cunit *u, const char *name, tensor_use *use)
+{
+	tensor_use own;
+	if (!use)
+		use = &own;
+	memset(use, 0, sizeof *use);
+	use->prec = -1;
+	int ci = u ? cunit_find(u, name) : -1;
+	if (ci < 0 || !u->ptx || !u->lowered[ci])
+		return -1;
+	char *f = ptx_extract(u->ptx, u->lowered[ci], NULL, 0);
+	if (!f)
+		return -1;
+	tensor_use_ptx(f, use);
+	free(f);
+	return use->prec >= 0 ? use->prec : PIPE_FP32;
+}
+
+int app_troofs_once(app *a)
+{
+	if (a->no_gpu || a->gpu == 0 || !a->troof_hook || a->roof_busy || a->troof.device == a->device + 1)
+		return 0;
+	int gpu = app_gpu(a);
+	if (gpu <= 0)
+		return gpu;
+	a->roof_busy = 1;
+	if (a->troof_hook(a) != 0) {
+		/* said; not tried again on this device (`roof` does) */
+		memset(&a->troof, 0, sizeof a->troof);
+		a->troof.device = a->device + 1;
+	}
+	a->roof_busy = 0;
+	return 0;
+}
+
+double app_pipe_roof(app *a, int p)
+{
+	if (p == PIPE_FP32) {
+		if (app_roofs_once(a) != 0)
+			return 0;
+		return a->roof.device == a->device + 1 ? a->roof.gflops : 0;
+	}
+	if (p < 0 || p >= TP_N || app_troofs_once(a) != 0)
+		return 0;
+	return a->troof.device == a->device + 1 ? a->troof.roof[p] : 0;
 }
 
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p)

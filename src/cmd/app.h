@@ -14,6 +14,7 @@
 #include "report.h"
 #include "spec.h"
 #include "stats.h"
+#include "tensor.h"
 #include "util.h"
 #include "client.h"
 
@@ -61,6 +62,18 @@ typedef struct roofs {
 	double gflops;
 } roofs;
 
+/* The tensor cores' ceilings of one device by precision (tensor.h's
+ * tensor_prec), in GFLOP/s (GOP/s for INT8), measured by cuplay's own
+ * register-only kernels: through mma.sync, through wgmma (sm_90 only), and
+ * the roof, the better of the two; 0 where not measured (a precision the
+ * device lacks). Kept apart from the memory roofs: measured only where a
+ * figure needs them (`roof`, explain, roofline, a kernel on the tensor
+ * cores), since their compile takes seconds. */
+typedef struct troofs {
+	int device;           /* the device measured + 1; 0: not measured */
+	double mma[TP_N], wgmma[TP_N], roof[TP_N];
+} troofs;
+
 typedef struct app {
 	/* options */
 	int no_gpu, mask_times, interactive, color, step, bail;
@@ -90,6 +103,8 @@ typedef struct app {
 	roofs roof;           /* the device's ceilings, measured once per device */
 	int (*roof_hook)(struct app *a); /* measures them quietly (cmd/inspect.c's app_roof_measure) */
 	int roof_busy;        /* measuring them now */
+	troofs troof;         /* the tensor roofs, measured once per device when needed */
+	int (*troof_hook)(struct app *a); /* measures them quietly (cmd/troof.c's app_troof_measure) */
 	double link_gbps[LINK_N]; /* the host link, each way, pageable and pinned (`roof`); 0 unknown */
 	int notice_said;
 	char *gpu_why;        /* why there is no GPU ("no CUDA driver found"), once known */
@@ -219,12 +234,21 @@ int app_plot(app *a, const char *path);
  * measurement (through roof_hook): 0 done or nothing to do (no GPU), -1
  * when the GPU worker cannot start (said). */
 int app_roofs_once(app *a);
+/* The tensor roofs of the current device, as app_roofs_once (through
+ * troof_hook): 0 done or nothing to do, -1 no GPU. */
+int app_troofs_once(app *a);
+/* The roof of pipe p (tensor_prec, or PIPE_FP32 for the FMA roof) of the
+ * current device in GFLOP/s, measured first where it is not; 0 unknown. */
+double app_pipe_roof(app *a, int p);
 
 /* Shared by run.c and compare.c: the record of res, kept in a->runs (the
  * pointer holds until the next one is added). */
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p);
 /* Keeps m (moved) in a->runs, as add_record. */
 const measurement *keep_record(app *a, measurement *m);
+/* The pipe kernel `name` of unit u runs its flops on (measure.h's pipe),
+ * from its PTX's tensor-core instructions; *use (may be NULL) what they are. */
+int app_kernel_pipe(const cunit *u, const char *name, tensor_use *use);
 int pick_kernels(app *a, char **names, int n, int **out, int *nout);
 void progress(void *ctx, int n, double last_ms);
 /* Prints what failed in a result's checks, one error line each. */

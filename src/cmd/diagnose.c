@@ -8,6 +8,8 @@
 #include "occupancy.h"
 #include "ptxread.h"
 #include "roofline.h"
+#include "sass.h"
+#include "tensor.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -60,6 +62,54 @@ static void set_plan_metrics(const metric_sel *s, plan *p)
 		snprintf(p->metrics[i], sizeof p->metrics[i], "%s", s->raw[i]);
 }
 
+/* The pipe of the kernel planned in p: its tensor-core instructions (the
+ * SASS where a disassembler is at hand, else the PTX), what else its code
+ * holds that the tensor rules read, and the roofs of that pipe. */
+static void fill_pipe(app *a, const runctx *c, const plan *p, const measurement *m, explain_in *in)
+{
+	int ci = cunit_find(c->u, p->launch.name);
+	in->sm = c->sm;
+	char *f = ci >= 0 && c->u->ptx && c->u->lowered[ci] ? ptx_extract(c->u->ptx, c->u->lowered[ci], NULL, 0) : NULL;
+	if (!f)
+		return;
+	tensor_use use;
+	tensor_use_ptx(f, &use);
+	in->pipe = use.prec >= 0 ? use.prec : PIPE_FP32;
+	in->tensor_kind = use.kind;
+	in->ldmatrix = strstr(f, "ldmatrix") != NULL;
+	in->async_copy = strstr(f, "cp.async") != NULL;
+	free(f);
+	const devinfo *d = &c->dev;
+	if (in->pipe == PIPE_FP32) {
+		in->pipe_roof = in->roof_gflops;
+		in->pipe_datasheet = tensor_datasheet(d->name, d->sm_count, PIPE_FP32, NULL);
+		return;
+	}
+	snprintf(in->tensor_sass, sizeof in->tensor_sass, "%s", use.sass);
+	char *tool = NULL, *why = NULL, *listing = NULL, *err = NULL;
+	if (sass_find_tool(SASS_NONE, &tool, &why) != SASS_NONE &&
+	    sass_disasm(c->u->cubin, c->u->cubin_len, c->u->lowered[ci], NULL, 0, &listing, &err) == 0) {
+		tensor_use su;
+		tensor_use_sass(listing, &su);
+		if (su.prec >= 0)
+			snprintf(in->tensor_sass, sizeof in->tensor_sass, "%s", su.sass);
+	}
+	free(tool);
+	free(why);
+	free(listing);
+	free(err);
+	if (m->res.known)
+		in->spill_bytes = (double)m->res.spill_st + m->res.spill_ld;
+	const troofs *r = &a->troof;
+	if (r->device == a->device + 1) {
+		in->pipe_roof = r->roof[in->pipe] > 0 ? r->roof[in->pipe] : NAN;
+		in->mma_roof = r->mma[in->pipe] > 0 ? r->mma[in->pipe] : NAN;
+		in->wgmma_roof = r->wgmma[in->pipe] > 0 ? r->wgmma[in->pipe] : NAN;
+	}
+	double ds = tensor_datasheet(d->name, d->sm_count, in->pipe, NULL);
+	in->pipe_datasheet = ds > 0 ? ds : NAN;
+}
+
 /* The figures of the diagnosis from the record, the result and the
  * counters' figures (NULL: none). */
 static void fill_in(app *a, const runctx *c, const plan *p, const measurement *m, double empty_ms,
@@ -85,9 +135,16 @@ static void fill_in(app *a, const runctx *c, const plan *p, const measurement *m
 		ptx_access_widths(c->u->ptx, c->u->lowered[ci], "global", &in->ld_width, &in->st_width, NULL);
 		ptx_access_widths(c->u->ptx, c->u->lowered[ci], "shared", &in->shared_ld_width, &in->shared_st_width, NULL);
 	}
+	fill_pipe(a, c, p, m, in);
 	if (!fig)
 		return;
 	in->counters = 1;
+	in->tensor_active = fig_of(s, fig, "tensor_active");
+	in->tensor_inst = fig_of(s, fig, "tensor_inst");
+	static const char *const stalls[EXPLAIN_NSTALLS] = { "stall_long_sb", "stall_barrier",
+		"stall_lg_throttle", "stall_mio_throttle", "stall_short_sb", "stall_math_pipe", "stall_wait" };
+	for (int i = 0; i < EXPLAIN_NSTALLS; i++)
+		in->stall[i] = fig_of(s, fig, stalls[i]);
 	in->sol[EXPLAIN_DRAM] = fig_of(s, fig, "sol_dram");
 	in->sol[EXPLAIN_L2] = fig_of(s, fig, "sol_l2");
 	in->sol[EXPLAIN_L1] = fig_of(s, fig, "sol_l1");
@@ -229,6 +286,18 @@ static int explain_fed(app *a, const char *path, const int *ks, int nk)
 			a->roof.best = 0;
 		if (isnan(a->roof.gflops))
 			a->roof.gflops = 0;
+		memset(&a->troof, 0, sizeof a->troof);
+		a->troof.device = a->device + 1;
+		for (int k = 0; k < TP_N; k++) {
+			char key[40];
+			snprintf(key, sizeof key, "%s_mma_gflops", tensor_prec_key(k));
+			double v = feed_val(roof, key);
+			a->troof.mma[k] = v > 0 ? v : 0;
+			snprintf(key, sizeof key, "%s_wgmma_gflops", tensor_prec_key(k));
+			v = feed_val(roof, key);
+			a->troof.wgmma[k] = v > 0 ? v : 0;
+			a->troof.roof[k] = a->troof.mma[k] > a->troof.wgmma[k] ? a->troof.mma[k] : a->troof.wgmma[k];
+		}
 		free(roof);
 	}
 	metric_sel *sel = xcalloc(1, sizeof *sel);
@@ -256,6 +325,7 @@ static int explain_fed(app *a, const char *path, const int *ks, int nk)
 		measure_init(&mm, a->path, p, c.vline, a->topt.do_check, ci >= 0 ? &c.u->res[ci] : NULL);
 		mm.launched = 1;
 		mm.sm = c.sm;
+		mm.pipe = app_kernel_pipe(c.u, name, NULL);
 		mm.device = xasprintf("recorded (%s)", path);
 		double x[20];
 		for (int k = 0; k < 20; k++)
@@ -313,7 +383,10 @@ int app_explain(app *a, int argc, char **argv)
 		return 0;
 	}
 	runctx c;
-	if (app_roofs_once(a) != 0 || run_prepare(a, NULL, 1, &c) != 0) {
+	/* the tensor roofs before the file's compile, where its source may hold
+	 * tensor-core code (measuring them compiles and runs kernels of their own) */
+	if (app_roofs_once(a) != 0 || (strstr(a->sp->src, "mma") && app_troofs_once(a) != 0) ||
+	    run_prepare(a, NULL, 1, &c) != 0) {
 		free(ks);
 		return -1;
 	}
@@ -349,6 +422,7 @@ int app_explain(app *a, int argc, char **argv)
 		int mi = a->nruns - 1;
 		m->res = c.u->res[cunit_find(c.u, name)];
 		m->sm = c.sm;
+		m->pipe = app_kernel_pipe(c.u, name, NULL);
 		if (res->status == RES_INTERRUPTED)
 			break;
 		double *fig = NULL;
@@ -428,11 +502,19 @@ int app_roofline(app *a, const char *svg_path)
 	roofline r;
 	roofline_init(&r, title, mem, fp);
 	free(title);
+	int tensor = 0;
+	for (int k = 0; k < np; k++)
+		tensor |= a->runs[pick[k]].pipe >= 0 && a->runs[pick[k]].pipe < TP_N;
+	if (tensor && !fed)
+		app_troofs_once(a);
+	for (int p = 0; tensor && a->troof.device == a->device + 1 && p < TP_N; p++)
+		roofline_set_tensor(&r, p, a->troof.roof[p]);
 	int data = format_is_data(a->format);
 	table t;
 	if (data) {
-		const char *head[] = { "kernel", "values", "intensity", "gflops", "bytes_from", "roof_gflops", "roof_frac" };
-		table_init(&t, 7, head, "llrrlrr");
+		const char *head[] = { "kernel", "values", "intensity", "gflops", "bytes_from", "roof_gflops", "roof_frac",
+			               "pipe" };
+		table_init(&t, 8, head, "llrrlrrl");
 		table_kind(&t, "roofline");
 		table_col(&t, 2, "flop_per_byte", U_PLAIN, COL_BOTH);
 	}
@@ -447,10 +529,12 @@ int app_roofline(app *a, const char *svg_path)
 		for (int q = 0; q < np; q++)
 			same += strcmp(a->runs[pick[q]].kernel, m->kernel) == 0;
 		char *label = same > 1 ? xasprintf("%s [%s]", m->kernel, m->values) : xstrdup(m->kernel);
-		roofline_add(&r, label, ai, m->gflops, declared);
+		int pipe = m->pipe >= 0 ? m->pipe : PIPE_FP32;
+		roofline_add_on(&r, label, ai, m->gflops, declared, pipe);
 		if (data) {
 			int row = table_row(&t);
-			double roof = roofline_roof(&r, ai);
+			double roof = roofline_roof_on(&r, ai, pipe);
+			table_set(&t, row, 7, "%s", tensor_prec_name(pipe));
 			table_set(&t, row, 0, "%s", m->kernel);
 			table_set(&t, row, 1, "%s", m->values);
 			if (a->mask_times && !fed) {

@@ -1,8 +1,9 @@
 /* inspect.c: roof, device, ptx. */
 #include "inspect.h"
+#include "builtin.h"
 #include "fileio.h"
 #include "sass.h"
-#include "sha256.h"
+#include "troof.h"
 #include "timeline.h"
 
 #include <errno.h>
@@ -83,76 +84,6 @@ static const char stream_source[] =
 	"\t\treinterpret_cast<float4 *>(dst)[i] = reinterpret_cast<const float4 *>(src)[i];\n"
 	"}\n";
 
-/* Times the kernels of a built-in file as if it were the loaded one, then
- * puts the user's file back: per kernel (in the file's order) its GB/s and
- * GFLOP/s over the median; *copy the worker's device-to-device copy; *dev
- * the device; with link (LINK_N figures), the host link's bandwidths too,
- * measured by the first kernel's run. 0, or -1 with the error said. */
-static int run_builtin(app *a, const char *path, const char *source, double *gbps, double *gflops, double *copy,
-                       double *link, devinfo *dev)
-{
-	spec *s = xcalloc(1, sizeof *s);
-	char *err = NULL;
-	if (spec_parse(path, source, s, &err) != 0) {
-		app_error(a, "roof: %s", err);
-		free(err);
-		free(s);
-		return -1;
-	}
-	spec *saved = a->sp;
-	char *saved_path = a->path;
-	symtab saved_set = a->settings;
-	a->sp = s;
-	a->path = s->path;
-	memset(&a->settings, 0, sizeof a->settings);
-	runctx c;
-	int rc = -1;
-	plan *p = xcalloc(1, sizeof *p);
-	result *res = xcalloc(1, sizeof *res);
-	if (run_prepare(a, NULL, 0, &c) == 0) {
-		timing_opts t = a->topt;
-		/* no flush: the buffers are several L2s, and back-to-back launches
-		 * each write back the dirty lines the one before left in L2, so a
-		 * writing kernel's samples count all its DRAM writes (a flush
-		 * between them would take the last ones out of the timed window) */
-		t.flush = 0;
-		t.do_check = 0;
-		rc = 0;
-		*dev = c.dev;
-		for (int k = 0; k < s->nkernels && rc == 0; k++) {
-			int planned = run_plan(a, &c, k, &t, p, &err) == 0;
-			p->measure_link = link && k == 0;
-			if (!planned || run_exec(a, &c, p, res, &err) != 0) {
-				app_error(a, "roof: %s: %s", s->kernels[k].name, err ? err : "failed");
-				free(err);
-				err = NULL;
-				rc = -1;
-				break;
-			}
-			stats st;
-			stats_compute(res->samples_ms, res->nsamples, &st);
-			if (res->status == RES_INTERRUPTED || !(st.median > 0)) {
-				rc = app_error(a, "roof: %s: not timed", s->kernels[k].name);
-				break;
-			}
-			gbps[k] = p->bytes / (st.median * 1e-3) / 1e9;
-			gflops[k] = p->flops / (st.median * 1e-3) / 1e9;
-			*copy = res->roof_gbps;
-			if (link && k == 0)
-				memcpy(link, res->link_gbps, LINK_N * sizeof *link);
-		}
-		run_release(&c);
-	}
-	a->sp = saved;
-	a->path = saved_path;
-	a->settings = saved_set;
-	spec_free(s);
-	free(s);
-	free(p);
-	free(res);
-	return rc;
-}
-
 /* The datasheet's peak: memory clock x bus width x 2 (double data rate),
  * from the driver's attributes; 0 when it gives neither. */
 static double datasheet_gbps(const devinfo *d)
@@ -188,28 +119,11 @@ static int roof_measure(app *a, int link)
 
 /* The roofs are a property of the device: measured once, kept in the
  * cache directory for later processes (each would spend ~80 ms measuring
- * them before its first run), and measured again by `roof`. The file is
- * named by everything that could change them: the device (name, PCI bus,
- * memory, clocks, bus width, SMs), the driver, cuplay's version and the
- * roof kernels' source. NULL: no cache directory. */
+ * them before its first run), and measured again by `roof`. */
 static char *roof_cache_path(const app *a, const devinfo *d)
 {
-	if (!a->cache.dir || !d->name[0])
-		return NULL;
-	char *id = xasprintf("cuplay-roof 1|%s|%s|%s|%" PRIu64 "|%d.%d|%d|%d|%d|%d|%d|%s|%s", CUPLAY_VERSION,
-	                     d->name, d->pci_bus_id, d->total_mem, d->cc_major, d->cc_minor, d->sm_count,
-	                     d->clock_khz, d->mem_clock_khz, d->bus_width_bits, d->driver_version,
-	                     stream_source, fma_source);
-	sha256 c;
-	uint8_t h[32];
-	char hex[65];
-	sha256_init(&c);
-	sha256_update(&c, id, strlen(id));
-	sha256_final(&c, h);
-	sha256_hex(h, hex);
-	free(id);
-	hex[32] = 0;
-	return xasprintf("%s/roof-%s", a->cache.dir, hex);
+	const char *src[] = { stream_source, fma_source };
+	return builtin_cache_path(a, d, "roof", src, 2);
 }
 
 static const char *const roof_keys[] = { "copy", "read", "write", "stream", "best", "peak", "gflops" };
@@ -298,7 +212,7 @@ int app_roof_measure(app *a)
 
 int app_roof(app *a)
 {
-	if (roof_measure(a, 1) != 0)
+	if (roof_measure(a, 1) != 0 || troof_measure(a, 1) != 0)
 		return -1;
 	char *path = roof_cache_path(a, &a->worker.dev);
 	if (path)
@@ -313,18 +227,25 @@ int app_roof(app *a)
 		double v[] = { r->best, r->copy, r->read, r->write, r->stream, r->peak, r->gflops,
 			       a->link_gbps[LINK_H2D_PAGEABLE], a->link_gbps[LINK_H2D_PINNED],
 			       a->link_gbps[LINK_D2H_PAGEABLE], a->link_gbps[LINK_D2H_PINNED] };
+		const char *keys[13 + 4 * TP_N]; /* head, the FP32 datasheet, troof_figures' */
+		double vals[12 + 4 * TP_N];
+		memcpy(keys, head, sizeof head);
+		memcpy(vals, v, sizeof v);
+		keys[12] = "fp32_datasheet_gflops";
+		vals[11] = tensor_datasheet(d->name, d->sm_count, PIPE_FP32, NULL);
+		int nt = 12 + troof_figures(a, keys + 13, vals + 12);
 		table t;
-		table_init(&t, 12, head, NULL);
+		table_init(&t, nt + 1, keys, NULL);
 		table_kind(&t, "roof");
 		int row = table_row(&t);
 		table_set(&t, row, 0, "%s", d->name);
-		for (int i = 0; i < 11; i++) {
-			if ((i == 5 || i >= 7) && !(v[i] > 0))
+		for (int i = 0; i < nt; i++) {
+			if ((i == 5 || i >= 7) && !(vals[i] > 0))
 				continue; /* unknown: null */
-			if (a->mask_times)
+			if (a->mask_times && !strstr(keys[1 + i], "datasheet"))
 				table_set(&t, row, 1 + i, "<t>");
 			else
-				table_num(&t, row, 1 + i, v[i]);
+				table_num(&t, row, 1 + i, vals[i]);
 		}
 		app_table(a, &t, 0);
 		table_free(&t);
@@ -363,7 +284,13 @@ int app_roof(app *a)
 	snprintf(buf, sizeof buf, "%.1f TFLOP/s", r->gflops / 1000);
 	table_set(&t, row, 0, "FP32");
 	table_set(&t, row, 1, "%s", a->mask_times ? "<t>" : buf);
-	table_set(&t, row, 2, "fused multiply-adds, 16 chains per thread");
+	double fp32_sheet = tensor_datasheet(d->name, d->sm_count, PIPE_FP32, NULL);
+	if (fp32_sheet > 0)
+		table_set(&t, row, 2, "fused multiply-adds, 16 chains per thread (CUDA cores); datasheet %.1f TFLOP/s",
+		          fp32_sheet / 1000);
+	else
+		table_set(&t, row, 2, "fused multiply-adds, 16 chains per thread (CUDA cores)");
+	troof_rows(a, &t);
 	static const char *const what[LINK_N] = { "host to device, pageable", "host to device, pinned",
 	                                          "device to host, pageable", "device to host, pinned" };
 	for (int k = 0; k < LINK_N; k++) {

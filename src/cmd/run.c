@@ -811,6 +811,7 @@ int app_run(app *a, char **names, int nnames)
 		measurement *m = (measurement *)add_record(a, c.vline, res, p);
 		m->res = c.u->res[cunit_find(c.u, name)];
 		m->sm = c.sm;
+		m->pipe = app_kernel_pipe(c.u, name, NULL);
 		m->compile_ms = c.from == CC_COMPILED ? c.compile_ms : 0;
 		measure_row(&t, table_row(&t), 0, m, a->mask_times);
 		check_failures(a, p, res);

@@ -10,6 +10,7 @@
 #include "look.h"
 #include "metrics.h"
 #include "search.h"
+#include "troof.h"
 #include "watch.h"
 
 #include <fcntl.h>
@@ -849,6 +850,14 @@ static const char lh_roof[] =
 	"link, each way, from pageable and from pinned memory (a copy of 64 MiB): the roof of a "
 	"run on host data, whose copies could at best go both ways at once at the link's speed.\n"
 	"\n"
+	"On sm_80 and later it measures the tensor cores too, one roof per precision (FP16 and BF16 "
+	"with FP32 accumulate, TF32, INT8, FP8 from sm_89): cuplay's own kernels keep every SM's "
+	"tensor cores busy from registers, through mma.sync and, on sm_90, through wgmma (compiled for "
+	"sm_90a); the roof is the better of the two, shown beside the datasheet's dense figure (a table "
+	"of NVIDIA's datasheets by device name and SM count; 'unknown' for a device not in it). "
+	"explain and roofline hold a kernel on the tensor cores against its precision's roof. The tensor "
+	"roofs are measured when first needed and kept in the cache directory like the others.\n"
+	"\n"
 	"Example:\n"
 	"  roof\n";
 static const char lh_device[] =
@@ -1073,7 +1082,7 @@ static const command commands[] = {
 	  0, 2, CMD_NEEDS_FILE | CMD_FRESH_FILE, COMPL_KERNEL, NULL, lh_sanitize },
 	{ "timeline", cmd_timeline, "[FILE.svg]", "the last run's copies and kernels by stream, in time",
 	  0, 1, 0, COMPL_PATH, NULL, lh_timeline },
-	{ "roof", cmd_roof, "", "measure memory, FP32 and host link bandwidth",
+	{ "roof", cmd_roof, "", "measure memory, FP32, tensor and host link ceilings",
 	  0, 0, CMD_NEEDS_GPU, COMPL_NONE, NULL, lh_roof },
 	{ "device", cmd_device, "[N]", "show the GPU, or switch to GPU N", 0, 1, 0, COMPL_NONE, NULL, lh_device },
 	{ "reps", cmd_reps, "[N]", "time at least N launches (default 10)", 0, 1, 0, COMPL_NONE, NULL, lh_reps },
@@ -1117,6 +1126,7 @@ void command_init(app *a)
 {
 	a->observer = &look_observer;
 	a->roof_hook = app_roof_measure;
+	a->troof_hook = app_troof_measure;
 }
 
 const command *command_table(int *n)

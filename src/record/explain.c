@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tensor.h"
 #include "util.h"
 
 static const char *const unit_names[] = { "dram", "l2", "l1", "sm", NULL };
 static const char *const bound_names[] = { "memory", "compute", "latency", "launch", NULL };
 static const char *const rule_names[] = { "uncoalesced", "bank_conflicts", "low_l1_hit", "occupancy",
-	                                  "divergence", "atomics", NULL };
+	                                  "divergence", "atomics", "no_wgmma", "ldmatrix_conflicts",
+	                                  "loads_mma_turns", "accumulator_spills", NULL };
 
 const char *const *explain_unit_names(void) { return unit_names; }
 const char *const *explain_bound_names(void) { return bound_names; }
@@ -32,6 +34,11 @@ const char *explain_bound_name(explain_bound b)
 	}
 }
 
+static int known(double v)
+{
+	return !isnan(v);
+}
+
 void explain_in_init(explain_in *in)
 {
 	memset(in, 0, sizeof *in);
@@ -43,6 +50,30 @@ void explain_in_init(explain_in *in)
 	in->bank_ld = in->bank_st = in->shared_ld = in->shared_st = in->ld_sectors = NAN;
 	in->l1_hit = in->l2_hit = in->occupancy = in->atomics = in->threads_per_inst = NAN;
 	in->occ_theory = NAN;
+	in->pipe = -1;
+	in->pipe_roof = in->pipe_datasheet = in->mma_roof = in->wgmma_roof = NAN;
+	in->spill_bytes = in->tensor_active = in->tensor_inst = NAN;
+	for (int i = 0; i < EXPLAIN_NSTALLS; i++)
+		in->stall[i] = NAN;
+}
+
+/* The kernel runs its flops on the tensor cores. */
+static int on_tensor(const explain_in *in)
+{
+	return in->pipe >= 0 && in->pipe < TP_N;
+}
+
+/* The roof its flops are held against: its tensor precision's where it
+ * runs on the tensor cores and that roof is measured, else the FMA roof;
+ * *name what it is ("FP16", "FP32"). NaN unknown. */
+static double flop_roof(const explain_in *in, const char **name)
+{
+	if (on_tensor(in) && known(in->pipe_roof) && in->pipe_roof > 0) {
+		*name = tensor_prec_name(in->pipe);
+		return in->pipe_roof;
+	}
+	*name = "FP32";
+	return in->roof_gflops;
 }
 
 int explain_has_rule(const explain_out *o, const char *name)
@@ -51,11 +82,6 @@ int explain_has_rule(const explain_out *o, const char *name)
 		if (strcmp(o->rules[i].name, name) == 0)
 			return 1;
 	return 0;
-}
-
-static int known(double v)
-{
-	return !isnan(v);
 }
 
 static explain_rule *add_rule(explain_out *o, const char *name, double evidence, const char *unit)
@@ -254,6 +280,118 @@ static void rule_atomics(const explain_in *in, explain_out *o)
 	         "per block");
 }
 
+/* ------------------------------------------------- tensor-core kernels */
+
+/* WMMA and mma.sync issue a warp's small multiplies one at a time; on
+ * sm_90 only the warpgroup's wgmma keeps the tensor cores fed at their full
+ * rate (the roofs measure both). */
+static void rule_no_wgmma(const explain_in *in, explain_out *o)
+{
+	if (!on_tensor(in) || in->sm != 90 || in->tensor_kind == TK_WGMMA || in->tensor_kind == TK_NONE ||
+	    !known(in->mma_roof) || !known(in->wgmma_roof) || !(in->mma_roof > 0) || in->wgmma_roof <= in->mma_roof)
+		return;
+	double x = in->wgmma_roof / in->mma_roof;
+	explain_rule *r = add_rule(o, "no_wgmma", x, "x");
+	if (!r)
+		return;
+	snprintf(r->text, sizeof r->text,
+	         "%s on sm_90: %s through mma.sync peaks at %.0f TFLOP/s, through wgmma at %.0f: the last %.2fx "
+	         "of the roof needs wgmma", tensor_kind_name(in->tensor_kind), tensor_prec_name(in->pipe),
+	         in->mma_roof / 1000, in->wgmma_roof / 1000, x);
+	snprintf(r->fix, sizeof r->fix,
+	         "warpgroup MMAs (wgmma.mma_async, sm_90a) on tiles in shared memory, loaded by TMA with a "
+	         "swizzle; WMMA and mma.sync cannot reach the tensor cores' full rate on Hopper");
+}
+
+static void rule_spills(const explain_in *in, explain_out *o)
+{
+	if (!on_tensor(in) || !known(in->spill_bytes) || in->spill_bytes <= 0)
+		return;
+	explain_rule *r = add_rule(o, "accumulator_spills", in->spill_bytes, "bytes/thread");
+	if (!r)
+		return;
+	snprintf(r->text, sizeof r->text,
+	         "ptxas spills %.0f bytes a thread to local memory and back: accumulators or fragments that do "
+	         "not fit the registers go through L1 around the MMAs", in->spill_bytes);
+	snprintf(r->fix, sizeof r->fix,
+	         "fewer accumulators a thread (a smaller warp tile, or more warps), __launch_bounds__ that allow "
+	         "more registers, fragment indexes known at compile time (loops fully unrolled)");
+}
+
+/* ldmatrix reads eight 16-byte rows a matrix: in a tile whose rows are a
+ * multiple of 128 bytes apart they share banks. A warp's ldmatrix.x4 moves
+ * 512 bytes, 4 wavefronts at the fewest. */
+static void rule_ldmatrix(const explain_in *in, explain_out *o)
+{
+	if (!known(in->bank_ld) || !known(in->shared_ld) || in->shared_ld <= 0)
+		return;
+	double way = 1 + in->bank_ld / (in->shared_ld * 4);
+	if (way < 1.5)
+		return;
+	explain_rule *r = add_rule(o, "ldmatrix_conflicts", way, "way");
+	if (!r)
+		return;
+	char c[16], q[16];
+	fmt_count(in->bank_ld, c, sizeof c);
+	fmt_count(in->shared_ld, q, sizeof q);
+	snprintf(r->text, sizeof r->text,
+	         "the shared-memory loads (ldmatrix among them) are %.1f-way bank conflicted (%s extra wavefronts "
+	         "over %s warp requests): the rows a fragment reads fall in the same banks", way, c, q);
+	snprintf(r->fix, sizeof r->fix,
+	         "swizzle the tile: XOR the 16-byte chunk's index in a row with the row's index mod 8, in the "
+	         "stores and in the ldmatrix addresses (or pad each row by 16 bytes)");
+}
+
+/* Warps wait on loads while the tensor pipe idles, and nothing copies ahead
+ * asynchronously: each tile is loaded, then multiplied, in turn. */
+static void rule_turns(const explain_in *in, explain_out *o)
+{
+	if (!on_tensor(in) || in->async_copy || (known(in->tensor_active) && in->tensor_active >= EXPLAIN_BUSY_PCT))
+		return;
+	double mem = 0, all = 0;
+	for (int i = 0; i < EXPLAIN_NSTALLS; i++) {
+		if (!known(in->stall[i]))
+			return;
+		all += in->stall[i];
+		if (i < EXPLAIN_MEM_STALLS)
+			mem += in->stall[i];
+	}
+	if (all <= 0 || 100 * mem / all < EXPLAIN_LOAD_STALL_PCT)
+		return;
+	explain_rule *r = add_rule(o, "loads_mma_turns", 100 * mem / all, "% of stalls");
+	if (!r)
+		return;
+	char act[48] = "";
+	if (known(in->tensor_active))
+		snprintf(act, sizeof act, ", the tensor pipe busy %.0f%% of the time", in->tensor_active);
+	snprintf(r->text, sizeof r->text,
+	         "%.0f%% of the warps' stalls wait on memory (long scoreboard %.1f, barrier %.1f, MIO %.1f warps "
+	         "per issue)%s, and no copy is asynchronous: loads and MMAs take turns", 100 * mem / all,
+	         in->stall[STALL_LONG_SCOREBOARD], in->stall[STALL_BARRIER], in->stall[STALL_MIO_THROTTLE], act);
+	snprintf(r->fix, sizeof r->fix,
+	         "a pipeline of stages in shared memory: cp.async (sm_80) or TMA (sm_90) copies the next tiles "
+	         "while the tensor cores multiply this one");
+}
+
+/* The pipe in words, from the code, the roofs and the counters. */
+static void describe_pipe(const explain_in *in, explain_out *o)
+{
+	o->pipe = in->pipe;
+	o->tensor_active = in->counters && on_tensor(in) ? in->tensor_active : NAN;
+	if (!on_tensor(in))
+		return; /* the FP32 pipe: said by the headroom's roof */
+	char roof[64] = "its roof not measured", busy[48] = "";
+	if (known(in->pipe_roof) && in->pipe_roof > 0)
+		snprintf(roof, sizeof roof, "roof %.0f T%s/s", in->pipe_roof / 1000, in->pipe == TP_INT8 ? "OP" : "FLOP");
+	if (known(in->pipe_datasheet) && in->pipe_datasheet > 0)
+		snprintf(roof + strlen(roof), sizeof roof - strlen(roof), ", datasheet %.0f", in->pipe_datasheet / 1000);
+	if (known(o->tensor_active))
+		snprintf(busy, sizeof busy, ", busy %.1f%% of cycles", o->tensor_active);
+	snprintf(o->pipe_text, sizeof o->pipe_text, "tensor cores, %s through %s%s%s%s%s; %s",
+	         tensor_prec_name(in->pipe), tensor_kind_name(in->tensor_kind), in->tensor_sass[0] ? " (" : "",
+	         in->tensor_sass, in->tensor_sass[0] ? ")" : "", busy, roof);
+}
+
 /* ----------------------------------------------------- verdict, headroom */
 
 static void headroom(const explain_in *in, explain_out *o, int compute)
@@ -268,16 +406,22 @@ static void headroom(const explain_in *in, explain_out *o, int compute)
 			compute = 1;
 	}
 	if (compute && have_fma) {
-		double t = in->flops / (in->roof_gflops * 1e9);
+		const char *name;
+		double roof = flop_roof(in, &name);
+		double t = in->flops / (roof * 1e9);
 		o->headroom = s / t;
-		o->headroom_roof = "FP32";
+		o->headroom_roof = name;
 		if (o->headroom <= EXPLAIN_AT_ROOF)
 			snprintf(o->headroom_text, sizeof o->headroom_text,
-			         "at the FP32 roof (%.0f%% of it): only fewer flops can help", 100 / o->headroom);
+			         "at the %s roof (%.0f%% of it): only fewer flops can help", name, 100 / o->headroom);
+		else if (on_tensor(in) && strcmp(name, "FP32") != 0)
+			snprintf(o->headroom_text, sizeof o->headroom_text,
+			         "%.1fx left: the declared flops at the %s tensor roof (%.0f TFLOP/s) take %.3g ms",
+			         o->headroom, name, roof / 1000, t * 1e3);
 		else
 			snprintf(o->headroom_text, sizeof o->headroom_text,
 			         "%.1fx left: the declared flops at the FMA roof (%.1f TFLOP/s) take %.3g ms",
-			         o->headroom, in->roof_gflops / 1000, t * 1e3);
+			         o->headroom, roof / 1000, t * 1e3);
 	} else if (!compute && have_mem) {
 		double t = in->bytes / (in->roof_gbps * 1e9);
 		o->headroom = s / t;
@@ -317,8 +461,11 @@ void explain_compute(const explain_in *in, explain_out *o)
 	double s = in->median_ms * 1e-3;
 	if (known(s) && s > 0 && in->bytes > 0 && known(in->roof_gbps) && in->roof_gbps > 0)
 		o->roof_frac = in->bytes / s / 1e9 / in->roof_gbps;
-	if (known(s) && s > 0 && in->flops > 0 && known(in->roof_gflops) && in->roof_gflops > 0)
-		o->flop_frac = in->flops / s / 1e9 / in->roof_gflops;
+	const char *froof_name;
+	double froof = flop_roof(in, &froof_name);
+	if (known(s) && s > 0 && in->flops > 0 && known(froof) && froof > 0)
+		o->flop_frac = in->flops / s / 1e9 / froof;
+	describe_pipe(in, o);
 	for (int i = 0; i < EXPLAIN_NUNITS; i++)
 		if (known(o->sol[i]) && (o->limiter < 0 || o->sol[i] > o->sol[o->limiter]))
 			o->limiter = i;
@@ -358,8 +505,8 @@ void explain_compute(const explain_in *in, explain_out *o)
 	} else if (known(o->flop_frac) && o->flop_frac >= EXPLAIN_BUSY_PCT / 100) {
 		o->bound = BOUND_COMPUTE;
 		snprintf(o->verdict, sizeof o->verdict,
-		         "compute-bound, from timing alone: the declared flops run at %.0f%% of the FMA roof",
-		         o->flop_frac * 100);
+		         "compute-bound, from timing alone: the declared flops run at %.0f%% of the %s roof",
+		         o->flop_frac * 100, froof_name);
 		headroom(in, o, 1);
 	} else {
 		o->bound = BOUND_UNKNOWN;
@@ -371,13 +518,20 @@ void explain_compute(const explain_in *in, explain_out *o)
 			snprintf(o->verdict, sizeof o->verdict, "timing alone cannot tell (no '//@ bytes' line)");
 		headroom(in, o, nearer_fp32(o));
 	}
+	/* what the code and the roofs say, counters or not */
+	rule_no_wgmma(in, o);
+	rule_spills(in, o);
 	if (!in->counters) {
 		snprintf(o->needs, sizeof o->needs,
 		         "the speed of light, the limiter and the rules need hardware counters");
 		return;
 	}
 	rule_uncoalesced(in, o);
-	rule_bank(in, o);
+	if (in->ldmatrix)
+		rule_ldmatrix(in, o);
+	else
+		rule_bank(in, o);
+	rule_turns(in, o);
 	rule_l1(in, o);
 	if (o->bound == BOUND_LATENCY)
 		rule_occupancy(in, o);
@@ -427,6 +581,18 @@ static void human(table *t, const char *kernel, const explain_out *o, int unicod
 			}
 			table_set(t, r, 3, "%s%s", say[u], u == o->limiter ? ": the limiter" : "");
 		}
+	}
+	if (o->pipe >= 0 && o->pipe < TP_N) {
+		ROW("pipe");
+		if (mask && known(o->tensor_active))
+			table_set(t, r, 2, "<m>");
+		else if (known(o->tensor_active)) {
+			bar(b, sizeof b, o->tensor_active, unicode);
+			table_set(t, r, 2, "%s %5.1f%%", b, o->tensor_active);
+		} else {
+			table_set(t, r, 2, "%s", tensor_prec_name(o->pipe));
+		}
+		table_set(t, r, 3, "%s", mask ? "<m>" : o->pipe_text);
 	}
 	ROW("verdict");
 	if (o->bound == BOUND_UNKNOWN)
@@ -483,6 +649,12 @@ void explain_table(table *t, const char *kernel, const explain_out *o, int human
 		table_set(t, r, 4, "%%");
 		if (u == o->limiter)
 			table_set(t, r, 5, "limiter");
+	}
+	if (o->pipe >= 0 && o->pipe < TP_N) {
+		ROW("pipe", tensor_prec_name(o->pipe));
+		VAL(o->tensor_active);
+		table_set(t, r, 4, "%%");
+		table_set(t, r, 5, "%s", mask ? "<m>" : o->pipe_text);
 	}
 	ROW("limiter", explain_unit_name(o->limiter));
 	ROW("verdict", explain_bound_name(o->bound));

@@ -8,11 +8,19 @@
  *   the verdict          launch-bound (within 2x of an empty launch), else
  *                        memory- or compute-bound (the limiter at or above
  *                        EXPLAIN_BUSY_PCT), else latency-bound
+ *   the pipe             the one its flops run on: the tensor cores of one
+ *                        precision where its code holds tensor-core
+ *                        instructions (wmma, mma.sync, wgmma), else the
+ *                        FP32 FMA; the tensor pipe's utilisation
  *   the headroom         the median against the time the declared bytes
- *                        (flops) take at the measured memory (FMA) roof
+ *                        (flops) take at the measured memory roof (the
+ *                        roof of the kernel's pipe: FMA, or the tensor
+ *                        roof of its precision)
  *   the rules            uncoalesced, bank_conflicts, low_l1_hit,
- *                        occupancy, divergence, atomics: each with its
- *                        evidence and the change that usually fixes it
+ *                        occupancy, divergence, atomics; for tensor-core
+ *                        kernels no_wgmma, ldmatrix_conflicts,
+ *                        loads_mma_turns, accumulator_spills: each with
+ *                        its evidence and the change that usually fixes it
  *
  * Without counters it says what timing alone supports (the declared bytes
  * over the median against the memory roof; launch-bound or not) and which
@@ -30,7 +38,16 @@
 #define EXPLAIN_LAUNCH_FACTOR 2.0
 /* At most this much above the roof's time is "at the roof". */
 #define EXPLAIN_AT_ROOF 1.15
-#define EXPLAIN_MAX_RULES 8
+#define EXPLAIN_MAX_RULES 10
+/* Memory stalls at least this share (%) of a tensor kernel's stall reasons,
+ * with its tensor pipe under EXPLAIN_BUSY_PCT: loads and MMAs take turns. */
+#define EXPLAIN_LOAD_STALL_PCT 50.0
+
+/* The stall reasons read (warps stalled per issue, by reason); the first
+ * EXPLAIN_MEM_STALLS wait on memory. */
+typedef enum { STALL_LONG_SCOREBOARD, STALL_BARRIER, STALL_LG_THROTTLE, STALL_MIO_THROTTLE,
+	       STALL_SHORT_SCOREBOARD, STALL_MATH_PIPE, STALL_WAIT, EXPLAIN_NSTALLS } explain_stall;
+#define EXPLAIN_MEM_STALLS 5
 
 typedef enum { EXPLAIN_DRAM, EXPLAIN_L2, EXPLAIN_L1, EXPLAIN_SM, EXPLAIN_NUNITS } explain_unit;
 
@@ -74,9 +91,23 @@ typedef struct explain_in {
 	 * SM", or NULL */
 	double occ_theory;
 	const char *occ_limiter;
+	/* the pipe: the kernel's code and the roofs */
+	int pipe;               /* tensor.h's tensor_prec, PIPE_FP32 (no tensor instruction), -1 unknown */
+	int tensor_kind;        /* tensor_kind of its tensor instructions */
+	char tensor_sass[8];    /* the SASS they became ("HMMA", "HGMMA"); "" unknown */
+	int sm;                 /* the architecture compiled for; 0 unknown */
+	double pipe_roof;       /* the measured roof of that pipe, GFLOP/s (FP32: roof_gflops) */
+	double pipe_datasheet;  /* the datasheet's figure for it */
+	double mma_roof, wgmma_roof; /* its precision's roof through mma.sync and wgmma */
+	int ldmatrix;           /* its PTX loads fragments with ldmatrix */
+	int async_copy;         /* its PTX copies asynchronously (cp.async, cp.async.bulk: TMA) */
+	double spill_bytes;     /* bytes a thread spills to local memory and back (ptxas) */
+	double tensor_active;   /* counters: % of cycles the tensor pipe was busy */
+	double tensor_inst;     /* counters: warp instructions on the tensor pipe */
+	double stall[EXPLAIN_NSTALLS]; /* counters: warps stalled per issue, by reason */
 } explain_in;
 
-/* NaN in every figure, counters 0. */
+/* NaN in every figure, counters 0, the pipe unknown. */
 void explain_in_init(explain_in *in);
 
 typedef struct explain_rule {
@@ -95,7 +126,10 @@ typedef struct explain_out {
 	double roof_frac;       /* the declared traffic's GB/s over the memory roof; NaN */
 	double flop_frac;       /* the declared flops' GFLOP/s over the FMA roof; NaN */
 	double headroom;        /* the median over the time at the roof; NaN unknown */
-	const char *headroom_roof; /* "memory", "FP32", or NULL */
+	const char *headroom_roof; /* "memory", "FP32", a tensor precision ("FP16"), or NULL */
+	int pipe;               /* as in explain_in */
+	double tensor_active;   /* % (NaN unknown) */
+	char pipe_text[200];    /* the pipe in words; "" unknown */
 	char verdict[200];      /* the verdict in words */
 	char headroom_text[160];
 	char needs[240];        /* without counters: what needs them; "" with them */

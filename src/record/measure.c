@@ -11,6 +11,7 @@ void measure_init(measurement *m, const char *file, const plan *p, const char *v
                   const kres *r)
 {
 	memset(m, 0, sizeof *m);
+	m->pipe = -1;
 	m->file = xstrdup(file ? file : "");
 	m->kernel = xstrdup(p->launch.name);
 	m->values = xstrdup(vline ? vline : "");

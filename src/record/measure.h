@@ -38,6 +38,9 @@ typedef struct measurement {
 	double bus_h2d, bus_d2h; /* the bytes copied each way */
 	double overlap;      /* in the run's timeline, the share of copy time under kernels; -1 none */
 	double gbps, gflops; /* bytes and flops over the median; 0: not declared */
+	int pipe;            /* the pipe its flops run on: a tensor precision (tensor.h's
+	                        tensor_prec) where its code holds tensor-core instructions,
+	                        else PIPE_FP32; -1 unknown */
 	double roof_gbps;    /* the device's measured memory roof (the best of the copy and the
 	                        streaming kernels, else the copy); on host data, the link's:
 	                        the bus bytes over the time of the copies at the link's

@@ -10,6 +10,7 @@
 #include "util.h"
 
 #define LD_SECT "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+#define STALL(r) "smsp__average_warps_issue_stalled_" r "_per_issue_active.ratio"
 #define LD_REQ  "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 #define ST_SECT "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
 #define ST_REQ  "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
@@ -73,6 +74,25 @@ static const metric_def catalogue[] = {
 	  MK_VALUE, { "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", NULL, NULL }, MU_COUNT, NULL },
 	{ "threads_per_inst", "active threads per warp instruction: 32 = no thread of a warp idle (no divergence)",
 	  MK_RATIO, { "smsp__thread_inst_executed.sum", "smsp__inst_executed.sum", NULL }, MU_RATIO, "32" },
+	/* the tensor cores, and why warps wait (explain's tensor rules) */
+	{ "tensor_active", "tensor pipe busy, % of the SMs' active cycles (HMMA, HGMMA, IMMA, QGMMA and the rest)",
+	  MK_VALUE, { "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", NULL, NULL }, MU_PCT, NULL },
+	{ "tensor_inst", "warp instructions executed on the tensor pipe",
+	  MK_VALUE, { "sm__inst_executed_pipe_tensor.sum", NULL, NULL }, MU_COUNT, NULL },
+	{ "stall_long_sb", "warps waiting per issue on a global or local load's result (long scoreboard)",
+	  MK_VALUE, { STALL("long_scoreboard"), NULL, NULL }, MU_RATIO, NULL },
+	{ "stall_barrier", "warps waiting per issue at __syncthreads (barrier)",
+	  MK_VALUE, { STALL("barrier"), NULL, NULL }, MU_RATIO, NULL },
+	{ "stall_lg_throttle", "warps waiting per issue for room in the global/local memory queue (lg throttle)",
+	  MK_VALUE, { STALL("lg_throttle"), NULL, NULL }, MU_RATIO, NULL },
+	{ "stall_mio_throttle", "warps waiting per issue for room in the shared-memory/MIO queue (mio throttle)",
+	  MK_VALUE, { STALL("mio_throttle"), NULL, NULL }, MU_RATIO, NULL },
+	{ "stall_short_sb", "warps waiting per issue on a shared-memory or MIO result (short scoreboard)",
+	  MK_VALUE, { STALL("short_scoreboard"), NULL, NULL }, MU_RATIO, NULL },
+	{ "stall_math_pipe", "warps waiting per issue for a busy math pipe, the tensor pipe among them (math pipe "
+	  "throttle)", MK_VALUE, { STALL("math_pipe_throttle"), NULL, NULL }, MU_RATIO, NULL },
+	{ "stall_wait", "warps waiting per issue on a fixed-latency dependency (wait)",
+	  MK_VALUE, { STALL("wait"), NULL, NULL }, MU_RATIO, NULL },
 };
 
 static const struct {
@@ -87,10 +107,15 @@ static const struct {
 	{ "sol", "duration sol_memory sol_dram sol_l2 sol_l1 sol_sm" },
 	{ "explain", "duration sol_memory sol_dram sol_l2 sol_l1 sol_sm dram_read dram_write ld_sectors_per_req "
 	             "st_sectors_per_req ld_sectors bank_conflicts_ld bank_conflicts_st shared_ld_inst shared_st_inst "
-	             "occupancy l1_hit l2_hit atomic_requests reduction_requests threads_per_inst" },
+	             "occupancy l1_hit l2_hit atomic_requests reduction_requests threads_per_inst tensor_active "
+	             "tensor_inst stall_long_sb stall_barrier stall_lg_throttle stall_mio_throttle "
+	             "stall_short_sb stall_math_pipe stall_wait" },
+	{ "tensor", "duration tensor_active tensor_inst stall_long_sb stall_barrier stall_lg_throttle "
+	            "stall_mio_throttle stall_short_sb stall_math_pipe stall_wait" },
 };
 
-static const char *const set_names[] = { "default", "memory", "shared", "occupancy", "sol", "explain", NULL };
+static const char *const set_names[] = { "default", "memory", "shared", "occupancy", "sol", "explain", "tensor",
+	                                 NULL };
 
 const metric_def *metrics_catalogue(int *n)
 {
@@ -248,7 +273,7 @@ static int parse_word(const char *w, metric_sel *s, char **err)
 	const char *near = nearest_name(w, cands, nc);
 	if (near)
 		return fail(err, "unknown metric '%s' (did you mean '%s'?)", w, near);
-	return fail(err, "unknown metric '%s' (sets: default, memory, shared, occupancy, sol, explain; "
+	return fail(err, "unknown metric '%s' (sets: default, memory, shared, occupancy, sol, explain, tensor; "
 	             "`help metrics` lists the names; raw ncu names contain '__')", w);
 }
 

@@ -2,6 +2,7 @@
 #include "roofline.h"
 #include "fileio.h"
 #include "measure.h"
+#include "tensor.h"
 #include "util.h"
 
 #include <math.h>
@@ -17,7 +18,34 @@ void roofline_init(roofline *r, const char *title, double mem_gbps, double fp32_
 	r->fp32_gflops = fp32_gflops > 0 ? fp32_gflops : 0;
 }
 
+void roofline_set_tensor(roofline *r, int p, double gflops)
+{
+	if (p >= 0 && p < TP_N)
+		r->tensor[p] = gflops > 0 ? gflops : 0;
+}
+
+double roofline_top(const roofline *r, int pipe)
+{
+	return pipe >= 0 && pipe < TP_N && r->tensor[pipe] > 0 ? r->tensor[pipe] : r->fp32_gflops;
+}
+
+/* The tensor precisions drawn: those of a placed kernel, with a roof. */
+static int drawn(const roofline *r, int p)
+{
+	if (r->tensor[p] <= 0)
+		return 0;
+	for (int i = 0; i < r->n; i++)
+		if (r->pts[i].pipe == p)
+			return 1;
+	return 0;
+}
+
 void roofline_add(roofline *r, const char *label, double intensity, double gflops, int declared)
+{
+	roofline_add_on(r, label, intensity, gflops, declared, PIPE_FP32);
+}
+
+void roofline_add_on(roofline *r, const char *label, double intensity, double gflops, int declared, int pipe)
 {
 	if (!(intensity > 0) || !(gflops > 0) || !isfinite(intensity) || !isfinite(gflops))
 		return;
@@ -27,6 +55,7 @@ void roofline_add(roofline *r, const char *label, double intensity, double gflop
 	p->intensity = intensity;
 	p->gflops = gflops;
 	p->declared = declared;
+	p->pipe = pipe;
 }
 
 void roofline_free(roofline *r)
@@ -59,12 +88,18 @@ int roofline_place(const measurement *m, double *intensity, int *declared)
 	return 0;
 }
 
-double roofline_roof(const roofline *r, double x)
+double roofline_roof_on(const roofline *r, double x, int pipe)
 {
+	double top = roofline_top(r, pipe);
 	double m = r->mem_gbps > 0 ? r->mem_gbps * x : INFINITY;
-	double f = r->fp32_gflops > 0 ? r->fp32_gflops : INFINITY;
+	double f = top > 0 ? top : INFINITY;
 	double v = m < f ? m : f;
 	return isfinite(v) ? v : 0;
+}
+
+double roofline_roof(const roofline *r, double x)
+{
+	return roofline_roof_on(r, x, PIPE_FP32);
 }
 
 /* The axes' ranges: whole decades around the points and the ridge. */
@@ -84,6 +119,9 @@ static void ranges(const roofline *r, double *x0, double *x1, double *y0, double
 	}
 	if (r->fp32_gflops > 0)
 		yhi = fmax(yhi, r->fp32_gflops);
+	for (int p = 0; p < TP_N; p++)
+		if (drawn(r, p))
+			yhi = fmax(yhi, r->tensor[p]);
 	if (!isfinite(lo)) {
 		lo = 0.1;
 		hi = 100;
@@ -106,14 +144,19 @@ static double frac(double v, double a, double b)
 static void legend_line(const roofline *r, int i, sbuf *b, int letters)
 {
 	const roof_point *p = &r->pts[i];
-	double roof = roofline_roof(r, p->intensity);
+	double roof = roofline_roof_on(r, p->intensity, p->pipe);
+	double top = roofline_top(r, p->pipe);
+	int tensor = p->pipe >= 0 && p->pipe < TP_N && r->tensor[p->pipe] > 0;
 	if (letters)
 		sb_printf(b, "  %c  ", i < 26 ? 'A' + i : '*');
 	sb_printf(b, "%s: %.3g FLOP/B%s, %.0f GFLOP/s", p->label, p->intensity,
 	          p->declared ? " (declared bytes)" : "", p->gflops);
+	if (p->pipe >= 0 && p->pipe < TP_N)
+		sb_printf(b, " on the %s tensor cores", tensor_prec_name(p->pipe));
 	if (roof > 0)
-		sb_printf(b, ", %.0f%% of the %s roof above it", 100 * p->gflops / roof,
-		          r->mem_gbps > 0 && r->mem_gbps * p->intensity < r->fp32_gflops ? "memory" : "FP32");
+		sb_printf(b, ", %.0f%% of the %s%s roof above it", 100 * p->gflops / roof,
+		          r->mem_gbps > 0 && r->mem_gbps * p->intensity < top ? "memory" : tensor_prec_name(
+		          tensor ? p->pipe : PIPE_FP32), tensor && !(r->mem_gbps * p->intensity < top) ? " tensor" : "");
 }
 
 void roofline_text(const roofline *r, sbuf *b, int width, int height)
@@ -134,6 +177,13 @@ void roofline_text(const roofline *r, sbuf *b, int width, int height)
 		int row = height - 1 - (int)floor(frac(roof, y0, y1) * (height - 1) + 0.5);
 		int flat = r->fp32_gflops > 0 && roof >= r->fp32_gflops;
 		grid[row * width + c] = flat ? '-' : '/';
+		for (int p = 0; p < TP_N; p++) {
+			double t = drawn(r, p) ? roofline_roof_on(r, x, p) : 0;
+			if (!(t > roof) || t < y0 || t > y1)
+				continue;
+			int tr = height - 1 - (int)floor(frac(t, y0, y1) * (height - 1) + 0.5);
+			grid[tr * width + c] = t >= r->tensor[p] ? '=' : '/';
+		}
 	}
 	for (int i = 0; i < r->n; i++) {
 		const roof_point *p = &r->pts[i];
@@ -151,6 +201,9 @@ void roofline_text(const roofline *r, sbuf *b, int width, int height)
 			sb_printf(b, "%s FP32 %.0f GFLOP/s (-)", r->mem_gbps > 0 ? "," : "", r->fp32_gflops);
 		if (r->mem_gbps > 0 && r->fp32_gflops > 0)
 			sb_printf(b, "; ridge at %.3g FLOP/B", r->fp32_gflops / r->mem_gbps);
+		for (int p = 0; p < TP_N; p++)
+			if (drawn(r, p))
+				sb_printf(b, "; %s tensor %.0f GFLOP/s (=)", tensor_prec_name(p), r->tensor[p]);
 		sb_puts(b, "\n");
 	}
 	sb_puts(b, "GFLOP/s\n");
@@ -230,6 +283,25 @@ void roofline_svg_text(const roofline *r, sbuf *out, int standalone)
 			sb_printf(&b, "%.1f,%.1f ", left + i / 200.0 * pw, top + ph - fy * ph);
 		}
 		sb_puts(&b, "\"/>\n");
+		for (int p = 0; p < TP_N; p++) {
+			if (!drawn(r, p))
+				continue;
+			sb_puts(&b, "<polyline fill=\"none\" stroke=\"#8e44ad\" stroke-width=\"2\" points=\"");
+			for (int i = 0; i <= 200; i++) {
+				double x = pow(10, log10(x0) + i / 200.0 * (log10(x1) - log10(x0)));
+				double y = roofline_roof_on(r, x, p);
+				if (!(y > 0))
+					continue;
+				double fy = frac(y, y0, y1);
+				fy = fy < 0 ? 0 : fy > 1 ? 1 : fy;
+				sb_printf(&b, "%.1f,%.1f ", left + i / 200.0 * pw, top + ph - fy * ph);
+			}
+			sb_puts(&b, "\"/>\n");
+			double fy = frac(r->tensor[p], y0, y1);
+			sb_printf(&b, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"#8e44ad\" text-anchor=\"end\">"
+			              "%s tensor %.0f GFLOP/s</text>\n", left + pw - 6, top + ph - fy * ph - 4,
+			          tensor_prec_name(p), r->tensor[p]);
+		}
 		char roofs[160];
 		snprintf(roofs, sizeof roofs, "memory %.0f GB/s, FP32 %.0f GFLOP/s", r->mem_gbps, r->fp32_gflops);
 		sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"#c0392b\">", left + 8, top + 16);

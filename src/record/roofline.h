@@ -1,10 +1,14 @@
 /* roofline.h: kernels placed by arithmetic intensity (flops per byte of
- * device memory) and achieved GFLOP/s under two roofs: the memory roof's
- * slope (GB/s x intensity) and the FP32 roof's flat top, on log-log axes.
+ * device memory) and achieved GFLOP/s under their roofs: the memory roof's
+ * slope (GB/s x intensity) and a flat top per pipe, the FP32 roof's and
+ * one per tensor precision a placed kernel runs on, on log-log axes; each
+ * kernel under the roof of its own pipe.
  * A coarse chart in the terminal and an SVG file. Pure: it draws what it
  * is given. */
 #ifndef CUPLAY_ROOFLINE_H
 #define CUPLAY_ROOFLINE_H
+
+#include "tensor.h"
 
 struct sbuf;
 struct measurement;
@@ -14,18 +18,29 @@ typedef struct roof_point {
 	double intensity;   /* flops / DRAM bytes */
 	double gflops;
 	int declared;       /* the bytes are the file's declared ones, not the counters' */
+	int pipe;           /* tensor.h's tensor_prec, or PIPE_FP32 */
 } roof_point;
 
 typedef struct roofline {
 	char *title;
 	double mem_gbps;    /* the memory roof; 0 unknown */
 	double fp32_gflops; /* the FMA roof; 0 unknown */
+	double tensor[TP_N]; /* the tensor roofs by precision; 0 unknown */
 	int n;
 	roof_point *pts;
 } roofline;
 
 void roofline_init(roofline *r, const char *title, double mem_gbps, double fp32_gflops);
 void roofline_add(roofline *r, const char *label, double intensity, double gflops, int declared);
+/* The same for a kernel on pipe `pipe` (a tensor precision: under that
+ * precision's roof where it is known, else the FP32 roof's). */
+void roofline_add_on(roofline *r, const char *label, double intensity, double gflops, int declared, int pipe);
+/* The tensor roof of precision p (GFLOP/s). */
+void roofline_set_tensor(roofline *r, int p, double gflops);
+/* The flat top over a kernel of pipe p: its tensor roof, else FP32's; 0 unknown. */
+double roofline_top(const roofline *r, int pipe);
+/* The roof at intensity x over a kernel of pipe p: min(mem x, its top). */
+double roofline_roof_on(const roofline *r, double x, int pipe);
 void roofline_free(roofline *r);
 
 /* Where a record goes: its arithmetic intensity (declared flops over the

@@ -59,7 +59,7 @@ TEST(catalogue)
 		for (int i = 0; i < s.nfig; i++)
 			CHECK(s.fig[i].def >= 0);
 	}
-	CHECK(nsets == 6);
+	CHECK(nsets == 7);
 	/* explain's set: the speed of light as ncu names it, within one request */
 	metric_sel e;
 	CHECK(metrics_parse("explain", &e, NULL) == 0);
@@ -391,7 +391,7 @@ TEST(tables)
 	metrics_catalogue_table(&t);
 	int n = 0;
 	metrics_catalogue(&n);
-	CHECK(t.nrows == n + 6);
+	CHECK(t.nrows == n + 7);
 	CHECK_STREQ(cell(&t, 3, 3), "(dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum");
 	table_free(&t);
 }
