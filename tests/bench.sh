@@ -141,6 +141,7 @@ cublas_sgemm*)
 	awk -v g="$gf" -v t="$gt" -v c="$3" 'BEGIN { printf "matmul_register_tiled  %.1f TFLOP/s = %.0f%% of cuBLAS SGEMM %.1f TFLOP/s (target >= 50%%); matmul_tiled %.1f TFLOP/s\n", g / 1000, 100 * g / 1000 / c, c, t / 1000 }' ;;
 *)	echo "matmul_register_tiled  $(awk -v g="$gf" 'BEGIN { printf "%.1f", g / 1000 }') TFLOP/s; $cb" ;;
 esac
+CUPLAY=$CUPLAY bash tests/bench_tensor.sh
 
 # ---- timing fidelity against Nsight Compute, repeatability, sweep speed ----
 echo

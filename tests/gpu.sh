@@ -218,6 +218,8 @@ sub cxx
 sub streams
 # roof and explain: the ceiling, every kernel's diagnosis, ncu's SOL
 sub explain
+# the tensor roofs against cuBLAS and the library, explain on a WMMA GEMM
+sub tensor
 # a new configuration's data path: the staging area, the comparison in
 # chunks, references in the elements' own type, the GPU fill, against the
 # way before
