@@ -37,7 +37,7 @@ if [ -z "$sm" ] || [ "$sm" -lt 80 ]; then
 fi
 precs="fp16 bf16 tf32 int8"
 [ "$sm" -ge 89 ] && precs="$precs fp8"
-missing="" above=""
+missing="" above="" line=""
 for p in $precs; do
 	v=$(col "${p}_gflops") d=$(col "${p}_datasheet_gflops")
 	awk -v v="$v" 'BEGIN { exit !(v > 0) }' || missing="$missing $p"
