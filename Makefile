@@ -124,7 +124,7 @@ test: export OBJ_DIR = $(BUILD)
 test: cuplay $(UNIT_BIN) build/bench/cublas_gemm
 	$(Q)$(SAN_ENV) CUPLAY=$(RUN_BIN) MAKE_BIN=$(BIN) HAVE_READLINE=$(HAVE_READLINE) UNIT_BIN="$(UNIT_BIN)" bash tests/run.sh
 
-bench: cuplay build/bench/cublas_sgemm build/bench/cublas_gemm build/bench/rule_replay
+bench: cuplay build/bench/cublas_sgemm build/bench/cublas_gemm build/bench/rule_replay build/bench/clockprobe
 	$(Q)CUPLAY=./cuplay bash tests/bench.sh
 
 build/bench/cublas_sgemm: tests/bench/cublas_sgemm.c $(BUILD)/libcuplay.a
@@ -136,6 +136,10 @@ build/bench/cublas_gemm: tests/bench/cublas_gemm.c $(BUILD)/libcuplay.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcuplay.a $(LIBS)
 
 build/bench/rule_replay: tests/bench/rule_replay.c $(BUILD)/libcuplay.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcuplay.a $(LIBS)
+
+build/bench/clockprobe: tests/bench/clockprobe.c $(BUILD)/libcuplay.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libcuplay.a $(LIBS)
 

@@ -1,0 +1,391 @@
+/* clockprobe.c: where a short kernel's time goes, by several clocks at once,
+ * for tests/bench/fidelity_probe.sh. Each launch of a probe kernel is timed
+ * by CUPTI's kernel records (CUPTI_ACTIVITY_KIND_KERNEL, as cuplay times,
+ * or CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), by a CUDA event pair, and from
+ * inside: every block reads the GPU's %globaltimer as it starts and as it
+ * ends, and the earliest start and latest end span the kernel's work as the
+ * SMs saw it. Block 0 also counts SM cycles (clock64) over its own span, so
+ * the SM clock during the kernel is known.
+ *
+ *   clockprobe [--device N] [--reps R] [--no-cupti] [--log FILE] [--busy S]
+ *
+ * Prints, per mode (a kernel, with or without an L2 flush before it, a
+ * wait between the flush and the launch, the record kind), the medians in
+ * ns: "mode kernel cupti events span cupti-span sm_mhz". --no-cupti (under
+ * ncu, which owns CUPTI) leaves the CUPTI column out; --log writes each
+ * timed launch's "mode kernel span_ns" so a script can pair them with
+ * ncu's per-launch durations. --busy S keeps the device busy for S seconds
+ * (the sibling GPU's load for another probe). Exit 0, or 1 with a line on
+ * stderr naming the failed call. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cudrv.h"
+#include "cupti_abi.h"
+#include "cuptilib.h"
+#include "nvrtc.h"
+#include "util.h"
+
+#define PROBE_MAX 512
+
+static const char probe_src[] =
+	"#define GT(t) asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t))\n"
+	"__device__ void stamp(unsigned long long *st, unsigned long long t0, long long c0) {\n"
+	"  __syncthreads();\n"
+	"  if (threadIdx.x == 0) { unsigned long long t1; GT(t1); long long c1 = clock64();\n"
+	"    atomicMin(&st[0], t0); atomicMax(&st[1], t1);\n"
+	"    if (blockIdx.x == 0) { st[2] = (unsigned long long)(c1 - c0); st[3] = t1 - t0; } }\n"
+	"}\n"
+	"extern \"C\" __global__ void __launch_bounds__(256) pr_vadd4(const float4 *__restrict__ a, const float4 *__restrict__ b,\n"
+	"    float4 *__restrict__ c, long n4, unsigned long long *st) {\n"
+	"  unsigned long long t0; GT(t0); long long c0 = clock64();\n"
+	"  for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += (long)gridDim.x * blockDim.x) {\n"
+	"    float4 x = a[i], y = b[i]; c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w); }\n"
+	"  if (st) stamp(st, t0, c0);\n"
+	"}\n"
+	"extern \"C\" __global__ void pr_spin(unsigned long long ns, unsigned long long *st) {\n"
+	"  unsigned long long t0, t; GT(t0); long long c0 = clock64();\n"
+	"  do { GT(t); } while (t - t0 < ns);\n"
+	"  stamp(st, t0, c0);\n"
+	"}\n"
+	"extern \"C\" __global__ void pr_empty(unsigned long long *st) {\n"
+	"  unsigned long long t0; GT(t0); long long c0 = clock64();\n"
+	"  if (st) stamp(st, t0, c0);\n"
+	"}\n"
+	"extern \"C\" __global__ void pr_flush(const uint4 *buf, long nvec, unsigned *sink) {\n"
+	"  unsigned x = 0;\n"
+	"  for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < nvec; i += (long)gridDim.x * blockDim.x) {\n"
+	"    uint4 v = buf[i]; x ^= v.x ^ v.y ^ v.z ^ v.w; }\n"
+	"  if (x == 0x7fc0ffeeu) *sink = x;\n"
+	"}\n";
+
+static struct {
+	CUfunction vadd, spin, empty, flush;
+	CUdeviceptr a, b, c, st, fbuf, sink;
+	size_t fbytes;
+	int sms;
+	CUevent e0, e1;
+	/* CUPTI */
+	int cupti, kind;
+	CUptiResult (*Enable)(int);
+	CUptiResult (*Disable)(int);
+	CUptiResult (*Register)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+	CUptiResult (*FlushAll)(uint32_t);
+	CUptiResult (*Next)(uint8_t *, size_t, void **);
+	double rec_ns[PROBE_MAX];
+	int nrec;
+	FILE *log;
+} P;
+
+static void ck(CUresult e, const char *call)
+{
+	if (e != CUDA_SUCCESS) {
+		fprintf(stderr, "clockprobe: %s failed: %s\n", call, cu_errstr(e));
+		exit(1);
+	}
+}
+
+static void ckp(CUptiResult r, const char *call)
+{
+	if (r != CUPTI_SUCCESS) {
+		char t[200];
+		cuptilib_result_text(r, t, sizeof t);
+		fprintf(stderr, "clockprobe: %s failed: %s\n", call, t);
+		exit(1);
+	}
+}
+
+static void on_request(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	*buffer = aligned_alloc(8, 1 << 20);
+	*size = 1 << 20;
+	*max_records = 0;
+}
+
+static void on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+	(void)ctx, (void)stream, (void)size;
+	void *rec = NULL;
+	while (P.Next(buffer, valid, &rec) == CUPTI_SUCCESS && rec) {
+		const cupti_kernel_record *k = rec;
+		if ((k->kind == CUPTI_ACTIVITY_KIND_KERNEL || k->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) &&
+		    k->name && strncmp(k->name, "pr_", 3) == 0 && strcmp(k->name, "pr_flush") != 0 && P.nrec < PROBE_MAX)
+			P.rec_ns[P.nrec++] = (double)(k->end - k->start);
+	}
+	free(buffer);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	if (n <= 0)
+		return -1;
+	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef struct mode {
+	const char *name;
+	int kernel;   /* 0 vadd4 N=2M, 1 vadd4 N=256K, 2 empty, 3 spin 4 us, 4 spin 20 us;
+	                 5 and 6: 0 and 1 without the stamps (no span) */
+	int flush;    /* an L2 flush before each launch */
+	int gap_us;   /* >0: synchronize after the flush and sleep this long before the launch */
+	int kind;     /* CUPTI_ACTIVITY_KIND_KERNEL or _CONCURRENT_KERNEL */
+	int b2b;      /* launches queued back to back, one synchronize at the end */
+	int cflush;   /* CUPTI's buffers flushed after each launch, as cuplay's takes do */
+} mode;
+
+static const char *kname[] = { "vadd4_2M", "vadd4_256K", "empty", "spin_4us", "spin_20us", "vadd4_2M_ns", "vadd4_256K_ns" };
+
+static void launch(int kernel)
+{
+	CUdeviceptr st = kernel >= 5 ? 0 : P.st;
+	if (kernel >= 5)
+		kernel -= 5;
+	if (kernel <= 1) {
+		long n4 = (kernel == 0 ? 2097152 : 262144) / 4;
+		unsigned grid = (unsigned)(n4 / 256 < P.sms * 8 ? n4 / 256 : P.sms * 8);
+		void *args[] = { &P.a, &P.b, &P.c, &n4, &st };
+		ck(cu.LaunchKernel(P.vadd, grid, 1, 1, 256, 1, 1, 0, NULL, args, NULL), "cuLaunchKernel (vadd4)");
+	} else if (kernel == 2) {
+		void *args[] = { &st };
+		ck(cu.LaunchKernel(P.empty, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL), "cuLaunchKernel (empty)");
+	} else {
+		unsigned long long ns = kernel == 3 ? 4000 : 20000;
+		void *args[] = { &ns, &st };
+		ck(cu.LaunchKernel(P.spin, (unsigned)P.sms, 1, 1, 128, 1, 1, 0, NULL, args, NULL), "cuLaunchKernel (spin)");
+	}
+}
+
+static void flush_l2(void)
+{
+	long nvec = (long)(P.fbytes / 16);
+	void *args[] = { &P.fbuf, &nvec, &P.sink };
+	ck(cu.LaunchKernel(P.flush, (unsigned)P.sms * 8, 1, 1, 256, 1, 1, 0, NULL, args, NULL), "cuLaunchKernel (flush)");
+}
+
+static void reset_stamps(void)
+{
+	ck(cu.MemsetD32Async(P.st, 0xffffffffu, 2, NULL), "cuMemsetD32Async");
+	ck(cu.MemsetD32Async(P.st + 8, 0, 6, NULL), "cuMemsetD32Async");
+}
+
+static void run_mode(const mode *m, int reps)
+{
+	static double cupti[PROBE_MAX], ev[PROBE_MAX], span[PROBE_MAX], diff[PROBE_MAX], mhz[PROBE_MAX];
+	int warm = 5, n = 0;
+	if (P.cupti) {
+		ckp(P.Enable(m->kind), "cuptiActivityEnable");
+		P.nrec = 0;
+	}
+	for (int i = 0; i < warm + reps; i++) {
+		unsigned long long st[4];
+		float ms = 0;
+		reset_stamps();
+		if (m->flush)
+			flush_l2();
+		if (m->gap_us > 0) {
+			ck(cu.CtxSynchronize(), "cuCtxSynchronize");
+			usleep((useconds_t)m->gap_us);
+		}
+		ck(cu.EventRecord(P.e0, NULL), "cuEventRecord");
+		launch(m->kernel);
+		ck(cu.EventRecord(P.e1, NULL), "cuEventRecord");
+		ck(cu.CtxSynchronize(), "cuCtxSynchronize");
+		ck(cu.EventElapsedTime(&ms, P.e0, P.e1), "cuEventElapsedTime");
+		ck(cu.MemcpyDtoH(st, P.st, sizeof st), "cuMemcpyDtoH");
+		if (P.cupti && m->cflush)
+			ckp(P.FlushAll(0), "cuptiActivityFlushAll");
+		if (P.log) /* every launch, in order, as ncu lists them */
+			fprintf(P.log, "%s %s %.0f %d\n", m->name, kname[m->kernel], st[0] > st[1] ? -1.0 : (double)(st[1] - st[0]), i < warm);
+		if (i < warm)
+			continue;
+		ev[n] = ms * 1e6;
+		span[n] = st[0] > st[1] ? -1 : (double)(st[1] - st[0]); /* -1: no stamps */
+		mhz[n] = st[3] ? (double)st[2] * 1e3 / (double)st[3] : 0;
+		n++;
+	}
+	double c = -1, d = -1;
+	if (P.cupti) {
+		ckp(P.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+		ckp(P.Disable(m->kind), "cuptiActivityDisable");
+		ckp(P.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+		if (P.nrec == warm + n) {
+			for (int i = 0; i < n; i++) {
+				cupti[i] = P.rec_ns[warm + i];
+				diff[i] = span[i] < 0 ? -1 : cupti[i] - span[i];
+			}
+			c = median(cupti, n);
+			d = median(diff, n);
+		} else
+			fprintf(stderr, "clockprobe: %s: %d CUPTI records for %d launches\n", m->name, P.nrec, warm + n);
+	}
+	printf("%-22s %-10s %9.0f %9.0f %9.0f %9.0f %7.0f\n", m->name, kname[m->kernel], c, median(ev, n),
+	       median(span, n), d, median(mhz, n));
+	fflush(stdout);
+}
+
+/* The back-to-back variant: launches queued behind each other, one
+ * synchronize; CUPTI's durations only (the stamps are not reset between). */
+static void run_b2b(const mode *m, int reps)
+{
+	static double cupti[PROBE_MAX];
+	if (!P.cupti)
+		return;
+	ckp(P.Enable(m->kind), "cuptiActivityEnable");
+	P.nrec = 0;
+	for (int i = 0; i < reps + 5; i++)
+		launch(m->kernel);
+	ck(cu.CtxSynchronize(), "cuCtxSynchronize");
+	ckp(P.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+	ckp(P.Disable(m->kind), "cuptiActivityDisable");
+	ckp(P.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+	int n = P.nrec > 5 ? P.nrec - 5 : 0;
+	memcpy(cupti, P.rec_ns + 5, (size_t)n * sizeof *cupti);
+	printf("%-22s %-10s %9.0f %9s %9s %9s %7s\n", m->name, kname[m->kernel], median(cupti, n), "-", "-", "-", "-");
+}
+
+static void setup(int dev_ord, int want_cupti)
+{
+	char *err = NULL;
+	if (cu_load(&err) != 0 || nvrtc_load(&err) != 0) {
+		fprintf(stderr, "clockprobe: %s\n", err);
+		exit(1);
+	}
+	ck(cu.Init(0), "cuInit");
+	CUdevice dev;
+	CUcontext ctx;
+	ck(cu.DeviceGet(&dev, dev_ord), "cuDeviceGet");
+	ck(cu.DevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+	ck(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent");
+	int maj = 0, min = 0, l2 = 0;
+	ck(cu.DeviceGetAttribute(&maj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute");
+	ck(cu.DeviceGetAttribute(&min, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute");
+	ck(cu.DeviceGetAttribute(&P.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "cuDeviceGetAttribute");
+	ck(cu.DeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev), "cuDeviceGetAttribute");
+	char arch[40];
+	snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", maj, min);
+	const char *opts[] = { arch, "-default-device" };
+	const char *names[] = { "pr_vadd4", "pr_spin", "pr_empty", "pr_flush" };
+	nvrtc_out out;
+	memset(&out, 0, sizeof out);
+	if (nvrtc_compile("clockprobe.cu", probe_src, opts, 2, names, 4, &out, &err) != 0) {
+		fprintf(stderr, "clockprobe: compile failed: %s\n", err);
+		exit(1);
+	}
+	CUmodule mod;
+	ck(cu.ModuleLoadData(&mod, out.cubin), "cuModuleLoadData");
+	ck(cu.ModuleGetFunction(&P.vadd, mod, "pr_vadd4"), "cuModuleGetFunction");
+	ck(cu.ModuleGetFunction(&P.spin, mod, "pr_spin"), "cuModuleGetFunction");
+	ck(cu.ModuleGetFunction(&P.empty, mod, "pr_empty"), "cuModuleGetFunction");
+	ck(cu.ModuleGetFunction(&P.flush, mod, "pr_flush"), "cuModuleGetFunction");
+	size_t vb = 2097152 * 4;
+	ck(cu.MemAlloc(&P.a, vb), "cuMemAlloc");
+	ck(cu.MemAlloc(&P.b, vb), "cuMemAlloc");
+	ck(cu.MemAlloc(&P.c, vb), "cuMemAlloc");
+	ck(cu.MemsetD32(P.a, 0x3f800000u, vb / 4), "cuMemsetD32");
+	ck(cu.MemsetD32(P.b, 0x40000000u, vb / 4), "cuMemsetD32");
+	ck(cu.MemAlloc(&P.st, 64), "cuMemAlloc");
+	ck(cu.MemAlloc(&P.sink, 64), "cuMemAlloc");
+	P.fbytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
+	ck(cu.MemAlloc(&P.fbuf, P.fbytes), "cuMemAlloc");
+	ck(cu.MemsetD8(P.fbuf, 0, P.fbytes), "cuMemsetD8");
+	ck(cu.EventCreate(&P.e0, CU_EVENT_DEFAULT), "cuEventCreate");
+	ck(cu.EventCreate(&P.e1, CU_EVENT_DEFAULT), "cuEventCreate");
+	if (!want_cupti)
+		return;
+	if (!cuptilib_open(&err)) {
+		fprintf(stderr, "clockprobe: %s\n", err);
+		exit(1);
+	}
+	if (cuptilib_sym("cuptiActivityEnable", &P.Enable) || cuptilib_sym("cuptiActivityDisable", &P.Disable) ||
+	    cuptilib_sym("cuptiActivityRegisterCallbacks", &P.Register) ||
+	    cuptilib_sym("cuptiActivityFlushAll", &P.FlushAll) || cuptilib_sym("cuptiActivityGetNextRecord", &P.Next)) {
+		fprintf(stderr, "clockprobe: CUPTI lacks an activity entry point\n");
+		exit(1);
+	}
+	ckp(P.Register(on_request, on_complete), "cuptiActivityRegisterCallbacks");
+	P.cupti = 1;
+}
+
+static void busy(double seconds)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 20; i++)
+			launch(4);
+		ck(cu.CtxSynchronize(), "cuCtxSynchronize");
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
+}
+
+int main(int argc, char **argv)
+{
+	int dev = 0, reps = 41, cupti = 1;
+	double busy_s = 0;
+	const char *only = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--device") && i + 1 < argc)
+			dev = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--no-cupti"))
+			cupti = 0;
+		else if (!strcmp(argv[i], "--log") && i + 1 < argc)
+			P.log = fopen(argv[++i], "w");
+		else if (!strcmp(argv[i], "--busy") && i + 1 < argc)
+			busy_s = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+		else {
+			fprintf(stderr, "usage: clockprobe [--device N] [--reps R] [--no-cupti] [--log FILE] [--busy S] [--only MODE-PREFIX]\n");
+			return 2;
+		}
+	}
+	if (reps < 1 || reps > PROBE_MAX - 10)
+		reps = 41;
+	setup(dev, cupti && busy_s <= 0);
+	if (busy_s > 0) {
+		busy(busy_s);
+		return 0;
+	}
+	enum { K = CUPTI_ACTIVITY_KIND_KERNEL, CK = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };
+	static const mode modes[] = {
+		{ "flush", 0, 1, 0, K, 0, 0 },        { "noflush", 0, 0, 0, K, 0, 0 },
+		{ "flush+sync+50us", 0, 1, 50, K, 0, 0 }, { "flush/concurrent", 0, 1, 0, CK, 0, 0 },
+		{ "noflush/concurrent", 0, 0, 0, CK, 0, 0 }, { "b2b", 0, 0, 0, K, 1, 0 },
+		{ "flush+cuptiflush", 0, 1, 0, K, 0, 1 },
+		{ "flush", 1, 1, 0, K, 0, 0 },        { "noflush", 1, 0, 0, K, 0, 0 },
+		{ "flush/concurrent", 1, 1, 0, CK, 0, 0 },
+		{ "flush", 2, 1, 0, K, 0, 0 },        { "noflush", 2, 0, 0, K, 0, 0 },
+		{ "flush/concurrent", 2, 1, 0, CK, 0, 0 }, { "b2b", 2, 0, 0, K, 1, 0 },
+		{ "flush", 3, 1, 0, K, 0, 0 },        { "noflush", 3, 0, 0, K, 0, 0 },
+		{ "flush/concurrent", 3, 1, 0, CK, 0, 0 }, { "flush+sync+50us", 3, 1, 50, K, 0, 0 },
+		{ "flush", 4, 1, 0, K, 0, 0 },        { "noflush", 4, 0, 0, K, 0, 0 },
+		{ "flush", 5, 1, 0, K, 0, 0 },        { "flush", 6, 1, 0, K, 0, 0 },
+	};
+	printf("%-22s %-10s %9s %9s %9s %9s %7s\n", "mode", "kernel", "cupti_ns", "events_ns", "span_ns", "cupti-span", "sm_mhz");
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		if (only && strncmp(modes[i].name, only, strlen(only)) != 0)
+			continue;
+		if (!cupti && (modes[i].kind == CK || modes[i].b2b || modes[i].gap_us))
+			continue;
+		if (modes[i].b2b)
+			run_b2b(&modes[i], reps);
+		else
+			run_mode(&modes[i], reps);
+	}
+	if (P.log)
+		fclose(P.log);
+	return 0;
+}
