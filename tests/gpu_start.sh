@@ -12,6 +12,9 @@
 #   4. Ctrl-C 50 ms after start (to the process group, as a terminal sends
 #      it, and to the front end alone): cuplay ends promptly and leaves no
 #      worker behind
+#   5. at the prompt (tests/first_result.py, a pty): the worker started in
+#      the background is ready before a run typed 1 s later; nothing printed
+#      meanwhile; Ctrl-C or quit during its start leave no worker behind
 # On a failure it prints the trace or output it judged. Closing line:
 # "gpu-start: N passed, N failed".
 . "$(dirname "$0")/lib.sh"
@@ -125,5 +128,17 @@ sigint() {
 }
 sigint group
 sigint front
+
+# 5. the prompt starts the worker in the background (tests/first_result.py,
+#    in a pseudo-terminal): ready before a run typed 1 s later, quiet, and
+#    Ctrl-C or quit while it starts leave no worker behind
+CUPLAY="$CUPLAY" python3 tests/first_result.py >"$tmp/out" 2>&1
+while IFS= read -r l; do
+	case $l in
+	"ok:   "*) ok "prompt: ${l#ok:   }" ;;
+	"FAIL: "*) bad "prompt: ${l#FAIL: }" ;;
+	esac
+done <"$tmp/out"
+grep -q '^first-result: ' "$tmp/out" || bad "prompt: tests/first_result.py did not finish"
 
 echo "gpu-start: $pass passed, $fail failed"

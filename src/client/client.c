@@ -3,6 +3,7 @@
  * no progress, reaps one that dies, and starts a new one on the next run. */
 #include "client.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -225,7 +226,16 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 				envp[k++] = environ[i];
 		envp[k] = (char *)"CUPLAY_WORKER_WRAPPED=1";
 	}
+	/* A Ctrl-C at the terminal reaches the worker too: blocked from before
+	 * the fork until its handler is in place (worker_main unblocks it), so
+	 * one typed while it starts cannot end it */
+	sigset_t si, parent_mask;
+	sigemptyset(&si);
+	sigaddset(&si, SIGINT);
+	sigprocmask(SIG_BLOCK, &si, &parent_mask);
 	pid_t pid = fork();
+	if (pid != 0)
+		sigprocmask(SIG_SETMASK, &parent_mask, NULL);
 	if (pid < 0) {
 		int e = errno;
 		free(envp);
@@ -240,6 +250,8 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 #ifdef __linux__
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
+		if (prefix) /* a wrapper gets SIGINT as it came */
+			sigprocmask(SIG_SETMASK, &parent_mask, NULL);
 		close_other_fds(to[0], from[1]);
 		fcntl(to[0], F_SETFD, 0);
 		fcntl(from[1], F_SETFD, 0);
@@ -388,9 +400,28 @@ void wc_stop_wait(wclient *w, int grace_ms)
 {
 	if (w->pid <= 0)
 		return;
+	if (w->hello_pending) {
+		/* still starting (the driver, the context): it holds nothing of
+		 * the user's, and would read the QUIT only once started */
+		reap(w, 0, NULL);
+		return;
+	}
 	if (w->wfd >= 0)
 		wire_send(w->wfd, MSG_QUIT, NULL, 0, NULL, 0);
 	reap(w, grace_ms, NULL);
+}
+
+int wc_gpu_absent(char **why)
+{
+	/* the NVIDIA driver's control device (Linux), or WSL's GPU device */
+	if (access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0)
+		return 0;
+	void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (lib)
+		dlclose(lib);
+	if (why)
+		*why = xstrdup(lib ? "no CUDA device" : "no CUDA driver found");
+	return 1;
 }
 
 void wc_stop(wclient *w)

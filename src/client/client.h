@@ -79,10 +79,18 @@ int wc_start_under(wclient *w, const char *const *prefix, int hello_s, char **er
  * ("cuDevicePrimaryCtxRetain failed: ..."), after which it has left. */
 int wc_device(wclient *w, char **err);
 
-/* Asks the worker to leave, then reaps it (killed after 2 s). */
+/* Asks the worker to leave, then reaps it (killed after 2 s). A worker
+ * spawned but not yet heard from (still loading the driver and making its
+ * context) is killed at once. */
 void wc_stop(wclient *w);
 /* The same, waiting up to grace_ms before the kill (a wrapper may have a
  * report to write). */
 void wc_stop_wait(wclient *w, int grace_ms);
+
+/* 1 with *why (caller frees: "no CUDA driver found", "no CUDA device")
+ * when this machine has no GPU device for a worker to open: no
+ * /dev/nvidiactl (nor WSL's /dev/dxg). Then nothing need be started. 0
+ * when there may be one (only a worker's start can tell). */
+int wc_gpu_absent(char **why);
 
 #endif

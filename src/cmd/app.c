@@ -8,7 +8,6 @@
 #include "search.h"
 #include "cubin.h"
 
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <errno.h>
@@ -52,7 +51,24 @@ void app_warm_join(void)
 	g_warming = 0;
 }
 
-/* At `use`: start what the first run will need. Errors surface at `run`. */
+/* A machine without a GPU device starts no worker: compile-only mode at
+ * once, with the reason (kept for `device`). 1 when there is none. */
+static int gpu_absent(app *a)
+{
+	if (a->gpu == 0)
+		return 1;
+	char *why = NULL;
+	if (a->gpu == 1 || !wc_gpu_absent(&why))
+		return 0;
+	a->gpu = 0;
+	free(a->gpu_why);
+	a->gpu_why = why;
+	return 1;
+}
+
+/* At `use`, and when the prompt first shows: start what the first run will
+ * need (NVRTC warmed up, the GPU worker making its context and setting up
+ * CUPTI), quietly, while the user types. Errors surface at `run`. */
 void app_prestart(app *a)
 {
 	static int warmed;
@@ -70,11 +86,13 @@ void app_prestart(app *a)
 		g_warming = pthread_create(&g_warm, NULL, warm_nvrtc, NULL) == 0;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
-	if (!a->no_gpu && a->gpu != 0 && !a->worker.pid) {
+	if (!a->no_gpu && a->gpu != 0 && !a->worker.pid && !getenv("CUPLAY_NO_WARMUP") && !gpu_absent(a)) {
 		char *err = NULL;
 		a->worker.device = a->device;
 		if (wc_spawn(&a->worker, &err) != 0)
 			free(err); /* said again, properly, by the first run */
+		else if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: worker: starting in the background (pid %d)\n", (int)a->worker.pid);
 	}
 }
 
@@ -328,8 +346,12 @@ int app_gpu(app *a)
 		a->gpu = 0;
 		return 0;
 	}
-	if (a->gpu == 0)
+	if (a->gpu == 0 || (a->gpu == -1 && gpu_absent(a))) {
+		if (a->gpu_why && !a->notice_said) /* found at the prompt or at `use`: said once */
+			app_note(a, "%s: compile-only mode", a->gpu_why);
+		a->notice_said = 1;
 		return 0;
+	}
 	if (a->worker.pid && !a->worker.hello_pending) {
 		a->gpu = 1;
 		return 1;
@@ -371,22 +393,13 @@ int app_gpu(app *a)
 	return 0;
 }
 
-void app_gpu_early(app *a, int wait_ms)
+void app_gpu_background(app *a)
 {
-	if (a->no_gpu || a->gpu != -1) {
-		app_gpu(a);
+	if (a->no_gpu || gpu_absent(a)) {
+		app_gpu(a); /* "compile-only mode (--no-gpu)", or why there is no GPU */
 		return;
 	}
-	char *err = NULL;
-	a->worker.device = a->device;
-	if (!a->worker.pid && wc_spawn(&a->worker, &err) != 0) {
-		free(err);
-		app_gpu(a); /* says why */
-		return;
-	}
-	struct pollfd pf = { a->worker.rfd, POLLIN, 0 };
-	if (poll(&pf, 1, wait_ms) > 0)
-		app_gpu(a); /* the worker answered: a GPU, or why not */
+	app_prestart(a);
 }
 
 /* ---- the run ---- */

@@ -261,10 +261,11 @@ void clock_note(app *a, const result *res);
 char **app_kernel_files(int *n);
 /* 1 when a GPU worker is running or can be started; says why not once. */
 int app_gpu(app *a);
-/* At the start of an interactive session: starts the worker and gives it
- * up to wait_ms to answer, so that "no CUDA driver found: compile-only
- * mode" comes with the banner rather than at the first run. A worker still
- * creating its context is left to finish while the user types. */
-void app_gpu_early(app *a, int wait_ms);
+/* As the prompt first shows: starts the GPU worker in the background (the
+ * driver, the context, CUPTI) and NVRTC's warm-up, and returns at once; the
+ * first run finds them ready. Prints nothing, but where there is no GPU to
+ * start (--no-gpu; no GPU device on this machine: then nothing starts) it
+ * says so with the banner. CUPLAY_NO_WARMUP=1 starts nothing ahead. */
+void app_gpu_background(app *a);
 
 #endif

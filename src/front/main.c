@@ -341,8 +341,8 @@ int main(int argc, char **argv)
 	} else if (isatty(STDIN_FILENO)) {
 		a.interactive = 1;
 		printf("cuplay %s: type 'help' for commands, 'ls' for kernel files, 'quit' to leave\n", CUPLAY_VERSION);
-		/* no GPU: said now, not at the first run */
-		app_gpu_early(&a, 500);
+		/* the worker starts while the user types; no GPU: said now */
+		app_gpu_background(&a);
 		if (!no_rc)
 			run_rc(&a);
 		repl_loop(&a);

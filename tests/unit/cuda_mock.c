@@ -2,6 +2,7 @@
  * into a temporary folder which the worker it starts finds first on
  * LD_LIBRARY_PATH. One device, "Mock GPU" (sm_90, 80 GiB, 3 GiB free),
  * whose context takes a while to make:
+ *   MOCK_INIT_MS   cuInit sleeps this many milliseconds (logs "init-begin")
  *   MOCK_CTX_MS    cuDevicePrimaryCtxRetain sleeps this many milliseconds
  *   MOCK_CTX_FAIL  cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY (2)
  *   MOCK_LOG       a file: one line an event ("hello-ready", "ctx-begin",
@@ -50,6 +51,12 @@ static CUresult need_ctx(const char *call)
 CUresult cuInit(unsigned flags)
 {
 	(void)flags;
+	const char *ms = getenv("MOCK_INIT_MS");
+	if (ms && atoi(ms) > 0) {
+		say("init-begin", NULL);
+		struct timespec ts = { atoi(ms) / 1000, (long)(atoi(ms) % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
 	return 0;
 }
 

@@ -213,6 +213,38 @@ TEST(quit_and_sigint_while_starting)
 	free(err);
 }
 
+/* The prompt's background start: a worker spawned and left to start. A
+ * Ctrl-C at once (before its handler is in place) does not end it; asked to
+ * leave before its HELLO (here a cuInit of 1.5 s), it is killed at once. */
+TEST(background_start)
+{
+	mock("100", 0);
+	setenv("MOCK_INIT_MS", "300", 1);
+	wclient w = client();
+	char *err = NULL;
+	CHECK(wc_spawn(&w, &err) == 0 && w.pid > 0 && w.hello_pending);
+	CHECK(kill(w.pid, SIGINT) == 0);
+	CHECK(wc_start(&w, &err) == 0);
+	CHECK(wc_device(&w, &err) == 0 && w.dev.free_mem == (uint64_t)3 << 30);
+	wc_stop(&w);
+	CHECK(w.pid == 0);
+
+	mock("100", 0);
+	setenv("MOCK_INIT_MS", "1500", 1);
+	CHECK(wc_spawn(&w, &err) == 0);
+	pid_t pid = w.pid;
+	usleep(100 * 1000);
+	wc_stop(&w);
+	CHECK(w.pid == 0);
+	CHECK(kill(pid, 0) != 0); /* reaped: gone */
+	usleep(1600 * 1000);      /* past its cuInit: had it lived, it would have said HELLO */
+	char *log = mock_log();
+	CHECK(at(log, "init-begin") >= 0 && at(log, "hello-ready") < 0);
+	free(log);
+	unsetenv("MOCK_INIT_MS");
+	free(err);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
@@ -239,6 +271,7 @@ int main(int argc, char **argv)
 		RUN(first_run);
 		RUN(context_fails);
 		RUN(quit_and_sigint_while_starting);
+		RUN(background_start);
 	}
 	mock_rmdir(tmpdir);
 	CHECK(access(tmpdir, F_OK) != 0);

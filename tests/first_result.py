@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""tests/first_result.py: the GPU worker starts in the background as the
+prompt shows, in a pseudo-terminal. Needs a GPU (called by tests/gpu_start.sh).
+
+Test (default):
+  1. prompt, wait 1 s, `run`: the worker's start-up trace (CUPLAY_TRACE_WORKER)
+     shows its context and CUPTI ready before the request was typed, and the
+     run checks ok
+  2. nothing is printed while nobody asked: without tracing, the 1 s after
+     the prompt shows nothing
+  3. Ctrl-C while the worker starts: a fresh prompt, the next run still works
+     with the same worker, and after `quit` no worker is left
+  4. `quit` while the worker starts: cuplay leaves and no worker is left
+  5. --no-gpu starts no worker
+Closing line "first-result: N passed, N failed".
+
+--bench: the first result's time from Enter (prompt up 1 s) with the
+background start and without it (CUPLAY_NO_WARMUP=1), medians of 5
+sessions; and the same command by -c and by a session file, wall time of
+the process. Prints figures; never fails on them."""
+import os, pty, re, select, signal, subprocess, sys, tempfile, time
+
+CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CMD = "use transpose; set N=4096; run transpose_tiled"
+ROW = re.compile(r"transpose_tiled +ok ")
+passed = failed = 0
+
+
+def report(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("ok:   " + what)
+    else:
+        failed += 1
+        print("FAIL: " + what + ("\n    " + detail[-1500:].replace("\n", "\n    ") if detail else ""))
+
+
+class Session:
+    """cuplay in a pty; everything it wrote is in self.out, with the time
+    each chunk arrived."""
+
+    def __init__(self, args, env):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.chdir(ROOT)
+            os.execvpe(args[0], args, env)
+        self.out = ""
+        self.t0 = time.monotonic()
+
+    def read(self, timeout, until=None):
+        """Reads for timeout seconds, or until the regex `until` matches what
+        came after the call began: the time it matched, or None."""
+        start = len(self.out)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            r, _, _ = select.select([self.fd], [], [], 0.002)
+            if not r:
+                continue
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            now = time.monotonic()
+            self.out += chunk.decode(errors="replace")
+            if until is not None and re.search(until, self.out[start:]):
+                return now
+        return None
+
+    def send(self, text):
+        t = time.monotonic()
+        os.write(self.fd, text.encode())
+        return t
+
+    def finish(self):
+        try:
+            os.write(self.fd, b"quit\r")
+        except OSError:
+            pass
+        self.read(5, r"\x00")
+        for _ in range(100):
+            if os.waitpid(self.pid, os.WNOHANG)[0] == self.pid:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+
+def tagged(tag):
+    """Processes whose environment carries CUPLAY_TEST_TAG=tag."""
+    found = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % p, "rb") as f:
+                if ("CUPLAY_TEST_TAG=" + tag).encode() in f.read().split(b"\0"):
+                    found.append(int(p))
+        except OSError:
+            pass
+    return found
+
+
+def env_for(tmp, tag, **extra):
+    env = dict(os.environ, NO_COLOR="1", TERM="dumb", XDG_CACHE_HOME=os.path.join(tmp, "cache"),
+               CUPLAY_TEST_TAG=tag)
+    env.update(extra)
+    return env
+
+
+def first_result(tmp, tag, wait=1.0, **extra):
+    """One session: prompt, wait, CMD: (ms from Enter to the result row, the
+    output before Enter, all the output)."""
+    s = Session([CUPLAY, "-X"], env_for(tmp, tag, **extra))
+    s.read(30, r"cuplay> ")
+    s.read(wait)
+    before = s.out
+    t = s.send(CMD + "\r")
+    got = s.read(60, ROW)
+    s.finish()
+    return ((got - t) * 1000 if got else None), before, s.out
+
+
+def tests(tmp):
+    subprocess.run([CUPLAY, "-c", CMD], env=env_for(tmp, "warm"), cwd=ROOT, capture_output=True)  # the caches
+    # 1. ready before the request
+    ms, before, out = first_result(tmp, "t1", CUPLAY_TRACE_WORKER="1")
+    ready = "start-up: CUPTI set up" in before or "start-up: no kernel clock" in before
+    report(ready and "start-up: the context" in before,
+           "prompt up 1 s: the worker's context and CUPTI were ready before the request", before)
+    report(ms is not None, "the first run after 1 s checks ok (%s ms from Enter)" % ("%.0f" % ms if ms else "-"), out)
+    # 2. quiet while nobody asked
+    _, before, out = first_result(tmp, "t2")
+    after_prompt = before.split("cuplay> ", 1)[-1]
+    report(after_prompt.strip() == "", "nothing printed in the 1 s after the prompt", repr(after_prompt))
+    # 3. Ctrl-C during the start
+    s = Session([CUPLAY, "-X"], env_for(tmp, "t3", CUPLAY_TRACE="1"))
+    s.read(30, r"cuplay> ")
+    s.send("\x03")
+    s.read(1.0)
+    t = s.send(CMD + "\r")
+    got = s.read(60, ROW)
+    pids = re.findall(r"starting in the background \(pid (\d+)\)", s.out)
+    report(got is not None and len(pids) == 1 and "GPU worker" not in s.out,
+           "Ctrl-C while the worker starts: the next run works, on the same worker", s.out)
+    s.finish()
+    time.sleep(0.3)
+    report(pids and not tagged("t3"), "Ctrl-C while the worker starts, then quit: no worker left (worker %s)" %
+           (pids[0] if pids else "?"), s.out)
+    # 4. quit during the start
+    s = Session([CUPLAY, "-X"], env_for(tmp, "t4", CUPLAY_TRACE="1"))
+    s.read(30, r"cuplay> ")
+    t = time.monotonic()
+    s.send("quit\r")
+    s.read(5, r"\x00")
+    code = None
+    for _ in range(100):
+        w, st = os.waitpid(s.pid, os.WNOHANG)
+        if w == s.pid:
+            code = os.waitstatus_to_exitcode(st)
+            break
+        time.sleep(0.02)
+    took = (time.monotonic() - t) * 1000
+    os.close(s.fd)
+    time.sleep(0.3)
+    left = tagged("t4")
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    report(code == 0 and not left, "quit while the worker starts: exit 0 in %.0f ms, no worker left" % took,
+           "exit %r, left %r\n%s" % (code, left, s.out))
+    # 5. --no-gpu starts none
+    s = Session([CUPLAY, "-X", "--no-gpu"], env_for(tmp, "t5"))
+    s.read(30, r"cuplay> ")
+    s.read(0.5)
+    left = [p for p in tagged("t5") if p != s.pid]
+    s.finish()
+    report(not left, "--no-gpu: no worker started", repr(left))
+    print("first-result: %d passed, %d failed" % (passed, failed))
+    return failed == 0
+
+
+def median(v):
+    v = sorted(x for x in v if x is not None)
+    return v[len(v) // 2] if v else float("nan")
+
+
+def bench(tmp):
+    subprocess.run([CUPLAY, "-c", CMD], env=env_for(tmp, "warm"), cwd=ROOT, capture_output=True)
+    print("first result of an interactive session: prompt up 1 s, then '%s'" % CMD)
+    for label, extra in (("background start", {}), ("no background start (CUPLAY_NO_WARMUP=1)",
+                                                    {"CUPLAY_NO_WARMUP": "1"})):
+        v = [first_result(tmp, "b", **extra)[0] for _ in range(5)]
+        print("  %-42s %6.0f ms from Enter (median of 5: %s; target <= 150 ms)" %
+              (label, median(v), " ".join("%.0f" % x if x else "-" for x in v)))
+    sess = os.path.join(tmp, "first.session")
+    with open(sess, "w") as f:
+        f.write(CMD.replace("; ", "\n") + "\n")
+    for label, args in (("-c", ["-c", CMD]), ("session replay", [sess])):
+        for wl, extra in (("background start", {}), ("none", {"CUPLAY_NO_WARMUP": "1"})):
+            v = []
+            for _ in range(5):
+                t = time.monotonic()
+                subprocess.run([CUPLAY] + args, env=env_for(tmp, "b", **extra), cwd=ROOT, capture_output=True)
+                v.append((time.monotonic() - t) * 1000)
+            print("  %-16s %-18s %6.0f ms wall, process start to exit (median of 5)" % (label, wl, median(v)))
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory(prefix="cuplay-first-") as tmp:
+        if "--bench" in sys.argv:
+            bench(tmp)
+            sys.exit(0)
+        sys.exit(0 if tests(tmp) else 1)
