@@ -169,6 +169,7 @@ void app_free(app *a)
 	app_warm_join();
 	free(a->clock_why);
 	free(a->gpu_why);
+	free(a->clk_why);
 	for (int i = -1; i < a->nmore; i++) {
 		wclient *w = i < 0 ? &a->worker : &a->more[i];
 		if (!w->pid)
@@ -427,6 +428,10 @@ static void stamp(app *a, measurement *m)
 		m->device = xstrdup(a->worker.dev.name);
 	if (a->cmd_text && !m->command)
 		m->command = xstrdup(a->cmd_text);
+	if (m->timed && m->clock == CLOCK_KERNEL && a->clk_device == a->device + 1 && a->clk.known) {
+		m->clock_offset_known = 1;
+		m->clock_offset_us = a->clk.offset_us;
+	}
 }
 
 int app_roofs_once(app *a)
@@ -548,4 +553,25 @@ void app_free_list(char **v, int n)
 	for (int i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
+}
+
+/* ---- the kernel clock's check, under a results table ---- */
+
+void app_clock_add(const app *a, const measurement *m, sbuf *note)
+{
+	if (!m->timed || m->clock != CLOCK_KERNEL || a->clk_device != a->device + 1)
+		return;
+	char *t = clockcal_result(&a->clk, m->st.median);
+	if (!t)
+		return;
+	sb_printf(note, "%s%s %s", note->len ? ", " : "", m->kernel, t);
+	free(t);
+}
+
+void app_clock_say(app *a, sbuf *note)
+{
+	if (note->len && !a->mask_times)
+		app_note(a, "kernel clock: %s, by the offset this GPU's kernel clock showed against the profiler's "
+		         "duration (not subtracted; `device` says more)", note->s);
+	sb_free(note);
 }

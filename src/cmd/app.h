@@ -8,6 +8,7 @@
 #include "arch.h"
 #include "ccache.h"
 #include "chart.h"
+#include "clockcal.h"
 #include "expr.h"
 #include "plan.h"
 #include "measure.h"
@@ -105,6 +106,9 @@ typedef struct app {
 	int roof_busy;        /* measuring them now */
 	troofs troof;         /* the tensor roofs, measured once per device when needed */
 	int (*troof_hook)(struct app *a); /* measures them quietly (cmd/troof.c's app_troof_measure) */
+	clock_cal clk;        /* the kernel clock against the profiler's duration (clockcheck.c) */
+	int clk_device;       /* the device clk is for + 1; 0: not looked for yet */
+	char *clk_why;        /* why it could not be checked; NULL */
 	double link_gbps[LINK_N]; /* the host link, each way, pageable and pinned (`roof`); 0 unknown */
 	int notice_said;
 	char *gpu_why;        /* why there is no GPU ("no CUDA driver found"), once known */
@@ -259,6 +263,14 @@ void clock_note(app *a, const result *res);
 
 /* The list of kernel files in kernels_src (caller frees). */
 char **app_kernel_files(int *n);
+/* A result that the kernel clock's check concerns (timed by the kernel
+ * clock, under 50 us, on a device whose clock disagreed with the
+ * profiler's duration; clockcheck.h): "name +0.92 us of 9.21 us (+11%)"
+ * appended to *note (", " between). */
+void app_clock_add(const app *a, const measurement *m, sbuf *note);
+/* The note under a results table, when *note has anything; frees it. */
+void app_clock_say(app *a, sbuf *note);
+
 /* 1 when a GPU worker is running or can be started; says why not once. */
 int app_gpu(app *a);
 /* As the prompt first shows: starts the GPU worker in the background (the

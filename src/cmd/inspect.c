@@ -1,6 +1,8 @@
 /* inspect.c: roof, device, ptx. */
 #include "inspect.h"
 #include "builtin.h"
+#include "clockcheck.h"
+#include "devcache.h"
 #include "fileio.h"
 #include "sass.h"
 #include "troof.h"
@@ -183,14 +185,37 @@ static void roof_save(const app *a, const char *path, const roofs *r)
 	roofs copy = *r;
 	for (int i = 0; i < (int)(sizeof roof_keys / sizeof *roof_keys); i++)
 		sb_printf(&b, "%s %.17g\n", roof_keys[i], *roof_field(&copy, i));
-	if (mkdir_p(a->cache.dir, 0700) != 0 || write_file_atomic(path, b.s, b.len) != 0) {
-		if (getenv("CUPLAY_TRACE"))
-			fprintf(stderr, "trace: roof: cannot keep the roofs in %s: %s\n", path, strerror(errno));
-	}
+	devcache_save(a, path, b.s);
 	sb_free(&b);
 }
 
-int app_roof_measure(app *a)
+/* The kernel clock's check as a data field (null when not checked). */
+static void clock_offset_field(app *a, table *t, int row, int col)
+{
+	if (a->clk_device != a->device + 1 || !a->clk.known)
+		return;
+	if (a->mask_times)
+		table_set(t, row, col, "<t>");
+	else
+		table_num(t, row, col, a->clk.offset_us);
+}
+
+/* The kernel clock's check as a line of text (figures masked with --mask-times). */
+static void clock_line(app *a)
+{
+	if (a->mask_times) {
+		app_note(a, "kernel clock: %s", a->clk_device != a->device + 1 ? "not checked yet"
+		                                 : a->clk.known ? "checked against the profiler's duration"
+		                                                : "not checked");
+		return;
+	}
+	char *t = clock_check_text(a);
+	app_note(a, "%s", t);
+	free(t);
+}
+
+/* The roofs from the cache, else measured and kept: 0, or -1 (said). */
+static int roofs_of_device(app *a)
 {
 	char *path = roof_cache_path(a, &a->worker.dev);
 	if (path) {
@@ -210,6 +235,15 @@ int app_roof_measure(app *a)
 	return rc;
 }
 
+int app_roof_measure(app *a)
+{
+	int rc = roofs_of_device(a);
+	/* the kernel clock's check goes with the roofs; its failure (said)
+	 * costs only the check */
+	clock_check(a, 0);
+	return rc;
+}
+
 int app_roof(app *a)
 {
 	if (roof_measure(a, 1) != 0 || troof_measure(a, 1) != 0)
@@ -218,6 +252,8 @@ int app_roof(app *a)
 	if (path)
 		roof_save(a, path, &a->roof);
 	free(path);
+	if (clock_check(a, 1) != 0)
+		return -1;
 	const roofs *r = &a->roof;
 	const devinfo *d = &a->worker.dev;
 	if (format_is_data(a->format)) {
@@ -227,7 +263,7 @@ int app_roof(app *a)
 		double v[] = { r->best, r->copy, r->read, r->write, r->stream, r->peak, r->gflops,
 			       a->link_gbps[LINK_H2D_PAGEABLE], a->link_gbps[LINK_H2D_PINNED],
 			       a->link_gbps[LINK_D2H_PAGEABLE], a->link_gbps[LINK_D2H_PINNED] };
-		const char *keys[13 + 4 * TP_N]; /* head, the FP32 datasheet, troof_figures' */
+		const char *keys[14 + 4 * TP_N]; /* head, the FP32 datasheet, troof_figures', the clock's offset */
 		double vals[12 + 4 * TP_N];
 		memcpy(keys, head, sizeof head);
 		memcpy(vals, v, sizeof v);
@@ -235,7 +271,8 @@ int app_roof(app *a)
 		vals[11] = tensor_datasheet(d->name, d->sm_count, PIPE_FP32, NULL);
 		int nt = 12 + troof_figures(a, keys + 13, vals + 12);
 		table t;
-		table_init(&t, nt + 1, keys, NULL);
+		keys[1 + nt] = "clock_offset_us";
+		table_init(&t, nt + 2, keys, NULL);
 		table_kind(&t, "roof");
 		int row = table_row(&t);
 		table_set(&t, row, 0, "%s", d->name);
@@ -247,6 +284,7 @@ int app_roof(app *a)
 			else
 				table_num(&t, row, 1 + i, vals[i]);
 		}
+		clock_offset_field(a, &t, row, 1 + nt);
 		app_table(a, &t, 0);
 		table_free(&t);
 		return 0;
@@ -306,6 +344,7 @@ int app_roof(app *a)
 	app_note(a, "roof of %s:", d->name);
 	app_table(a, &t, 2);
 	table_free(&t);
+	clock_line(a);
 	return 0;
 }
 
@@ -396,9 +435,9 @@ int app_device(app *a, int argc, char **argv)
 	const devinfo *d = &a->worker.dev;
 	if (format_is_data(a->format)) {
 		const char *head[] = { "ordinal", "count", "name", "sm", "sm_count", "l2_bytes", "memory_bytes",
-			               "free_bytes", "driver" };
+			               "free_bytes", "driver", "clock_offset_us" };
 		table t;
-		table_init(&t, 9, head, NULL);
+		table_init(&t, 10, head, NULL);
 		table_kind(&t, "device");
 		int r = table_row(&t);
 		table_num(&t, r, 0, d->ordinal);
@@ -410,6 +449,8 @@ int app_device(app *a, int argc, char **argv)
 		table_num(&t, r, 6, (double)d->total_mem);
 		table_num(&t, r, 7, (double)d->free_mem);
 		table_set(&t, r, 8, "%d.%d", d->driver_version / 1000, d->driver_version % 1000 / 10);
+		clock_check_cached(a);
+		clock_offset_field(a, &t, r, 9);
 		app_table(a, &t, 0);
 		table_free(&t);
 		return 0;
@@ -421,6 +462,8 @@ int app_device(app *a, int argc, char **argv)
 	app_note(a, "GPU %d of %d: %s, sm_%d%d, %d SMs, %s L2, %s memory (%s free), driver %d.%d",
 	         d->ordinal, d->count, d->name, d->cc_major, d->cc_minor, d->sm_count, l2, mem, fr,
 	         d->driver_version / 1000, d->driver_version % 1000 / 10);
+	clock_check_cached(a);
+	clock_line(a);
 	return 0;
 }
 

@@ -770,6 +770,7 @@ int app_run(app *a, char **names, int nnames)
 	plan *p = xcalloc(1, sizeof *p);
 	result *res = xcalloc(1, sizeof *res);
 	int printed_bufs = 0, nrec = 0;
+	sbuf clk_note = { 0 }; /* results the kernel clock's check concerns */
 	char *err = NULL;
 	const run_observer *ob = a->observer; /* `metrics on`, throttling notes */
 	void *ost = ob ? ob->begin(a, &c) : NULL;
@@ -814,6 +815,7 @@ int app_run(app *a, char **names, int nnames)
 		m->pipe = app_kernel_pipe(c.u, name, NULL);
 		m->compile_ms = c.from == CC_COMPILED ? c.compile_ms : 0;
 		measure_row(&t, table_row(&t), 0, m, a->mask_times);
+		app_clock_add(a, m, &clk_note);
 		check_failures(a, p, res);
 		clock_note(a, res);
 		launch_bound_note(a, name, res, &m->st);
@@ -827,6 +829,7 @@ int app_run(app *a, char **names, int nnames)
 	}
 	if (t.nrows > 0)
 		app_table(a, &t, 0);
+	app_clock_say(a, &clk_note);
 	if (!c.gpu && t.nrows > 0)
 		app_note(a, "not launched (no GPU)");
 	if (a->sp->ncheck_at > 0 && a->topt.do_check && t.nrows > 0) {

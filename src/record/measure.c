@@ -159,7 +159,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	static const char *const mine[M_N] = { "kernel", "values", "check", "rel_err", "median", "±95%",
 		                               "min .. max", "min", "max", "noise", "samples", "GB/s", "roof", "link", "overlap",
 		                               "GFLOP/s", "SM MHz", "temp C", "throttle", "clock", "regs",
-		                               "smem_bytes", "compile_ms", "device", "ci_lo", "ci_hi", "stop" };
+		                               "smem_bytes", "compile_ms", "device", "ci_lo", "ci_hi", "stop", "clock_offset_us" };
 	const char *h[64];
 	char al[64];
 	int n = first + M_N + last;
@@ -169,7 +169,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	}
 	for (int i = 0; i < M_N; i++)
 		h[first + i] = mine[i];
-	memcpy(al + first, "lllrrlrrrrrrrlrrrrllrrlrrl", M_N);
+	memcpy(al + first, "lllrrlrrrrrrrlrrrrllrrlrrlr", M_N);
 	for (int i = 0; i < last; i++) {
 		h[first + M_N + i] = head[first + i];
 		al[first + M_N + i] = align && align[first + i] ? align[first + i] : 'l';
@@ -202,6 +202,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	table_col(t, first + M_CI_LO, "ci_lo_ms", U_MS, COL_RAW);
 	table_col(t, first + M_CI_HI, "ci_hi_ms", U_MS, COL_RAW);
 	table_col(t, first + M_STOP, NULL, U_PLAIN, COL_RAW);
+	table_col(t, first + M_CLOCK_OFFSET, NULL, U_PLAIN, COL_RAW);
 }
 
 /* "±0.2%": the median's interval, its wider side as a percentage of it */
@@ -282,6 +283,8 @@ void measure_row(table *t, int r, int first, const measurement *m, int mask)
 	if (m->gflops > 0)
 		NUM(M_GFLOPS, m->gflops);
 	table_set(t, r, COL(M_CLOCK), "%s", m->clock == CLOCK_KERNEL ? "kernel" : "events");
+	if (m->clock_offset_known)
+		NUM(M_CLOCK_OFFSET, m->clock_offset_us);
 	if (m->cond_known) {
 		if (m->sm_mhz)
 			NUM(M_SM_MHZ, m->sm_mhz);

@@ -46,6 +46,9 @@ typedef struct measurement {
 	                        the bus bytes over the time of the copies at the link's
 	                        measured speed, both ways at once; 0 unknown */
 	double roof_frac;    /* gbps / roof_gbps; 0 unknown */
+	int clock_offset_known; /* timed by the kernel clock on a device whose clock was checked */
+	double clock_offset_us; /* what the check found: the kernel clock less the profiler's
+	                           duration for a 4 us kernel (clockcal.h); not subtracted */
 	int cond_known;      /* the GPU's conditions during the samples */
 	unsigned sm_mhz;
 	int temp_c;
@@ -80,7 +83,7 @@ const char *measure_check_word(const measurement *m); /* ok, FAIL, no check, off
 /* The columns of a measurement in a table, after the caller's first ones */
 enum { M_KERNEL, M_VALUES, M_CHECK, M_ERR, M_MEDIAN, M_CI, M_RANGE, M_MIN, M_MAX, M_NOISE, M_SAMPLES, M_GBPS,
        M_ROOF, M_LINK, M_OVERLAP, M_GFLOPS, M_SM_MHZ, M_TEMP, M_THROTTLE, M_CLOCK, M_REGS, M_SMEM, M_COMPILE, M_DEVICE,
-       M_CI_LO, M_CI_HI, M_STOP, M_N };
+       M_CI_LO, M_CI_HI, M_STOP, M_CLOCK_OFFSET, M_N };
 
 /* The table of runs: `first` columns of the caller's (e.g. a sweep's
  * axes), the record's M_N, then `last` of the caller's (a verdict); head

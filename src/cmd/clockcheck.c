@@ -1,0 +1,195 @@
+/* clockcheck.c: the kernel clock's calibration, run through the worker as
+ * a built-in kernel file, kept per device in the cache. */
+#include "clockcheck.h"
+#include "clockcal.h"
+#include "builtin.h"
+#include "devcache.h"
+#include "fileio.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_READINGS 5
+
+/* A spin of NS nanoseconds by the GPU's global timer on every SM: a kernel
+ * of known length whose work is nothing but time. */
+static const char check_source[] =
+	"// clock_check.cu: the kernel clock against the profiler's duration, at a device's first use\n"
+	"//@ param  N = SM_COUNT\n"
+	"//@ param  NS = 4000\n"
+	"//@ buffer out int[N] zero output\n"
+	"//@ grid   N\n"
+	"//@ block  128\n"
+	"//@ check  none\n"
+	"__global__ void clock_check(int *out, int N, int NS)\n"
+	"{\n"
+	"\tunsigned long long t0, t;\n"
+	"\tasm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t0));\n"
+	"\tdo {\n"
+	"\t\tasm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t));\n"
+	"\t} while (t - t0 < (unsigned long long)NS);\n"
+	"\tif (threadIdx.x == 0 && (int)blockIdx.x < N)\n"
+	"\t\tout[blockIdx.x] = 1;\n"
+	"}\n";
+
+char *clock_check_path(const app *a)
+{
+	const char *src[] = { check_source };
+	return builtin_cache_path(a, &a->worker.dev, "clock", src, 1);
+}
+
+static int cmp_d(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+static void set_why(app *a, const char *why)
+{
+	free(a->clk_why);
+	a->clk_why = why ? xstrdup(why) : NULL;
+}
+
+/* The runs: the first timed (kernel clock) and profiled, the others
+ * profiled only. 0 with a->clk set (or left unknown with a->clk_why), -1
+ * when a run failed. */
+static int readings(app *a, runctx *c, plan *p, result *res)
+{
+	double kernel_us = 0, ref[CHECK_READINGS];
+	int nref = 0;
+	char *err = NULL;
+	timing_opts t = a->topt;
+	t.do_check = 0;
+	t.do_time = 1;
+	t.flush = 1;
+	t.batch = 1;
+	t.clock = CLOCK_KERNEL;
+	if (run_plan(a, c, 0, &t, p, &err) != 0)
+		goto fail;
+	p->nmetrics = 1;
+	snprintf(p->metrics[0], sizeof p->metrics[0], "%s", "gpu__time_duration.sum");
+	for (int i = 0; i < CHECK_READINGS; i++) {
+		p->t.do_time = i == 0;
+		if (run_exec(a, c, p, res, &err) != 0)
+			goto fail;
+		if (res->status == RES_INTERRUPTED)
+			return 0;
+		if (i == 0) {
+			if (res->clock != CLOCK_KERNEL || res->nsamples < 1) {
+				set_why(a, "timed with CUDA events here: there is no kernel clock to check");
+				return 0;
+			}
+			stats st;
+			stats_compute(res->samples_ms, res->nsamples, &st);
+			kernel_us = st.median * 1e3;
+		}
+		if (res->prof.status != PROF_OK || res->prof.n != 1) {
+			set_why(a, res->prof.error[0] ? res->prof.error : "the profiler gave no duration");
+			return 0;
+		}
+		ref[nref++] = res->prof.values[0] * 1e-3; /* ns */
+	}
+	qsort(ref, (size_t)nref, sizeof *ref, cmp_d);
+	double med = nref % 2 ? ref[nref / 2] : (ref[nref / 2 - 1] + ref[nref / 2]) / 2;
+	if (clockcal_set(&a->clk, kernel_us, med, nref) != 0)
+		set_why(a, "the readings were not times");
+	return 0;
+fail:
+	app_error(a, "checking the kernel clock: %s", err ? err : "the run failed");
+	free(err);
+	return -1;
+}
+
+/* Measures the calibration as if its file were the loaded one, then puts
+ * the user's file back. */
+static int measure(app *a)
+{
+	spec *s = xcalloc(1, sizeof *s);
+	char *err = NULL;
+	if (spec_parse("<builtin>/clock_check.cu", check_source, s, &err) != 0) {
+		app_error(a, "checking the kernel clock: %s", err);
+		free(err);
+		free(s);
+		return -1;
+	}
+	spec *saved = a->sp;
+	char *saved_path = a->path;
+	symtab saved_set = a->settings;
+	a->sp = s;
+	a->path = s->path;
+	memset(&a->settings, 0, sizeof a->settings);
+	runctx c;
+	int rc = -1;
+	plan *p = xcalloc(1, sizeof *p);
+	result *res = xcalloc(1, sizeof *res);
+	if (run_prepare(a, NULL, 0, &c) == 0) {
+		rc = readings(a, &c, p, res);
+		run_release(&c);
+	}
+	a->sp = saved;
+	a->path = saved_path;
+	a->settings = saved_set;
+	spec_free(s);
+	free(s);
+	free(p);
+	free(res);
+	return rc;
+}
+
+int clock_check_cached(app *a)
+{
+	if (a->clk_device == a->device + 1)
+		return a->clk.known;
+	char *path = clock_check_path(a);
+	char *text = NULL;
+	size_t len = 0;
+	int ok = path && read_file(path, &text, &len) == 0 && clockcal_parse(text, &a->clk) == 0;
+	if (ok) {
+		a->clk_device = a->device + 1;
+		set_why(a, NULL);
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: clock: the kernel clock's check from %s (`roof` measures it again)\n", path);
+	}
+	free(text);
+	free(path);
+	return ok;
+}
+
+int clock_check(app *a, int again)
+{
+	if (!again && clock_check_cached(a))
+		return 0;
+	memset(&a->clk, 0, sizeof a->clk);
+	set_why(a, NULL);
+	a->clk_device = a->device + 1;
+	if (getenv("CUPLAY_NO_COUNTERS") && strcmp(getenv("CUPLAY_NO_COUNTERS"), "0") != 0) {
+		set_why(a, "counters not permitted (CUPLAY_NO_COUNTERS is set)");
+		return 0;
+	}
+	if (measure(a) != 0)
+		return -1;
+	if (a->clk.known) {
+		char *path = clock_check_path(a);
+		char *text = clockcal_format(&a->clk);
+		if (path)
+			devcache_save(a, path, text);
+		free(text);
+		free(path);
+	}
+	if (getenv("CUPLAY_TRACE")) {
+		char *t = clock_check_text(a);
+		fprintf(stderr, "trace: clock: %s\n", t);
+		free(t);
+	}
+	return 0;
+}
+
+char *clock_check_text(const app *a)
+{
+	if (a->clk_device != a->device + 1)
+		return xstrdup("kernel clock: not checked yet (at the first run on this GPU, or `roof`)");
+	if (!a->clk.known && a->clk_why)
+		return xasprintf("kernel clock: not checked: %s", a->clk_why);
+	return clockcal_text(&a->clk);
+}
