@@ -3,8 +3,18 @@
 # fails on them. Needs a GPU for most figures (says so without one).
 . "$(dirname "$0")/lib.sh"
 
-
-echo "== cuplay bench ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no GPU'))"
+# The host first: what kind of machine, how many GPUs, which driver; the
+# bench measures GPU 0 (or CUDA_VISIBLE_DEVICES's first). Its last line
+# names the targets this host missed (tests/bench_summary.awk).
+host=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | awk '{ c = $1; $1 = ""; printf "%s%d x%s", (NR > 1 ? " + " : ""), c, $0 }')
+if [ -z "${BENCH_INNER:-}" ]; then
+	BENCH_INNER=1 bash "$0" "$@" 2>&1 | tee "$tmp/bench.out"
+	awk -v host="${host:-no GPU}" -f tests/bench_summary.awk "$tmp/bench.out"
+	exit 0
+fi
+echo "== cuplay bench ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
+echo "host: ${host:-no GPU}; $(nvidia-smi -L 2>/dev/null | grep -c '^GPU') GPU(s), measuring GPU 0${CUDA_VISIBLE_DEVICES:+ of CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES}"
+echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1 || echo none), CUDA $(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n 1); $(nproc) CPUs; $(uname -r)"
 
 # Time to prompt: start, read one command, leave (the worker starts lazily).
 for i in $(seq 1 20); do
@@ -198,6 +208,13 @@ fid "vadd_float4 N=256K (~4 us, extra)" vector_add vadd_float4 "set N=262144;"
 fid "empty_launch (one block, no work)" vector_add empty_launch ""
 fid "transpose_tiled N=8192 PAD=0 (~300 us)" transpose transpose_tiled "set N=8192 PAD=0;"
 fid "matmul_register_tiled N=4608 (~5 ms)" matmul matmul_register_tiled "set N=4608;"
+# the kernel clock's own check (clockcal.h): what `device` says on this host
+XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" -c 'device' 2>/dev/null | grep '^kernel clock' | sed 's/^/the check at first use: /'
+# where a short kernel's time goes here, clock by clock (tests/bench/fidelity_probe.sh)
+if [ -x build/bench/clockprobe ]; then
+	echo
+	OUT="$tmp/probe" bash tests/bench/fidelity_probe.sh 2>&1 | sed -n '/^== probe, device 0/,/^$/p; /^== ncu gpu__time_duration/,/^$/p'
+fi
 
 # ---- hardware counters: cuplay (CUPTI in its worker) against ncu ----
 CUPLAY=$CUPLAY bash tests/bench_counters.sh
@@ -226,5 +243,8 @@ sweep_wall scache "" ""
 sweep_wall scache2 "timing clock events;" "with 'timing clock events': "
 
 CUPLAY=$CUPLAY bash tests/bench_streams.sh
+echo
+echo "== the first result at the prompt, and of -c and a session (tests/first_result.py)"
+CUPLAY=$CUPLAY python3 tests/first_result.py --bench
 bash tests/bench_blink.sh
 exit 0
