@@ -10,19 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK_READINGS 5
+#define CHECK_READINGS 3
 
-/* A spin of NS nanoseconds by the GPU's global timer on every SM: a kernel
- * of known length whose work is nothing but time. */
+/* Two kernels of about 4 us: a spin of NS nanoseconds by the GPU's global
+ * timer on every SM (nothing but time), and a copy of 4 MiB (memory). */
 static const char check_source[] =
 	"// clock_check.cu: the kernel clock against the profiler's duration, at a device's first use\n"
 	"//@ param  N = SM_COUNT\n"
 	"//@ param  NS = 4000\n"
+	"//@ param  M = 262144\n"
 	"//@ buffer out int[N] zero output\n"
+	"//@ buffer src float[M * 4] zero\n"
+	"//@ buffer dst float[M * 4] zero output\n"
 	"//@ grid   N\n"
 	"//@ block  128\n"
 	"//@ check  none\n"
-	"__global__ void clock_check(int *out, int N, int NS)\n"
+	"//@ kernel clock_copy grid cdiv(M, 256)\n"
+	"//@ kernel clock_copy block 256\n"
+	"__global__ void clock_spin(int *out, int N, int NS)\n"
 	"{\n"
 	"\tunsigned long long t0, t;\n"
 	"\tasm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t0));\n"
@@ -31,6 +36,12 @@ static const char check_source[] =
 	"\t} while (t - t0 < (unsigned long long)NS);\n"
 	"\tif (threadIdx.x == 0 && (int)blockIdx.x < N)\n"
 	"\t\tout[blockIdx.x] = 1;\n"
+	"}\n"
+	"__global__ void clock_copy(const float *__restrict__ src, float *__restrict__ dst, int M)\n"
+	"{\n"
+	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"\tif (i < M)\n"
+	"\t\treinterpret_cast<float4 *>(dst)[i] = reinterpret_cast<const float4 *>(src)[i];\n"
 	"}\n";
 
 char *clock_check_path(const app *a)
@@ -51,12 +62,13 @@ static void set_why(app *a, const char *why)
 	a->clk_why = why ? xstrdup(why) : NULL;
 }
 
-/* The runs: the first timed (kernel clock) and profiled, the others
- * profiled only. 0 with a->clk set (or left unknown with a->clk_why), -1
+/* Kernel k's readings: the first run timed (kernel clock) and profiled,
+ * the others profiled only. 1 with *kernel_us and *ref_us (the median of
+ * the profiler's), 0 when they cannot be had (a->clk_why says why), -1
  * when a run failed. */
-static int readings(app *a, runctx *c, plan *p, result *res)
+static int readings(app *a, runctx *c, int k, plan *p, result *res, double *kernel_us, double *ref_us)
 {
-	double kernel_us = 0, ref[CHECK_READINGS];
+	double ref[CHECK_READINGS];
 	int nref = 0;
 	char *err = NULL;
 	timing_opts t = a->topt;
@@ -65,7 +77,7 @@ static int readings(app *a, runctx *c, plan *p, result *res)
 	t.flush = 1;
 	t.batch = 1;
 	t.clock = CLOCK_KERNEL;
-	if (run_plan(a, c, 0, &t, p, &err) != 0)
+	if (run_plan(a, c, k, &t, p, &err) != 0)
 		goto fail;
 	p->nmetrics = 1;
 	snprintf(p->metrics[0], sizeof p->metrics[0], "%s", "gpu__time_duration.sum");
@@ -82,7 +94,7 @@ static int readings(app *a, runctx *c, plan *p, result *res)
 			}
 			stats st;
 			stats_compute(res->samples_ms, res->nsamples, &st);
-			kernel_us = st.median * 1e3;
+			*kernel_us = st.median * 1e3;
 		}
 		if (res->prof.status != PROF_OK || res->prof.n != 1) {
 			set_why(a, res->prof.error[0] ? res->prof.error : "the profiler gave no duration");
@@ -91,14 +103,27 @@ static int readings(app *a, runctx *c, plan *p, result *res)
 		ref[nref++] = res->prof.values[0] * 1e-3; /* ns */
 	}
 	qsort(ref, (size_t)nref, sizeof *ref, cmp_d);
-	double med = nref % 2 ? ref[nref / 2] : (ref[nref / 2 - 1] + ref[nref / 2]) / 2;
-	if (clockcal_set(&a->clk, kernel_us, med, nref) != 0)
-		set_why(a, "the readings were not times");
-	return 0;
+	*ref_us = nref % 2 ? ref[nref / 2] : (ref[nref / 2 - 1] + ref[nref / 2]) / 2;
+	return 1;
 fail:
 	app_error(a, "checking the kernel clock: %s", err ? err : "the run failed");
 	free(err);
 	return -1;
+}
+
+/* Both kernels: 0 with a->clk set (or left unknown with a->clk_why), -1
+ * when a run failed. */
+static int both(app *a, runctx *c, plan *p, result *res)
+{
+	double kus[CAL_N], rus[CAL_N];
+	for (int k = 0; k < CAL_N; k++) {
+		int r = readings(a, c, k, p, res, &kus[k], &rus[k]);
+		if (r <= 0)
+			return r;
+	}
+	if (clockcal_set(&a->clk, kus, rus, CHECK_READINGS) != 0)
+		set_why(a, "the readings were not times");
+	return 0;
 }
 
 /* Measures the calibration as if its file were the loaded one, then puts
@@ -124,7 +149,7 @@ static int measure(app *a)
 	plan *p = xcalloc(1, sizeof *p);
 	result *res = xcalloc(1, sizeof *res);
 	if (run_prepare(a, NULL, 0, &c) == 0) {
-		rc = readings(a, &c, p, res);
+		rc = both(a, &c, p, res);
 		run_release(&c);
 	}
 	a->sp = saved;

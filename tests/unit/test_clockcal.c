@@ -19,53 +19,64 @@
 #include "measure.h"
 #include "util.h"
 
+/* clockcal_set with the spin's and the copy's readings */
+static int set2(clock_cal *c, double ks, double rs, double kc, double rc, int n)
+{
+	double k[CAL_N] = { ks, kc }, r[CAL_N] = { rs, rc };
+	return clockcal_set(c, k, r, n);
+}
+
 TEST(record_and_words)
 {
 	clock_cal c;
-	CHECK(clockcal_set(&c, 5.01, 4.09, 5) == 0 && c.known && fabs(c.offset_us - 0.92) < 1e-9);
-	CHECK(clockcal_disagrees(&c));
+	/* both read longer: the smaller offset is what both showed */
+	CHECK(set2(&c, 6.85, 5.93, 5.01, 4.10, 3) == 0 && c.known && fabs(c.offset_us - 0.91) < 1e-9);
+	CHECK(fabs(clockcal_offset(&c, CAL_SPIN) - 0.92) < 1e-9 && clockcal_disagrees(&c));
 	char *t = clockcal_text(&c);
-	CHECK(strstr(t, "+0.92 us") && strstr(t, "5.01 against 4.09 us") && strstr(t, "not subtracted"));
+	CHECK(strstr(t, "+0.92 us for a 4 us spin (6.85 against 5.93 us)") && strstr(t, "+0.91 us for a copy") &&
+	      strstr(t, "include about +0.91 us, not subtracted"));
 	free(t);
 	/* a 9.21 us result: its share; 50 us and over: nothing */
 	char *r = clockcal_result(&c, 0.00921);
-	CHECK(r && strcmp(r, "+0.92 us of 9.21 us (+10%)") == 0);
+	CHECK(r && strcmp(r, "+0.91 us of 9.21 us (+10%)") == 0);
 	free(r);
 	CHECK(clockcal_result(&c, 0.050) == NULL && clockcal_result(&c, 0.3) == NULL);
-	/* within 1% of a 4 us kernel (40 ns): said as agreeing, no notes */
-	CHECK(clockcal_set(&c, 4.12, 4.09, 5) == 0 && !clockcal_disagrees(&c));
+	/* the spin disagrees, the copy agrees within 1% of 4 us (40 ns): not flagged */
+	CHECK(set2(&c, 6.85, 6.37, 4.22, 4.19, 3) == 0 && !clockcal_disagrees(&c));
 	t = clockcal_text(&c);
-	CHECK(strstr(t, "within 1%") != NULL);
+	CHECK(strstr(t, "+0.48 us for a 4 us spin") && strstr(t, "results are not flagged"));
 	free(t);
 	CHECK(clockcal_result(&c, 0.004) == NULL);
-	CHECK(clockcal_set(&c, 4.06, 4.09, 5) == 0 && !clockcal_disagrees(&c)); /* -0.03: within */
-	CHECK(clockcal_set(&c, 4.00, 4.09, 5) == 0 && clockcal_disagrees(&c));  /* shorter counts too */
+	/* opposite directions: nothing both showed */
+	CHECK(set2(&c, 6.85, 6.37, 4.0, 4.5, 3) == 0 && c.offset_us == 0 && !clockcal_disagrees(&c));
+	/* shorter counts too */
+	CHECK(set2(&c, 6.0, 6.37, 4.0, 4.5, 3) == 0 && fabs(c.offset_us + 0.37) < 1e-9 && clockcal_disagrees(&c));
 	/* not times: unknown */
-	CHECK(clockcal_set(&c, 0, 4.09, 5) != 0 && !c.known && !clockcal_disagrees(&c));
-	CHECK(clockcal_set(&c, 5, NAN, 5) != 0 && !c.known);
-	CHECK(clockcal_set(&c, 5, 4, 0) != 0 && !c.known);
+	CHECK(set2(&c, 0, 4.09, 5, 4, 3) != 0 && !c.known && !clockcal_disagrees(&c));
+	CHECK(set2(&c, 5, NAN, 5, 4, 3) != 0 && !c.known);
+	CHECK(set2(&c, 5, 4, 5, 4, 0) != 0 && !c.known);
 }
 
 TEST(cache_text)
 {
 	clock_cal c, d;
-	CHECK(clockcal_set(&c, 9.2125, 8.291, 5) == 0);
+	CHECK(set2(&c, 9.2125, 8.291, 5.5, 4.75, 3) == 0);
 	char *t = clockcal_format(&c);
-	CHECK(clockcal_parse(t, &d) == 0 && d.known && d.kernel_us == c.kernel_us && d.ref_us == c.ref_us &&
-	      d.nref == 5 && d.offset_us == c.offset_us);
-	/* damaged: cut short, another header, trailing text, out of range */
+	CHECK(clockcal_parse(t, &d) == 0 && d.known && d.kernel_us[1] == c.kernel_us[1] && d.ref_us[0] == c.ref_us[0] &&
+	      d.nref == 3 && d.offset_us == c.offset_us);
+	/* damaged: cut short, another version, trailing text, out of range */
 	size_t n = strlen(t);
-	for (size_t cut = 0; cut + 1 < n; cut += 7) {
+	for (size_t cut = 0; cut + 1 < n; cut += 5) {
 		char *s = xstrndup(t, cut);
 		CHECK(clockcal_parse(s, &d) != 0 && !d.known);
 		free(s);
 	}
 	free(t);
-	CHECK(clockcal_parse("cuplay clock 2\nkernel_us 5\nref_us 4\nnref 5\n", &d) != 0);
-	CHECK(clockcal_parse("cuplay clock 1\nkernel_us 5\nref_us 4\nnref 5\nextra 1\n", &d) != 0);
-	CHECK(clockcal_parse("cuplay clock 1\nkernel_us -5\nref_us 4\nnref 5\n", &d) != 0);
-	CHECK(clockcal_parse("cuplay clock 1\nkernel_us nan\nref_us 4\nnref 5\n", &d) != 0);
-	CHECK(clockcal_parse("cuplay clock 1\nkernel_us 5\nref_us 4\nnref 5\n", &d) == 0 && d.offset_us == 1);
+	CHECK(clockcal_parse("cuplay clock 1\nkernel_us 5\nref_us 4\nnref 5\n", &d) != 0);
+	CHECK(clockcal_parse("cuplay clock 2\nspin_us 5 4\ncopy_us 5 4\nnref 3\nextra 1\n", &d) != 0);
+	CHECK(clockcal_parse("cuplay clock 2\nspin_us -5 4\ncopy_us 5 4\nnref 3\n", &d) != 0);
+	CHECK(clockcal_parse("cuplay clock 2\nspin_us nan 4\ncopy_us 5 4\nnref 3\n", &d) != 0);
+	CHECK(clockcal_parse("cuplay clock 2\nspin_us 5 4\ncopy_us 5.5 4\nnref 3\n", &d) == 0 && d.offset_us == 1);
 	CHECK(clockcal_parse(NULL, &d) != 0);
 }
 
@@ -110,7 +121,7 @@ TEST(cache_entry)
 	free(t);
 	/* a kept entry: read, for this device */
 	clock_cal c;
-	CHECK(clockcal_set(&c, 5.01, 4.09, 5) == 0);
+	CHECK(set2(&c, 6.01, 5.09, 5.01, 4.09, 3) == 0);
 	char *path = clock_check_path(&a);
 	char *entry = clockcal_format(&c);
 	CHECK(path && write_file_atomic(path, entry, strlen(entry)) == 0);
@@ -125,7 +136,8 @@ TEST(cache_entry)
 	fake_device(&a, dir, "NVIDIA H200");
 	CHECK(write_file_atomic(path, entry, strlen(entry) / 2) == 0);
 	CHECK(clock_check_cached(&a) == 0 && !a.clk.known && a.clk_device == 0);
-	CHECK(write_file_atomic(path, "cuplay clock 1\nkernel_us 5\nref_us 4\nnref x\n", 44) == 0);
+	const char *bad = "cuplay clock 2\nspin_us 5 4\ncopy_us 5 4\nnref x\n";
+	CHECK(write_file_atomic(path, bad, strlen(bad)) == 0);
 	CHECK(clock_check_cached(&a) == 0);
 	unlink(path);
 	free(path);
@@ -138,7 +150,7 @@ TEST(result_note_and_field)
 {
 	app a;
 	fake_device(&a, "/nonexistent", "NVIDIA H200");
-	CHECK(clockcal_set(&a.clk, 5.01, 4.09, 5) == 0);
+	CHECK(set2(&a.clk, 6.01, 5.09, 5.01, 4.09, 3) == 0);
 	a.clk_device = 1;
 	measurement m;
 	memset(&m, 0, sizeof m);
@@ -164,7 +176,7 @@ TEST(result_note_and_field)
 	a.device = 1;
 	app_clock_add(&a, &m, &note);
 	a.device = 0;
-	CHECK(clockcal_set(&a.clk, 4.1, 4.09, 5) == 0);
+	CHECK(set2(&a.clk, 6.01, 5.09, 4.1, 4.09, 3) == 0);
 	app_clock_add(&a, &m, &note);
 	CHECK(note.len == 0);
 	sb_free(&note);
