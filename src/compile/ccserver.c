@@ -40,6 +40,7 @@ static struct {
 	pid_t pid;       /* 0: no child */
 	int fd;
 	int hello_read;
+	int asked;       /* a job was sent to this child */
 } g = { .limit_s = CCS_LIMIT_DEFAULT, .fd = -1 };
 
 /* ---- messages ---------------------------------------------------------- */
@@ -511,6 +512,7 @@ static int spawn(char **err)
 	g.pid = pid;
 	g.fd = sv[0];
 	g.hello_read = 0;
+	g.asked = 0;
 	return 0;
 }
 
@@ -553,9 +555,13 @@ void ccs_stop(void)
 		return;
 	/* end of input: it leaves by itself. Waited for (a few ms; its own
 	 * checks at exit, under a sanitizer, are not cut short by our end),
-	 * killed after 5 s. */
+	 * killed after 5 s. One never asked for anything (every compile came
+	 * from the cache) may still be warming NVRTC up, ~200 ms before it
+	 * would read the end: it goes at once. */
 	close(g.fd);
 	g.fd = -1;
+	if (!g.asked)
+		kill(g.pid, SIGKILL);
 	uint64_t end = now_ns() + 5000000000ull;
 	int st;
 	for (;;) {
@@ -647,6 +653,7 @@ int ccs_run(const nvrtc_job *job, nvrtc_out *out, char **err)
 	if (r == 0) {
 		sbuf b = {0};
 		job_write(&b, job);
+		g.asked = 1;
 		if (send_msg(g.fd, CCS_JOB, b.s, b.len) != 0)
 			r = child_lost(who, err);
 		sb_free(&b);
