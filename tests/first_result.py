@@ -23,6 +23,7 @@ import os, pty, re, select, signal, subprocess, sys, tempfile, time
 CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CMD = "use transpose; set N=4096; run transpose_tiled"
+N = int(os.environ.get("FIRST_N", "5"))  # sessions per figure in --bench
 ROW = re.compile(r"transpose_tiled +ok ")
 passed = failed = 0
 
@@ -194,20 +195,20 @@ def bench(tmp):
     print("first result of an interactive session: prompt up 1 s, then '%s'" % CMD)
     for label, extra in (("background start", {}), ("no background start (CUPLAY_NO_WARMUP=1)",
                                                     {"CUPLAY_NO_WARMUP": "1"})):
-        v = [first_result(tmp, "b", **extra)[0] for _ in range(5)]
-        print("  %-42s %6.0f ms from Enter (median of 5: %s; target <= 150 ms)" %
-              (label, median(v), " ".join("%.0f" % x if x else "-" for x in v)))
+        v = [first_result(tmp, "b", **extra)[0] for _ in range(N)]
+        print("  %-42s %6.0f ms from Enter (median of %d: %s; target <= 150 ms)" %
+              (label, median(v), N, " ".join("%.0f" % x if x else "-" for x in v)))
     sess = os.path.join(tmp, "first.session")
     with open(sess, "w") as f:
         f.write(CMD.replace("; ", "\n") + "\n")
     for label, args in (("-c", ["-c", CMD]), ("session replay", [sess])):
         for wl, extra in (("background start", {}), ("none", {"CUPLAY_NO_WARMUP": "1"})):
             v = []
-            for _ in range(5):
+            for _ in range(N):
                 t = time.monotonic()
                 subprocess.run([CUPLAY] + args, env=env_for(tmp, "b", **extra), cwd=ROOT, capture_output=True)
                 v.append((time.monotonic() - t) * 1000)
-            print("  %-16s %-18s %6.0f ms wall, process start to exit (median of 5)" % (label, wl, median(v)))
+            print("  %-16s %-18s %6.0f ms wall, process start to exit (median of %d)" % (label, wl, median(v), N))
 
 
 if __name__ == "__main__":

@@ -45,6 +45,45 @@ if [ "$ngpu" -ge 2 ]; then
 	wait $busy
 fi
 
+# the host thread on GPU 0's own CPUs (its NUMA node) against the others:
+# a launch is fetched by the GPU from host memory the driver allocated
+# where the thread ran
+bus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader -i 0 2>/dev/null | tr 'A-F' 'a-f' | sed 's/^0000//')
+near=$(cat "/sys/bus/pci/devices/$bus/local_cpulist" 2>/dev/null)
+far=$(python3 - "$near" <<'PY'
+import os, sys
+def parse(s):
+    out = set()
+    for part in s.split(","):
+        if "-" in part:
+            a, b = part.split("-"); out |= set(range(int(a), int(b) + 1))
+        elif part.strip():
+            out.add(int(part))
+    return out
+near = parse(sys.argv[1]) if sys.argv[1] else set()
+far = sorted(os.sched_getaffinity(0) - near) if near else []
+print(",".join(map(str, far)))
+PY
+)
+echo
+echo "== GPU 0 ($bus): local CPUs ${near:-unknown}; other CPUs ${far:-none}"
+if [ -n "$near" ] && [ -n "$far" ] && command -v taskset >/dev/null; then
+	echo "-- probe on GPU 0's own CPUs"
+	taskset -c "$near" "$probe" --only flush | tee "$out/probe0_near.txt" | sed 's/^/   /'
+	echo "-- probe on the other CPUs"
+	taskset -c "$far" "$probe" --only flush | tee "$out/probe0_far.txt" | sed 's/^/   /'
+	if [ -x "${CUPLAY:-./cuplay}" ]; then
+		for where in near far; do
+			cpus=$near
+			[ $where = far ] && cpus=$far
+			for k in "set N=2097152; reps 50; run vadd_float4" "reps 50; run empty_launch"; do
+				taskset -c "$cpus" "${CUPLAY:-./cuplay}" --format csv -c "use vector_add; $k" 2>/dev/null |
+					awk -F, -v w=$where '$1 == "vadd_float4" || $1 == "empty_launch" { printf "   cuplay on the %s CPUs: %s %.3f us\n", w, $1, $5 * 1000 }'
+			done
+		done | tee "$out/cuplay_numa.txt"
+	fi
+fi
+
 # ncu on the same probe kernels, launch by launch against the SMs' span
 ncu_pairs() { # ncu_pairs LABEL NCU-OPTIONS...
 	local label=$1

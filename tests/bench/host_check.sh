@@ -40,7 +40,7 @@ fid() { # fid LABEL FILE KERNEL SETTINGS
 fid "vadd_float4 N=2M" vector_add vadd_float4 "set N=2097152;"
 fid "vadd_float4 N=256K" vector_add vadd_float4 "set N=262144;"
 fid "empty_launch" vector_add empty_launch ""
-fid "transpose_tiled N=4096" transpose transpose_tiled "set N=4096;"
+[ "${SHORT:-}" = 1 ] || fid "transpose_tiled N=4096" transpose transpose_tiled "set N=4096;"
 
 # the kernel clock's check on a fresh cache, as a first use would make it
 rm -rf "$out/ccache"
@@ -56,6 +56,7 @@ grep -A 30 '^== ncu gpu__time_duration' "$out/probe.txt" | grep 'cache_all' | he
 for f in "$out"/probe/probe0_alone.txt "$out"/probe/probe1.txt "$out"/probe/probe0_sibling_busy.txt; do
 	[ -s "$f" ] && { echo "-- $(basename "$f" .txt):"; grep -E '^flush +vadd4_2M|^flush +spin_4us|^flush/concurrent +vadd4_2M' "$f"; }
 done
+sed -n '/^== GPU 0 (/,/^$/p' "$out/probe.txt" | grep -E '^==|^--|cuplay on|^   flush +(vadd4_2M|spin_4us) '
 grep -A 3 '^== clocks while probing' "$out/probe.txt"
 echo
 echo "== cuplay (kernel clock) against ncu gpu__time_duration, medians of $PROCS processes each"
