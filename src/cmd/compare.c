@@ -84,10 +84,11 @@ static int parse_axis(app *a, const char *arg, axis *ax)
 
 /* One result of a sweep: its record, its row, its bar. */
 static void sweep_result(app *a, table *t, int r, int nax, chart *ch, double *best, const char *label,
-                         const char *vline, const plan *p, const result *res, int *rc, int device)
+                         const char *vline, const plan *p, const result *res, int *rc, int device, sbuf *clk)
 {
 	const measurement *m = add_record(a, vline, res, p);
 	measure_row(t, r, nax, m, a->mask_times);
+	app_clock_add(a, m, clk);
 	if (m->check == MCHECK_FAIL)
 		*rc = -1;
 	if (device >= 0)
@@ -222,6 +223,7 @@ typedef struct sweep {
 	int gpu;
 	timing_opts opts;
 	int rc;
+	sbuf clk;                  /* results the kernel clock's check concerns */
 } sweep;
 
 /* NAME=v1,v2,... [KERNEL...] [on all] into sw; the number of
@@ -354,7 +356,7 @@ static void sweep_kernel(app *a, sweep *sw, runctx *c, int prepared, const int *
 		return;
 	}
 	char *label = sw->nk > 1 ? xasprintf("%s %s", lab, kname) : xstrdup(lab);
-	sweep_result(a, t, r, sw->nax, &sw->ch, &sw->best, label, c->vline, sw->p, sw->res, &sw->rc, -1);
+	sweep_result(a, t, r, sw->nax, &sw->ch, &sw->best, label, c->vline, sw->p, sw->res, &sw->rc, -1, &sw->clk);
 	free(label);
 }
 
@@ -419,7 +421,7 @@ static void sweep_parallel(app *a, sweep *sw)
 			sw->rc = -1;
 		} else {
 			sweep_result(a, &sw->t, j->row, sw->nax, &sw->ch, &sw->best, j->label, j->vline, j->p, j->res,
-			             &sw->rc, j->device);
+			             &sw->rc, j->device, &sw->clk);
 		}
 	}
 }
@@ -430,6 +432,7 @@ static void sweep_show(app *a, sweep *sw)
 	if (a->interactive)
 		fprintf(stderr, "\r\033[K");
 	app_table(a, &sw->t, 0);
+	app_clock_say(a, &sw->clk);
 	if (sw->gpu == 0)
 		app_note(a, "not launched (no GPU)");
 	if (sw->ch.n > 0 && a->format == FMT_TABLE && !a->mask_times)
@@ -576,6 +579,7 @@ int app_compare(app *a, int argc, char **argv)
 	int nv = argc - 1;
 	variant *v = xcalloc((size_t)nv, sizeof *v);
 	int rc = 0;
+	sbuf clk = { 0 }; /* variants the kernel clock's check concerns */
 	for (int i = 0; i < nv; i++)
 		if (parse_variant(a, argv[i + 1], &v[i]) != 0) {
 			rc = -1;
@@ -672,6 +676,7 @@ int app_compare(app *a, int argc, char **argv)
 		int r = table_row(&tb);
 		table_set(&tb, r, 0, "%s", v[i].label);
 		measure_row(&tb, r, 1, &v[i].m, a->mask_times);
+		app_clock_add(a, &v[i].m, &clk);
 		if (a->mask_times) {
 			table_set(&tb, r, 1 + M_N, "<t>");
 		} else {
@@ -696,6 +701,7 @@ int app_compare(app *a, int argc, char **argv)
 		chart_add(&ch, v[i].label, sp, i == 0 ? "baseline" : verdict);
 	}
 	app_table(a, &tb, 0);
+	app_clock_say(a, &clk);
 	if (a->format == FMT_TABLE && !a->mask_times)
 		chart_print(&ch, stdout, a->tty, a->color, 40);
 	for (int i = 1; i < nv; i++)
