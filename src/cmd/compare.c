@@ -452,6 +452,7 @@ static void sweep_show(app *a, sweep *sw)
 
 static void sweep_free(sweep *sw)
 {
+	sb_free(&sw->clk);
 	for (int i = 0; i < sw->njobs; i++) {
 		sjob *j = &sw->jobs[i];
 		free(j->label);
