@@ -750,6 +750,26 @@ static void resource_row(table *t, const runctx *c, const plan *p)
 		table_num(t, r, 7, p->launch.smem);
 }
 
+/* A kernel on the tensor cores: its GFLOP/s against the roof of its
+ * precision, a line into b (the table's GFLOP/s is the figure; the roof is
+ * the pipe's, not the FMA roof). */
+static void pipe_note(app *a, const measurement *m, sbuf *b)
+{
+	if (m->pipe < 0 || m->pipe >= TP_N || !(m->gflops > 0) || !m->timed)
+		return;
+	double roof = a->troof.device == a->device + 1 ? a->troof.roof[m->pipe] : 0;
+	if (b->len)
+		sb_putc(b, '\n');
+	if (a->mask_times)
+		sb_printf(b, "%s: on the %s tensor cores: <t> of their roof", m->kernel, tensor_prec_name(m->pipe));
+	else if (roof > 0)
+		sb_printf(b, "%s: on the %s tensor cores: %.1f TFLOP/s, %.1f%% of their roof (%.0f TFLOP/s; `roof`)",
+		          m->kernel, tensor_prec_name(m->pipe), m->gflops / 1000, 100 * m->gflops / roof, roof / 1000);
+	else
+		sb_printf(b, "%s: on the %s tensor cores (their roof not measured on this device)", m->kernel,
+		          tensor_prec_name(m->pipe));
+}
+
 int app_run(app *a, char **names, int nnames)
 {
 	uint64_t t_start = now_ns();
@@ -757,11 +777,15 @@ int app_run(app *a, char **names, int nnames)
 	if (pick_kernels(a, names, nnames, &ks, &nk) != 0)
 		return -1;
 	runctx c;
-	if (app_roofs_once(a) != 0 || run_prepare(a, NULL, 1, &c) != 0) {
+	/* the tensor roofs too where the source may hold tensor-core code: each
+	 * such kernel's GFLOP/s is said against its precision's roof */
+	if (app_roofs_once(a) != 0 || (strstr(a->sp->src, "mma") && app_troofs_once(a) != 0) ||
+	    run_prepare(a, NULL, 1, &c) != 0) {
 		free(ks);
 		return -1;
 	}
 	int rc = 0;
+	sbuf pipes = {0};
 	table t;
 	if (!c.gpu)
 		resource_table_init(&t);
@@ -819,6 +843,7 @@ int app_run(app *a, char **names, int nnames)
 		check_failures(a, p, res);
 		clock_note(a, res);
 		launch_bound_note(a, name, res, &m->st);
+		pipe_note(a, m, &pipes);
 		if (m->check == MCHECK_FAIL)
 			rc = -1;
 		if (ob)
@@ -830,6 +855,9 @@ int app_run(app *a, char **names, int nnames)
 	if (t.nrows > 0)
 		app_table(a, &t, 0);
 	app_clock_say(a, &clk_note);
+	if (pipes.len > 0)
+		app_note(a, "%s", pipes.s);
+	sb_free(&pipes);
 	if (!c.gpu && t.nrows > 0)
 		app_note(a, "not launched (no GPU)");
 	if (a->sp->ncheck_at > 0 && a->topt.do_check && t.nrows > 0) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "tensor.h"
 #include "util.h"
 
 #define ROOF_GBPS 3300.0     /* the best of the copy and the streaming kernels */
@@ -454,9 +455,101 @@ TEST(names)
 	}
 }
 
+/* The WMMA GEMM of tests/tensor/wmma_gemm.cu at 4096 (the figures of
+ * tests/golden/explain_tensor.txt): on the tensor cores, the headroom
+ * against the FP16 tensor roof, not the FMA roof. */
+static void wmma(explain_in *in)
+{
+	base(in);
+	in->median_ms = 4.894;
+	in->flops = 2.0 * 4096 * 4096 * 4096;
+	in->bytes = (2.0 * 4096 * 4096) * 2 + 4096.0 * 4096 * 4;
+	double sol[] = { 5.855, 22.44, 99.85, 17.06 };
+	memcpy(in->sol, sol, sizeof sol);
+	in->pipe = TP_FP16;
+	in->tensor_kind = TK_WMMA;
+	snprintf(in->tensor_sass, sizeof in->tensor_sass, "HMMA");
+	in->sm = 90;
+	in->pipe_roof = 981000;
+	in->mma_roof = 648000;
+	in->wgmma_roof = 981000;
+	in->spill_bytes = 0;
+	in->tensor_active = 4.394;
+	double st[EXPLAIN_NSTALLS] = { 39.74, 0, 12.13, 37.72, 3.110, 0.0464, 1.743 };
+	memcpy(in->stall, st, sizeof st);
+	in->bank_ld = in->bank_st = in->shared_ld = in->shared_st = 0;
+}
+
+TEST(tensor)
+{
+	explain_in in;
+	explain_out o;
+	wmma(&in);
+	explain_compute(&in, &o);
+	CHECK(o.pipe == TP_FP16 && o.bound == BOUND_MEMORY && o.limiter == EXPLAIN_L1);
+	CHECK_STREQ(o.headroom_roof, "FP16");
+	/* 981 TFLOP/s against 2*4096^3 flops in 4.894 ms: 28.1 TFLOP/s */
+	CHECK_NEAR(o.headroom, 981000 / (in.flops / 4.894e-3 / 1e9), 1e-6);
+	CHECK(strstr(o.pipe_text, "FP16 through wmma (HMMA)") && strstr(o.pipe_text, "busy 4.4%"));
+	CHECK(explain_has_rule(&o, "no_wgmma") && explain_has_rule(&o, "loads_mma_turns"));
+	CHECK(!explain_has_rule(&o, "accumulator_spills") && !explain_has_rule(&o, "ldmatrix_conflicts"));
+	CHECK(strstr(o.headroom_text, "FP16 tensor roof (981 TFLOP/s)"));
+
+	/* the same kernel through wgmma, or on sm_80: the last factor is not wgmma's */
+	wmma(&in);
+	in.tensor_kind = TK_WGMMA;
+	explain_compute(&in, &o);
+	CHECK(!explain_has_rule(&o, "no_wgmma"));
+	wmma(&in);
+	in.sm = 80;
+	in.wgmma_roof = NAN;
+	explain_compute(&in, &o);
+	CHECK(!explain_has_rule(&o, "no_wgmma"));
+
+	/* copies ahead (cp.async or TMA): the loads do not take turns with the MMAs */
+	wmma(&in);
+	in.async_copy = 1;
+	explain_compute(&in, &o);
+	CHECK(!explain_has_rule(&o, "loads_mma_turns"));
+	/* a busy tensor pipe: neither */
+	wmma(&in);
+	in.tensor_active = 75;
+	explain_compute(&in, &o);
+	CHECK(!explain_has_rule(&o, "loads_mma_turns"));
+
+	/* spills, and ldmatrix loads 4-way conflicted (over the 4 wavefronts of an x4) */
+	wmma(&in);
+	in.spill_bytes = 96;
+	in.ldmatrix = 1;
+	in.shared_ld = 1e6;
+	in.bank_ld = 12e6;
+	explain_compute(&in, &o);
+	CHECK(explain_has_rule(&o, "accumulator_spills") && explain_has_rule(&o, "ldmatrix_conflicts"));
+	CHECK(!explain_has_rule(&o, "bank_conflicts")); /* said once, as ldmatrix's */
+	for (int i = 0; i < o.nrules; i++)
+		if (strcmp(o.rules[i].name, "ldmatrix_conflicts") == 0)
+			CHECK_NEAR(o.rules[i].evidence, 4.0, 1e-9);
+	/* conflict-free ldmatrix: 4 wavefronts a request are its fewest */
+	in.bank_ld = 0.2e6;
+	explain_compute(&in, &o);
+	CHECK(!explain_has_rule(&o, "ldmatrix_conflicts"));
+
+	/* a tensor kernel whose roof is not measured: the FMA roof, said so */
+	wmma(&in);
+	in.pipe_roof = NAN;
+	explain_compute(&in, &o);
+	CHECK_STREQ(o.headroom_roof, "FP32");
+	/* an FP32 kernel: no pipe row */
+	wmma(&in);
+	in.pipe = PIPE_FP32;
+	explain_compute(&in, &o);
+	CHECK(o.pipe_text[0] == 0 && !explain_has_rule(&o, "no_wgmma"));
+}
+
 int main(void)
 {
 	RUN(coalesced);
+	RUN(tensor);
 	RUN(uncoalesced);
 	RUN(bank_conflicts);
 	RUN(compute);
