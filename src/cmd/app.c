@@ -452,6 +452,15 @@ int app_roofs_once(app *a)
 	return 0;
 }
 
+int app_src_tensor(const char *src)
+{
+	static const char *const words[] = { "wmma", "mma.sync", "wgmma", "mma.h", "mma_sync" };
+	for (size_t i = 0; src && i < ARRAY_LEN(words); i++)
+		if (strstr(src, words[i]))
+			return 1;
+	return 0;
+}
+
 int app_kernel_pipe(const cunit *u, const char *name, tensor_use *use)
 {
 	tensor_use own;

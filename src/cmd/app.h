@@ -250,6 +250,9 @@ double app_pipe_roof(app *a, int p);
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p);
 /* Keeps m (moved) in a->runs, as add_record. */
 const measurement *keep_record(app *a, measurement *m);
+/* 1 when a kernel file's text may hold tensor-core code (wmma, mma.sync,
+ * wgmma, <mma.h>): its runs want the tensor roofs measured first. */
+int app_src_tensor(const char *src);
 /* The pipe kernel `name` of unit u runs its flops on (measure.h's pipe),
  * from its PTX's tensor-core instructions; *use (may be NULL) what they are. */
 int app_kernel_pipe(const cunit *u, const char *name, tensor_use *use);

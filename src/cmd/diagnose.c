@@ -385,7 +385,7 @@ int app_explain(app *a, int argc, char **argv)
 	runctx c;
 	/* the tensor roofs before the file's compile, where its source may hold
 	 * tensor-core code (measuring them compiles and runs kernels of their own) */
-	if (app_roofs_once(a) != 0 || (strstr(a->sp->src, "mma") && app_troofs_once(a) != 0) ||
+	if (app_roofs_once(a) != 0 || (app_src_tensor(a->sp->src) && app_troofs_once(a) != 0) ||
 	    run_prepare(a, NULL, 1, &c) != 0) {
 		free(ks);
 		return -1;

@@ -779,7 +779,7 @@ int app_run(app *a, char **names, int nnames)
 	runctx c;
 	/* the tensor roofs too where the source may hold tensor-core code: each
 	 * such kernel's GFLOP/s is said against its precision's roof */
-	if (app_roofs_once(a) != 0 || (strstr(a->sp->src, "mma") && app_troofs_once(a) != 0) ||
+	if (app_roofs_once(a) != 0 || (app_src_tensor(a->sp->src) && app_troofs_once(a) != 0) ||
 	    run_prepare(a, NULL, 1, &c) != 0) {
 		free(ks);
 		return -1;
