@@ -14,7 +14,9 @@ if [ -z "${BENCH_INNER:-}" ]; then
 fi
 echo "== cuplay bench ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
 echo "host: ${host:-no GPU}; $(nvidia-smi -L 2>/dev/null | grep -c '^GPU') GPU(s), measuring GPU 0${CUDA_VISIBLE_DEVICES:+ of CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES}"
-echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1 || echo none), CUDA $(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n 1); $(nproc) CPUs; $(uname -r)"
+drv=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+cuda=$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n 1)
+echo "driver: ${drv:-none}${cuda:+, CUDA $cuda}; $(nproc) CPUs; $(uname -r)"
 
 # Time to prompt: start, read one command, leave (the worker starts lazily).
 for i in $(seq 1 20); do
