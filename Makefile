@@ -9,6 +9,7 @@ CUDA_HOME ?= /usr/local/cuda
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 SHAREDIR  ?= $(PREFIX)/share/cuplay
+DOCDIR    ?= $(PREFIX)/share/doc/cuplay
 MANDIR    ?= $(PREFIX)/share/man
 CC        ?= cc
 VERSION   := 0.1.0
@@ -16,7 +17,7 @@ VERSION   := 0.1.0
 # Project flags first; the user's CFLAGS/LDFLAGS are appended, never replaced.
 WARN      := -Wall -Wextra -Wshadow -Wno-unused-parameter
 DEFINES   := -DCUPLAY_VERSION='"$(VERSION)"' -DCUDA_HOME_DEFAULT='"$(CUDA_HOME)"' \
-             -DCUPLAY_SHAREDIR='"$(SHAREDIR)"'
+             -DCUPLAY_SHAREDIR='"$(SHAREDIR)"' -DCUPLAY_DOCDIR='"$(DOCDIR)"'
 INCLUDES  := $(LAYERS:%=-Isrc/%)
 BASEFLAGS := -std=c17 -D_GNU_SOURCE -O2 -g $(WARN) -MMD -MP $(DEFINES) $(INCLUDES)
 LIBS      := -pthread -ldl -lm
@@ -151,22 +152,25 @@ demo: cuplay
 
 # What `make install` ships: the kernel files, headers and lessons MANIFEST
 # lists (files of one's own in kernels_src/ and sessions/ stay out), the
-# binary and the man page. `uninstall` removes those same files, then the
-# directories install made if empty.
+# binary, the man page, and the README with the reference (docs/*.md) in
+# DOCDIR. `uninstall` removes those same files, then the directories
+# install made if empty.
 SHIP_FILES = $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' MANIFEST)
 SHIP_DIRS  = $(DESTDIR)$(SHAREDIR)/kernels_src $(DESTDIR)$(SHAREDIR)/sessions
+DOC_FILES  = README.md $(sort $(wildcard docs/*.md))
 
 install: cuplay
-	install -d $(DESTDIR)$(BINDIR) $(SHIP_DIRS) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(SHIP_DIRS) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/cuplay
 	install -m 644 cuplay.1 $(DESTDIR)$(MANDIR)/man1/cuplay.1
+	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 	$(foreach d,kernels_src sessions,$(if $(filter $(d)/%,$(SHIP_FILES)),\
 	  install -m 644 $(filter $(d)/%,$(SHIP_FILES)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cuplay $(DESTDIR)$(MANDIR)/man1/cuplay.1 \
-	  $(addprefix $(DESTDIR)$(SHAREDIR)/,$(SHIP_FILES))
-	@for d in $(SHIP_DIRS) $(DESTDIR)$(SHAREDIR); do \
+	  $(addprefix $(DESTDIR)$(SHAREDIR)/,$(SHIP_FILES)) $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
+	@for d in $(SHIP_DIRS) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR); do \
 	  if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || echo "uninstall: kept $$d (it holds files install did not write)"; fi; \
 	done
 

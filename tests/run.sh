@@ -264,6 +264,25 @@ if [ -z "${GOLDEN:-}" ]; then
 	suite report
 	# 4e. pasted idioms compile in cuplay where nvcc compiles them (nvcc as the oracle)
 	suite paste
+	# 4e'. the documentation covers every command, topic, //@ line and
+	#     CUPLAY_ variable (tests/docs.sh)
+	suite docs
+fi
+
+# 4f. every example of README.md and docs/ runs: compile-only, and on the GPU
+#     where there is one (tests/examples.py)
+if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
+	gpu=0
+	if [ "${SKIP_GPU:-}" != 1 ] && ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && ls /dev/nvidia[0-9]* >/dev/null 2>&1; then gpu=1; fi
+	CUPLAY="$CUPLAY_ABS" GPU=$gpu python3 tests/examples.py >"$tmp/examples" 2>&1
+	p=$(sed -n 's/^examples: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/examples")
+	if [ -n "$p" ]; then
+		set -- $p
+		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
+		grep -v '^ok:' "$tmp/examples"
+	else
+		bad "example tests did not finish"; sed 's/^/    /' "$tmp/examples" | tail -n 20
+	fi
 fi
 
 # 5. GPU tests

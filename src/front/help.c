@@ -12,6 +12,10 @@
 
 #define SYN_WIDTH 24 /* the synopsis column of the list */
 
+#ifndef CUPLAY_DOCDIR
+#define CUPLAY_DOCDIR "/usr/local/share/doc/cuplay"
+#endif
+
 void help_format(sbuf *b, const char *text, int width)
 {
 	const char *p = text;
@@ -73,6 +77,9 @@ char *help_list(const command *t, int n)
 	                "drops the line being typed. Topics: 'help header' (the //@ lines of a kernel "
 	                "file), 'help refs' (the CPU references of a check), 'help buffers' (what "
 	                "buffers hold).\n", HELP_WIDTH);
+	help_format(&b, "\nThe reference is in docs/ of cuplay's source (installed in " CUPLAY_DOCDIR "): "
+	                "header.md (kernel files), commands.md, timing.md, explain.md, formats.md, "
+	                "classroom.md, environment.md, internals.md.\n", HELP_WIDTH);
 	return sb_steal(&b);
 }
 
@@ -167,7 +174,10 @@ static const char header_text[] =
 	"  //@ block  TILE_SIZE, BLOCK_ROWS\n"
 	"  //@ bytes  2 * N * N * 4\n"
 	"  //@ check  out = transpose(in, N, N)\n"
-	"  //@ kernel transpose_seed block TILE_SIZE, TILE_SIZE\n";
+	"  //@ kernel transpose_seed block TILE_SIZE, TILE_SIZE\n"
+	"\n"
+	"Every line with a complete example, types, fills, references and tolerances: "
+	"docs/header.md.\n";
 
 /* 1e-5, not 1e-05 nor 0.0001 */
 static void fmt_tol(double t, char *buf, size_t n)
@@ -226,7 +236,8 @@ static char *refs_text(void)
 	fmt_tol(plan_kernel_check_tol(DT_FLOAT), kf, sizeof kf);
 	fmt_tol(plan_kernel_check_tol(DT_DOUBLE), kd, sizeof kd);
 	char *k = xasprintf("\nOr compare with what another kernel of the file wrote: '//@ check out = "
-	                    "KERNEL' (tolerance: float %s, double %s, integers exact).\n", kf, kd);
+	                    "KERNEL' (tolerance: float %s, double %s, integers exact). Every tolerance in "
+	                    "one table: docs/header.md.\n", kf, kd);
 	help_format(&b, k, HELP_WIDTH);
 	free(k);
 	return sb_steal(&b);
@@ -300,7 +311,7 @@ static char *buffers_text(void)
 	                "in unified memory (cudaMallocManaged), which the GPU pages in on first touch, "
 	                "instead of device memory. COUNT is an expression of the defines and params; a "
 	                "kernel parameter 'float *NAME' (or 'const float *NAME') gets buffer NAME, whose "
-	                "type must match.\n", HELP_WIDTH);
+	                "type must match. More, with examples: docs/header.md.\n", HELP_WIDTH);
 	return sb_steal(&b);
 }
 
