@@ -157,13 +157,13 @@ demo: cuplay
 # install made if empty.
 SHIP_FILES = $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' MANIFEST)
 SHIP_DIRS  = $(DESTDIR)$(SHAREDIR)/kernels_src $(DESTDIR)$(SHAREDIR)/sessions
-DOC_FILES  = README.md $(sort $(wildcard docs/*.md))
+DOC_FILES  = $(wildcard README.md) $(sort $(wildcard docs/*.md))
 
 install: cuplay
 	install -d $(DESTDIR)$(BINDIR) $(SHIP_DIRS) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/cuplay
 	install -m 644 cuplay.1 $(DESTDIR)$(MANDIR)/man1/cuplay.1
-	install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	$(if $(DOC_FILES),install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/)
 	$(foreach d,kernels_src sessions,$(if $(filter $(d)/%,$(SHIP_FILES)),\
 	  install -m 644 $(filter $(d)/%,$(SHIP_FILES)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
 

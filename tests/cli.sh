@@ -215,7 +215,8 @@ for layout in nogit nested; do
 	        echo "labs/" >"$tmp/course/.gitignore" && git -C "$tmp/course" add .gitignore &&
 	        git -C "$tmp/course" -c user.name=t -c user.email=t@t commit -qm course ;;
 	esac
-	mkdir -p "$tree" && cp -p Makefile MANIFEST cuplay.1 "$tree/" && cp -p "$CUPLAY" "$tree/cuplay" &&
+	mkdir -p "$tree" && cp -p Makefile MANIFEST cuplay.1 README.md "$tree/" && cp -rp docs "$tree/" &&
+	cp -p "$CUPLAY" "$tree/cuplay" &&
 	for f in $(shipped); do mkdir -p "$tree/${f%/*}" && cp -p "$f" "$tree/$f"; done &&
 	cp -p tests/golden/kernels/saxpy.cu "$tree/kernels_src/zz_mine.cu"
 	t "install from an unpacked tree ($layout): MANIFEST's files alone" '
