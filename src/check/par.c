@@ -6,7 +6,6 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-#include "ref.h"
 
 #define PAR_MAX_THREADS 64
 

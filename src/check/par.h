@@ -8,6 +8,12 @@
 
 #include <stdint.h>
 
+/* Threads for the host loops of check/ (compare, fill, conversion, references):
+ * n > 0 sets it (at most 64), 0 restores the default (the CPUs this
+ * process may run on, at most 64). */
+void ref_set_threads(int n);
+int ref_threads(void);
+
 /* fn(ctx, ci, lo, hi): chunk ci is [lo, hi) = [ci * chunk, min(n, (ci + 1) * chunk)). */
 typedef void (*par_fn)(void *ctx, uint64_t ci, uint64_t lo, uint64_t hi);
 

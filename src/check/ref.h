@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "buffer.h"
+#include "par.h"
 #include "types.h"
 
 typedef struct ref_arg {
@@ -98,11 +99,8 @@ void ref_cmp_range(cmp_run *c, const void *got, const void *want, uint64_t lo, u
 int ref_cmp_end(cmp_run *c, const void *want, cmp_fetch fetch, void *ctx, cmp_result *r);
 void ref_cmp_abort(cmp_run *c);
 
-/* Threads for the host loops here (compare, fill, conversion, references):
- * n > 0 sets it (at most 64), 0 restores the default (the CPUs this
- * process may run on, at most 64). */
-void ref_set_threads(int n);
-int ref_threads(void);
+/* ref_set_threads and ref_threads, the threads of the host loops here:
+ * par.h. */
 
 /* ---- a cache of reference results ----
  * A reference's wanted values depend only on its name, its arguments

@@ -7,7 +7,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "nvrtc.h"
+
+/* Resources of one kernel: from the ptxas report (nvrtc.h), else from
+ * the cubin (cubin_resources). */
+typedef struct kres {
+	int known;
+	int regs, smem, stack, spill_st, spill_ld, cmem;
+} kres;
 
 /* Fills r for the kernel `lowered` of a cubin built for sm. 0 when found;
  * r->spill_st and r->spill_ld are -1 (unknown). */

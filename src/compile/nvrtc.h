@@ -5,11 +5,7 @@
 
 #include <stddef.h>
 
-/* Resources of one kernel from the ptxas report. */
-typedef struct kres {
-	int known;
-	int regs, smem, stack, spill_st, spill_ld, cmem;
-} kres;
+#include "cubin.h"
 
 typedef enum nvrtc_pch {
 	PCH_NONE = 0,     /* not asked for, or NVRTC has none (before 12.8) */

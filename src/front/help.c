@@ -62,14 +62,14 @@ static char *short_synopsis(const command *c, int w)
 	return s;
 }
 
-char *help_list(const command *t, int n)
+char *help_list(const command *const *t, int n)
 {
 	sbuf b = {0};
 	sb_puts(&b, "Commands ('help COMMAND' explains one, with examples):\n");
 	for (int i = 0; i < n; i++) {
-		char *syn = short_synopsis(&t[i], SYN_WIDTH);
+		char *syn = short_synopsis(t[i], SYN_WIDTH);
 		sb_printf(&b, "  %-*s  ", SYN_WIDTH, syn);
-		sb_wrap(&b, t[i].help, SYN_WIDTH + 4, SYN_WIDTH + 4, HELP_WIDTH);
+		sb_wrap(&b, t[i]->help, SYN_WIDTH + 4, SYN_WIDTH + 4, HELP_WIDTH);
 		sb_putc(&b, '\n');
 		free(syn);
 	}

@@ -7,13 +7,13 @@
 #ifndef CUPLAY_HELP_H
 #define CUPLAY_HELP_H
 
-#include "cmds.h"
+#include "command.h"
 
 #define HELP_WIDTH 80
 
 /* Every command: a synopsis (cut short, with "...", where it is long) and
  * its one-line help, wrapped; then the topics. */
-char *help_list(const command *t, int n);
+char *help_list(const command *const *t, int n);
 
 /* "usage: NAME ARGS", then the command's long help: paragraphs wrapped,
  * indented lines (examples) as written. */

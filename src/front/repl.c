@@ -44,16 +44,16 @@ static char **candidates(const char *cmd, int *n)
 	int cap = 0;
 #define ADD(s) do { if (*n + 2 > cap) { cap = cap ? cap * 2 : 32; v = xrealloc(v, (size_t)cap * sizeof *v); } v[(*n)++] = xstrdup(s); } while (0)
 	int nc;
-	const command *t = command_table(&nc);
+	const command *const *t = command_table(&nc);
 	if (!cmd) {
 		for (int i = 0; i < nc; i++)
-			ADD(t[i].name);
+			ADD(t[i]->name);
 	} else {
 		const command *c = command_find(cmd);
 		compl_kind k = c ? c->compl : COMPL_NONE;
 		if (k == COMPL_COMMAND) {
 			for (int i = 0; i < nc; i++)
-				ADD(t[i].name);
+				ADD(t[i]->name);
 			for (const char *const *tp = help_topics(); *tp; tp++)
 				ADD(*tp);
 		} else if (k == COMPL_FILE) {

@@ -17,10 +17,10 @@ static int one_line(const char *s)
 TEST(table)
 {
 	int n = 0;
-	const command *t = command_table(&n);
+	const command *const *t = command_table(&n);
 	CHECK(t != NULL && n > 20);
 	for (int i = 0; i < n; i++) {
-		const command *c = &t[i];
+		const command *c = t[i];
 		int ok = 1;
 #define ITEM(cond) do { CHECK(cond); if (!(cond)) ok = 0; } while (0)
 		ITEM(c->name && c->name[0]);
@@ -49,7 +49,7 @@ TEST(table)
 		/* found by name, once */
 		ITEM(command_find(c->name) == c);
 		for (int j = 0; j < i; j++)
-			ITEM(strcmp(t[j].name, c->name) != 0);
+			ITEM(strcmp(t[j]->name, c->name) != 0);
 #undef ITEM
 		if (!ok)
 			fprintf(stderr, "  in command '%s'\n", c->name ? c->name : "(null)");

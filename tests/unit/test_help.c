@@ -36,10 +36,10 @@ static int has_example(const char *text, const char *name)
 TEST(every_command)
 {
 	int n;
-	const command *t = command_table(&n);
+	const command *const *t = command_table(&n);
 	CHECK(n > 30);
 	for (int i = 0; i < n; i++) {
-		const command *c = &t[i];
+		const command *c = t[i];
 		CHECK(c->name && c->name[0] && c->fn && c->args && c->help && c->help[0]);
 		/* the one-line help fits the list's column: one line a command */
 		if ((int)strlen(c->help) > HELP_WIDTH - 28)
@@ -65,12 +65,12 @@ TEST(every_command)
 TEST(the_list)
 {
 	int n;
-	const command *t = command_table(&n);
+	const command *const *t = command_table(&n);
 	char *l = help_list(t, n);
 	CHECK(widest("help", l) <= HELP_WIDTH);
 	/* one line a command: its name at the start, after two spaces */
 	for (int i = 0; i < n; i++) {
-		char *want = xasprintf("\n  %s ", t[i].name);
+		char *want = xasprintf("\n  %s ", t[i]->name);
 		CHECK(strstr(l, want) != NULL);
 		free(want);
 	}

@@ -1,0 +1,280 @@
+/* cmds_measure.c: the commands that measure and write what was measured: run, sweep, compare, save, plot, report, timeline, roof, device; each command's entry beside its handler. */
+#include "cmds_measure.h"
+#include "ccserver.h"
+#include "diagnose.h"
+#include "expect.h"
+#include "fileio.h"
+#include "headers.h"
+#include "help.h"
+#include "inspect.h"
+#include "look.h"
+#include "metrics.h"
+#include "search.h"
+#include "watch.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmd_run(app *a, int argc, char **argv, const char *rest)
+{
+	free(a->last_run);
+	a->last_run = xasprintf("run %s", rest);
+	return app_run(a, argv + 1, argc - 1);
+}
+
+static int cmd_sweep(app *a, int argc, char **argv, const char *rest)
+{
+	return app_sweep(a, argc, argv);
+}
+
+static int cmd_compare(app *a, int argc, char **argv, const char *rest)
+{
+	return app_compare(a, argc, argv);
+}
+
+static int cmd_save(app *a, int argc, char **argv, const char *rest)
+{
+	return app_save(a, argv[1]);
+}
+
+static int cmd_plot(app *a, int argc, char **argv, const char *rest)
+{
+	if (a->plot_timeline)
+		return app_timeline_svg(a, argv[1]);
+	return app_plot(a, argv[1]);
+}
+
+static int cmd_timeline(app *a, int argc, char **argv, const char *rest)
+{
+	return app_timeline(a, argc > 1 ? argv[1] : NULL);
+}
+
+static int cmd_report(app *a, int argc, char **argv, const char *rest)
+{
+	return app_report(a, argv[1]);
+}
+
+static int cmd_roof(app *a, int argc, char **argv, const char *rest)
+{
+	return app_roof(a);
+}
+
+static int cmd_device(app *a, int argc, char **argv, const char *rest)
+{
+	return app_device(a, argc, argv);
+}
+
+static const char lh_run[] =
+	"Compiles the loaded file (cached), launches each kernel, checks its outputs against the "
+	"reference and times it: warm-up launches, then samples on a cold L2 until the median is "
+	"known to +-0.5% ('timing'); the table gives the median with its 95% interval (146 us "
+	"+-0.2%), the range, GB/s and the % of the roof (csv and json also the noise, the "
+	"relative standard deviation). "
+	"Several kernels get a speedup chart. With no kernel, every kernel of the file but the "
+	"'skip' ones. The file is read again on every run, so an edit shows at once. Without a "
+	"GPU: registers, shared memory, spills, grid and block of each kernel.\n"
+	"\n"
+	"Examples:\n"
+	"  run\n"
+	"  run transpose_tiled\n"
+	"  run transpose_naive transpose_tiled\n";
+const command cmd_run_entry = {
+	.name = "run",
+	.fn = cmd_run,
+	.args = "[KERNEL...|all]",
+	.help = "compile, launch, check and time (default: all)",
+	.min_args = 0,
+	.max_args = -1,
+	.flags = CMD_NEEDS_FILE | CMD_FRESH_FILE,
+	.compl = COMPL_KERNEL,
+	.long_help = lh_run,
+};
+
+static const char lh_sweep[] =
+	"Runs every combination of the values given, for the kernels named (default: all), and "
+	"prints a table and a chart with the best marked. A combination that cannot launch (too "
+	"many threads, too much shared memory) is a row that says why. With 'on all' the "
+	"combinations are spread over every GPU of the machine, one worker each. 'plot' writes "
+	"the chart, 'save' the table.\n"
+	"\n"
+	"Examples:\n"
+	"  sweep PAD=0,1\n"
+	"  sweep TILE_SIZE=8,16,32 PAD=0,1 transpose_tiled\n"
+	"  sweep BLOCK_SIZE=64,128,256,512,1024 on all\n";
+const command cmd_sweep_entry = {
+	.name = "sweep",
+	.fn = cmd_sweep,
+	.args = "NAME=v1,v2,... [NAME=...] [KERNEL...] [on all]",
+	.help = "run every combination of values (on all: all GPUs)",
+	.min_args = 1,
+	.max_args = -1,
+	.flags = CMD_NEEDS_FILE | CMD_FRESH_FILE,
+	.compl = COMPL_NAME,
+	.long_help = lh_sweep,
+};
+
+static const char lh_compare[] =
+	"Runs variants of kernels in turns (A B C A B C ...), so a drift of the clocks hits all "
+	"alike, and gives each one's speedup over the first with its 95% interval and a "
+	"verdict: faster or slower when the interval lies above or below 1, the same when it "
+	"holds 1 and lies within 2% of it, ambiguous otherwise. A variant is a kernel with "
+	"values in brackets.\n"
+	"\n"
+	"Examples:\n"
+	"  compare transpose_tiled[PAD=0] transpose_tiled[PAD=1]\n"
+	"  compare vadd_naive vadd_float4[BLOCK_SIZE=512]\n";
+const command cmd_compare_entry = {
+	.name = "compare",
+	.fn = cmd_compare,
+	.args = "KERNEL[NAME=V,...] KERNEL[...]...",
+	.help = "interleaved runs of variants, with a verdict",
+	.min_args = 2,
+	.max_args = -1,
+	.flags = CMD_NEEDS_FILE | CMD_FRESH_FILE,
+	.compl = COMPL_KERNEL,
+	.long_help = lh_compare,
+};
+
+static const char lh_save[] =
+	"Writes the last results table (a run, sweep, comparison or metrics) to FILE: .csv, "
+	".json and .md by the name's ending, else in the current format. CSV and JSON carry "
+	"raw numbers with the unit in the column name. A file is replaced at once (its mode "
+	"kept); a link is written through to its target; /dev/stdout, a pipe or a device is "
+	"written in place, never replaced.\n"
+	"\n"
+	"Examples:\n"
+	"  save results.csv\n"
+	"  save padding.md\n";
+const command cmd_save_entry = {
+	.name = "save",
+	.fn = cmd_save,
+	.args = "FILE",
+	.help = "write the last results: .csv, .json or .md",
+	.min_args = 1,
+	.max_args = 1,
+	.compl = COMPL_PATH,
+	.long_help = lh_save,
+};
+
+static const char lh_plot[] =
+	"Writes the chart of the last comparison, sweep or multi-kernel run as an SVG file; "
+	"after 'timeline', the timeline.\n"
+	"\n"
+	"Example:\n"
+	"  plot padding.svg\n";
+const command cmd_plot_entry = {
+	.name = "plot",
+	.fn = cmd_plot,
+	.args = "FILE.svg",
+	.help = "write the last chart as an SVG file",
+	.min_args = 1,
+	.max_args = 1,
+	.compl = COMPL_PATH,
+	.long_help = lh_plot,
+};
+
+static const char lh_report[] =
+	"Writes what this session measured as a lab report: a self-contained HTML page (.html) "
+	"or Markdown (.md). Per kernel file: the source of each kernel run, the results "
+	"(check, times, GB/s, roof, GFLOP/s, registers, the GPU's clock and temperature, the "
+	"command), the speedups as a chart, the hardware counters; then every command of the "
+	"session. Compile-only runs are listed with their resources.\n"
+	"\n"
+	"Examples:\n"
+	"  report lab.html\n"
+	"  report lab.md\n";
+const command cmd_report_entry = {
+	.name = "report",
+	.fn = cmd_report,
+	.args = "FILE.html|FILE.md",
+	.help = "write the session's results as a lab report",
+	.min_args = 1,
+	.max_args = 1,
+	.compl = COMPL_PATH,
+	.long_help = lh_report,
+};
+
+static const char lh_timeline[] =
+	"Draws the last timed run's copies and kernels against time, a row a stream, from the "
+	"GPU's own timestamps (CUPTI's activity records of one more run after the samples): "
+	"'>' a copy in (host to device), '#' a kernel, '<' a copy out. Then what it shows: the "
+	"copies' bytes and speed, the share of copy time hidden under kernels (the overlap), "
+	"how long copies went both ways at once, and the gaps where nothing ran. Recorded for "
+	"runs on host data ('//@ buffer ... host', '//@ streams') and for batches ('batch N', "
+	"whose launches show back to back). With FILE.svg, or 'plot FILE.svg' after it, also "
+	"as SVG.\n"
+	"\n"
+	"Examples:\n"
+	"  set STREAMS=4\n"
+	"  run vadd\n"
+	"  timeline\n"
+	"  timeline vadd4.svg\n";
+const command cmd_timeline_entry = {
+	.name = "timeline",
+	.fn = cmd_timeline,
+	.args = "[FILE.svg]",
+	.help = "the last run's copies and kernels by stream, in time",
+	.min_args = 0,
+	.max_args = 1,
+	.compl = COMPL_PATH,
+	.long_help = lh_timeline,
+};
+
+static const char lh_roof[] =
+	"Measures the GPU's memory ceiling and its FP32 throughput (chains of fused "
+	"multiply-adds): the roofs that 'run' gives as a %. The memory roof is the best of a "
+	"device-to-device copy and cuplay's streaming kernels (16-byte loads and stores: read "
+	"only, write only, copy, tens of thousands of blocks); the datasheet's peak (memory "
+	"clock x bus width x 2) is shown beside it, 'unknown' when the driver gives neither. "
+	"They are measured once per device, before its first run, and kept in the cache directory, "
+	"so later processes start without measuring; 'roof' measures them again. It also measures the host "
+	"link, each way, from pageable and from pinned memory (a copy of 64 MiB): the roof of a "
+	"run on host data, whose copies could at best go both ways at once at the link's speed.\n"
+	"\n"
+	"On sm_80 and later it measures the tensor cores too, one roof per precision (FP16 and BF16 "
+	"with FP32 accumulate, TF32, INT8, FP8 from sm_89): cuplay's own kernels keep every SM's "
+	"tensor cores busy from registers, through mma.sync and, on sm_90, through wgmma (compiled for "
+	"sm_90a); the roof is the better of the two, shown beside the datasheet's dense figure (a table "
+	"of NVIDIA's datasheets by device name and SM count; 'unknown' for a device not in it). "
+	"explain and roofline hold a kernel on the tensor cores against its precision's roof. The tensor "
+	"roofs are measured when first needed and kept in the cache directory like the others.\n"
+	"\n"
+	"Example:\n"
+	"  roof\n";
+const command cmd_roof_entry = {
+	.name = "roof",
+	.fn = cmd_roof,
+	.args = "",
+	.help = "measure memory, FP32, tensor and host link ceilings",
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_NEEDS_GPU,
+	.compl = COMPL_NONE,
+	.long_help = lh_roof,
+};
+
+static const char lh_device[] =
+	"Shows the GPU in use, or switches to GPU N; every setting is kept. Without a GPU it "
+	"says so, and which architecture kernels are compiled for.\n"
+	"\n"
+	"Examples:\n"
+	"  device\n"
+	"  device 1\n";
+const command cmd_device_entry = {
+	.name = "device",
+	.fn = cmd_device,
+	.args = "[N]",
+	.help = "show the GPU, or switch to GPU N",
+	.min_args = 0,
+	.max_args = 1,
+	.compl = COMPL_NONE,
+	.long_help = lh_device,
+};
