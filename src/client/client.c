@@ -438,11 +438,18 @@ static int worker_died(wclient *w, const char *name, char **err)
 	return r;
 }
 
-int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
-           double timeout_s, volatile int *interrupt, wc_progress cb, void *ctx,
-           result *res, char **err)
+/* Where a run stands while the front end waits for its result. */
+typedef struct waiting_run {
+	const char *name;          /* the kernel, for messages */
+	double timeout_s;
+	uint64_t last, stop_at;    /* the last progress; when STOP was sent */
+	int host_phase, stopped, waiting;
+} waiting_run;
+
+/* The worker started if it is not running (or died while idle), and the
+ * plan and cubin sent. 0, or -1 with *err. */
+static int send_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len, const char *name, char **err)
 {
-	memset(res, 0, sizeof *res);
 	if (w->pid > 0) {
 		/* a worker that died while idle (OOM killer, kill -9) is replaced
 		 * quietly */
@@ -456,49 +463,140 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
 		return -1;
 	if ((uint64_t)cubin_len > WIRE_MAX_PAYLOAD - sizeof(plan))
 		return fail(err, "the compiled module of '%s' is too large (%zu bytes)", p->launch.name, cubin_len);
-	char name[PLAN_NAME];
-	snprintf(name, sizeof name, "%s", p->launch.name);
 	plan *pp = xmalloc(sizeof *pp);
 	memcpy(pp, p, sizeof *pp);
 	pp->cubin_len = cubin_len;
 	int sent = wire_send(w->wfd, MSG_RUN, pp, sizeof *pp, cubin, cubin_len);
 	free(pp);
-	if (sent != 0)
-		return worker_died(w, name, err);
+	return sent != 0 ? worker_died(w, name, err) : 0;
+}
 
+/* The deadline: no progress for the limit of the current phase; host work
+ * cannot be interrupted, so after Ctrl-C it gets 2 s. Waiting for another
+ * process to finish measuring has no limit (Ctrl-C ends it). *limit: the
+ * phase's. */
+static uint64_t run_deadline(const waiting_run *wr, uint64_t *limit)
+{
 	const uint64_t host_limit_ns = 600ull * 1000000000ull;
-	uint64_t gpu_limit_ns = timeout_s > 0 ? (uint64_t)(timeout_s * 1e9) : 0;
-	uint64_t last = now_ns(), stop_at = 0;
-	int host_phase = 0, stopped = 0, waiting = 0;
+	uint64_t gpu_limit_ns = wr->timeout_s > 0 ? (uint64_t)(wr->timeout_s * 1e9) : 0;
+	*limit = wr->waiting ? 0 : gpu_limit_ns;
+	if (*limit && wr->host_phase && *limit < host_limit_ns)
+		*limit = host_limit_ns;
+	uint64_t deadline = *limit ? wr->last + *limit : UINT64_MAX;
+	if (wr->stopped && (wr->host_phase || wr->waiting) && wr->stop_at + 2000000000ull < deadline)
+		deadline = wr->stop_at + 2000000000ull;
+	return deadline;
+}
+
+/* The deadline passed: the worker goes; -1 with why. */
+static int run_overdue(wclient *w, const waiting_run *wr, uint64_t limit, char **err)
+{
+	reap(w, 0, NULL);
+	if (wr->stopped && (wr->host_phase || wr->waiting))
+		return fail(err, "run of '%s' interrupted: worker stopped " KEPT, wr->name);
+	if (wr->host_phase)
+		return fail(err, "the GPU worker made no progress for %g s while preparing '%s': "
+		            "worker stopped " KEPT, (double)limit / 1e9, wr->name);
+	return fail(err, "kernel '%s' made no progress for %g s: worker stopped " KEPT, wr->name, wr->timeout_s);
+}
+
+/* A RESULT's payload into res, its counts and strings made safe. */
+static void take_result(wclient *w, result *res, const void *payload)
+{
+	memcpy(res, payload, sizeof *res);
+	res->error[sizeof res->error - 1] = 0;
+	if (res->nsamples < 0)
+		res->nsamples = 0;
+	if (res->nsamples > RES_MAX_SAMPLES)
+		res->nsamples = RES_MAX_SAMPLES;
+	if (res->nchecks < 0)
+		res->nchecks = 0;
+	if (res->nchecks > PLAN_MAX_CHECKS)
+		res->nchecks = PLAN_MAX_CHECKS;
+	if (res->prof.n < 0 || res->prof.n > PROF_MAX_METRICS)
+		res->prof.n = 0;
+	res->prof.error[sizeof res->prof.error - 1] = 0;
+	res->prof.chip[sizeof res->prof.chip - 1] = 0;
+	res->cond.why[sizeof res->cond.why - 1] = 0;
+	if (res->status == RES_FATAL) /* it exits by itself; the caller says so */
+		reap(w, w->fatal_grace_ms > 0 ? w->fatal_grace_ms : 5000, NULL);
+}
+
+/* One message during a run (payload freed here): 1 the result is in res;
+ * 0 go on waiting; -1 the worker failed (*err). */
+static int run_message(wclient *w, waiting_run *wr, uint32_t type, void *payload, uint64_t len,
+                       wc_progress cb, void *ctx, result *res, char **err)
+{
+	if (type == MSG_PROGRESS && len == sizeof(wire_progress)) {
+		wire_progress pg;
+		memcpy(&pg, payload, sizeof pg);
+		free(payload);
+		wr->last = now_ns();
+		wr->host_phase = pg.phase == WIRE_PHASE_HOST;
+		wr->waiting = pg.phase == WIRE_PHASE_WAIT;
+		if (cb && pg.nsamples > 0)
+			cb(ctx, pg.nsamples, pg.last_ms);
+		return 0;
+	}
+	if (type == MSG_NOTE) {
+		if (w->note && payload)
+			w->note(w->note_ctx, (const char *)payload);
+		free(payload);
+		wr->last = now_ns();
+		return 0;
+	}
+	if (type == MSG_RESULT && len == sizeof(result)) {
+		take_result(w, res, payload);
+		free(payload);
+		return 1;
+	}
+	if (type == MSG_ERROR) {
+		char *m = xstrdup(payload ? (const char *)payload : "unknown error");
+		free(payload);
+		reap(w, 0, NULL);
+		fail(err, "the GPU worker failed: %s " KEPT, m);
+		free(m);
+		return -1;
+	}
+	free(payload); /* unknown: ignore */
+	return 0;
+}
+
+/* A message that could not be read whole: the worker goes; -1 with why. */
+static int run_unreadable(wclient *w, const waiting_run *wr, int e, char **err)
+{
+	reap(w, 0, NULL);
+	if (e == EINTR)
+		return fail(err, "run of '%s' interrupted: worker stopped " KEPT, wr->name);
+	if (e == ETIMEDOUT)
+		return fail(err, "the GPU worker stopped in the middle of a message while running '%s': "
+		            "worker stopped " KEPT, wr->name);
+	return fail(err, "reading from the GPU worker: %s: worker stopped " KEPT, strerror(e));
+}
+
+int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
+           double timeout_s, volatile int *interrupt, wc_progress cb, void *ctx,
+           result *res, char **err)
+{
+	memset(res, 0, sizeof *res);
+	char name[PLAN_NAME];
+	snprintf(name, sizeof name, "%s", p->launch.name);
+	if (send_run(w, p, cubin, cubin_len, name, err) != 0)
+		return -1;
+	waiting_run wr = { .name = name, .timeout_s = timeout_s, .last = now_ns() };
 	for (;;) {
 		uint64_t now = now_ns();
-		if (interrupt && *interrupt && !stopped) {
-			stopped = 1;
-			stop_at = now;
+		if (interrupt && *interrupt && !wr.stopped) {
+			wr.stopped = 1;
+			wr.stop_at = now;
 			wire_send(w->wfd, MSG_STOP, NULL, 0, NULL, 0);
 			if (w->pid > 0)
 				kill(w->pid, SIGINT);
 		}
-		/* The deadline: no progress for the limit of the current phase;
-		 * host work cannot be interrupted, so after Ctrl-C it gets 2 s.
-		 * Waiting for another process to finish measuring has no limit
-		 * (Ctrl-C ends it). */
-		uint64_t limit = waiting ? 0 : gpu_limit_ns;
-		if (limit && host_phase && limit < host_limit_ns)
-			limit = host_limit_ns;
-		uint64_t deadline = limit ? last + limit : UINT64_MAX;
-		if (stopped && (host_phase || waiting) && stop_at + 2000000000ull < deadline)
-			deadline = stop_at + 2000000000ull;
-		if (now >= deadline) {
-			reap(w, 0, NULL);
-			if (stopped && (host_phase || waiting))
-				return fail(err, "run of '%s' interrupted: worker stopped " KEPT, name);
-			if (host_phase)
-				return fail(err, "the GPU worker made no progress for %g s while preparing '%s': "
-				            "worker stopped " KEPT, (double)limit / 1e9, name);
-			return fail(err, "kernel '%s' made no progress for %g s: worker stopped " KEPT,
-			            name, timeout_s);
-		}
+		uint64_t limit;
+		uint64_t deadline = run_deadline(&wr, &limit);
+		if (now >= deadline)
+			return run_overdue(w, &wr, limit, err);
 		uint64_t wait_ns = deadline - now;
 		int wait_ms = wait_ns > 100000000ull ? 100 : (int)(wait_ns / 1000000ull) + 1;
 		struct pollfd pf = { w->rfd, POLLIN, 0 };
@@ -522,66 +620,13 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
 		uint64_t msg_deadline = now_ns() + msg_limit;
 		if (deadline < msg_deadline)
 			msg_deadline = deadline;
-		int rr = wire_recv_until(w->rfd, &type, &payload, &len, msg_deadline, stopped ? NULL : interrupt);
+		int rr = wire_recv_until(w->rfd, &type, &payload, &len, msg_deadline, wr.stopped ? NULL : interrupt);
 		if (rr == 1)
 			return worker_died(w, name, err);
-		if (rr < 0) {
-			int e = errno;
-			reap(w, 0, NULL);
-			if (e == EINTR)
-				return fail(err, "run of '%s' interrupted: worker stopped " KEPT, name);
-			if (e == ETIMEDOUT)
-				return fail(err, "the GPU worker stopped in the middle of a message while running '%s': "
-				            "worker stopped " KEPT, name);
-			return fail(err, "reading from the GPU worker: %s: worker stopped " KEPT, strerror(e));
-		}
-		if (type == MSG_PROGRESS && len == sizeof(wire_progress)) {
-			wire_progress pg;
-			memcpy(&pg, payload, sizeof pg);
-			free(payload);
-			last = now_ns();
-			host_phase = pg.phase == WIRE_PHASE_HOST;
-			waiting = pg.phase == WIRE_PHASE_WAIT;
-			if (cb && pg.nsamples > 0)
-				cb(ctx, pg.nsamples, pg.last_ms);
-			continue;
-		}
-		if (type == MSG_NOTE) {
-			if (w->note && payload)
-				w->note(w->note_ctx, (const char *)payload);
-			free(payload);
-			last = now_ns();
-			continue;
-		}
-		if (type == MSG_RESULT && len == sizeof(result)) {
-			memcpy(res, payload, sizeof *res);
-			free(payload);
-			res->error[sizeof res->error - 1] = 0;
-			if (res->nsamples < 0)
-				res->nsamples = 0;
-			if (res->nsamples > RES_MAX_SAMPLES)
-				res->nsamples = RES_MAX_SAMPLES;
-			if (res->nchecks < 0)
-				res->nchecks = 0;
-			if (res->nchecks > PLAN_MAX_CHECKS)
-				res->nchecks = PLAN_MAX_CHECKS;
-			if (res->prof.n < 0 || res->prof.n > PROF_MAX_METRICS)
-				res->prof.n = 0;
-			res->prof.error[sizeof res->prof.error - 1] = 0;
-			res->prof.chip[sizeof res->prof.chip - 1] = 0;
-			res->cond.why[sizeof res->cond.why - 1] = 0;
-			if (res->status == RES_FATAL) /* it exits by itself; the caller says so */
-				reap(w, w->fatal_grace_ms > 0 ? w->fatal_grace_ms : 5000, NULL);
-			return 0;
-		}
-		if (type == MSG_ERROR) {
-			char *m = xstrdup(payload ? (const char *)payload : "unknown error");
-			free(payload);
-			reap(w, 0, NULL);
-			fail(err, "the GPU worker failed: %s " KEPT, m);
-			free(m);
-			return -1;
-		}
-		free(payload); /* unknown: ignore */
+		if (rr < 0)
+			return run_unreadable(w, &wr, errno, err);
+		int m = run_message(w, &wr, type, payload, len, cb, ctx, res, err);
+		if (m != 0)
+			return m > 0 ? 0 : -1;
 	}
 }

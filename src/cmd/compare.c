@@ -571,31 +571,12 @@ static int parse_variant(app *a, const char *label, variant *v)
 	return rc;
 }
 
-int app_compare(app *a, int argc, char **argv)
+/* Interleaved rounds, A B C A B C ..., so drift affects every variant
+ * alike. With the interval rule, each round samples until its median's
+ * interval is within sqrt(rounds) times the target, so that the rounds
+ * pooled come near the target; with the noise rule, the rounds decide. */
+static timing_opts round_opts(const app *a)
 {
-	if (argc < 3)
-		return app_error(a, "usage: compare KERNEL[NAME=VALUE,...] KERNEL[...] ... (at least two)");
-	if (argc - 1 > COMPARE_MAX)
-		return app_error(a, "compare: at most %d variants", COMPARE_MAX);
-	int nv = argc - 1;
-	variant *v = xcalloc((size_t)nv, sizeof *v);
-	int rc = 0;
-	sbuf clk = { 0 }; /* variants the kernel clock's check concerns */
-	for (int i = 0; i < nv; i++)
-		if (parse_variant(a, argv[i + 1], &v[i]) != 0) {
-			rc = -1;
-			goto out;
-		}
-	if (app_roofs_once(a) != 0) {
-		rc = -1;
-		goto out;
-	}
-	result *res = xcalloc(1, sizeof *res);
-	int gpu = 1;
-	/* interleaved rounds, A B C A B C ..., so drift affects every variant
-	 * alike. With the interval rule, each round samples until its median's
-	 * interval is within sqrt(rounds) times the target, so that the rounds
-	 * pooled come near the target; with the noise rule, the rounds decide. */
 	timing_opts t = a->topt;
 	t.max_time_s = a->topt.max_time_s / COMPARE_ROUNDS;
 	t.min_time_s = 0;
@@ -606,53 +587,69 @@ int app_compare(app *a, int argc, char **argv)
 		t.min_reps = a->topt.min_reps / COMPARE_ROUNDS + 2;
 		t.noise_target = 0;
 	}
+	return t;
+}
+
+/* Variant v run once in round `round`, its samples pooled. 0, or -1
+ * (said); *gpu: whether it was launched. */
+static int compare_once(app *a, variant *v, int round, const timing_opts *t, result *res, int *gpu)
+{
+	runctx c;
+	if (run_prepare(a, &v->extra, 0, &c) != 0)
+		return -1;
+	*gpu = c.gpu;
+	char *err = NULL;
+	if (run_plan(a, &c, v->k, t, &v->p, &err) != 0 || (*gpu && run_exec_checked(a, &c, v->k, &v->p, res, &err) != 0)) {
+		app_error(a, "compare: %s: %s", v->label, err ? err : "failed");
+		free(err);
+		run_release(&c);
+		return -1;
+	}
+	if (!v->vline)
+		v->vline = xstrdup(c.vline);
+	run_release(&c);
+	if (!*gpu)
+		return 0;
+	if (round == 0) {
+		measure_make(&v->m, a->path, &v->p, res, v->vline, a->topt.do_check);
+		v->have_m = 1;
+	}
+	clock_note(a, res);
+	if (res->nsamples > 0 && v->n > 0 && res->clock != v->clock)
+		v->n = 0; /* the worker went over to events: never mix clocks */
+	if (res->nsamples > 0)
+		v->clock = res->clock;
+	v->samples = xrealloc(v->samples, (size_t)(v->n + res->nsamples) * sizeof(double));
+	memcpy(v->samples + v->n, res->samples_ms, (size_t)res->nsamples * sizeof(double));
+	v->n += res->nsamples;
+	return 0;
+}
+
+/* Every round of every variant. 0, or -1; *gpu: whether they were
+ * launched. */
+static int compare_rounds(app *a, variant *v, int nv, int *gpu)
+{
+	result *res = xcalloc(1, sizeof *res);
+	timing_opts t = round_opts(a);
+	int rc = 0;
+	*gpu = 1;
 	for (int round = 0; round < COMPARE_ROUNDS && !g_interrupt && rc == 0; round++) {
 		t.do_check = round == 0 && a->topt.do_check;
-		for (int i = 0; i < nv && !g_interrupt; i++) {
-			runctx c;
-			if (run_prepare(a, &v[i].extra, 0, &c) != 0) {
-				rc = -1;
-				break;
-			}
-			gpu = c.gpu;
-			char *err = NULL;
-			if (run_plan(a, &c, v[i].k, &t, &v[i].p, &err) != 0 || (gpu && run_exec_checked(a, &c, v[i].k, &v[i].p, res, &err) != 0)) {
-				app_error(a, "compare: %s: %s", v[i].label, err ? err : "failed");
-				free(err);
-				run_release(&c);
-				rc = -1;
-				break;
-			}
-			if (!v[i].vline)
-				v[i].vline = xstrdup(c.vline);
-			run_release(&c);
-			if (!gpu)
-				continue;
-			if (round == 0) {
-				measure_make(&v[i].m, a->path, &v[i].p, res, v[i].vline, a->topt.do_check);
-				v[i].have_m = 1;
-			}
-			clock_note(a, res);
-			if (res->nsamples > 0 && v[i].n > 0 && res->clock != v[i].clock)
-				v[i].n = 0; /* the worker went over to events: never mix clocks */
-			if (res->nsamples > 0)
-				v[i].clock = res->clock;
-			v[i].samples = xrealloc(v[i].samples, (size_t)(v[i].n + res->nsamples) * sizeof(double));
-			memcpy(v[i].samples + v[i].n, res->samples_ms, (size_t)res->nsamples * sizeof(double));
-			v[i].n += res->nsamples;
-		}
-		if (!gpu)
+		for (int i = 0; i < nv && !g_interrupt && rc == 0; i++)
+			rc = compare_once(a, &v[i], round, &t, res, gpu);
+		if (!*gpu)
 			break;
 	}
 	free(res);
-	if (rc != 0)
-		goto out;
-	if (!gpu) {
-		for (int i = 0; i < nv; i++)
-			app_note(a, "%s: %s", v[i].label, v[i].vline ? v[i].vline : "");
-		app_note(a, "not launched (no GPU)");
-		goto out;
-	}
+	return rc;
+}
+
+/* The variants' table and chart: speedups over the first, with their
+ * intervals and verdicts. -1 when a variant's check failed. */
+static int compare_table(app *a, variant *v, int nv)
+{
+	int rc = 0;
+	sbuf clk = { 0 }; /* variants the kernel clock's check concerns */
 	table tb;
 	const char *head[] = { "variant", "speedup", "95% interval", "verdict", "speedup_lo", "speedup_hi" };
 	measure_table_init(&tb, 1, 5, head, "lrllrr");
@@ -713,7 +710,32 @@ int app_compare(app *a, int argc, char **argv)
 		}
 	app_keep_table(a, &tb);
 	app_keep_chart(a, &ch);
-out:
+	return rc;
+}
+
+int app_compare(app *a, int argc, char **argv)
+{
+	if (argc < 3)
+		return app_error(a, "usage: compare KERNEL[NAME=VALUE,...] KERNEL[...] ... (at least two)");
+	if (argc - 1 > COMPARE_MAX)
+		return app_error(a, "compare: at most %d variants", COMPARE_MAX);
+	int nv = argc - 1;
+	variant *v = xcalloc((size_t)nv, sizeof *v);
+	int rc = 0, gpu = 1;
+	for (int i = 0; i < nv && rc == 0; i++)
+		if (parse_variant(a, argv[i + 1], &v[i]) != 0)
+			rc = -1;
+	if (rc == 0 && app_roofs_once(a) != 0)
+		rc = -1;
+	if (rc == 0)
+		rc = compare_rounds(a, v, nv, &gpu);
+	if (rc == 0 && !gpu) {
+		for (int i = 0; i < nv; i++)
+			app_note(a, "%s: %s", v[i].label, v[i].vline ? v[i].vline : "");
+		app_note(a, "not launched (no GPU)");
+	} else if (rc == 0) {
+		rc = compare_table(a, v, nv);
+	}
 	for (int i = 0; i < nv; i++) {
 		if (v[i].have_m)
 			measure_free(&v[i].m);

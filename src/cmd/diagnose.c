@@ -360,6 +360,93 @@ static int explain_fed(app *a, const char *path, const int *ks, int nk)
 	return rc;
 }
 
+/* An `explain` under way: the kernels' shared state. */
+typedef struct explaining {
+	runctx c;
+	metric_sel *sel;
+	plan *p;
+	result *res;
+	int counters, said_why, narrowed, rc;
+} explaining;
+
+/* The counters of kernel k's run: computed into its record (returned;
+ * *fig, the figures), or why not said; a counter this GPU lacks: the speed
+ * of light and the default set again, for this kernel and the next ones. */
+static measurement *explain_counters(app *a, explaining *x, int k, int mi, double **fig)
+{
+	const char *name = a->sp->kernels[k].name;
+	result *res = x->res;
+	char *err = NULL;
+	if (x->counters && res->prof.n == x->p->nmetrics && res->prof.status == PROF_ERROR && !x->narrowed) {
+		app_note(a, "explain: %s: %s; counters again without the rules' extra ones", name,
+		         res->prof.error[0] ? res->prof.error : "counters failed");
+		x->narrowed = 1;
+		result *r2 = xcalloc(1, sizeof *r2);
+		if (profile_again(a, &x->c, k, "sol default", x->sel, x->p, r2, &err) == 0)
+			memcpy(&res->prof, &r2->prof, sizeof res->prof);
+		free(err);
+		free(r2);
+	}
+	measurement *m = &a->runs[mi];
+	const metric_sel *used = x->sel;
+	if (x->counters && res->prof.n == used->nraw && res->prof.status == PROF_OK) {
+		*fig = xcalloc((size_t)(used->nfig ? used->nfig : 1), sizeof **fig);
+		metrics_compute(used, res->prof.values, *fig);
+		look_record_metrics(m, used, res->prof.values, *fig);
+		free(a->prof_why);
+		a->prof_why = NULL;
+	} else if (x->counters && res->prof.status == PROF_UNAVAILABLE) {
+		free(a->prof_why);
+		a->prof_why = xstrdup(res->prof.error[0] ? res->prof.error : "hardware counters unavailable");
+		x->counters = 0; /* said once; the other kernels from timing alone */
+	} else if (x->counters && res->prof.status != PROF_OK) {
+		app_note(a, "explain: %s: %s", name, res->prof.error[0] ? res->prof.error : "counters failed");
+	}
+	return m;
+}
+
+/* Kernel k timed (with counters) and explained: 1 when the run was
+ * interrupted. */
+static int explain_kernel(app *a, explaining *x, int k)
+{
+	const char *name = a->sp->kernels[k].name;
+	plan *p = x->p;
+	result *res = x->res;
+	char *err = NULL;
+	if (run_plan(a, &x->c, k, &a->topt, p, &err) != 0) {
+		x->rc = app_error_msg(a, err ? err : "cannot plan the launch");
+		free(err);
+		return 0;
+	}
+	if (x->counters)
+		set_plan_metrics(x->sel, p);
+	if (run_exec_checked(a, &x->c, k, p, res, &err) != 0) {
+		x->rc = app_error(a, "%s: %s", name, err ? err : "the worker failed");
+		free(err);
+		return 0;
+	}
+	check_failures(a, p, res);
+	for (int i = 0; i < res->nchecks; i++)
+		if (!res->checks[i].ok)
+			x->rc = -1;
+	measurement *m = (measurement *)add_record(a, x->c.vline, res, p);
+	int mi = a->nruns - 1;
+	m->res = x->c.u->res[cunit_find(x->c.u, name)];
+	m->sm = x->c.sm;
+	m->pipe = app_kernel_pipe(x->c.u, name, NULL);
+	if (res->status == RES_INTERRUPTED)
+		return 1;
+	double *fig = NULL;
+	m = explain_counters(a, x, k, mi, &fig);
+	const explain_out *o = diagnose(a, &x->c, p, m, res->empty_ms, x->sel, fig, a->mask_times);
+	if (!o->counters && !x->said_why) {
+		x->said_why = 1;
+		no_counters_note(a, a->prof_why ? a->prof_why : "not read");
+	}
+	free(fig);
+	return 0;
+}
+
 int app_explain(app *a, int argc, char **argv)
 {
 	int *ks = NULL, nk = 0;
@@ -382,110 +469,49 @@ int app_explain(app *a, int argc, char **argv)
 		free(ks);
 		return 0;
 	}
-	runctx c;
+	explaining x;
+	memset(&x, 0, sizeof x);
 	/* the tensor roofs before the file's compile, where its source may hold
 	 * tensor-core code (measuring them compiles and runs kernels of their own) */
 	if (app_roofs_once(a) != 0 || (app_src_tensor(a->sp->src) && app_troofs_once(a) != 0) ||
-	    run_prepare(a, NULL, 1, &c) != 0) {
+	    run_prepare(a, NULL, 1, &x.c) != 0) {
 		free(ks);
 		return -1;
 	}
-	metric_sel *sel = xcalloc(1, sizeof *sel);
+	x.sel = xcalloc(1, sizeof *x.sel);
 	char *err = NULL;
-	int counters = metrics_parse("explain", sel, &err) == 0 && !look_counters_barred(a);
+	x.counters = metrics_parse("explain", x.sel, &err) == 0 && !look_counters_barred(a);
 	free(err);
-	err = NULL;
-	int rc = 0, said_why = 0, narrowed = 0;
-	plan *p = xcalloc(1, sizeof *p);
-	result *res = xcalloc(1, sizeof *res);
-	for (int i = 0; i < nk && !g_interrupt; i++) {
-		const char *name = a->sp->kernels[ks[i]].name;
-		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
-			rc = app_error_msg(a, err ? err : "cannot plan the launch");
-			free(err);
-			err = NULL;
-			continue;
-		}
-		if (counters)
-			set_plan_metrics(sel, p);
-		if (run_exec_checked(a, &c, ks[i], p, res, &err) != 0) {
-			rc = app_error(a, "%s: %s", name, err ? err : "the worker failed");
-			free(err);
-			err = NULL;
-			continue;
-		}
-		check_failures(a, p, res);
-		for (int k = 0; k < res->nchecks; k++)
-			if (!res->checks[k].ok)
-				rc = -1;
-		measurement *m = (measurement *)add_record(a, c.vline, res, p);
-		int mi = a->nruns - 1;
-		m->res = c.u->res[cunit_find(c.u, name)];
-		m->sm = c.sm;
-		m->pipe = app_kernel_pipe(c.u, name, NULL);
-		if (res->status == RES_INTERRUPTED)
+	x.p = xcalloc(1, sizeof *x.p);
+	x.res = xcalloc(1, sizeof *x.res);
+	for (int i = 0; i < nk && !g_interrupt; i++)
+		if (explain_kernel(a, &x, ks[i]))
 			break;
-		double *fig = NULL;
-		if (counters && res->prof.n == p->nmetrics && res->prof.status == PROF_ERROR && !narrowed) {
-			/* a counter this GPU lacks: the speed of light and the default
-			 * set, for this kernel and the next ones */
-			app_note(a, "explain: %s: %s; counters again without the rules' extra ones", name,
-			         res->prof.error[0] ? res->prof.error : "counters failed");
-			narrowed = 1;
-			result *r2 = xcalloc(1, sizeof *r2);
-			if (profile_again(a, &c, ks[i], "sol default", sel, p, r2, &err) == 0)
-				memcpy(&res->prof, &r2->prof, sizeof res->prof);
-			free(err);
-			err = NULL;
-			free(r2);
-			m = &a->runs[mi];
-		}
-		const metric_sel *used = sel;
-		if (counters && res->prof.n == used->nraw && res->prof.status == PROF_OK) {
-			fig = xcalloc((size_t)(used->nfig ? used->nfig : 1), sizeof *fig);
-			metrics_compute(used, res->prof.values, fig);
-			look_record_metrics(m, used, res->prof.values, fig);
-			free(a->prof_why);
-			a->prof_why = NULL;
-		} else if (counters && res->prof.status == PROF_UNAVAILABLE) {
-			free(a->prof_why);
-			a->prof_why = xstrdup(res->prof.error[0] ? res->prof.error : "hardware counters unavailable");
-			counters = 0; /* said once; the other kernels from timing alone */
-		} else if (counters && res->prof.status != PROF_OK) {
-			app_note(a, "explain: %s: %s", name, res->prof.error[0] ? res->prof.error : "counters failed");
-		}
-		const explain_out *o = diagnose(a, &c, p, m, res->empty_ms, used, fig, a->mask_times);
-		if (!o->counters && !said_why) {
-			said_why = 1;
-			no_counters_note(a, a->prof_why ? a->prof_why : "not read");
-		}
-		free(fig);
-	}
 	if (g_interrupt) {
 		app_note(a, "interrupted");
-		rc = -1;
+		x.rc = -1;
 	}
-	free(p);
-	free(res);
-	free(sel);
+	free(x.p);
+	free(x.res);
+	free(x.sel);
 	free(ks);
-	run_release(&c);
-	return rc;
+	run_release(&x.c);
+	return x.rc;
 }
 
 /* ------------------------------------------------------------ roofline */
 
-int app_roofline(app *a, const char *svg_path)
+/* The latest record of each file, kernel and values that declares flops
+ * and was timed, in the order they were first run (newest first in pick);
+ * *mem: the memory roof (the measured one, else the records'). */
+static int roofline_pick(app *a, int *pick, double *mem)
 {
-	/* the latest record of each file, kernel and values that declares flops
-	 * and was timed, in the order they were first run */
-	int *pick = xcalloc((size_t)a->nruns + 1, sizeof *pick);
 	int np = 0;
-	double mem = a->roof.device == a->device + 1 ? a->roof.best : 0;
+	*mem = a->roof.device == a->device + 1 ? a->roof.best : 0;
 	for (int i = a->nruns - 1; i >= 0; i--) {
 		const measurement *m = &a->runs[i];
-		if (mem <= 0 && m->roof_gbps > mem)
-			mem = m->roof_gbps;
+		if (*mem <= 0 && m->roof_gbps > *mem)
+			*mem = m->roof_gbps;
 		if (!m->launched || !m->timed || !(m->flops > 0))
 			continue;
 		int dup = 0;
@@ -497,18 +523,82 @@ int app_roofline(app *a, const char *svg_path)
 		if (!dup)
 			pick[np++] = i;
 	}
-	double fp = a->roof.device == a->device + 1 ? a->roof.gflops : 0;
-	char *title = xasprintf("roofline%s%s", a->gpu == 1 ? " of " : "", a->gpu == 1 ? a->worker.dev.name : "");
-	roofline r;
-	roofline_init(&r, title, mem, fp);
-	free(title);
+	return np;
+}
+
+/* A placed kernel's row of the data table (on the roof of its pipe). */
+static void roofline_row(app *a, table *t, const roofline *r, const measurement *m, double ai, int declared,
+                         int pipe)
+{
+	int row = table_row(t);
+	double roof = roofline_roof_on(r, ai, pipe);
+	table_set(t, row, 7, "%s", tensor_prec_name(pipe));
+	table_set(t, row, 0, "%s", m->kernel);
+	table_set(t, row, 1, "%s", m->values);
+	if (a->mask_times && !fed) {
+		for (int c = 2; c < 7; c++)
+			if (c != 4)
+				table_set(t, row, c, "<t>");
+	} else {
+		table_num(t, row, 2, ai);
+		table_num(t, row, 3, m->gflops);
+		if (roof > 0) {
+			table_num(t, row, 5, roof);
+			table_num(t, row, 6, m->gflops / roof);
+		}
+	}
+	table_set(t, row, 4, "%s", declared ? "declared" : "counters");
+}
+
+/* The chart as text (or a note, masked) and its SVG. */
+static int roofline_show(app *a, const roofline *r, int data, const char *svg_path)
+{
+	int rc = 0;
+	if (!data && a->mask_times && !fed) {
+		app_note(a, "roofline: %d kernel%s placed (figures masked)", r->n, r->n == 1 ? "" : "s");
+	} else if (!data) {
+		sbuf b = {0};
+		roofline_text(r, &b, 60, 14);
+		FILE *f = app_textf(a);
+		fputs(b.s, f);
+		fflush(f);
+		sb_free(&b);
+	}
+	if (svg_path) {
+		char *err = NULL;
+		if (roofline_svg(r, svg_path, &err) != 0) {
+			rc = app_error(a, "roofline: %s", err);
+			free(err);
+		} else {
+			app_note(a, "wrote %s", svg_path);
+		}
+	}
+	return rc;
+}
+
+/* The tensor roofs, where a picked kernel ran on the tensor cores. */
+static void roofline_tensor(app *a, roofline *r, const int *pick, int np)
+{
 	int tensor = 0;
 	for (int k = 0; k < np; k++)
 		tensor |= a->runs[pick[k]].pipe >= 0 && a->runs[pick[k]].pipe < TP_N;
 	if (tensor && !fed)
 		app_troofs_once(a);
 	for (int p = 0; tensor && a->troof.device == a->device + 1 && p < TP_N; p++)
-		roofline_set_tensor(&r, p, a->troof.roof[p]);
+		roofline_set_tensor(r, p, a->troof.roof[p]);
+}
+
+int app_roofline(app *a, const char *svg_path)
+{
+	int *pick = xcalloc((size_t)a->nruns + 1, sizeof *pick);
+	double mem;
+	int np = roofline_pick(a, pick, &mem);
+	double fp = a->roof.device == a->device + 1 ? a->roof.gflops : 0;
+	char *title = xasprintf("roofline%s%s", a->gpu == 1 ? " of " : "", a->gpu == 1 ? a->worker.dev.name : "");
+	roofline r;
+	roofline_init(&r, title, mem, fp);
+	free(title);
+	roofline_tensor(a, &r, pick, np);
 	int data = format_is_data(a->format);
 	table t;
 	if (data) {
@@ -531,30 +621,11 @@ int app_roofline(app *a, const char *svg_path)
 		char *label = same > 1 ? xasprintf("%s [%s]", m->kernel, m->values) : xstrdup(m->kernel);
 		int pipe = m->pipe >= 0 ? m->pipe : PIPE_FP32;
 		roofline_add_on(&r, label, ai, m->gflops, declared, pipe);
-		if (data) {
-			int row = table_row(&t);
-			double roof = roofline_roof_on(&r, ai, pipe);
-			table_set(&t, row, 7, "%s", tensor_prec_name(pipe));
-			table_set(&t, row, 0, "%s", m->kernel);
-			table_set(&t, row, 1, "%s", m->values);
-			if (a->mask_times && !fed) {
-				for (int c = 2; c < 7; c++)
-					if (c != 4)
-						table_set(&t, row, c, "<t>");
-			} else {
-				table_num(&t, row, 2, ai);
-				table_num(&t, row, 3, m->gflops);
-				if (roof > 0) {
-					table_num(&t, row, 5, roof);
-					table_num(&t, row, 6, m->gflops / roof);
-				}
-			}
-			table_set(&t, row, 4, "%s", declared ? "declared" : "counters");
-		}
+		if (data)
+			roofline_row(a, &t, &r, m, ai, declared, pipe);
 		free(label);
 	}
 	free(pick);
-	int rc = 0;
 	if (data) {
 		app_table(a, &t, 0);
 		table_free(&t);
@@ -565,25 +636,7 @@ int app_roofline(app *a, const char *svg_path)
 		roofline_free(&r);
 		return 0;
 	}
-	if (!data && a->mask_times && !fed) {
-		app_note(a, "roofline: %d kernel%s placed (figures masked)", r.n, r.n == 1 ? "" : "s");
-	} else if (!data) {
-		sbuf b = {0};
-		roofline_text(&r, &b, 60, 14);
-		FILE *f = app_textf(a);
-		fputs(b.s, f);
-		fflush(f);
-		sb_free(&b);
-	}
-	if (svg_path) {
-		char *err = NULL;
-		if (roofline_svg(&r, svg_path, &err) != 0) {
-			rc = app_error(a, "roofline: %s", err);
-			free(err);
-		} else {
-			app_note(a, "wrote %s", svg_path);
-		}
-	}
+	int rc = roofline_show(a, &r, data, svg_path);
 	roofline_free(&r);
 	return rc;
 }

@@ -264,6 +264,107 @@ static int expect_diag(app *a, const char *label, const char *what, int negate, 
 	return ok ? held(a, NAN, buf) : failed(a, buf);
 }
 
+/* expect A correct */
+static int expect_correct(app *a, const char *name, const run_record *r)
+{
+	char buf[512];
+	if (r->check != MCHECK_OK && r->check != MCHECK_FAIL) {
+		snprintf(buf, sizeof buf, "%s was not checked (no //@ check, or 'check off')", name);
+		return failed(a, buf);
+	}
+	if (r->check == MCHECK_FAIL) {
+		snprintf(buf, sizeof buf, "%s is not correct (relative error %.2e)", name, r->check_err);
+		return failed(a, buf);
+	}
+	snprintf(buf, sizeof buf, "%s correct", name);
+	return held(a, NAN, buf);
+}
+
+/* expect A faster|slower B [by X] (argc 6: with X) */
+static int expect_ratio(app *a, int argc, char **argv, const run_record *r, double x)
+{
+	char buf[512], f1[32], f2[32];
+	const char *what = argv[2];
+	const run_record *r2;
+	int ok;
+	if (need(a, argv[3], WANT_TIMED, &r2) != 0)
+		return -1;
+	if (!r2->timed) {
+		snprintf(buf, sizeof buf, "%s was not timed", argv[3]);
+		return failed(a, buf);
+	}
+	int faster = strcmp(what, "faster") == 0;
+	/* A faster B by X: median(B) / median(A) >= X. X below 1 reads
+	 * "A keeps at least X of B's speed" (back at the coalesced speed).
+	 * The ratio's 95% interval decides: all of it at X or above holds,
+	 * all of it below fails, and one that holds X cannot tell. */
+	double want = argc == 6 ? x : 1.0;
+	ratio_ci ri;
+	stats_ratio(faster ? &r2->st : &r->st, faster ? &r->st : &r2->st, &ri);
+	double sp = ri.r, lo = ri.known ? ri.lo : sp, hi = ri.known ? ri.hi : sp;
+	const char *fast = faster ? argv[1] : argv[3], *slow = faster ? argv[3] : argv[1];
+	ok = argc == 6 ? lo >= want : lo > 1.0;
+	int below = argc == 6 ? hi < want : hi <= 1.0;
+	char f3[32], iv[96] = "";
+	if (ri.known)
+		snprintf(iv, sizeof iv, "95%% interval %sx .. %sx", fig(a, f2, sizeof f2, "%.3f", lo),
+		         fig(a, f3, sizeof f3, "%.3f", hi));
+	if (!ok && !below) {
+		if (argc == 6)
+			snprintf(buf, sizeof buf, "cannot tell whether %s is at least %gx %s %s: %sx, %s holds %gx",
+			         fast, want, want >= 1.0 ? "faster than" : "the speed of", slow,
+			         fig(a, f1, sizeof f1, "%.3f", sp), iv, want);
+		else
+			snprintf(buf, sizeof buf, "cannot tell whether %s is faster than %s: %sx, %s holds 1", fast,
+			         slow, fig(a, f1, sizeof f1, "%.3f", sp), iv);
+		return failed(a, buf);
+	}
+	/* the interval as the sentence gives the ratio: inverted where it says 1 / ratio */
+	char pre[112] = "", paren[112] = "", inv[96] = "";
+	if (ri.known) {
+		snprintf(pre, sizeof pre, "%s; ", iv);
+		snprintf(paren, sizeof paren, " (%s)", iv);
+		snprintf(inv, sizeof inv, " (95%% interval %sx .. %sx)", fig(a, f2, sizeof f2, "%.3f", 1.0 / hi),
+		         fig(a, f3, sizeof f3, "%.3f", 1.0 / lo));
+	}
+	if (sp >= 1.0 && ok)
+		snprintf(buf, sizeof buf, "%s is %sx faster than %s (%sexpected at least %gx)", fast,
+		         fig(a, f1, sizeof f1, "%.2f", sp), slow, pre, want);
+	else if (sp >= 1.0)
+		snprintf(buf, sizeof buf, "%s is %sx slower than %s%s, expected at least %gx", slow,
+		         fig(a, f1, sizeof f1, "%.2f", sp), fast, paren, want);
+	else if (ok)
+		snprintf(buf, sizeof buf, "%s runs at %sx the speed of %s (%sexpected at least %gx)", fast,
+		         fig(a, f1, sizeof f1, "%.2f", sp), slow, pre, want);
+	else
+		snprintf(buf, sizeof buf, "%s is %sx slower than %s%s, expected %s%gx", fast,
+		         fig(a, f1, sizeof f1, "%.2f", 1.0 / sp), slow, inv,
+		         want >= 1.0 ? "it faster by " : "at least ", want);
+	return ok ? held(a, argc == 6 ? lo / want - 1 : lo - 1, buf) : failed(a, buf);
+}
+
+/* expect A gbps|roof|time|gflops|overlap OP X */
+static int expect_figure(app *a, char **argv, const run_record *r, double x)
+{
+	char buf[512], f2[32];
+	const char *what = argv[2];
+	int ok;
+	double v = strcmp(what, "gbps") == 0 ? r->gbps : strcmp(what, "roof") == 0 ? r->roof_frac :
+	           strcmp(what, "gflops") == 0 ? r->gflops : strcmp(what, "overlap") == 0 ? r->overlap : r->st.median;
+	if (strcmp(what, "overlap") == 0 && v < 0) {
+		snprintf(buf, sizeof buf, "%s has no overlap (no timeline with copies: a run on host data has one)", argv[1]);
+		return failed(a, buf);
+	}
+	cmp_op(argv[3], v, x, &ok);
+	if ((strcmp(what, "gbps") == 0 || strcmp(what, "roof") == 0) && v <= 0) {
+		snprintf(buf, sizeof buf, "%s has no %s (no //@ bytes line, or no roof measured)", argv[1], what);
+		return failed(a, buf);
+	}
+	snprintf(buf, sizeof buf, "%s %s is %s, expected %s %g", argv[1], what,
+	         fig(a, f2, sizeof f2, "%.3g", v), argv[3], x);
+	return ok ? held(a, margin_of(argv[3], v, x), buf) : failed(a, buf);
+}
+
 int expect_run(app *a, int argc, char **argv)
 {
 	static const char use[] = "usage: expect KERNEL[SEL] correct | expect A faster|slower B [by X] | "
@@ -307,98 +408,21 @@ int expect_run(app *a, int argc, char **argv)
 		a->expect_skipped++;
 		return 0;
 	}
-	char buf[512], f1[32], f2[32];
-	const run_record *r, *r2;
+	const run_record *r;
 	if (counter)
 		return expect_counter(a, argv[1], argv[3], argv[4], x);
 	if (diag)
 		return expect_diag(a, argv[1], what, negate, argv[argc - 1]);
 	if (need(a, argv[1], strcmp(what, "correct") == 0 ? WANT_ANY : WANT_TIMED, &r) != 0)
 		return -1;
-	if (strcmp(what, "correct") == 0) {
-		if (r->check != MCHECK_OK && r->check != MCHECK_FAIL) {
-			snprintf(buf, sizeof buf, "%s was not checked (no //@ check, or 'check off')", argv[1]);
-			return failed(a, buf);
-		}
-		if (r->check == MCHECK_FAIL) {
-			snprintf(buf, sizeof buf, "%s is not correct (relative error %.2e)", argv[1], r->check_err);
-			return failed(a, buf);
-		}
-		snprintf(buf, sizeof buf, "%s correct", argv[1]);
-		return held(a, NAN, buf);
-	}
+	if (strcmp(what, "correct") == 0)
+		return expect_correct(a, argv[1], r);
 	if (!r->timed) {
+		char buf[512];
 		snprintf(buf, sizeof buf, "%s was not timed", argv[1]);
 		return failed(a, buf);
 	}
-	if (ratio) {
-		if (need(a, argv[3], WANT_TIMED, &r2) != 0)
-			return -1;
-		if (!r2->timed) {
-			snprintf(buf, sizeof buf, "%s was not timed", argv[3]);
-			return failed(a, buf);
-		}
-		int faster = strcmp(what, "faster") == 0;
-		/* A faster B by X: median(B) / median(A) >= X. X below 1 reads
-		 * "A keeps at least X of B's speed" (back at the coalesced speed).
-		 * The ratio's 95% interval decides: all of it at X or above holds,
-		 * all of it below fails, and one that holds X cannot tell. */
-		double want = argc == 6 ? x : 1.0;
-		ratio_ci ri;
-		stats_ratio(faster ? &r2->st : &r->st, faster ? &r->st : &r2->st, &ri);
-		double sp = ri.r, lo = ri.known ? ri.lo : sp, hi = ri.known ? ri.hi : sp;
-		const char *fast = faster ? argv[1] : argv[3], *slow = faster ? argv[3] : argv[1];
-		ok = argc == 6 ? lo >= want : lo > 1.0;
-		int below = argc == 6 ? hi < want : hi <= 1.0;
-		char f3[32], iv[96] = "";
-		if (ri.known)
-			snprintf(iv, sizeof iv, "95%% interval %sx .. %sx", fig(a, f2, sizeof f2, "%.3f", lo),
-			         fig(a, f3, sizeof f3, "%.3f", hi));
-		if (!ok && !below) {
-			if (argc == 6)
-				snprintf(buf, sizeof buf, "cannot tell whether %s is at least %gx %s %s: %sx, %s holds %gx",
-				         fast, want, want >= 1.0 ? "faster than" : "the speed of", slow,
-				         fig(a, f1, sizeof f1, "%.3f", sp), iv, want);
-			else
-				snprintf(buf, sizeof buf, "cannot tell whether %s is faster than %s: %sx, %s holds 1", fast,
-				         slow, fig(a, f1, sizeof f1, "%.3f", sp), iv);
-			return failed(a, buf);
-		}
-		/* the interval as the sentence gives the ratio: inverted where it says 1 / ratio */
-		char pre[112] = "", paren[112] = "", inv[96] = "";
-		if (ri.known) {
-			snprintf(pre, sizeof pre, "%s; ", iv);
-			snprintf(paren, sizeof paren, " (%s)", iv);
-			snprintf(inv, sizeof inv, " (95%% interval %sx .. %sx)", fig(a, f2, sizeof f2, "%.3f", 1.0 / hi),
-			         fig(a, f3, sizeof f3, "%.3f", 1.0 / lo));
-		}
-		if (sp >= 1.0 && ok)
-			snprintf(buf, sizeof buf, "%s is %sx faster than %s (%sexpected at least %gx)", fast,
-			         fig(a, f1, sizeof f1, "%.2f", sp), slow, pre, want);
-		else if (sp >= 1.0)
-			snprintf(buf, sizeof buf, "%s is %sx slower than %s%s, expected at least %gx", slow,
-			         fig(a, f1, sizeof f1, "%.2f", sp), fast, paren, want);
-		else if (ok)
-			snprintf(buf, sizeof buf, "%s runs at %sx the speed of %s (%sexpected at least %gx)", fast,
-			         fig(a, f1, sizeof f1, "%.2f", sp), slow, pre, want);
-		else
-			snprintf(buf, sizeof buf, "%s is %sx slower than %s%s, expected %s%gx", fast,
-			         fig(a, f1, sizeof f1, "%.2f", 1.0 / sp), slow, inv,
-			         want >= 1.0 ? "it faster by " : "at least ", want);
-		return ok ? held(a, argc == 6 ? lo / want - 1 : lo - 1, buf) : failed(a, buf);
-	}
-	double v = strcmp(what, "gbps") == 0 ? r->gbps : strcmp(what, "roof") == 0 ? r->roof_frac :
-	           strcmp(what, "gflops") == 0 ? r->gflops : strcmp(what, "overlap") == 0 ? r->overlap : r->st.median;
-	if (strcmp(what, "overlap") == 0 && v < 0) {
-		snprintf(buf, sizeof buf, "%s has no overlap (no timeline with copies: a run on host data has one)", argv[1]);
-		return failed(a, buf);
-	}
-	cmp_op(argv[3], v, x, &ok);
-	if ((strcmp(what, "gbps") == 0 || strcmp(what, "roof") == 0) && v <= 0) {
-		snprintf(buf, sizeof buf, "%s has no %s (no //@ bytes line, or no roof measured)", argv[1], what);
-		return failed(a, buf);
-	}
-	snprintf(buf, sizeof buf, "%s %s is %s, expected %s %g", argv[1], what,
-	         fig(a, f2, sizeof f2, "%.3g", v), argv[3], x);
-	return ok ? held(a, margin_of(argv[3], v, x), buf) : failed(a, buf);
+	if (ratio)
+		return expect_ratio(a, argc, argv, r, x);
+	return expect_figure(a, argv, r, x);
 }

@@ -309,25 +309,9 @@ static void show_arch(app *a, const spec *s, const devinfo *dev)
 	sb_free(&b);
 }
 
-void app_show(app *a)
+/* show: the defines and params, their values now (vals, when ok). */
+static void show_values(app *a, const spec *s, const symtab *vals, int ok)
 {
-	if (!a->sp) {
-		app_note(a, "no kernel file: 'use FILE' (see 'ls')");
-		return;
-	}
-	const spec *s = a->sp;
-	devinfo dev;
-	app_current_dev(a, &dev);
-	symtab vals;
-	char *err = NULL;
-	int ok = plan_values(s, &a->settings, &dev, &vals, &err) == 0;
-	const char *sum = s->summary ? s->summary : "";
-	const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
-	if (strncmp(sum, base, strlen(base)) == 0 && sum[strlen(base)] == ':')
-		sum += strlen(base) + 1 + (sum[strlen(base) + 1] == ' ');
-	app_note(a, "%s%s%s", s->path, *sum ? ": " : "", sum);
-	show_arch(a, s, &dev);
-	int data = format_is_data(a->format);
 	table t;
 	const char *head[] = { "name", "kind", "value", "value", "set", "default" };
 	table_init(&t, 6, head, "llrrll");
@@ -341,7 +325,7 @@ void app_show(app *a)
 		table_set(&t, r, 0, "%s", v->name);
 		table_set(&t, r, 1, "%s", v->is_define ? "define" : "param");
 		char buf[64] = "?";
-		const sym *x = ok ? symtab_get(&vals, v->name, (int)strlen(v->name)) : NULL;
+		const sym *x = ok ? symtab_get(vals, v->name, (int)strlen(v->name)) : NULL;
 		if (x) {
 			value_format(x->v, buf, sizeof buf);
 			table_num(&t, r, 3, x->v.is_float ? x->v.f : (double)x->v.i);
@@ -354,6 +338,11 @@ void app_show(app *a)
 	if (s->nvars)
 		app_table(a, &t, 2);
 	table_free(&t);
+}
+
+/* show: the buffers, a table (data) or a line each. */
+static void show_buffers(app *a, const spec *s, int data)
+{
 	table bt;
 	const char *bhead[] = { "name", "kind", "type", "count", "init", "output", "managed", "prefetch", "host" };
 	table_init(&bt, 9, bhead, "lllllllll");
@@ -394,9 +383,11 @@ void app_show(app *a)
 	if (bt.nrows)
 		app_table(a, &bt, 0);
 	table_free(&bt);
-	if (s->split)
-		app_note(a, "  streams %s split %s: a run in chunks of %s, one per stream", s->streams.text, s->split,
-		         s->split);
+}
+
+/* show: the kernels, a table (data) or a line. */
+static void show_kernels(app *a, const spec *s, int data)
+{
 	sbuf k = {0};
 	table kt;
 	const char *khead[] = { "kernel", "template", "skip" };
@@ -416,6 +407,33 @@ void app_show(app *a)
 		app_note(a, "  kernels: %s", k.len ? k.s : "none");
 	table_free(&kt);
 	sb_free(&k);
+}
+
+void app_show(app *a)
+{
+	if (!a->sp) {
+		app_note(a, "no kernel file: 'use FILE' (see 'ls')");
+		return;
+	}
+	const spec *s = a->sp;
+	devinfo dev;
+	app_current_dev(a, &dev);
+	symtab vals;
+	char *err = NULL;
+	int ok = plan_values(s, &a->settings, &dev, &vals, &err) == 0;
+	const char *sum = s->summary ? s->summary : "";
+	const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
+	if (strncmp(sum, base, strlen(base)) == 0 && sum[strlen(base)] == ':')
+		sum += strlen(base) + 1 + (sum[strlen(base) + 1] == ' ');
+	app_note(a, "%s%s%s", s->path, *sum ? ": " : "", sum);
+	show_arch(a, s, &dev);
+	int data = format_is_data(a->format);
+	show_values(a, s, &vals, ok);
+	show_buffers(a, s, data);
+	if (s->split)
+		app_note(a, "  streams %s split %s: a run in chunks of %s, one per stream", s->streams.text, s->split,
+		         s->split);
+	show_kernels(a, s, data);
 	app_note(a, "  reps %d, warmup %d, flush %s, clock %s, timeout %g s, format %s, %s",
 	         a->topt.min_reps, a->topt.warmup, a->topt.flush ? "on" : "off",
 	         a->topt.clock == CLOCK_KERNEL ? "kernel" : "events", a->timeout_s,

@@ -117,6 +117,139 @@ int look_counters_barred(app *a)
 	return 1;
 }
 
+/* The words of `metrics`: those naming kernels of the file are kernels
+ * (into *ks), the rest metrics (into sel); a word that is no metric but
+ * close to a kernel is a misspelt kernel. 0, or -1 (said). */
+static int metrics_words(app *a, int argc, char **argv, metric_sel *sel, int **ks, int *nk)
+{
+	char **knames = xcalloc((size_t)argc + 1, sizeof *knames);
+	const char **mwords = xcalloc((size_t)argc + 1, sizeof *mwords);
+	int nkn = 0, nmw = 0, rc = 0;
+	char *err = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "all") == 0 || spec_kernel_find(a->sp, argv[i]) >= 0)
+			knames[nkn++] = argv[i];
+		else
+			mwords[nmw++] = argv[i];
+	}
+	for (int i = 0; i < nmw && rc == 0; i++) {
+		if (metrics_find(mwords[i]) || metrics_set(mwords[i]) || strstr(mwords[i], "__"))
+			continue;
+		const char **kn = xcalloc((size_t)a->sp->nkernels + 1, sizeof *kn);
+		for (int k = 0; k < a->sp->nkernels; k++)
+			kn[k] = a->sp->kernels[k].name;
+		const char *near = nearest_name(mwords[i], kn, a->sp->nkernels);
+		if (near)
+			rc = app_error(a, "metrics: no kernel or metric '%s' (did you mean kernel '%s'?)", mwords[i], near);
+		free(kn);
+	}
+	if (rc == 0 && metrics_parse_words(mwords, nmw, sel, &err) != 0) {
+		rc = app_error(a, "metrics: %s", err ? err : "bad metric list");
+		free(err);
+	}
+	if (rc == 0 && pick_kernels(a, knames, nkn, ks, nk) != 0)
+		rc = -1;
+	free(knames);
+	free(mwords);
+	return rc;
+}
+
+/* The kernels' counters, gathered for the table. */
+typedef struct counted {
+	char **names;
+	double **figs;
+	double *theory;
+	int n;
+} counted;
+
+/* Kernel k run once with the counters of sel: its record, its figures
+ * into out. 1: stop (the counters cannot be had); 0: go on; *rc -1 on an
+ * error. */
+static int metrics_one(app *a, runctx *c, const metric_sel *sel, int k, plan *p, result *res, counted *out, int *rc)
+{
+	const char *name = a->sp->kernels[k].name;
+	char *err = NULL;
+	timing_opts t = a->topt;
+	t.do_time = 0;
+	if (run_plan(a, c, k, &t, p, &err) != 0) {
+		*rc = app_error_msg(a, err ? err : "cannot plan the launch");
+		free(err);
+		return 0;
+	}
+	set_plan_metrics(sel, p);
+	if (look_counters_barred(a)) {
+		app_note(a, "metrics: %s", a->prof_why);
+		return 1;
+	}
+	if (run_exec_checked(a, c, k, p, res, &err) != 0) {
+		*rc = app_error(a, "%s: %s", name, err ? err : "the worker failed");
+		free(err);
+		return 0;
+	}
+	check_failures(a, p, res);
+	for (int i = 0; i < res->nchecks; i++)
+		if (!res->checks[i].ok)
+			*rc = -1;
+	add_record(a, c->vline, res, p);
+	if (res->status == RES_INTERRUPTED || res->prof.n != p->nmetrics)
+		return 0; /* stopped before the profiled launch */
+	if (res->prof.status == PROF_UNAVAILABLE) {
+		/* not an error of the user's: said once, and the expectations on
+		 * counters say skipped */
+		unavailable(a, res->prof.error);
+		app_note(a, "metrics: %s", a->prof_why);
+		return 1;
+	}
+	if (res->prof.status != PROF_OK) {
+		*rc = app_error(a, "metrics: %s: %s", name, res->prof.error[0] ? res->prof.error : "counters failed");
+		return 1;
+	}
+	free(a->prof_why);
+	a->prof_why = NULL;
+	int n = out->n;
+	out->figs[n] = xcalloc((size_t)(sel->nfig ? sel->nfig : 1), sizeof **out->figs);
+	metrics_compute(sel, res->prof.values, out->figs[n]);
+	look_record_metrics(&a->runs[a->nruns - 1], sel, res->prof.values, out->figs[n]);
+	out->theory[n] = theory_of(c, p);
+	out->names[out->n++] = xstrdup(name);
+	if (getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: %s counters: %d passes on %s, %d range(s), %d dropped, %.1f ms\n", name,
+		        res->prof.passes, res->prof.chip, res->prof.ranges, res->prof.dropped, res->prof.ms);
+	return 0;
+}
+
+/* Every kernel of ks with the counters of sel, then their table. */
+static int metrics_run(app *a, const metric_sel *sel, const int *ks, int nk)
+{
+	runctx c;
+	if (run_prepare(a, NULL, 1, &c) != 0)
+		return -1;
+	plan *p = xcalloc(1, sizeof *p);
+	result *res = xcalloc(1, sizeof *res);
+	counted out = { xcalloc((size_t)nk, sizeof *out.names), xcalloc((size_t)nk, sizeof *out.figs),
+	                xcalloc((size_t)nk, sizeof *out.theory), 0 };
+	int rc = 0;
+	for (int i = 0; i < nk && !g_interrupt; i++)
+		if (metrics_one(a, &c, sel, ks[i], p, res, &out, &rc))
+			break;
+	print_metrics(a, sel, out.n, out.names, out.figs, out.theory);
+	if (g_interrupt) {
+		app_note(a, "interrupted");
+		rc = -1;
+	}
+	for (int i = 0; i < out.n; i++) {
+		free(out.names[i]);
+		free(out.figs[i]);
+	}
+	free(out.names);
+	free(out.figs);
+	free(out.theory);
+	free(p);
+	free(res);
+	run_release(&c);
+	return rc;
+}
+
 int look_metrics(app *a, int argc, char **argv)
 {
 	if (argc == 2 && (strcmp(argv[1], "on") == 0 || strcmp(argv[1], "off") == 0)) {
@@ -138,134 +271,21 @@ int look_metrics(app *a, int argc, char **argv)
 		return app_error(a, "metrics: no kernel file loaded: 'use FILE' first (see 'ls')");
 	if (app_reload(a) != 0)
 		return -1;
-	/* words naming kernels of the file are kernels; the rest are metrics */
-	char **knames = xcalloc((size_t)argc + 1, sizeof *knames);
-	const char **mwords = xcalloc((size_t)argc + 1, sizeof *mwords);
-	int nkn = 0, nmw = 0;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "all") == 0 || spec_kernel_find(a->sp, argv[i]) >= 0)
-			knames[nkn++] = argv[i];
-		else
-			mwords[nmw++] = argv[i];
-	}
 	metric_sel *sel = xcalloc(1, sizeof *sel);
-	char *err = NULL;
-	int *ks = NULL, nk = 0, rc = 0;
-	for (int i = 0; i < nmw; i++) {
-		/* a word that is no metric but close to a kernel: a misspelt kernel */
-		if (metrics_find(mwords[i]) || metrics_set(mwords[i]) || strstr(mwords[i], "__"))
-			continue;
-		const char **kn = xcalloc((size_t)a->sp->nkernels + 1, sizeof *kn);
-		for (int k = 0; k < a->sp->nkernels; k++)
-			kn[k] = a->sp->kernels[k].name;
-		const char *near = nearest_name(mwords[i], kn, a->sp->nkernels);
-		if (near)
-			rc = app_error(a, "metrics: no kernel or metric '%s' (did you mean kernel '%s'?)", mwords[i], near);
-		free(kn);
-		if (near)
-			goto out;
-	}
-	if (metrics_parse_words(mwords, nmw, sel, &err) != 0) {
-		rc = app_error(a, "metrics: %s", err ? err : "bad metric list");
-		free(err);
-		goto out;
-	}
-	if (pick_kernels(a, knames, nkn, &ks, &nk) != 0) {
-		rc = -1;
-		goto out;
-	}
-	int gpu = app_gpu(a);
+	int *ks = NULL, nk = 0;
+	int rc = metrics_words(a, argc, argv, sel, &ks, &nk);
+	int gpu = rc == 0 ? app_gpu(a) : 0;
 	if (gpu < 0) {
 		rc = -1;
-		goto out;
-	}
-	if (!gpu) {
+	} else if (rc == 0 && !gpu) {
 		char *line = words_line(argc, argv);
 		app_note(a, "%s: skipped (no GPU)", line);
 		free(line);
-		goto out;
+	} else if (rc == 0) {
+		rc = metrics_run(a, sel, ks, nk);
 	}
-	runctx c;
-	if (run_prepare(a, NULL, 1, &c) != 0) {
-		rc = -1;
-		goto out;
-	}
-	timing_opts t = a->topt;
-	t.do_time = 0;
-	plan *p = xcalloc(1, sizeof *p);
-	result *res = xcalloc(1, sizeof *res);
-	char **names = xcalloc((size_t)nk, sizeof *names);
-	double **figs = xcalloc((size_t)nk, sizeof *figs);
-	double *theory = xcalloc((size_t)nk, sizeof *theory);
-	int n = 0;
-	for (int i = 0; i < nk && !g_interrupt; i++) {
-		const char *name = a->sp->kernels[ks[i]].name;
-		if (run_plan(a, &c, ks[i], &t, p, &err) != 0) {
-			rc = app_error_msg(a, err ? err : "cannot plan the launch");
-			free(err);
-			err = NULL;
-			continue;
-		}
-		set_plan_metrics(sel, p);
-		if (look_counters_barred(a)) {
-			app_note(a, "metrics: %s", a->prof_why);
-			break;
-		}
-		if (run_exec_checked(a, &c, ks[i], p, res, &err) != 0) {
-			rc = app_error(a, "%s: %s", name, err ? err : "the worker failed");
-			free(err);
-			err = NULL;
-			continue;
-		}
-		check_failures(a, p, res);
-		for (int k = 0; k < res->nchecks; k++)
-			if (!res->checks[k].ok)
-				rc = -1;
-		add_record(a, c.vline, res, p);
-		if (res->status == RES_INTERRUPTED || res->prof.n != p->nmetrics)
-			continue; /* stopped before the profiled launch */
-		if (res->prof.status == PROF_UNAVAILABLE) {
-			/* not an error of the user's: said once, and the expectations on
-			 * counters say skipped */
-			unavailable(a, res->prof.error);
-			app_note(a, "metrics: %s", a->prof_why);
-			break;
-		}
-		if (res->prof.status != PROF_OK) {
-			rc = app_error(a, "metrics: %s: %s", name, res->prof.error[0] ? res->prof.error : "counters failed");
-			break;
-		}
-		free(a->prof_why);
-		a->prof_why = NULL;
-		figs[n] = xcalloc((size_t)(sel->nfig ? sel->nfig : 1), sizeof **figs);
-		metrics_compute(sel, res->prof.values, figs[n]);
-		look_record_metrics(&a->runs[a->nruns - 1], sel, res->prof.values, figs[n]);
-		theory[n] = theory_of(&c, p);
-		names[n++] = xstrdup(name);
-		if (getenv("CUPLAY_TRACE"))
-			fprintf(stderr, "trace: %s counters: %d passes on %s, %d range(s), %d dropped, %.1f ms\n", name,
-			        res->prof.passes, res->prof.chip, res->prof.ranges, res->prof.dropped, res->prof.ms);
-	}
-	print_metrics(a, sel, n, names, figs, theory);
-	if (g_interrupt) {
-		app_note(a, "interrupted");
-		rc = -1;
-	}
-	for (int i = 0; i < n; i++) {
-		free(names[i]);
-		free(figs[i]);
-	}
-	free(names);
-	free(figs);
-	free(theory);
-	free(p);
-	free(res);
-	run_release(&c);
-out:
 	free(ks);
 	free(sel);
-	free(knames);
-	free(mwords);
 	return rc;
 }
 
@@ -574,18 +594,20 @@ static char *temp_log(char **err)
 	return path;
 }
 
-int look_sanitize(app *a, int argc, char **argv)
+/* The words of `sanitize`: a tool and a kernel, in either order. 0, or
+ * -1 (said) for a tool misspelt. */
+static int sanitize_words(app *a, int argc, char **argv, san_tool *tool, const char **kernel)
 {
-	san_tool tool = SAN_MEMCHECK;
-	const char *kernel = NULL;
 	char *err = NULL;
 	int tool_set = 0;
+	*tool = SAN_MEMCHECK;
+	*kernel = NULL;
 	for (int i = 1; i < argc; i++) {
 		san_tool t;
-		if (spec_kernel_find(a->sp, argv[i]) >= 0 && !kernel) {
-			kernel = argv[i];
+		if (spec_kernel_find(a->sp, argv[i]) >= 0 && !*kernel) {
+			*kernel = argv[i];
 		} else if (!tool_set && san_tool_parse(argv[i], &t, NULL) == 0) {
-			tool = t;
+			*tool = t;
 			tool_set = 1;
 		} else if (!tool_set && san_tool_parse(argv[i], &t, &err) != 0 &&
 		           ((argc == 3 && i == 1) || (err && strstr(err, "did you mean")))) {
@@ -596,97 +618,46 @@ int look_sanitize(app *a, int argc, char **argv)
 		} else {
 			free(err);
 			err = NULL;
-			kernel = argv[i];  /* pick_kernels says what is wrong with it */
+			*kernel = argv[i];  /* pick_kernels says what is wrong with it */
 		}
 	}
-	int k;
-	if (one_kernel(a, kernel, &k) != 0)
-		return -1;
-	int gpu = app_gpu(a);
-	if (gpu < 0)
-		return -1;
-	if (!gpu) {
-		char *line = words_line(argc, argv);
-		app_note(a, "%s: skipped (no GPU)", line);
-		free(line);
-		return 0;
-	}
-	char *san = NULL;
-	if (san_find(&san, &err) != 0) {
-		int rc = app_error(a, "sanitize: %s", err ? err : "no compute-sanitizer");
-		free(err);
-		return rc;
-	}
-	/* at the `//@ check at` values where the file has them: the sanitizer
-	 * is slow, and one launch of the checked size says as much */
+	return 0;
+}
+
+/* The run's context, at the `//@ check at` values where the file has
+ * them: the sanitizer is slow, and one launch of the checked size says as
+ * much. 0, or -1 (said). */
+static int sanitize_prepare(app *a, runctx *c)
+{
 	symtab extra;
 	memset(&extra, 0, sizeof extra);
-	runctx c;
+	char *err = NULL;
 	if (a->sp->ncheck_at > 0) {
-		if (run_prepare(a, NULL, 0, &c) != 0) {
-			free(san);
+		if (run_prepare(a, NULL, 0, c) != 0)
 			return -1;
-		}
-		int r = check_at_values(a, &c, &extra, &err);
-		run_release(&c);
+		int r = check_at_values(a, c, &extra, &err);
+		run_release(c);
 		if (r != 0) {
 			r = app_error_msg(a, err ? err : "bad '//@ check at' values");
 			free(err);
-			free(san);
 			return r;
 		}
 	}
-	int pr = run_prepare(a, &extra, 1, &c);
+	int pr = run_prepare(a, &extra, 1, c);
 	symtab_free(&extra);
-	if (pr != 0) {
-		free(san);
-		return -1;
-	}
-	const char *name = a->sp->kernels[k].name;
-	int rc = 0;
-	plan *p = xcalloc(1, sizeof *p);
-	result *res = xcalloc(1, sizeof *res);
-	char *log = NULL, **pre = NULL;
-	wclient sw;
-	memset(&sw, 0, sizeof sw);
-	sw.rfd = sw.wfd = -1;
-	sw.exe = a->exe;
-	sw.device = a->device;
-	sw.fatal_grace_ms = 60000;
-	/* one checked launch, nothing timed */
-	timing_opts t = a->topt;
-	t.do_time = 0;
-	t.warmup = 0;
-	t.do_check = 1;
-	if (run_plan(a, &c, k, &t, p, &err) != 0) {
-		rc = app_error_msg(a, err ? err : "cannot plan the launch");
-		goto out;
-	}
-	if (!(log = temp_log(&err))) {
-		rc = app_error(a, "sanitize: %s", err);
-		goto out;
-	}
-	pre = san_argv(san, tool, log, p->launch.lowered, NULL);
-	app_note(a, "sanitize: %s under compute-sanitizer --tool %s (slow: the worker is started for this run)",
-	         name, san_tool_name(tool));
-	if (wc_start_under(&sw, (const char *const *)pre, 120, &err) != 0) {
-		rc = app_error(a, "sanitize: cannot start the GPU worker under compute-sanitizer: %s",
-		               err ? err : "unknown error");
-		goto out;
-	}
-	double timeout = a->timeout_s * 10 > 120 ? a->timeout_s * 10 : 120;
-	int wr = wc_run(&sw, p, c.u->cubin, c.u->cubin_len, timeout, (volatile int *)&g_interrupt, progress, a,
-	                res, &err);
-	if (a->interactive)
-		fprintf(stderr, "\r\033[K");
-	wc_stop_wait(&sw, 30000); /* the sanitizer writes its summary as the worker leaves */
+	return pr != 0 ? -1 : 0;
+}
+
+/* The sanitizer's report of the run, and how the run ended. */
+static int sanitize_report(app *a, san_tool tool, const char *log, int wr, const char *name, const plan *p,
+                           const result *res, const char *err)
+{
 	char *text = NULL;
 	san_report rep;
 	if (read_file(log, &text, NULL) != 0 || san_parse(text, &rep) != 0) {
-		rc = app_error(a, "sanitize: compute-sanitizer wrote no report%s%s", wr != 0 ? ": " : "",
-		               wr != 0 ? (err ? err : "the worker failed") : "");
 		free(text);
-		goto out;
+		return app_error(a, "sanitize: compute-sanitizer wrote no report%s%s", wr != 0 ? ": " : "",
+		                 wr != 0 ? (err ? err : "the worker failed") : "");
 	}
 	free(text);
 	char *msg = san_format(&rep, tool);
@@ -703,6 +674,52 @@ int look_sanitize(app *a, int argc, char **argv)
 	else
 		check_failures(a, p, res);
 	fflush(stdout);
+	return 0;
+}
+
+/* One checked launch of kernel k, nothing timed, in a worker started
+ * under compute-sanitizer (san) for this run; its report. */
+static int sanitize_run(app *a, runctx *c, int k, san_tool tool, const char *san)
+{
+	const char *name = a->sp->kernels[k].name;
+	int rc = 0;
+	char *err = NULL;
+	plan *p = xcalloc(1, sizeof *p);
+	result *res = xcalloc(1, sizeof *res);
+	char *log = NULL, **pre = NULL;
+	wclient sw;
+	memset(&sw, 0, sizeof sw);
+	sw.rfd = sw.wfd = -1;
+	sw.exe = a->exe;
+	sw.device = a->device;
+	sw.fatal_grace_ms = 60000;
+	timing_opts t = a->topt;
+	t.do_time = 0;
+	t.warmup = 0;
+	t.do_check = 1;
+	if (run_plan(a, c, k, &t, p, &err) != 0) {
+		rc = app_error_msg(a, err ? err : "cannot plan the launch");
+		goto out;
+	}
+	if (!(log = temp_log(&err))) {
+		rc = app_error(a, "sanitize: %s", err);
+		goto out;
+	}
+	pre = san_argv(san, tool, log, p->launch.lowered, NULL);
+	app_note(a, "sanitize: %s under compute-sanitizer --tool %s (slow: the worker is started for this run)",
+	         name, san_tool_name(tool));
+	if (wc_start_under(&sw, (const char *const *)pre, 120, &err) != 0) {
+		rc = app_error(a, "sanitize: cannot start the GPU worker under compute-sanitizer: %s",
+		               err ? err : "unknown error");
+		goto out;
+	}
+	double timeout = a->timeout_s * 10 > 120 ? a->timeout_s * 10 : 120;
+	int wr = wc_run(&sw, p, c->u->cubin, c->u->cubin_len, timeout, (volatile int *)&g_interrupt, progress, a,
+	                res, &err);
+	if (a->interactive)
+		fprintf(stderr, "\r\033[K");
+	wc_stop_wait(&sw, 30000); /* the sanitizer writes its summary as the worker leaves */
+	rc = sanitize_report(a, tool, log, wr, name, p, res, err);
 out:
 	if (sw.pid)
 		wc_stop(&sw);
@@ -711,9 +728,42 @@ out:
 	free(log);
 	san_argv_free(pre);
 	free(err);
-	free(san);
 	free(p);
 	free(res);
+	return rc;
+}
+
+int look_sanitize(app *a, int argc, char **argv)
+{
+	san_tool tool;
+	const char *kernel;
+	if (sanitize_words(a, argc, argv, &tool, &kernel) != 0)
+		return -1;
+	int k;
+	if (one_kernel(a, kernel, &k) != 0)
+		return -1;
+	int gpu = app_gpu(a);
+	if (gpu < 0)
+		return -1;
+	if (!gpu) {
+		char *line = words_line(argc, argv);
+		app_note(a, "%s: skipped (no GPU)", line);
+		free(line);
+		return 0;
+	}
+	char *san = NULL, *err = NULL;
+	if (san_find(&san, &err) != 0) {
+		int rc = app_error(a, "sanitize: %s", err ? err : "no compute-sanitizer");
+		free(err);
+		return rc;
+	}
+	runctx c;
+	if (sanitize_prepare(a, &c) != 0) {
+		free(san);
+		return -1;
+	}
+	int rc = sanitize_run(a, &c, k, tool, san);
+	free(san);
 	run_release(&c);
 	return rc;
 }

@@ -770,6 +770,65 @@ static void pipe_note(app *a, const measurement *m, sbuf *b)
 		          tensor_prec_name(m->pipe));
 }
 
+/* Several kernels: the speedup over the first (the last nrec records),
+ * as the lab's graph. */
+static void speedup_chart(app *a, int nrec)
+{
+	chart ch;
+	char *title = xasprintf("speedup over %s", a->runs[a->nruns - nrec].kernel);
+	chart_init(&ch, title, "x");
+	free(title);
+	ch.baseline = 0;
+	double base = a->runs[a->nruns - nrec].st.median, best = 0;
+	for (int i = a->nruns - nrec; i < a->nruns; i++) {
+		const run_record *r = &a->runs[i];
+		double sp = r->st.median > 0 ? base / r->st.median : 0;
+		if (r->check != MCHECK_FAIL && sp > best) {
+			best = sp;
+			ch.best = ch.n;
+		}
+		chart_add(&ch, r->kernel, sp, r->check == MCHECK_FAIL ? "FAIL" : NULL);
+	}
+	chart_print(&ch, stdout, a->tty, a->color, 40);
+	app_keep_chart(a, &ch);
+}
+
+/* Without a GPU: the plan's buffers (once), pipeline and resources, and a
+ * record of what would run. */
+static void run_compile_only(app *a, runctx *c, const plan *p, const char *name, table *t, int *printed_bufs)
+{
+	if (!*printed_bufs)
+		print_buffers(a, p);
+	*printed_bufs = 1;
+	if (p->nchunks > 0)
+		print_pipeline(a, p);
+	resource_row(t, c, p);
+	measurement cm;
+	measure_init(&cm, a->path, p, c->vline, a->topt.do_check, &c->u->res[cunit_find(c->u, name)]);
+	cm.sm = c->sm;
+	cm.compile_ms = c->from == CC_COMPILED ? c->compile_ms : 0;
+	keep_record(a, &cm);
+}
+
+/* A run's result: its record, its row, its notes. -1 when its check
+ * failed. */
+static int run_result(app *a, runctx *c, const plan *p, const result *res, const char *name, table *t,
+                      sbuf *clk, sbuf *pipes)
+{
+	measurement *m = (measurement *)add_record(a, c->vline, res, p);
+	m->res = c->u->res[cunit_find(c->u, name)];
+	m->sm = c->sm;
+	m->pipe = app_kernel_pipe(c->u, name, NULL);
+	m->compile_ms = c->from == CC_COMPILED ? c->compile_ms : 0;
+	measure_row(t, table_row(t), 0, m, a->mask_times);
+	app_clock_add(a, m, clk);
+	check_failures(a, p, res);
+	clock_note(a, res);
+	launch_bound_note(a, name, res, &m->st);
+	pipe_note(a, m, pipes);
+	return m->check == MCHECK_FAIL ? -1 : 0;
+}
+
 int app_run(app *a, char **names, int nnames)
 {
 	uint64_t t_start = now_ns();
@@ -811,17 +870,7 @@ int app_run(app *a, char **names, int nnames)
 			continue;
 		}
 		if (!c.gpu) {
-			if (!printed_bufs)
-				print_buffers(a, p);
-			printed_bufs = 1;
-			if (p->nchunks > 0)
-				print_pipeline(a, p);
-			resource_row(&t, &c, p);
-			measurement cm;
-			measure_init(&cm, a->path, p, c.vline, a->topt.do_check, &c.u->res[cunit_find(c.u, name)]);
-			cm.sm = c.sm;
-			cm.compile_ms = c.from == CC_COMPILED ? c.compile_ms : 0;
-			keep_record(a, &cm);
+			run_compile_only(a, &c, p, name, &t, &printed_bufs);
 			continue;
 		}
 		if (ob)
@@ -833,18 +882,7 @@ int app_run(app *a, char **names, int nnames)
 			rc = -1;
 			continue;
 		}
-		measurement *m = (measurement *)add_record(a, c.vline, res, p);
-		m->res = c.u->res[cunit_find(c.u, name)];
-		m->sm = c.sm;
-		m->pipe = app_kernel_pipe(c.u, name, NULL);
-		m->compile_ms = c.from == CC_COMPILED ? c.compile_ms : 0;
-		measure_row(&t, table_row(&t), 0, m, a->mask_times);
-		app_clock_add(a, m, &clk_note);
-		check_failures(a, p, res);
-		clock_note(a, res);
-		launch_bound_note(a, name, res, &m->st);
-		pipe_note(a, m, &pipes);
-		if (m->check == MCHECK_FAIL)
+		if (run_result(a, &c, p, res, name, &t, &clk_note, &pipes) != 0)
 			rc = -1;
 		if (ob)
 			ob->result(a, ost, &c, p, res);
@@ -867,26 +905,8 @@ int app_run(app *a, char **names, int nnames)
 	}
 	if (ob)
 		ob->end(a, ost);
-	if (c.gpu && nrec > 1 && a->format == FMT_TABLE && !a->mask_times) {
-		/* several kernels: the speedup over the first, as the lab's graph */
-		chart ch;
-		char *title = xasprintf("speedup over %s", a->runs[a->nruns - nrec].kernel);
-		chart_init(&ch, title, "x");
-		free(title);
-		ch.baseline = 0;
-		double base = a->runs[a->nruns - nrec].st.median, best = 0;
-		for (int i = a->nruns - nrec; i < a->nruns; i++) {
-			const run_record *r = &a->runs[i];
-			double sp = r->st.median > 0 ? base / r->st.median : 0;
-			if (r->check != MCHECK_FAIL && sp > best) {
-				best = sp;
-				ch.best = ch.n;
-			}
-			chart_add(&ch, r->kernel, sp, r->check == MCHECK_FAIL ? "FAIL" : NULL);
-		}
-		chart_print(&ch, stdout, a->tty, a->color, 40);
-		app_keep_chart(a, &ch);
-	}
+	if (c.gpu && nrec > 1 && a->format == FMT_TABLE && !a->mask_times)
+		speedup_chart(a, nrec);
 	if (g_interrupt) {
 		app_note(a, "interrupted");
 		rc = -1;

@@ -4,6 +4,7 @@
 #include "ccserver.h"
 #include "cubin.h"
 #include "incscan.h"
+#include "pchdir.h"
 #include "jitlink.h"
 #include "sha256.h"
 #include "toolkit.h"
@@ -89,131 +90,18 @@ static void unit_free(cunit *u)
 	free(u);
 }
 
-/* The precompiled headers of the directory, newest first; how many. */
-static int pch_files(const char *dir, char ***out)
-{
-	DIR *d = opendir(dir);
-	*out = NULL;
-	if (!d)
-		return 0;
-	struct pf { char *path; struct timespec t; } *v = NULL;
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		size_t l = strlen(e->d_name);
-		if (l < 5 || strcmp(e->d_name + l - 4, ".pch") != 0)
-			continue;
-		char *p = xasprintf("%s/%s", dir, e->d_name);
-		struct stat st;
-		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-			free(p);
-			continue;
-		}
-		v = xrealloc(v, ((size_t)n + 1) * sizeof *v);
-		v[n++] = (struct pf){ p, st.st_mtim };
-	}
-	closedir(d);
-	/* newest first: a few entries, an insertion sort */
-	for (int i = 1; i < n; i++)
-		for (int k = i; k > 0 && (v[k].t.tv_sec > v[k - 1].t.tv_sec ||
-		                          (v[k].t.tv_sec == v[k - 1].t.tv_sec && v[k].t.tv_nsec > v[k - 1].t.tv_nsec)); k--) {
-			struct pf t = v[k];
-			v[k] = v[k - 1];
-			v[k - 1] = t;
-		}
-	*out = xcalloc((size_t)n + 1, sizeof **out);
-	for (int i = 0; i < n; i++)
-		(*out)[i] = v[i].path;
-	free(v);
-	return n;
-}
-
-/* Removes the precompiled headers of c's directory but the newest `keep`
- * (NVRTC makes new ones when it misses one it made). */
-static void pch_trim(ccache *c, int keep)
-{
-	if (!c->pch_dir)
-		return;
-	char **f;
-	int n = pch_files(c->pch_dir, &f);
-	for (int i = 0; i < n; i++) {
-		if (i >= keep)
-			unlink(f[i]);
-		free(f[i]);
-	}
-	free(f);
-}
-
-/* Whether name is "cuplay-pch-PID-XXXXXX"; *pid the PID. */
-static int pch_dir_name(const char *name, long *pid)
-{
-	static const char pre[] = "cuplay-pch-";
-	if (strncmp(name, pre, sizeof pre - 1) != 0)
-		return 0;
-	char *e;
-	errno = 0;
-	long v = strtol(name + sizeof pre - 1, &e, 10);
-	if (errno || e == name + sizeof pre - 1 || v <= 0 || *e != '-' || strlen(e + 1) != 6)
-		return 0;
-	*pid = v;
-	return 1;
-}
-
-int ccache_sweep_pch(const char *tmpdir)
-{
-	DIR *d = opendir(tmpdir);
-	if (!d)
-		return 0;
-	int removed = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		long pid;
-		if (!pch_dir_name(e->d_name, &pid) || pid == (long)getpid())
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue; /* alive, or not ours to ask about */
-		char *p = xasprintf("%s/%s", tmpdir, e->d_name);
-		struct stat st;
-		/* a folder of this user's, not a link to one */
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid()) {
-			char **f;
-			int n = pch_files(p, &f);
-			for (int i = 0; i < n; i++) {
-				unlink(f[i]);
-				free(f[i]);
-			}
-			free(f);
-			if (rmdir(p) == 0)
-				removed++;
-		}
-		free(p);
-	}
-	closedir(d);
-	return removed;
-}
-
-/* This process's directory for precompiled headers, made once (and the
- * folders of cuplays that were killed before they could remove theirs,
- * removed then). */
+/* This process's directory for precompiled headers, made once. */
 static const char *pch_dir(ccache *c)
 {
-	if (!c->pch_dir) {
-		const char *t = getenv("TMPDIR");
-		const char *tmp = t && t[0] == '/' ? t : "/tmp";
-		ccache_sweep_pch(tmp);
-		char *tmpl = xasprintf("%s/cuplay-pch-%ld-XXXXXX", tmp, (long)getpid());
-		if (mkdtemp(tmpl))
-			c->pch_dir = tmpl;
-		else
-			free(tmpl);
-	}
+	if (!c->pch_dir)
+		c->pch_dir = pch_dir_make();
 	return c->pch_dir;
 }
 
 void ccache_free(ccache *c)
 {
 	if (c->pch_dir) {
-		pch_trim(c, 0);
+		pch_trim(c->pch_dir, 0);
 		rmdir(c->pch_dir);
 		free(c->pch_dir);
 	}
@@ -431,26 +319,23 @@ static char *where_of(const spec *s, const spec_kernel *k)
 	return xasprintf("%s:%d:%d", s->path, k->line, k->col);
 }
 
-static int prepare(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,
-                   prep *p, char **err)
+/* The search list (the file's directory, its `//@ include` ones, the
+ * user's, the toolkit's), the stand-ins for the C headers NVRTC lacks (each
+ * unless a directory of the user's has one, and only where what it needs
+ * is found), and the file's includes scanned. 0, or -1 with *err. */
+static int prep_headers(const ccache *c, const spec *s, prep *p, char **err)
 {
-	memset(p, 0, sizeof *p);
-	/* the search list: the file's directory, its `//@ include` ones, the
-	 * user's, the toolkit's */
 	p->dirs = ccache_search_path(c, s, &p->ndirs, &p->toolkit);
 	for (int i = 0; i < s->nincdirs; i++)
 		if (!is_dir(p->dirs[1 + i])) {
 			fail(err, "%s:%d:%d: include directory '%s' %s", s->path, s->incdirs[i].line,
 			     s->incdirs[i].col, s->incdirs[i].dir,
 			     access(p->dirs[1 + i], F_OK) == 0 ? "is not a directory" : "does not exist");
-			prep_free(p);
 			return -1;
 		}
 	inc_dir *dirs = xcalloc((size_t)p->ndirs + 1, sizeof *dirs);
 	for (int i = 0; i < p->ndirs; i++)
 		dirs[i] = (inc_dir){ p->dirs[i], p->toolkit[i] };
-	/* stand-ins for the C headers NVRTC lacks: each unless a directory of
-	 * the user's has one, and only where what it needs is found */
 	int nall;
 	const toolkit_shim *all = toolkit_shims(&nall);
 	p->shims = xcalloc((size_t)nall + 1, sizeof *p->shims);
@@ -472,21 +357,17 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 	shimset ss = { p->shims, p->nshims };
 	if (inc_scan(s->path, s->src, dirs, p->ndirs, shim_text, &ss, &p->g, err) != 0) {
 		free(dirs);
-		prep_free(p);
 		return -1;
 	}
 	free(dirs);
+	return 0;
+}
 
-	/* the defines: before every header or after the toolkit's */
-	char **sorted = xcalloc((size_t)ndefs + 1, sizeof *sorted);
-	for (int i = 0; i < ndefs; i++)
-		sorted[i] = (char *)defs[i];
-	qsort(sorted, (size_t)ndefs, sizeof *sorted, cmp_str);
-	int early = 0;
-	for (int i = 0; i < ndefs; i++)
-		early |= define_for_headers(sorted[i]);
-	int wrap = includable(s->path);
-
+/* The options (the defines go before every header, or after the
+ * toolkit's: NVRTC sees those for headers alone, wrap) and the line that
+ * shows them. */
+static void prep_options(const spec *s, prep *p, char *const *sorted, int ndefs, const char *arch, int wrap)
+{
 	p->opts = xcalloc((size_t)ndefs + (size_t)p->ndirs + 8, sizeof *p->opts);
 	p->opts[p->nopts++] = xasprintf("-arch=%s", arch);
 	sbuf disp = {0};
@@ -511,9 +392,15 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 		sb_puts(&disp, " -rdc=true");
 	}
 	p->display = sb_steal(&disp);
+}
 
-	/* in memory: the kernel file under its own name, the prelude, the
-	 * stand-ins */
+/* In memory: the kernel file under its own name, the prelude, the
+ * stand-ins. The
+ * program: the toolkit headers the file starts with (when nothing before
+ * them can change them), a declaration that ends the precompiled part,
+ * the defines, the file. */
+static void prep_program(const spec *s, prep *p, char *const *sorted, int ndefs, int wrap, int early)
+{
 	p->hnames = xcalloc((size_t)p->nshims + 3, sizeof *p->hnames);
 	p->htexts = xcalloc((size_t)p->nshims + 3, sizeof *p->htexts);
 	if (wrap) {
@@ -527,9 +414,6 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 		p->htexts[p->nh++] = p->shims[i]->text;
 	}
 
-	/* the program: the toolkit headers the file starts with (when nothing
-	 * before them can change them), a declaration that ends the
-	 * precompiled part, the defines, the file */
 	sbuf prog = {0};
 	if (wrap) {
 		for (int i = 0; i < p->g.nrefs && !early; i++) {
@@ -559,9 +443,11 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 		p->program_name = xstrdup(s->path);
 	}
 	p->program = sb_steal(&prog);
-	free(sorted);
+}
 
-	/* every launchable kernel gets a name expression */
+/* Every launchable kernel gets a name expression. */
+static void prep_kernels(const spec *s, prep *p)
+{
 	p->exprs = xcalloc((size_t)s->nkernels + 1, sizeof *p->exprs);
 	p->names = xcalloc((size_t)s->nkernels + 1, sizeof *p->names);
 	p->where = xcalloc((size_t)s->nkernels + 1, sizeof *p->where);
@@ -573,8 +459,12 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 		p->names[p->nexprs] = k->name;
 		p->where[p->nexprs++] = where_of(s, k);
 	}
+}
 
-	/* the key */
+/* The key: NVRTC's version, the options, the program, the headers in
+ * memory, the source, every include and what it found, the kernels. */
+static void prep_key(const spec *s, prep *p)
+{
 	sha256 h;
 	sha256_init(&h);
 	sha256_update(&h, CACHE_MAGIC, 8);
@@ -606,6 +496,30 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 	for (int i = 0; i < p->nexprs; i++)
 		sha256_update(&h, p->exprs[i], strlen(p->exprs[i]) + 1);
 	sha256_final(&h, p->key);
+}
+
+static int prepare(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,
+                   prep *p, char **err)
+{
+	memset(p, 0, sizeof *p);
+	if (prep_headers(c, s, p, err) != 0) {
+		prep_free(p);
+		return -1;
+	}
+	/* the defines, sorted: before every header or after the toolkit's */
+	char **sorted = xcalloc((size_t)ndefs + 1, sizeof *sorted);
+	for (int i = 0; i < ndefs; i++)
+		sorted[i] = (char *)defs[i];
+	qsort(sorted, (size_t)ndefs, sizeof *sorted, cmp_str);
+	int early = 0;
+	for (int i = 0; i < ndefs; i++)
+		early |= define_for_headers(sorted[i]);
+	int wrap = includable(s->path);
+	prep_options(s, p, sorted, ndefs, arch, wrap);
+	prep_program(s, p, sorted, ndefs, wrap, early);
+	free(sorted);
+	prep_kernels(s, p);
+	prep_key(s, p);
 	return 0;
 }
 
@@ -896,6 +810,100 @@ static char *name_defines(char *msg, const char *program)
 	return sb_steal(&b);
 }
 
+/* A compile's error, with the defines in force (and why the toolkit's
+ * headers are missing, when a header could not be opened). */
+static void compile_error(char **err, const prep *p, const char *const *defs, int ndefs)
+{
+	if (err && *err)
+		*err = name_defines(*err, p->program_name);
+	if (!err || !*err)
+		return;
+	sbuf b = {0};
+	sb_puts(&b, *err);
+	int ntk = 0;
+	const char *why = NULL;
+	toolkit_include_dirs(&ntk, &why);
+	if (ntk == 0 && why && strstr(*err, "cannot open source file"))
+		sb_printf(&b, "\n(%s)", why);
+	/* say which -D values were in force */
+	if (ndefs > 0) {
+		sb_puts(&b, "\n(compiled with");
+		char **sorted = xcalloc((size_t)ndefs + 1, sizeof *sorted);
+		for (int i = 0; i < ndefs; i++)
+			sorted[i] = (char *)defs[i];
+		qsort(sorted, (size_t)ndefs, sizeof *sorted, cmp_str);
+		for (int i = 0; i < ndefs; i++)
+			sb_printf(&b, " -D%s", sorted[i]);
+		free(sorted);
+		sb_puts(&b, ")");
+	}
+	free(*err);
+	*err = sb_steal(&b);
+}
+
+/* The file's `//@ link` libraries linked into out's cubin; resources read
+ * from the linked cubin, where shared memory is placed. 0, or -1 with
+ * *err (out freed). */
+static int link_libraries(const spec *s, const char *arch, nvrtc_out *out, char **err)
+{
+	void *linked;
+	size_t llen;
+	if (jitlink(out->cubin, out->cubin_len, s->path, arch, (const char *const *)s->links, s->nlinks, &linked,
+	            &llen, err) != 0) {
+		nvrtc_out_free(out);
+		return -1;
+	}
+	free(out->cubin);
+	out->cubin = linked;
+	out->cubin_len = llen;
+	for (int i = 0; i < out->nk; i++)
+		if (out->res[i].spill_st < 0)
+			cubin_resources(out->cubin, out->cubin_len, out->lowered[i], atoi(arch + 3), &out->res[i]);
+	return 0;
+}
+
+/* A new unit of what NVRTC made (out's parts move into it). */
+static cunit *unit_of(prep *p, nvrtc_out *out)
+{
+	cunit *u = xcalloc(1, sizeof *u);
+	memcpy(u->key, p->key, 32);
+	u->cubin = out->cubin;
+	u->cubin_len = out->cubin_len;
+	u->ptx = out->ptx;
+	u->warnings = name_defines(nvrtc_user_log_names(out->log, p->exprs, (const char *const *)p->where, p->nexprs),
+	                           p->program_name);
+	u->nk = p->nexprs;
+	u->names = xcalloc((size_t)p->nexprs + 1, sizeof *u->names);
+	for (int i = 0; i < p->nexprs; i++)
+		u->names[i] = xstrdup(p->names[i]);
+	u->lowered = out->lowered;
+	u->res = out->res;
+	u->options = p->display;
+	u->pch = out->pch;
+	p->display = NULL;
+	free(out->log);
+	return u;
+}
+
+/* The unit of key from memory or disk, or NULL; *src says where. */
+static cunit *cached(ccache *c, const uint8_t key[32], cc_source *src)
+{
+	for (cunit *u = c->head; u; u = u->next)
+		if (memcmp(u->key, key, 32) == 0) {
+			u->used = ++c->tick;
+			c->hits_mem++;
+			*src = CC_MEMORY;
+			return u;
+		}
+	cunit *u = disk_load(c, key);
+	if (u) {
+		c->hits_disk++;
+		*src = CC_DISK;
+		mem_insert(c, u);
+	}
+	return u;
+}
+
 const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
                             const char *arch, cc_source *src, double *ms, char **warn, char **err)
 {
@@ -909,26 +917,12 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 	prep p;
 	if (prepare(c, s, defs, ndefs, arch, &p, err) != 0)
 		return NULL;
-
-	for (cunit *u = c->head; u; u = u->next)
-		if (memcmp(u->key, p.key, 32) == 0) {
-			u->used = ++c->tick;
-			c->hits_mem++;
-			*src = CC_MEMORY;
-			*ms = ms_since(t0);
-			prep_free(&p);
-			return u;
-		}
-	cunit *u = disk_load(c, p.key);
+	cunit *u = cached(c, p.key, src);
 	if (u) {
-		c->hits_disk++;
-		*src = CC_DISK;
-		mem_insert(c, u);
 		*ms = ms_since(t0);
 		prep_free(&p);
 		return u;
 	}
-
 	nvrtc_job job = {
 		.name = p.program_name, .path = s->path, .src = p.program,
 		.nheaders = p.nh, .header_names = p.hnames, .header_texts = p.htexts,
@@ -941,75 +935,20 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 	if (job.pch)
 		job.pch_dir = pch_dir(c);
 	nvrtc_out out;
-	int r = ccs_run(&job, &out, err); /* in the compile server, which Ctrl-C can abandon */
-	if (r != 0) {
-		if (err && *err)
-			*err = name_defines(*err, p.program_name);
-		if (err && *err) {
-			sbuf b = {0};
-			sb_puts(&b, *err);
-			int ntk = 0;
-			const char *why = NULL;
-			toolkit_include_dirs(&ntk, &why);
-			if (ntk == 0 && why && strstr(*err, "cannot open source file"))
-				sb_printf(&b, "\n(%s)", why);
-			/* say which -D values were in force */
-			if (ndefs > 0) {
-				sb_puts(&b, "\n(compiled with");
-				char **sorted = xcalloc((size_t)ndefs + 1, sizeof *sorted);
-				for (int i = 0; i < ndefs; i++)
-					sorted[i] = (char *)defs[i];
-				qsort(sorted, (size_t)ndefs, sizeof *sorted, cmp_str);
-				for (int i = 0; i < ndefs; i++)
-					sb_printf(&b, " -D%s", sorted[i]);
-				free(sorted);
-				sb_puts(&b, ")");
-			}
-			free(*err);
-			*err = sb_steal(&b);
-		}
+	if (ccs_run(&job, &out, err) != 0) { /* in the compile server, which Ctrl-C can abandon */
+		compile_error(err, &p, defs, ndefs);
 		prep_free(&p);
 		return NULL;
 	}
-	if (s->nlinks > 0) {
-		void *linked;
-		size_t llen;
-		if (jitlink(out.cubin, out.cubin_len, s->path, arch, (const char *const *)s->links, s->nlinks,
-		            &linked, &llen, err) != 0) {
-			nvrtc_out_free(&out);
-			prep_free(&p);
-			return NULL;
-		}
-		free(out.cubin);
-		out.cubin = linked;
-		out.cubin_len = llen;
-		/* resources read from the cubin: from the linked one, where shared
-		 * memory is placed */
-		for (int i = 0; i < out.nk; i++)
-			if (out.res[i].spill_st < 0)
-				cubin_resources(out.cubin, out.cubin_len, out.lowered[i], atoi(arch + 3), &out.res[i]);
+	if (s->nlinks > 0 && link_libraries(s, arch, &out, err) != 0) {
+		prep_free(&p);
+		return NULL;
 	}
 	if (getenv("CUPLAY_NVRTC_LOG") && *getenv("CUPLAY_NVRTC_LOG"))
 		fprintf(stderr, "nvrtc %s log of %s:\n%s\n", nvrtc_version(), s->path, out.log ? out.log : "(none)");
-	u = xcalloc(1, sizeof *u);
-	memcpy(u->key, p.key, 32);
-	u->cubin = out.cubin;
-	u->cubin_len = out.cubin_len;
-	u->ptx = out.ptx;
-	u->warnings = name_defines(nvrtc_user_log_names(out.log, p.exprs, (const char *const *)p.where, p.nexprs),
-	                           p.program_name);
-	u->nk = p.nexprs;
-	u->names = xcalloc((size_t)p.nexprs + 1, sizeof *u->names);
-	for (int i = 0; i < p.nexprs; i++)
-		u->names[i] = xstrdup(p.names[i]);
-	u->lowered = out.lowered;
-	u->res = out.res;
-	u->options = p.display;
-	u->pch = out.pch;
+	u = unit_of(&p, &out);
 	if (out.pch == PCH_CREATED)
-		pch_trim(c, CCACHE_PCH_KEPT);
-	p.display = NULL;
-	free(out.log);
+		pch_trim(c->pch_dir, CCACHE_PCH_KEPT);
 	prep_free(&p);
 	c->misses++;
 	disk_store(c, u, warn);

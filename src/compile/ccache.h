@@ -92,9 +92,5 @@ int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndef
  * at most max_bytes, keeping the newest; returns how many went. */
 int ccache_prune(const char *dir, uint64_t max_bytes);
 
-/* Removes from tmpdir the precompiled-header folders (cuplay-pch-PID-*)
- * that this user's cuplays left when killed: those whose process is gone,
- * owned by this user, not links. Returns how many went. */
-int ccache_sweep_pch(const char *tmpdir);
 
 #endif

@@ -302,27 +302,11 @@ static nvrtc_pch pch_outcome(nvrtcProgram prog, const char *log)
 	return PCH_NONE;
 }
 
-int nvrtc_run(const nvrtc_job *j, nvrtc_out *out, char **err)
+/* The job's options, with those of precompiled headers; compiles.
+ * NVRTC's status, the log and what became of the precompiled headers in
+ * out. */
+static int compile_program(const nvrtc_job *j, nvrtcProgram prog, nvrtc_out *out)
 {
-	memset(out, 0, sizeof *out);
-	if (nvrtc_load(err) != 0)
-		return -1;
-	const char *who = j->path ? j->path : j->name;
-	nvrtcProgram prog = NULL;
-	int r = nv.CreateProgram(&prog, j->src, j->name, j->nheaders, j->header_texts, j->header_names);
-	if (r != 0)
-		return fail(err, "nvrtcCreateProgram failed: %s", nv.GetErrorString(r));
-	int nnames = j->nexprs;
-	char **exprs = xcalloc((size_t)nnames + 1, sizeof *exprs);
-	for (int i = 0; i < nnames; i++) {
-		exprs[i] = xasprintf("&%s", j->exprs[i]);
-		r = nv.AddNameExpression(prog, exprs[i]);
-		if (r != 0) {
-			fail(err, "%s%scannot ask NVRTC for kernel '%s': %s", j->where && j->where[i] ? j->where[i] : "",
-			     j->where && j->where[i] ? ": " : "", j->exprs[i], nv.GetErrorString(r));
-			goto bad;
-		}
-	}
 	const char **opts = xcalloc((size_t)j->nopts + 4, sizeof *opts);
 	int nopts = 0;
 	for (int i = 0; i < j->nopts; i++)
@@ -334,31 +318,27 @@ int nvrtc_run(const nvrtc_job *j, nvrtc_out *out, char **err)
 		opts[nopts++] = "-pch-verbose=false";
 		opts[nopts++] = pch_dir;
 	}
-	r = nv.CompileProgram(prog, nopts, opts);
+	int r = nv.CompileProgram(prog, nopts, opts);
 	free(opts);
 	free(pch_dir);
 	out->log = get_log(prog);
 	if (pch)
 		out->pch = pch_outcome(prog, out->log);
-	if (r != 0) {
-		char *ul = nvrtc_user_log_names(out->log, j->exprs, j->where, nnames);
-		if (ul)
-			*err = ul, ul = NULL;
-		else if (!static_smem_over(who, out->log, err))
-			fail(err, "%s: compilation failed: %s", who, nv.GetErrorString(r));
-		goto bad;
-	}
+	return r;
+}
+
+/* The cubin and the PTX (when NVRTC gives it). 0, or -1 with *err. */
+static int take_code(const nvrtc_job *j, nvrtcProgram prog, nvrtc_out *out, char **err)
+{
+	const char *who = j->path ? j->path : j->name;
 	size_t n = 0;
-	if ((r = nv.GetCUBINSize(prog, &n)) != 0 || n == 0) {
-		fail(err, "%s: no cubin produced (nvrtcGetCUBINSize: %s)", who, nv.GetErrorString(r));
-		goto bad;
-	}
+	int r;
+	if ((r = nv.GetCUBINSize(prog, &n)) != 0 || n == 0)
+		return fail(err, "%s: no cubin produced (nvrtcGetCUBINSize: %s)", who, nv.GetErrorString(r));
 	out->cubin = xmalloc(n);
 	out->cubin_len = n;
-	if ((r = nv.GetCUBIN(prog, out->cubin)) != 0) {
-		fail(err, "nvrtcGetCUBIN failed: %s", nv.GetErrorString(r));
-		goto bad;
-	}
+	if ((r = nv.GetCUBIN(prog, out->cubin)) != 0)
+		return fail(err, "nvrtcGetCUBIN failed: %s", nv.GetErrorString(r));
 	if (nv.GetPTXSize(prog, &n) == 0 && n > 1) {
 		out->ptx = xmalloc(n + 1);
 		if (nv.GetPTX(prog, out->ptx) != 0) {
@@ -368,25 +348,26 @@ int nvrtc_run(const nvrtc_job *j, nvrtc_out *out, char **err)
 			out->ptx[n] = 0;
 		}
 	}
+	return 0;
+}
+
+/* Each kernel's lowered name and resources: the ptxas report when NVRTC
+ * gives one (it also has spills); else the cubin's own records. 0, or -1
+ * with *err. */
+static int take_kernels(const nvrtc_job *j, nvrtcProgram prog, char *const *exprs, nvrtc_out *out, char **err)
+{
+	const char *who = j->path ? j->path : j->name;
+	int nnames = j->nexprs;
 	out->nk = nnames;
 	out->lowered = xcalloc((size_t)nnames + 1, sizeof *out->lowered);
 	out->res = xcalloc((size_t)nnames + 1, sizeof *out->res);
 	for (int i = 0; i < nnames; i++) {
 		const char *low = NULL;
-		r = nv.GetLoweredName(prog, exprs[i], &low);
-		if (r != 0 || !low) {
-			/* compiled, yet the kernel is not there: the source ended early */
-			if (j->where && j->where[i])
-				fail(err, "%s: kernel '%s' is not in the compiled program (did the source end early?)",
-				     j->where[i], j->exprs[i]);
-			else
-				fail(err, "%s: kernel '%s' is not in the compiled program (did the source end early?)",
-				     who, j->exprs[i]);
-			goto bad;
-		}
+		int r = nv.GetLoweredName(prog, exprs[i], &low);
+		if (r != 0 || !low) /* compiled, yet the kernel is not there: the source ended early */
+			return fail(err, "%s: kernel '%s' is not in the compiled program (did the source end early?)",
+			            j->where && j->where[i] ? j->where[i] : who, j->exprs[i]);
 		out->lowered[i] = xstrdup(low);
-		/* the ptxas report when NVRTC gives one (it also has spills); else
-		 * the cubin's own records */
 		const char *no_log = getenv("CUPLAY_IGNORE_PTXAS_LOG"); /* tests the cubin path */
 		if ((no_log && *no_log) || ptxas_parse(out->log, low, &out->res[i]) != 0) {
 			int sm = 0;
@@ -396,18 +377,48 @@ int nvrtc_run(const nvrtc_job *j, nvrtc_out *out, char **err)
 			cubin_resources(out->cubin, out->cubin_len, low, sm, &out->res[i]);
 		}
 	}
-	for (int i = 0; i < nnames; i++)
-		free(exprs[i]);
-	free(exprs);
-	nv.DestroyProgram(&prog);
 	return 0;
-bad:
+}
+
+int nvrtc_run(const nvrtc_job *j, nvrtc_out *out, char **err)
+{
+	memset(out, 0, sizeof *out);
+	if (nvrtc_load(err) != 0)
+		return -1;
+	const char *who = j->path ? j->path : j->name;
+	nvrtcProgram prog = NULL;
+	int r = nv.CreateProgram(&prog, j->src, j->name, j->nheaders, j->header_texts, j->header_names);
+	if (r != 0)
+		return fail(err, "nvrtcCreateProgram failed: %s", nv.GetErrorString(r));
+	int nnames = j->nexprs, rc = -1;
+	char **exprs = xcalloc((size_t)nnames + 1, sizeof *exprs);
+	for (int i = 0; i < nnames; i++) {
+		exprs[i] = xasprintf("&%s", j->exprs[i]);
+		r = nv.AddNameExpression(prog, exprs[i]);
+		if (r != 0) {
+			fail(err, "%s%scannot ask NVRTC for kernel '%s': %s", j->where && j->where[i] ? j->where[i] : "",
+			     j->where && j->where[i] ? ": " : "", j->exprs[i], nv.GetErrorString(r));
+			goto out;
+		}
+	}
+	if ((r = compile_program(j, prog, out)) != 0) {
+		char *ul = nvrtc_user_log_names(out->log, j->exprs, j->where, nnames);
+		if (ul)
+			*err = ul;
+		else if (!static_smem_over(who, out->log, err))
+			fail(err, "%s: compilation failed: %s", who, nv.GetErrorString(r));
+		goto out;
+	}
+	if (take_code(j, prog, out, err) == 0 && take_kernels(j, prog, exprs, out, err) == 0)
+		rc = 0;
+out:
 	for (int i = 0; i < nnames; i++)
 		free(exprs[i]);
 	free(exprs);
 	nv.DestroyProgram(&prog);
-	nvrtc_out_free(out);
-	return -1;
+	if (rc != 0)
+		nvrtc_out_free(out);
+	return rc;
 }
 
 int nvrtc_compile(const char *path, const char *src, const char *const *opts, int nopts,

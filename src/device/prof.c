@@ -229,6 +229,10 @@ typedef struct session {
 	CUpti_Profiler_Host_Object *host;
 	CUpti_RangeProfiler_Object *rp;
 	int started;
+	const char **names;    /* the metrics, in CUPTI's const-less array */
+	size_t n;
+	const char *chip;
+	uint64_t t0;           /* the collection's start */
 } session;
 
 /* Stops, disables and frees what a collection set up. On a collection
@@ -300,6 +304,240 @@ static CUptiResult set_config(session *s, int mode)
 	return cp.RangeSetConfig(&sc);
 }
 
+/* 1-2. The profiler, once a process; whether this device can be profiled. */
+static prof_status prof_begin(CUdevice dev, char **err)
+{
+	prof_status st;
+	if (!cp.initialized) {
+		CUpti_Profiler_Initialize_Params ip;
+		memset(&ip, 0, sizeof ip);
+		ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+		if ((st = check(cp.ProfilerInitialize(&ip), "cuptiProfilerInitialize", err)) != PROF_OK)
+			return st;
+		cp.initialized = 1;
+	}
+	if (!cp.DeviceSupported)
+		return PROF_OK;
+	CUpti_Profiler_DeviceSupported_Params ds;
+	memset(&ds, 0, sizeof ds);
+	ds.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+	ds.cuDevice = dev;
+	ds.api = CUPTI_PROFILER_RANGE_PROFILING;
+	if ((st = check(cp.DeviceSupported(&ds), "cuptiProfilerDeviceSupported", err)) != PROF_OK)
+		return st;
+	if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+		return unsupported(&ds, err);
+	return PROF_OK;
+}
+
+/* 3. The chip (s->chip, info->chip) and which counters it has free
+ * (s->avail). */
+static prof_status chip_counters(session *s, CUcontext ctx, CUdevice dev, prof_info *info, char **err)
+{
+	prof_status st;
+	CUpti_Device_GetChipName_Params cn;
+	memset(&cn, 0, sizeof cn);
+	cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+	cn.deviceIndex = (size_t)dev;
+	if ((st = check(cp.GetChipName(&cn), "cuptiDeviceGetChipName", err)) != PROF_OK)
+		return st;
+	s->chip = cn.pChipName;
+	snprintf(info->chip, sizeof info->chip, "%s", cn.pChipName ? cn.pChipName : "?");
+	CUpti_Profiler_GetCounterAvailability_Params ca;
+	memset(&ca, 0, sizeof ca);
+	ca.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+	ca.ctx = ctx;
+	if ((st = check(cp.GetCounterAvailability(&ca), "cuptiProfilerGetCounterAvailability", err)) != PROF_OK)
+		return st;
+	if (ca.counterAvailabilityImageSize == 0) {
+		fail(err, "cuptiProfilerGetCounterAvailability failed: an empty availability image");
+		return PROF_ERROR;
+	}
+	s->avail = xcalloc(1, ca.counterAvailabilityImageSize);
+	ca.pCounterAvailabilityImage = s->avail;
+	return check(cp.GetCounterAvailability(&ca), "cuptiProfilerGetCounterAvailability", err);
+}
+
+/* 4. Host side: the metric names into a configuration (which counters,
+ * how many passes: info->passes). */
+static prof_status host_config(session *s, const char *const *metrics, prof_info *info, char **err)
+{
+	prof_status st;
+	CUpti_Profiler_Host_Initialize_Params hi;
+	memset(&hi, 0, sizeof hi);
+	hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+	hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+	hi.pChipName = s->chip;
+	hi.pCounterAvailabilityImage = s->avail;
+	if ((st = check(cp.HostInitialize(&hi), "cuptiProfilerHostInitialize", err)) != PROF_OK)
+		return st;
+	s->host = hi.pHostObject;
+	CUpti_Profiler_Host_ConfigAddMetrics_Params am;
+	memset(&am, 0, sizeof am);
+	am.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+	am.pHostObject = s->host;
+	am.ppMetricNames = s->names;
+	am.numMetrics = s->n;
+	CUptiResult r = cp.HostConfigAddMetrics(&am);
+	if (r != CUPTI_SUCCESS)
+		return bad_metric(s->host, metrics, (int)s->n, info->chip, r, err);
+	CUpti_Profiler_Host_GetConfigImageSize_Params cs;
+	memset(&cs, 0, sizeof cs);
+	cs.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+	cs.pHostObject = s->host;
+	if ((st = check(cp.HostGetConfigImageSize(&cs), "cuptiProfilerHostGetConfigImageSize", err)) != PROF_OK)
+		return st;
+	s->config_size = cs.configImageSize;
+	s->config = xcalloc(1, s->config_size ? s->config_size : 1);
+	CUpti_Profiler_Host_GetConfigImage_Params ci;
+	memset(&ci, 0, sizeof ci);
+	ci.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+	ci.pHostObject = s->host;
+	ci.configImageSize = s->config_size;
+	ci.pConfigImage = s->config;
+	if ((st = check(cp.HostGetConfigImage(&ci), "cuptiProfilerHostGetConfigImage", err)) != PROF_OK)
+		return st;
+	CUpti_Profiler_Host_GetNumOfPasses_Params np;
+	memset(&np, 0, sizeof np);
+	np.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
+	np.configImageSize = s->config_size;
+	np.pConfigImage = s->config;
+	if ((st = check(cp.HostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses", err)) != PROF_OK)
+		return st;
+	info->passes = (int)np.numOfPasses;
+	return PROF_OK;
+}
+
+/* 5. Target side: the range profiler on the context (permission shows
+ * here), its counter data image, its configuration. User replay where the
+ * caller can restore and flush between passes (user): CUPTI's own replay
+ * restores the memory the kernel touches before each pass, and those
+ * restored lines, dirty in the L2, are written back during the profiled
+ * kernel (DRAM writes read high by about the dirty part of the L2). A
+ * CUPTI that refuses it: kernel replay. */
+static prof_status target_setup(session *s, CUcontext ctx, int user, prof_info *info, char **err)
+{
+	prof_status st;
+	CUpti_RangeProfiler_Enable_Params en;
+	memset(&en, 0, sizeof en);
+	en.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+	en.ctx = ctx;
+	if ((st = check(cp.RangeEnable(&en), "cuptiRangeProfilerEnable", err)) != PROF_OK)
+		return st;
+	s->rp = en.pRangeProfilerObject;
+	CUpti_RangeProfiler_GetCounterDataSize_Params ds2;
+	memset(&ds2, 0, sizeof ds2);
+	ds2.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+	ds2.pRangeProfilerObject = s->rp;
+	ds2.pMetricNames = s->names;
+	ds2.numMetrics = s->n;
+	ds2.maxNumOfRanges = 1;         /* one kernel, one range */
+	ds2.maxNumRangeTreeNodes = 1;
+	if ((st = check(cp.RangeGetCounterDataSize(&ds2), "cuptiRangeProfilerGetCounterDataSize", err)) != PROF_OK)
+		return st;
+	s->data_size = ds2.counterDataSize;
+	s->data = xcalloc(1, s->data_size ? s->data_size : 1);
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params di;
+	memset(&di, 0, sizeof di);
+	di.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+	di.pRangeProfilerObject = s->rp;
+	di.counterDataSize = s->data_size;
+	di.pCounterData = s->data;
+	if ((st = check(cp.RangeCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize",
+	                err)) != PROF_OK)
+		return st;
+	info->user_replay = 0;
+	if (user && set_config(s, CUPTI_UserReplay) == CUPTI_SUCCESS)
+		info->user_replay = 1;
+	else if ((st = check(set_config(s, CUPTI_KernelReplay), "cuptiRangeProfilerSetConfig", err)) != PROF_OK)
+		return st;
+	return PROF_OK;
+}
+
+/* 6. Collect: one launch per pass (user replay), or one launch that CUPTI
+ * replays inside. */
+static prof_status collect(session *s, int (*prologue)(void *arg), int (*launch)(void *arg), void *arg,
+                           prof_info *info, char **err)
+{
+	prof_status st;
+	s->t0 = now_ns();
+	for (int pass = 0;; pass++) {
+		if (pass > info->passes + 1) {
+			fail(err, "cuptiRangeProfilerStop: not all %d passes were submitted after %d launches", info->passes,
+			     pass);
+			return PROF_ERROR;
+		}
+		if (prologue && (pass == 0 || info->user_replay) && prologue(arg) != 0) {
+			fail(err, "the launch failed while profiling (before pass %d)", pass + 1);
+			return PROF_LAUNCH;
+		}
+		CUpti_RangeProfiler_Start_Params sa;
+		memset(&sa, 0, sizeof sa);
+		sa.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+		sa.pRangeProfilerObject = s->rp;
+		if ((st = check(cp.RangeStart(&sa), "cuptiRangeProfilerStart", err)) != PROF_OK)
+			return st;
+		s->started = 1;
+		int lr = launch(arg);
+		if (lr != 0) {
+			fail(err, "the kernel launch failed while profiling (%d)", lr);
+			return PROF_LAUNCH;
+		}
+		info->launches++;
+		CUpti_RangeProfiler_Stop_Params sp;
+		memset(&sp, 0, sizeof sp);
+		sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+		sp.pRangeProfilerObject = s->rp;
+		s->started = 0;
+		if ((st = check(cp.RangeStop(&sp), "cuptiRangeProfilerStop", err)) != PROF_OK)
+			return st;
+		if (sp.isAllPassSubmitted)
+			return PROF_OK;
+		if (!info->user_replay) {
+			fail(err, "cuptiRangeProfilerStop: not all %d passes were submitted", info->passes);
+			return PROF_ERROR;
+		}
+	}
+}
+
+/* 7-8. Decode (synchronises the context: a faulting kernel shows here),
+ * then evaluate the values on the host. */
+static prof_status evaluate(session *s, double *values, prof_info *info, char **err)
+{
+	prof_status st;
+	CUpti_RangeProfiler_DecodeData_Params dd;
+	memset(&dd, 0, sizeof dd);
+	dd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+	dd.pRangeProfilerObject = s->rp;
+	if ((st = check(cp.RangeDecodeData(&dd), "cuptiRangeProfilerDecodeData", err)) != PROF_OK)
+		return st;
+	info->dropped = (int)dd.numOfRangeDropped;
+	info->ms = ms_since(s->t0);
+	CUpti_RangeProfiler_GetCounterDataInfo_Params gi;
+	memset(&gi, 0, sizeof gi);
+	gi.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+	gi.pCounterDataImage = s->data;
+	gi.counterDataImageSize = s->data_size;
+	if ((st = check(cp.RangeGetCounterDataInfo(&gi), "cuptiRangeProfilerGetCounterDataInfo", err)) != PROF_OK)
+		return st;
+	info->ranges = (int)gi.numTotalRanges;
+	if (gi.numTotalRanges < 1) {
+		fail(err, "no kernel launch was profiled (the launch callback launched nothing?)");
+		return PROF_ERROR;
+	}
+	CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
+	memset(&ev, 0, sizeof ev);
+	ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+	ev.pHostObject = s->host;
+	ev.pCounterDataImage = s->data;
+	ev.counterDataImageSize = s->data_size;
+	ev.rangeIndex = 0;
+	ev.ppMetricNames = s->names;
+	ev.numMetrics = s->n;
+	ev.pMetricValues = values;
+	return check(cp.HostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues", err);
+}
+
 prof_status prof_collect_replay(CUcontext ctx, CUdevice dev, const char *const *metrics, int n,
                                 int (*prologue)(void *arg), int (*launch)(void *arg), void *arg,
                                 double *values, prof_info *info, char **err)
@@ -316,244 +554,28 @@ prof_status prof_collect_replay(CUcontext ctx, CUdevice dev, const char *const *
 		fail(err, "%s", cp.why);
 		return PROF_UNAVAILABLE;
 	}
-	/* CUPTI's const-less name arrays */
-	const char **names = xcalloc((size_t)n, sizeof *names);
-	for (int i = 0; i < n; i++)
-		names[i] = metrics[i];
 	session s;
 	memset(&s, 0, sizeof s);
-	prof_status st;
-	uint64_t t0;
-
-	/* 1. the profiler, once a process */
-	if (!cp.initialized) {
-		CUpti_Profiler_Initialize_Params ip;
-		memset(&ip, 0, sizeof ip);
-		ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-		if ((st = check(cp.ProfilerInitialize(&ip), "cuptiProfilerInitialize", err)) != PROF_OK)
-			goto out;
-		cp.initialized = 1;
-	}
-
-	/* 2. can this device be profiled at all */
-	if (cp.DeviceSupported) {
-		CUpti_Profiler_DeviceSupported_Params ds;
-		memset(&ds, 0, sizeof ds);
-		ds.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
-		ds.cuDevice = dev;
-		ds.api = CUPTI_PROFILER_RANGE_PROFILING;
-		if ((st = check(cp.DeviceSupported(&ds), "cuptiProfilerDeviceSupported", err)) != PROF_OK)
-			goto out;
-		if (ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-			st = unsupported(&ds, err);
-			goto out;
-		}
-	}
-
-	/* 3. the chip and which counters it has free */
-	CUpti_Device_GetChipName_Params cn;
-	memset(&cn, 0, sizeof cn);
-	cn.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-	cn.deviceIndex = (size_t)dev;
-	if ((st = check(cp.GetChipName(&cn), "cuptiDeviceGetChipName", err)) != PROF_OK)
-		goto out;
-	snprintf(info->chip, sizeof info->chip, "%s", cn.pChipName ? cn.pChipName : "?");
-
-	CUpti_Profiler_GetCounterAvailability_Params ca;
-	memset(&ca, 0, sizeof ca);
-	ca.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
-	ca.ctx = ctx;
-	if ((st = check(cp.GetCounterAvailability(&ca), "cuptiProfilerGetCounterAvailability", err)) != PROF_OK)
-		goto out;
-	if (ca.counterAvailabilityImageSize == 0) {
-		fail(err, "cuptiProfilerGetCounterAvailability failed: an empty availability image");
-		st = PROF_ERROR;
-		goto out;
-	}
-	s.avail = xcalloc(1, ca.counterAvailabilityImageSize);
-	ca.pCounterAvailabilityImage = s.avail;
-	if ((st = check(cp.GetCounterAvailability(&ca), "cuptiProfilerGetCounterAvailability", err)) != PROF_OK)
-		goto out;
-
-	/* 4. host side: metric names into a configuration (which counters, how many passes) */
-	CUpti_Profiler_Host_Initialize_Params hi;
-	memset(&hi, 0, sizeof hi);
-	hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
-	hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-	hi.pChipName = cn.pChipName;
-	hi.pCounterAvailabilityImage = s.avail;
-	if ((st = check(cp.HostInitialize(&hi), "cuptiProfilerHostInitialize", err)) != PROF_OK)
-		goto out;
-	s.host = hi.pHostObject;
-
-	CUpti_Profiler_Host_ConfigAddMetrics_Params am;
-	memset(&am, 0, sizeof am);
-	am.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
-	am.pHostObject = s.host;
-	am.ppMetricNames = names;
-	am.numMetrics = (size_t)n;
-	CUptiResult r = cp.HostConfigAddMetrics(&am);
-	if (r != CUPTI_SUCCESS) {
-		st = bad_metric(s.host, metrics, n, info->chip, r, err);
-		goto out;
-	}
-
-	CUpti_Profiler_Host_GetConfigImageSize_Params cs;
-	memset(&cs, 0, sizeof cs);
-	cs.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
-	cs.pHostObject = s.host;
-	if ((st = check(cp.HostGetConfigImageSize(&cs), "cuptiProfilerHostGetConfigImageSize", err)) != PROF_OK)
-		goto out;
-	s.config_size = cs.configImageSize;
-	s.config = xcalloc(1, s.config_size ? s.config_size : 1);
-	CUpti_Profiler_Host_GetConfigImage_Params ci;
-	memset(&ci, 0, sizeof ci);
-	ci.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
-	ci.pHostObject = s.host;
-	ci.configImageSize = s.config_size;
-	ci.pConfigImage = s.config;
-	if ((st = check(cp.HostGetConfigImage(&ci), "cuptiProfilerHostGetConfigImage", err)) != PROF_OK)
-		goto out;
-	CUpti_Profiler_Host_GetNumOfPasses_Params np;
-	memset(&np, 0, sizeof np);
-	np.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
-	np.configImageSize = s.config_size;
-	np.pConfigImage = s.config;
-	if ((st = check(cp.HostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses", err)) != PROF_OK)
-		goto out;
-	info->passes = (int)np.numOfPasses;
-
-	/* 5. target side: the range profiler on the context (permission shows here) */
-	CUpti_RangeProfiler_Enable_Params en;
-	memset(&en, 0, sizeof en);
-	en.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
-	en.ctx = ctx;
-	if ((st = check(cp.RangeEnable(&en), "cuptiRangeProfilerEnable", err)) != PROF_OK)
-		goto out;
-	s.rp = en.pRangeProfilerObject;
-
-	CUpti_RangeProfiler_GetCounterDataSize_Params ds2;
-	memset(&ds2, 0, sizeof ds2);
-	ds2.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
-	ds2.pRangeProfilerObject = s.rp;
-	ds2.pMetricNames = names;
-	ds2.numMetrics = (size_t)n;
-	ds2.maxNumOfRanges = 1;         /* one kernel, one range */
-	ds2.maxNumRangeTreeNodes = 1;
-	if ((st = check(cp.RangeGetCounterDataSize(&ds2), "cuptiRangeProfilerGetCounterDataSize", err)) != PROF_OK)
-		goto out;
-	s.data_size = ds2.counterDataSize;
-	s.data = xcalloc(1, s.data_size ? s.data_size : 1);
-	CUpti_RangeProfiler_CounterDataImage_Initialize_Params di;
-	memset(&di, 0, sizeof di);
-	di.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
-	di.pRangeProfilerObject = s.rp;
-	di.counterDataSize = s.data_size;
-	di.pCounterData = s.data;
-	if ((st = check(cp.RangeCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize",
-	                err)) != PROF_OK)
-		goto out;
-
-	/* user replay where the caller can restore and flush between passes:
-	 * CUPTI's own replay restores the memory the kernel touches before each
-	 * pass, and those restored lines, dirty in the L2, are written back
-	 * during the profiled kernel (DRAM writes read high by about the dirty
-	 * part of the L2). A CUPTI that refuses it: kernel replay. */
-	info->user_replay = 0;
-	if (prologue && set_config(&s, CUPTI_UserReplay) == CUPTI_SUCCESS)
-		info->user_replay = 1;
-	else if ((st = check(set_config(&s, CUPTI_KernelReplay), "cuptiRangeProfilerSetConfig", err)) != PROF_OK)
-		goto out;
-
-	/* 6. collect: one launch a pass (user replay), or one launch that CUPTI
-	 * replays inside */
-	t0 = now_ns();
-	for (int pass = 0;; pass++) {
-		if (pass > info->passes + 1) {
-			fail(err, "cuptiRangeProfilerStop: not all %d passes were submitted after %d launches", info->passes,
-			     pass);
-			st = PROF_ERROR;
-			goto out;
-		}
-		if (prologue && (pass == 0 || info->user_replay) && prologue(arg) != 0) {
-			fail(err, "the launch failed while profiling (before pass %d)", pass + 1);
-			st = PROF_LAUNCH;
-			goto out;
-		}
-		CUpti_RangeProfiler_Start_Params sa;
-		memset(&sa, 0, sizeof sa);
-		sa.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-		sa.pRangeProfilerObject = s.rp;
-		if ((st = check(cp.RangeStart(&sa), "cuptiRangeProfilerStart", err)) != PROF_OK)
-			goto out;
-		s.started = 1;
-		int lr = launch(arg);
-		if (lr != 0) {
-			fail(err, "the kernel launch failed while profiling (%d)", lr);
-			st = PROF_LAUNCH;
-			goto out;
-		}
-		info->launches++;
-		CUpti_RangeProfiler_Stop_Params sp;
-		memset(&sp, 0, sizeof sp);
-		sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-		sp.pRangeProfilerObject = s.rp;
-		s.started = 0;
-		if ((st = check(cp.RangeStop(&sp), "cuptiRangeProfilerStop", err)) != PROF_OK)
-			goto out;
-		if (sp.isAllPassSubmitted)
-			break;
-		if (!info->user_replay) {
-			fail(err, "cuptiRangeProfilerStop: not all %d passes were submitted", info->passes);
-			st = PROF_ERROR;
-			goto out;
-		}
-	}
-
-	/* 7. decode (synchronises the context: a faulting kernel shows here) */
-	CUpti_RangeProfiler_DecodeData_Params dd;
-	memset(&dd, 0, sizeof dd);
-	dd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
-	dd.pRangeProfilerObject = s.rp;
-	if ((st = check(cp.RangeDecodeData(&dd), "cuptiRangeProfilerDecodeData", err)) != PROF_OK)
-		goto out;
-	info->dropped = (int)dd.numOfRangeDropped;
-	info->ms = ms_since(t0);
-
-	CUpti_RangeProfiler_GetCounterDataInfo_Params gi;
-	memset(&gi, 0, sizeof gi);
-	gi.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
-	gi.pCounterDataImage = s.data;
-	gi.counterDataImageSize = s.data_size;
-	if ((st = check(cp.RangeGetCounterDataInfo(&gi), "cuptiRangeProfilerGetCounterDataInfo", err)) != PROF_OK)
-		goto out;
-	info->ranges = (int)gi.numTotalRanges;
-	if (gi.numTotalRanges < 1) {
-		fail(err, "no kernel launch was profiled (the launch callback launched nothing?)");
-		st = PROF_ERROR;
-		goto out;
-	}
-
-	/* 8. evaluate on the host */
-	CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
-	memset(&ev, 0, sizeof ev);
-	ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
-	ev.pHostObject = s.host;
-	ev.pCounterDataImage = s.data;
-	ev.counterDataImageSize = s.data_size;
-	ev.rangeIndex = 0;
-	ev.ppMetricNames = names;
-	ev.numMetrics = (size_t)n;
-	ev.pMetricValues = values;
-	if ((st = check(cp.HostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues", err)) != PROF_OK)
-		goto out;
-	st = PROF_OK;
-out:
+	s.names = xcalloc((size_t)n, sizeof *s.names);
+	for (int i = 0; i < n; i++)
+		s.names[i] = metrics[i];
+	s.n = (size_t)n;
+	prof_status st = prof_begin(dev, err);
+	if (st == PROF_OK)
+		st = chip_counters(&s, ctx, dev, info, err);
+	if (st == PROF_OK)
+		st = host_config(&s, metrics, info, err);
+	if (st == PROF_OK)
+		st = target_setup(&s, ctx, prologue != NULL, info, err);
+	if (st == PROF_OK)
+		st = collect(&s, prologue, launch, arg, info, err);
+	if (st == PROF_OK)
+		st = evaluate(&s, values, info, err);
 	if (st == PROF_OK)
 		st = session_end(&s, 1, err);
 	else
 		session_end(&s, 0, NULL);
-	free(names);
+	free(s.names);
 	return st;
 }
 

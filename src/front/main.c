@@ -188,6 +188,181 @@ static int stdout_failed(void)
 	return 1;
 }
 
+/* What the command line asks for besides the session's settings. */
+typedef struct cli {
+	const char **commands;     /* -c, in order (it may be given more than once) */
+	int ncommands;
+	char **files;              /* session files */
+	int nfiles;
+	int no_rc;                 /* -X */
+	int done, rc;              /* -h, --version or a bad option: leave with rc */
+} cli;
+
+/* Option c (getopt_long's answer) with its value; o->done when the
+ * command line says to leave. */
+static void option(app *a, cli *o, int c, const char *val, char **argv)
+{
+	char name[64];
+	switch (c) {
+	case 'h':
+		fputs(usage_text, stdout);
+		o->done = 1;
+		return;
+	case OPT_VERSION:
+		printf("cuplay %s\n", CUPLAY_VERSION);
+		o->done = 1;
+		return;
+	case 'c':
+		o->commands[o->ncommands++] = val;
+		return;
+	case OPT_STEP:
+		a->step = 1;
+		return;
+	case OPT_BAIL:
+		a->bail = 1;
+		return;
+	case OPT_NO_GPU:
+		a->no_gpu = 1;
+		return;
+	case OPT_MASK_TIMES:
+		a->mask_times = 1;
+		return;
+	case 'X':
+		o->no_rc = 1;
+		return;
+	case 'I': {
+		char *err = NULL;
+		if (ccache_add_include(&a->cache, val, &err) != 0) {
+			o->rc = usage_error("-I: %s", err);
+			o->done = 1;
+			free(err);
+		}
+		return;
+	}
+	case OPT_DEVICE:
+		if (parse_int(val, 0, 1023, &a->device) != 0) {
+			o->rc = usage_error("--device: '%s' is not a device number", val);
+			o->done = 1;
+		}
+		return;
+	case OPT_ARCH: {
+		const char *v = strncmp(val, "sm_", 3) == 0 ? val + 3 : val;
+		if (parse_int(v, 30, 1299, &a->arch_sm) != 0) {
+			o->rc = usage_error("--arch: '%s' is not an architecture like sm_90", val);
+			o->done = 1;
+		}
+		return;
+	}
+	case OPT_FORMAT: {
+		out_format f;
+		if (format_parse(val, &f) == 0) {
+			app_format(a, f);
+		} else {
+			o->rc = usage_error("--format: '%s' is not table, csv, json, jsonl or markdown", val);
+			o->done = 1;
+		}
+		return;
+	}
+	case ':':
+		o->rc = usage_error("option '%s' needs a value", option_name(optopt, name, sizeof name));
+		o->done = 1;
+		return;
+	default: {
+		/* '?': an unknown option, an ambiguous abbreviation, or a
+		 * value given to an option that takes none (--no-gpu=yes) */
+		const char *arg = argv[optind - 1];
+		if (optopt && optopt != '?' && arg[0] == '-' && arg[1] == '-' && strchr(arg, '=')) {
+			o->rc = usage_error("option '%s' takes no value", option_name(optopt, name, sizeof name));
+		} else if (optopt && optopt < 256) {
+			snprintf(name, sizeof name, "-%c", optopt);
+			o->rc = usage_error("unknown option '%s'", name);
+		} else {
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+			o->rc = ambiguous(name) ? 2 : usage_error("unknown option '%s'", name);
+		}
+		o->done = 1;
+		return;
+	}
+	}
+}
+
+/* GNU getopt_long: options anywhere, `--` ends them, -cCMD and
+ * --opt=value; messages are ours (opterr off), worded like the rest. */
+static void parse_options(app *a, cli *o, int argc, char **argv)
+{
+	opterr = 0;
+	int c;
+	while (!o->done && (c = getopt_long(argc, argv, ":hXc:I:", long_options, NULL)) != -1)
+		option(a, o, c, optarg, argv);
+	if (o->done)
+		return;
+	for (int i = optind; i < argc; i++)
+		o->files[o->nfiles++] = argv[i];
+	if (o->ncommands && o->nfiles) {
+		o->rc = usage_error("%s", "-c and session files cannot be mixed");
+		o->done = 1;
+	}
+}
+
+/* Ctrl-C, SIGPIPE, the terminal; --step needs one. 0, or 2 (said). */
+static int front_setup(app *a)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: waits see EINTR */
+	signal(SIGPIPE, SIG_IGN);
+	a->tty = isatty(STDOUT_FILENO);
+	a->color = a->tty && !getenv("NO_COLOR");
+	if (!a->step)
+		return 0;
+	/* --step waits for Enter at the terminal: without one, every replay
+	 * would stop at its first command */
+	int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (tty < 0) {
+		fprintf(stderr, "cuplay: --step waits for Enter at a terminal, and there is none (%s): "
+		        "run without --step\n", strerror(errno));
+		return 2;
+	}
+	close(tty);
+	step_hook = repl_step;
+	return 0;
+}
+
+/* The commands of -c, the session files, the prompt, or stdin as a
+ * script: how many failed. */
+static int run_inputs(app *a, const cli *o)
+{
+	int failed = 0;
+	if (o->ncommands) {
+		for (int i = 0; i < o->ncommands && !a->quit; i++) {
+			failed += command_line(a, o->commands[i]);
+			if ((failed && a->bail) || g_interrupt)
+				break;
+		}
+	} else if (o->nfiles) {
+		for (int i = 0; i < o->nfiles && !a->quit; i++) {
+			int r = source_file(a, o->files[i]);
+			failed += r < 0 ? 1 : r;
+			if ((failed && a->bail) || g_interrupt)
+				break;
+		}
+	} else if (isatty(STDIN_FILENO)) {
+		a->interactive = 1;
+		printf("cuplay %s: type 'help' for commands, 'ls' for kernel files, 'quit' to leave\n", CUPLAY_VERSION);
+		/* the worker starts while the user types; no GPU: said now */
+		app_gpu_background(a);
+		if (!o->no_rc)
+			run_rc(a);
+		repl_loop(a);
+	} else {
+		/* batch: stdin is a script */
+		failed = source_stream(a, stdin, "<stdin>");
+	}
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	no_home_no_driver_cache();
@@ -202,160 +377,20 @@ int main(int argc, char **argv)
 	command_init(&a);
 	/* NVRTC in a child the front end can abandon: Ctrl-C stops a compile */
 	ccs_init(exe, (volatile int *)&g_interrupt);
-	/* -c may be given more than once: run in order */
-	const char **commands = xcalloc((size_t)argc + 1, sizeof *commands);
-	int ncommands = 0;
-	char **files = xcalloc((size_t)argc + 1, sizeof *files);
-	int nfiles = 0;
-	int rc = 0, no_rc = 0;
-
-	/* GNU getopt_long: options anywhere, `--` ends them, -cCMD and
-	 * --opt=value; messages are ours (opterr off), worded like the rest */
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, ":hXc:I:", long_options, NULL)) != -1) {
-		char name[64];
-		const char *val = optarg;
-		switch (c) {
-		case 'h':
-			fputs(usage_text, stdout);
-			goto out;
-		case OPT_VERSION:
-			printf("cuplay %s\n", CUPLAY_VERSION);
-			goto out;
-		case 'c':
-			commands[ncommands++] = val;
-			break;
-		case OPT_STEP:
-			a.step = 1;
-			break;
-		case OPT_BAIL:
-			a.bail = 1;
-			break;
-		case OPT_NO_GPU:
-			a.no_gpu = 1;
-			break;
-		case OPT_MASK_TIMES:
-			a.mask_times = 1;
-			break;
-		case 'X':
-			no_rc = 1;
-			break;
-		case 'I': {
-			char *err = NULL;
-			if (ccache_add_include(&a.cache, val, &err) != 0) {
-				rc = usage_error("-I: %s", err);
-				free(err);
-				goto out;
-			}
-			break;
-		}
-		case OPT_DEVICE:
-			if (parse_int(val, 0, 1023, &a.device) != 0) {
-				rc = usage_error("--device: '%s' is not a device number", val);
-				goto out;
-			}
-			break;
-		case OPT_ARCH: {
-			const char *v = strncmp(val, "sm_", 3) == 0 ? val + 3 : val;
-			if (parse_int(v, 30, 1299, &a.arch_sm) != 0) {
-				rc = usage_error("--arch: '%s' is not an architecture like sm_90", val);
-				goto out;
-			}
-			break;
-		}
-		case OPT_FORMAT: {
-			out_format f;
-			if (format_parse(val, &f) == 0) {
-				app_format(&a, f);
-			} else {
-				rc = usage_error("--format: '%s' is not table, csv, json, jsonl or markdown", val);
-				goto out;
-			}
-			break;
-		}
-		case ':':
-			rc = usage_error("option '%s' needs a value", option_name(optopt, name, sizeof name));
-			goto out;
-		default: {
-			/* '?': an unknown option, an ambiguous abbreviation, or a
-			 * value given to an option that takes none (--no-gpu=yes) */
-			const char *arg = argv[optind - 1];
-			if (optopt && optopt != '?' && arg[0] == '-' && arg[1] == '-' && strchr(arg, '=')) {
-				rc = usage_error("option '%s' takes no value", option_name(optopt, name, sizeof name));
-			} else if (optopt && optopt < 256) {
-				snprintf(name, sizeof name, "-%c", optopt);
-				rc = usage_error("unknown option '%s'", name);
-			} else {
-				snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
-				rc = ambiguous(name) ? 2 : usage_error("unknown option '%s'", name);
-			}
-			goto out;
-		}
-		}
+	cli o;
+	memset(&o, 0, sizeof o);
+	o.commands = xcalloc((size_t)argc + 1, sizeof *o.commands);
+	o.files = xcalloc((size_t)argc + 1, sizeof *o.files);
+	parse_options(&a, &o, argc, argv);
+	int rc = o.rc;
+	if (!o.done && (rc = front_setup(&a)) == 0) {
+		int failed = run_inputs(&a, &o);
+		rc = failed || (!a.interactive && a.nerrors) ? 1 : 0;
 	}
-	for (int i = optind; i < argc; i++)
-		files[nfiles++] = argv[i];
-	if (ncommands && nfiles) {
-		rc = usage_error("%s", "-c and session files cannot be mixed");
-		goto out;
-	}
-
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: waits see EINTR */
-	signal(SIGPIPE, SIG_IGN);
-
-	a.tty = isatty(STDOUT_FILENO);
-	a.color = a.tty && !getenv("NO_COLOR");
-	if (a.step) {
-		/* --step waits for Enter at the terminal: without one, every
-		 * replay would stop at its first command */
-		int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-		if (tty < 0) {
-			fprintf(stderr, "cuplay: --step waits for Enter at a terminal, and there is none (%s): "
-			        "run without --step\n", strerror(errno));
-			rc = 2;
-			goto out;
-		}
-		close(tty);
-		step_hook = repl_step;
-	}
-
-	int failed = 0;
-	if (ncommands) {
-		for (int i = 0; i < ncommands && !a.quit; i++) {
-			failed += command_line(&a, commands[i]);
-			if ((failed && a.bail) || g_interrupt)
-				break;
-		}
-	} else if (nfiles) {
-		for (int i = 0; i < nfiles && !a.quit; i++) {
-			int r = source_file(&a, files[i]);
-			failed += r < 0 ? 1 : r;
-			if ((failed && a.bail) || g_interrupt)
-				break;
-		}
-	} else if (isatty(STDIN_FILENO)) {
-		a.interactive = 1;
-		printf("cuplay %s: type 'help' for commands, 'ls' for kernel files, 'quit' to leave\n", CUPLAY_VERSION);
-		/* the worker starts while the user types; no GPU: said now */
-		app_gpu_background(&a);
-		if (!no_rc)
-			run_rc(&a);
-		repl_loop(&a);
-	} else {
-		/* batch: stdin is a script */
-		failed = source_stream(&a, stdin, "<stdin>");
-	}
-	rc = failed || (!a.interactive && a.nerrors) ? 1 : 0;
-out:
 	app_free(&a);
 	ccs_stop();
-	free(commands);
-	free(files);
+	free(o.commands);
+	free(o.files);
 	free(exe);
 	if (stdout_failed() && rc == 0)
 		rc = 1;

@@ -498,6 +498,83 @@ static int plan_pipeline(const spec *s, int k, const symtab *t, const spec_launc
 	return rc;
 }
 
+/* A global's symbol: as written at namespace scope, mangled inside a
+ * namespace (a::b::w is _ZN1a1b1wE). */
+static int global_symbol(const spec *s, const spec_buffer *b, plan_buf *pb, char **err)
+{
+	sbuf msym = {0};
+	if (strstr(b->name, "::")) {
+		sb_puts(&msym, "_ZN");
+		for (const char *q = b->name; *q;) {
+			const char *e = strstr(q, "::");
+			size_t len = e ? (size_t)(e - q) : strlen(q);
+			sb_printf(&msym, "%zu%.*s", len, (int)len, q);
+			q = e ? e + 2 : q + len;
+		}
+		sb_putc(&msym, 'E');
+	} else {
+		sb_puts(&msym, b->name);
+	}
+	int long_name = msym.len >= sizeof pb->sym;
+	if (!long_name)
+		memcpy(pb->sym, msym.s, msym.len + 1);
+	sb_free(&msym);
+	if (long_name)
+		return fail(err, "%s:%d:%d: global name '%s' is too long", s->path, b->line, b->col, b->name);
+	return 0;
+}
+
+/* A global's list of values, into the plan's list. */
+static int global_list(const spec *s, const spec_buffer *b, plan *p, plan_buf *pb, char **err)
+{
+	uint64_t want = pb->count * (uint64_t)dtype_lanes(b->type);
+	if ((uint64_t)b->nlist != want)
+		return fail(err, "%s:%d:%d: global '%s' is %s[%" PRIu64 "] (%" PRIu64 " value%s) but the "
+		            "list has %d", s->path, b->line, b->col, b->name, dtype_name(b->type), pb->count,
+		            want, want == 1 ? "" : "s", b->nlist);
+	if (p->nlist + (uint64_t)b->nlist > PLAN_MAX_LIST)
+		return fail(err, "%s:%d:%d: the globals' lists hold more than %d values", s->path, b->line,
+		            b->col, PLAN_MAX_LIST);
+	pb->list_off = p->nlist;
+	pb->list_n = (uint32_t)b->nlist;
+	memcpy(p->list + p->nlist, b->list, (size_t)b->nlist * sizeof *b->list);
+	p->nlist += (uint32_t)b->nlist;
+	return 0;
+}
+
+/* Buffer i of the file into the plan. */
+static int plan_buffer(const spec *s, int i, const symtab *t, plan *p, char **err)
+{
+	const spec_buffer *b = &s->bufs[i];
+	plan_buf *pb = &p->bufs[i];
+	if (strlen(b->name) >= sizeof pb->name)
+		return fail(err, "%s:%d:%d: buffer name '%s' is too long", s->path, b->line, b->col, b->name);
+	strcpy(pb->name, b->name);
+	pb->type = b->type;
+	int64_t n;
+	char *what = xasprintf("size of buffer '%s'", b->name);
+	int r = eval_int(s, &b->count, t, what, 1, &n, err);
+	free(what);
+	if (r != 0)
+		return -1;
+	if ((uint64_t)n > UINT64_MAX / 8)
+		return fail(err, "%s:%d:%d: buffer '%s' is too large (%" PRId64 " elements)", s->path,
+		            b->count.line, b->count.col, b->name, n);
+	pb->count = (uint64_t)n;
+	pb->init = b->init;
+	pb->value = b->init_value;
+	pb->output = b->output;
+	pb->managed = b->managed;
+	pb->prefetch = b->prefetch;
+	pb->global = b->global;
+	pb->host = b->host;
+	if (b->global && global_symbol(s, b, pb, err) != 0)
+		return -1;
+	if (b->init == INIT_LIST && global_list(s, b, p, pb, err) != 0)
+		return -1;
+	return 0;
+}
+
 int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
                const timing_opts *topt, plan *p, char **err)
 {
@@ -506,68 +583,9 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 	if (s->nbufs > PLAN_MAX_BUFS)
 		return fail(err, "%s: %d buffers declared; at most %d are supported", s->path, s->nbufs, PLAN_MAX_BUFS);
 	p->nbufs = s->nbufs;
-	for (int i = 0; i < s->nbufs; i++) {
-		const spec_buffer *b = &s->bufs[i];
-		plan_buf *pb = &p->bufs[i];
-		if (strlen(b->name) >= sizeof pb->name)
-			return fail(err, "%s:%d:%d: buffer name '%s' is too long", s->path, b->line, b->col, b->name);
-		strcpy(pb->name, b->name);
-		pb->type = b->type;
-		int64_t n;
-		char *what = xasprintf("size of buffer '%s'", b->name);
-		int r = eval_int(s, &b->count, t, what, 1, &n, err);
-		free(what);
-		if (r != 0)
+	for (int i = 0; i < s->nbufs; i++)
+		if (plan_buffer(s, i, t, p, err) != 0)
 			return -1;
-		if ((uint64_t)n > UINT64_MAX / 8)
-			return fail(err, "%s:%d:%d: buffer '%s' is too large (%" PRId64 " elements)", s->path,
-			            b->count.line, b->count.col, b->name, n);
-		pb->count = (uint64_t)n;
-		pb->init = b->init;
-		pb->value = b->init_value;
-		pb->output = b->output;
-		pb->managed = b->managed;
-		pb->prefetch = b->prefetch;
-		pb->global = b->global;
-		pb->host = b->host;
-		if (b->global) {
-			/* the symbol: as written at namespace scope, mangled inside a
-			 * namespace (a::b::w is _ZN1a1b1wE) */
-			sbuf msym = {0};
-			if (strstr(b->name, "::")) {
-				sb_puts(&msym, "_ZN");
-				for (const char *q = b->name; *q;) {
-					const char *e = strstr(q, "::");
-					size_t len = e ? (size_t)(e - q) : strlen(q);
-					sb_printf(&msym, "%zu%.*s", len, (int)len, q);
-					q = e ? e + 2 : q + len;
-				}
-				sb_putc(&msym, 'E');
-			} else {
-				sb_puts(&msym, b->name);
-			}
-			int long_name = msym.len >= sizeof pb->sym;
-			if (!long_name)
-				memcpy(pb->sym, msym.s, msym.len + 1);
-			sb_free(&msym);
-			if (long_name)
-				return fail(err, "%s:%d:%d: global name '%s' is too long", s->path, b->line, b->col, b->name);
-		}
-		if (b->init == INIT_LIST) {
-			uint64_t want = pb->count * (uint64_t)dtype_lanes(b->type);
-			if ((uint64_t)b->nlist != want)
-				return fail(err, "%s:%d:%d: global '%s' is %s[%" PRIu64 "] (%" PRIu64 " value%s) but the "
-				            "list has %d", s->path, b->line, b->col, b->name, dtype_name(b->type), pb->count,
-				            want, want == 1 ? "" : "s", b->nlist);
-			if (p->nlist + (uint64_t)b->nlist > PLAN_MAX_LIST)
-				return fail(err, "%s:%d:%d: the globals' lists hold more than %d values", s->path, b->line,
-				            b->col, PLAN_MAX_LIST);
-			pb->list_off = p->nlist;
-			pb->list_n = (uint32_t)b->nlist;
-			memcpy(p->list + p->nlist, b->list, (size_t)b->nlist * sizeof *b->list);
-			p->nlist += (uint32_t)b->nlist;
-		}
-	}
 	for (int i = 0; i < s->nlinks; i++)
 		p->device_launches |= strcmp(s->links[i], "cudadevrt") == 0;
 	spec_launch eff;

@@ -1,6 +1,7 @@
 /* test_compile.c: the compile cache with real NVRTC: what the key covers,
  * precompiled headers, messages about kernel names, the cache directory. */
 #include "ccache.h"
+#include "pchdir.h"
 #include "nvrtc.h"
 #include "spec.h"
 #include "test.h"
