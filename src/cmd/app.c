@@ -114,7 +114,7 @@ void app_init(app *a, const char *exe)
 	memset(a, 0, sizeof *a);
 	a->exe = exe;
 	a->gpu = -1;
-	a->record_fd = -1;
+	a->recording.fd = -1;
 	a->format = FMT_TABLE;
 	doc_open(&a->out, stdout, FMT_TABLE, 0, CUPLAY_VERSION);
 	a->timeout_s = 10;
@@ -202,12 +202,12 @@ void app_free(app *a)
 		table_free(&a->last);
 	if (a->have_chart)
 		chart_free(&a->last_chart);
-	free(a->tl);
-	free(a->tl_title);
-	free(a->tl_why);
-	if (a->record_fd >= 0)
-		close(a->record_fd);
-	free(a->record_path);
+	free(a->timeline.spans);
+	free(a->timeline.title);
+	free(a->timeline.why);
+	if (a->recording.fd >= 0)
+		close(a->recording.fd);
+	free(a->recording.path);
 	for (int i = 0; i < a->nkseen; i++) {
 		free(a->kseen[i].path);
 		free(a->kseen[i].kernel);
@@ -332,7 +332,7 @@ void app_keep_chart(app *a, chart *c)
 		chart_free(&a->last_chart);
 	a->last_chart = *c;
 	a->have_chart = 1;
-	a->plot_timeline = 0;
+	a->timeline.plot = 0;
 	memset(c, 0, sizeof *c);
 }
 
@@ -508,6 +508,29 @@ double app_pipe_roof(app *a, int p)
 	return a->troof.device == a->device + 1 ? a->troof.roof[p] : 0;
 }
 
+/* The timeline of the run of record m, or why there is none. */
+static void timeline_keep(timeline_kept *t, const result *res, const measurement *m)
+{
+	free(t->spans);
+	free(t->title);
+	free(t->why);
+	t->spans = NULL;
+	t->why = NULL;
+	t->n = res->nspans > 0 && res->nspans <= RES_MAX_SPANS ? res->nspans : 0;
+	t->lost = res->spans_lost;
+	t->title = xasprintf("%s %s", m->kernel, m->values);
+	t->unavailable = res->tl_note[0] != 0;
+	if (t->n > 0) {
+		t->spans = xmalloc((size_t)t->n * sizeof *t->spans);
+		memcpy(t->spans, res->spans, (size_t)t->n * sizeof *t->spans);
+	} else if (res->tl_note[0]) {
+		t->why = xstrndup(res->tl_note, strnlen(res->tl_note, sizeof res->tl_note));
+	} else {
+		t->why = xasprintf("%s ran alone on data already on the GPU: a timeline is recorded for runs "
+		                      "on host data ('//@ buffer ... host') and for batches ('batch N')", m->kernel);
+	}
+}
+
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p)
 {
 	measurement *m = new_record(a);
@@ -516,26 +539,8 @@ const measurement *add_record(app *a, const char *values, const result *res, con
 	if (a->roof.device == a->device + 1 && a->roof.best > m->roof_gbps && !m->link[0])
 		measure_set_roof(m, a->roof.best);
 	stamp(a, m);
-	if (res->nsamples > 0) { /* the timeline of this run, or why there is none */
-		free(a->tl);
-		free(a->tl_title);
-		free(a->tl_why);
-		a->tl = NULL;
-		a->tl_why = NULL;
-		a->ntl = res->nspans > 0 && res->nspans <= RES_MAX_SPANS ? res->nspans : 0;
-		a->tl_lost = res->spans_lost;
-		a->tl_title = xasprintf("%s %s", m->kernel, m->values);
-		a->tl_unavailable = res->tl_note[0] != 0;
-		if (a->ntl > 0) {
-			a->tl = xmalloc((size_t)a->ntl * sizeof *a->tl);
-			memcpy(a->tl, res->spans, (size_t)a->ntl * sizeof *a->tl);
-		} else if (res->tl_note[0]) {
-			a->tl_why = xstrndup(res->tl_note, strnlen(res->tl_note, sizeof res->tl_note));
-		} else {
-			a->tl_why = xasprintf("%s ran alone on data already on the GPU: a timeline is recorded for runs "
-			                      "on host data ('//@ buffer ... host') and for batches ('batch N')", m->kernel);
-		}
-	}
+	if (res->nsamples > 0)
+		timeline_keep(&a->timeline, res, m);
 	return m;
 }
 

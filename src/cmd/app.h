@@ -75,6 +75,23 @@ typedef struct troofs {
 	double mma[TP_N], wgmma[TP_N], roof[TP_N];
 } troofs;
 
+/* The last timed run's timeline (`timeline`): its copies and kernels. */
+typedef struct timeline_kept {
+	tl_span *spans;
+	int n, lost;
+	char *title;          /* "KERNEL VALUES" of that run; NULL before any */
+	char *why;            /* why it has none, or NULL */
+	int unavailable;      /* ... because CUPTI could not record it (not the kind of run) */
+	int plot;             /* `plot` writes the timeline: it was shown after the last chart */
+} timeline_kept;
+
+/* `record FILE`: the commands from now on appended to a session file. */
+typedef struct recording_file {
+	int fd;               /* -1 when off */
+	char *path;
+	int depth;            /* the source depth `record` was given at */
+} recording_file;
+
 typedef struct app {
 	/* options */
 	int no_gpu, mask_times, interactive, color, step, bail;
@@ -129,16 +146,8 @@ typedef struct app {
 	int have_last;
 	chart last_chart;     /* the last comparison or sweep, for `plot` */
 	int have_chart;
-	/* the last timed run's timeline (`timeline`): its copies and kernels */
-	tl_span *tl;
-	int ntl, tl_lost;
-	char *tl_title;       /* "KERNEL VALUES" of that run; NULL before any */
-	char *tl_why;         /* why it has none, or NULL */
-	int tl_unavailable;   /* ... because CUPTI could not record it (not the kind of run) */
-	int plot_timeline;    /* `plot` writes the timeline: it was shown after the last chart */
-	int record_fd;        /* `record FILE`: -1 when off */
-	char *record_path;
-	int record_depth;     /* the source depth `record` was given at */
+	timeline_kept timeline; /* the last timed run's (`timeline`) */
+	recording_file recording; /* `record FILE` */
 	/* look.c: inspection */
 	const run_observer *observer; /* what watches each run, or NULL */
 	int metrics_on;       /* `metrics on`: counters after every run */
@@ -172,42 +181,13 @@ void app_table(app *a, const table *t, int indent);
 /* Changes the format: the document so far is ended first. */
 void app_format(app *a, out_format f);
 
-/* run.c: the edit -> compile -> run -> check -> time loop. */
-int app_use(app *a, const char *name);
-int app_reload(app *a);                 /* re-reads the file when it changed */
-int app_run(app *a, char **kernels, int nk); /* the file re-read first (CMD_FRESH_FILE) */
-int app_set(app *a, const char *name, const char *expr);
-int app_unset(app *a, const char *name);
-void app_show(app *a);
-void app_ls(app *a);
-/* The steps of a run, for run, sweep and compare. run_prepare resolves the
- * values (settings, then `extra`) and compiles; run_plan builds and checks
- * the launch of kernel k; run_exec sends it to the worker. Each prints or
- * returns its one-line error. */
-typedef struct runctx {
-	symtab vals;
-	char *vline;       /* "N=8192 PAD=1 ..." */
-	const cunit *u;
-	cc_source from;
-	double compile_ms;
-	devinfo dev;
-	int sm, gpu;       /* the compute capability compiled for (90) */
-	char arch[16];     /* the target compiled for: "sm_90", "sm_90a" */
-	const arch_target *target; /* the file's `arch` line chosen; NULL: none */
-} runctx;
-int run_prepare(app *a, const symtab *extra, int announce, runctx *c);
-void run_release(runctx *c);
-int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err);
-int run_exec(app *a, runctx *c, const plan *p, result *res, char **err);
-/* run_exec, with `//@ check at`: the check pass at those params (a plan of
- * its own), then p timed without checking; res carries both. */
-int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err);
-/* The plan and cubin of the `check at` pass for kernel k (timing plan p):
- * 1 when made (caller frees *cubin), 0 when the file has none, -1 error. */
-int run_check_plan(app *a, runctx *c, int k, const plan *p, plan *pc, void **cubin, size_t *len, char **err);
-/* The values of the file's `//@ check at` lines, evaluated with c's values
- * (caller frees *extra). */
-int check_at_values(app *a, const runctx *c, symtab *extra, char **err);
+/* The commands' work, each module with its header: files.h (use, set,
+ * show, ls), run.h (the run and its steps), compare.h (sweep, compare,
+ * save, plot), labreport.h (report), say.h (say's placeholders). */
+
+/* The commands as typed, for the report. */
+void app_history_add(app *a, const char *line);
+void app_history_free(app *a);
 
 /* app.c, for files.c and run.c: NVRTC's warm-up thread started (the
  * worker too, when a GPU may be there) and joined; the device a file is
@@ -220,19 +200,6 @@ void app_free_list(char **v, int n);
 /* Keeps t (moved) as the last results for `save`; c likewise for `plot`. */
 void app_keep_table(app *a, table *t);
 void app_keep_chart(app *a, chart *c);
-/* compare.c */
-int app_sweep(app *a, int argc, char **argv);   /* the file re-read first (CMD_FRESH_FILE) */
-int app_compare(app *a, int argc, char **argv); /* likewise */
-int app_save(app *a, const char *path);
-/* say.c: narration with {placeholders} filled in ({gpu}, {l2}, {median K},
- * {speedup A B}, ...); *bad names the first that is not one (left as
- * written). */
-char *say_expand(app *a, const char *text, char **bad);
-/* report.c: the lab report, and the commands it lists */
-int app_report(app *a, const char *path);
-void app_history_add(app *a, const char *line);
-void app_history_free(app *a);
-int app_plot(app *a, const char *path);
 
 /* The roofs of the current device measured once, before its first
  * measurement (through roof_hook): 0 done or nothing to do (no GPU), -1
@@ -256,16 +223,7 @@ int app_src_tensor(const char *src);
 /* The pipe kernel `name` of unit u runs its flops on (measure.h's pipe),
  * from its PTX's tensor-core instructions; *use (may be NULL) what they are. */
 int app_kernel_pipe(const cunit *u, const char *name, tensor_use *use);
-int pick_kernels(app *a, char **names, int n, int **out, int *nout);
-void progress(void *ctx, int n, double last_ms);
-/* Prints what failed in a result's checks, one error line each. */
-void check_failures(app *a, const plan *p, const result *res);
-/* Says why a result was timed with events when the kernel clock was asked
- * for, once for each new reason. */
-void clock_note(app *a, const result *res);
 
-/* The list of kernel files in kernels_src (caller frees). */
-char **app_kernel_files(int *n);
 /* A result that the kernel clock's check concerns (timed by the kernel
  * clock, under 50 us, on a device whose clock disagreed with the
  * profiler's duration; clockcheck.h): "name +0.92 us of 9.21 us (+11%)"

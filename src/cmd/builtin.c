@@ -1,5 +1,6 @@
 /* builtin.c: timing cuplay's own kernel files; their cache files. */
 #include "builtin.h"
+#include "run.h"
 #include "sha256.h"
 
 #include <inttypes.h>

@@ -1,6 +1,7 @@
 /* clockcheck.c: the kernel clock's calibration, run through the worker as
  * a built-in kernel file, kept per device in the cache. */
 #include "clockcheck.h"
+#include "run.h"
 #include "clockcal.h"
 #include "builtin.h"
 #include "devcache.h"

@@ -1,6 +1,7 @@
 /* compare.c: sweeps over values, interleaved comparisons of variants, and
  * writing the last results (save) and chart (plot). */
-#include "app.h"
+#include "compare.h"
+#include "run.h"
 #include "fileio.h"
 
 #include <ctype.h>

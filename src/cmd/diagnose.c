@@ -1,5 +1,6 @@
 /* diagnose.c: explain and roofline. */
 #include "diagnose.h"
+#include "run.h"
 
 #include "explain.h"
 #include "kinfo.h"

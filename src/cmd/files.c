@@ -1,6 +1,6 @@
 /* files.c: kernel files: find, use and re-read one, set and unset its
  * values, show it, list them all. */
-#include "app.h"
+#include "files.h"
 #include "ref.h"
 #include "fileio.h"
 #include "search.h"

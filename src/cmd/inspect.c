@@ -1,5 +1,6 @@
 /* inspect.c: roof, device, ptx. */
 #include "inspect.h"
+#include "run.h"
 #include "builtin.h"
 #include "clockcheck.h"
 #include "devcache.h"
@@ -353,10 +354,10 @@ int app_timeline_svg(app *a, const char *path)
 	size_t n = strlen(path);
 	if (n < 4 || strcmp(path + n - 4, ".svg") != 0)
 		return app_error(a, "timeline: '%s': write an .svg file", path);
-	if (!a->tl)
-		return app_error(a, "timeline: %s", a->tl_why ? a->tl_why : "no run yet: 'run' a kernel first");
+	if (!a->timeline.spans)
+		return app_error(a, "timeline: %s", a->timeline.why ? a->timeline.why : "no run yet: 'run' a kernel first");
 	sbuf b = {0};
-	tl_svg(a->tl, a->ntl, a->tl_title, 1, &b);
+	tl_svg(a->timeline.spans, a->timeline.n, a->timeline.title, 1, &b);
 	char *err = NULL;
 	if (write_sbuf(path, &b, &err) != 0) {
 		app_error(a, "timeline: %s", err);
@@ -371,27 +372,27 @@ int app_timeline(app *a, const char *svg_path)
 {
 	if (svg_path && (strlen(svg_path) < 4 || strcmp(svg_path + strlen(svg_path) - 4, ".svg") != 0))
 		return app_error(a, "timeline: '%s': write an .svg file", svg_path);
-	if (!a->tl && a->gpu != 1 && !a->tl_title) {
+	if (!a->timeline.spans && a->gpu != 1 && !a->timeline.title) {
 		app_note(a, "timeline: skipped (no GPU)");
 		return 0;
 	}
-	if (!a->tl && a->tl_unavailable) { /* CUPTI would not: said, not an error of the session */
-		app_note(a, "timeline of %s: %s", a->tl_title, a->tl_why);
+	if (!a->timeline.spans && a->timeline.unavailable) { /* CUPTI would not: said, not an error of the session */
+		app_note(a, "timeline of %s: %s", a->timeline.title, a->timeline.why);
 		return 0;
 	}
-	if (!a->tl)
-		return app_error(a, "timeline: %s", a->tl_why ? a->tl_why : "no run yet: 'run' a kernel first");
+	if (!a->timeline.spans)
+		return app_error(a, "timeline: %s", a->timeline.why ? a->timeline.why : "no run yet: 'run' a kernel first");
 	sbuf b = {0};
-	tl_text(a->tl, a->ntl, a->tl_title, 80, &b);
+	tl_text(a->timeline.spans, a->timeline.n, a->timeline.title, 80, &b);
 	if (a->mask_times) { /* the bars and figures are the GPU's: only the shape is kept */
 		sb_free(&b);
-		sb_printf(&b, "timeline of %s: %d spans\n", a->tl_title, a->ntl);
+		sb_printf(&b, "timeline of %s: %d spans\n", a->timeline.title, a->timeline.n);
 	}
 	fputs(b.s, app_textf(a));
 	sb_free(&b);
-	if (a->tl_lost > 0)
-		app_note(a, "  %d more spans were not kept (at most %d)", a->tl_lost, RES_MAX_SPANS);
-	a->plot_timeline = 1;
+	if (a->timeline.lost > 0)
+		app_note(a, "  %d more spans were not kept (at most %d)", a->timeline.lost, RES_MAX_SPANS);
+	a->timeline.plot = 1;
 	return svg_path ? app_timeline_svg(a, svg_path) : 0;
 }
 

@@ -1,6 +1,8 @@
 /* look.c: info, sass, metrics, sanitize, and what a run shows of counters
  * and of the GPU's conditions. */
 #include "look.h"
+#include "files.h"
+#include "run.h"
 
 #include "inspect.h"
 #include "kinfo.h"

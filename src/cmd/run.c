@@ -1,6 +1,6 @@
 /* run.c: the run itself: compile (cache), plan, launch in the worker,
  * check, time, report. */
-#include "app.h"
+#include "run.h"
 #include "ptxread.h"
 #include "ref.h"
 #include "search.h"

@@ -8,7 +8,7 @@
  * A kernel's figures come from its latest timed run, whatever ran since (a
  * `metrics` run has counters and no times). A figure that is not there is
  * said in words, never as a bare mark: "(no timed run of K)". */
-#include "app.h"
+#include "say.h"
 #include "expect.h"
 
 #include <stdlib.h>

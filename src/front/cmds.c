@@ -2,6 +2,7 @@
  * cmds_*.c), the dispatcher, and the commands that run lines through it:
  * help, source, edit and watch. */
 #include "cmds.h"
+#include "files.h"
 #include "cmds_files.h"
 #include "cmds_lesson.h"
 #include "cmds_look.h"

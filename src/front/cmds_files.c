@@ -1,5 +1,6 @@
 /* cmds_files.c: the commands of the kernel file and its values: ls, use, show, set, unset, include; each command's entry beside its handler. */
 #include "cmds_files.h"
+#include "files.h"
 #include "ccserver.h"
 #include "diagnose.h"
 #include "expect.h"

@@ -1,5 +1,6 @@
 /* cmds_lesson.c: the commands of lessons and the session: say, lessons, expect, pause, record, quit; each command's entry beside its handler. */
 #include "cmds_lesson.h"
+#include "say.h"
 #include "ccserver.h"
 #include "diagnose.h"
 #include "expect.h"
@@ -104,16 +105,16 @@ static int cmd_pause(app *a, int argc, char **argv, const char *rest)
 static int record_write(app *a, const char *s, size_t n)
 {
 	while (n > 0) {
-		ssize_t w = write(a->record_fd, s, n);
+		ssize_t w = write(a->recording.fd, s, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
 			int e = w < 0 ? errno : EIO;
-			close(a->record_fd);
-			a->record_fd = -1;
-			app_error(a, "record: cannot write '%s': %s: recording stopped", a->record_path, strerror(e));
-			free(a->record_path);
-			a->record_path = NULL;
+			close(a->recording.fd);
+			a->recording.fd = -1;
+			app_error(a, "record: cannot write '%s': %s: recording stopped", a->recording.path, strerror(e));
+			free(a->recording.path);
+			a->recording.path = NULL;
 			return -1;
 		}
 		s += w;
@@ -125,18 +126,18 @@ static int record_write(app *a, const char *s, size_t n)
 static int cmd_record(app *a, int argc, char **argv, const char *rest)
 {
 	if (argc == 1) {
-		app_note(a, "record %s", a->record_fd >= 0 ? a->record_path : "off");
+		app_note(a, "record %s", a->recording.fd >= 0 ? a->recording.path : "off");
 		return 0;
 	}
-	if (a->record_fd >= 0) {
-		int bad = close(a->record_fd) != 0;
-		a->record_fd = -1;
+	if (a->recording.fd >= 0) {
+		int bad = close(a->recording.fd) != 0;
+		a->recording.fd = -1;
 		if (bad)
-			app_error(a, "record: cannot write '%s': %s", a->record_path, strerror(errno));
+			app_error(a, "record: cannot write '%s': %s", a->recording.path, strerror(errno));
 		else
-			app_note(a, "recorded to %s", a->record_path);
-		free(a->record_path);
-		a->record_path = NULL;
+			app_note(a, "recorded to %s", a->recording.path);
+		free(a->recording.path);
+		a->recording.path = NULL;
 	}
 	if (strcmp(argv[1], "off") == 0)
 		return 0;
@@ -148,9 +149,9 @@ static int cmd_record(app *a, int argc, char **argv, const char *rest)
 		free(why);
 		return -1;
 	}
-	a->record_fd = fd;
-	a->record_path = xstrdup(argv[1]);
-	a->record_depth = a->source_depth;
+	a->recording.fd = fd;
+	a->recording.path = xstrdup(argv[1]);
+	a->recording.depth = a->source_depth;
 	if (a->sp) {
 		/* start from where we are: the file and the values set */
 		sbuf b = {0};
@@ -174,8 +175,8 @@ void record_line(app *a, const command *c)
 	/* the lines of a sourced file are not recorded, only the `source` line:
 	 * replaying would run them twice, and sourcing the file being recorded
 	 * would grow it as fast as it is read, without end */
-	if (a->record_fd < 0 || !a->cmd_text || strcmp(c->name, "record") == 0 ||
-	    strcmp(c->name, "quit") == 0 || a->source_depth > a->record_depth)
+	if (a->recording.fd < 0 || !a->cmd_text || strcmp(c->name, "record") == 0 ||
+	    strcmp(c->name, "quit") == 0 || a->source_depth > a->recording.depth)
 		return;
 	char *line = xasprintf("%s\n", a->cmd_text);
 	record_write(a, line, strlen(line));

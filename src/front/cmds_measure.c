@@ -1,5 +1,8 @@
 /* cmds_measure.c: the commands that measure and write what was measured: run, sweep, compare, save, plot, report, timeline, roof, device; each command's entry beside its handler. */
 #include "cmds_measure.h"
+#include "run.h"
+#include "compare.h"
+#include "labreport.h"
 #include "ccserver.h"
 #include "diagnose.h"
 #include "expect.h"
@@ -47,7 +50,7 @@ static int cmd_save(app *a, int argc, char **argv, const char *rest)
 
 static int cmd_plot(app *a, int argc, char **argv, const char *rest)
 {
-	if (a->plot_timeline)
+	if (a->timeline.plot)
 		return app_timeline_svg(a, argv[1]);
 	return app_plot(a, argv[1]);
 }

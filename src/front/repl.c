@@ -2,6 +2,7 @@
  * completion of commands, kernel files, kernel names and value names.
  * Without: plain line reads. */
 #include "repl.h"
+#include "files.h"
 #include "cmds.h"
 #include "help.h"
 #include "search.h"

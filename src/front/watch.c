@@ -1,5 +1,6 @@
 /* watch.c: edit and watch. */
 #include "watch.h"
+#include "files.h"
 #include "search.h"
 
 #include <errno.h>

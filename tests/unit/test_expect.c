@@ -1,6 +1,7 @@
 /* test_expect.c: `expect A faster B [by X]` decided by the ratio's 95%
  * interval, on records made from synthetic samples (no GPU). */
 #include "test.h"
+#include "say.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* report.c: `report FILE.html|FILE.md`, the session's lab report. */
-#include "app.h"
+/* labreport.c: `report FILE.html|FILE.md`, the session's lab report. */
+#include "labreport.h"
 #include "lab.h"
 #include "fileio.h"
 
@@ -33,7 +33,7 @@ int app_report(app *a, const char *path)
 	if (nc > 0 && a->cmd_text && strcmp(a->history[nc - 1], a->cmd_text) == 0)
 		nc--;
 	lab_input in = { a->runs, a->nruns, a->history, nc, CUPLAY_VERSION, a->mask_times ? "<t>" : when,
-		         a->mask_times ? NULL : a->tl, a->ntl, a->tl_title,
+		         a->mask_times ? NULL : a->timeline.spans, a->timeline.n, a->timeline.title,
 		         a->roof.device ? a->roof.best : 0, a->roof.device ? a->roof.gflops : 0 };
 	char *buf = NULL;
 	size_t len = 0;
