@@ -31,7 +31,19 @@ typedef struct kinfo_seen {
 } kinfo_seen;
 
 struct app;
-struct runctx;
+/* A run's context (run.h's steps make and use it): the values, the
+ * compiled unit, the device. */
+typedef struct runctx {
+	symtab vals;
+	char *vline;       /* "N=8192 PAD=1 ..." */
+	const cunit *u;
+	cc_source from;
+	double compile_ms;
+	devinfo dev;
+	int sm, gpu;       /* the compute capability compiled for (90) */
+	char arch[16];     /* the target compiled for: "sm_90", "sm_90a" */
+	const arch_target *target; /* the file's `arch` line chosen; NULL: none */
+} runctx;
 /* What watches `run` from outside the run loop: with `metrics on`, the
  * counters of each kernel after its timed samples; the GPU's throttling,
  * noted under the results. The run loop calls begin after run_prepare (it

@@ -9,17 +9,6 @@ int app_run(app *a, char **kernels, int nk); /* the file re-read first (CMD_FRES
  * values (settings, then `extra`) and compiles; run_plan builds and checks
  * the launch of kernel k; run_exec sends it to the worker. Each prints or
  * returns its one-line error. */
-typedef struct runctx {
-	symtab vals;
-	char *vline;       /* "N=8192 PAD=1 ..." */
-	const cunit *u;
-	cc_source from;
-	double compile_ms;
-	devinfo dev;
-	int sm, gpu;       /* the compute capability compiled for (90) */
-	char arch[16];     /* the target compiled for: "sm_90", "sm_90a" */
-	const arch_target *target; /* the file's `arch` line chosen; NULL: none */
-} runctx;
 int run_prepare(app *a, const symtab *extra, int announce, runctx *c);
 void run_release(runctx *c);
 int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err);
