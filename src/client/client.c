@@ -164,6 +164,86 @@ static void close_other_fds(int a, int b)
 
 /* Starts `[PREFIX...] EXE --worker RFD WFD DEVICE WIRE_VERSION`: prefix NULL runs the
  * worker itself, else prefix[0] (a path) wraps it, e.g. a sanitizer. */
+/* The worker's command line: the wrapper's words, this binary, --worker
+ * and its descriptors, device and wire version (the numbers' text in sa;
+ * the caller frees the array). */
+typedef struct spawn_args {
+	char r[24], w[24], d[24], v[24];
+	char self[4096];
+} spawn_args;
+
+static char **worker_argv(const wclient *w, const char *const *prefix, int rfd, int wfd, spawn_args *sa)
+{
+	const char *exe = w->exe && strchr(w->exe, '/') ? w->exe : "/proc/self/exe";
+	if (prefix && !(w->exe && strchr(w->exe, '/'))) {
+		/* a wrapper would read /proc/self/exe as itself */
+		ssize_t n = readlink("/proc/self/exe", sa->self, sizeof sa->self - 1);
+		if (n > 0) {
+			sa->self[n] = 0;
+			exe = sa->self;
+		}
+	}
+	snprintf(sa->r, sizeof sa->r, "%d", rfd);
+	snprintf(sa->w, sizeof sa->w, "%d", wfd);
+	snprintf(sa->d, sizeof sa->d, "%d", w->device);
+	snprintf(sa->v, sizeof sa->v, "%d", WIRE_VERSION);
+	int np = 0;
+	while (prefix && prefix[np])
+		np++;
+	char **argv = xcalloc((size_t)np + 7, sizeof *argv);
+	for (int i = 0; i < np; i++)
+		argv[i] = (char *)prefix[i];
+	argv[np] = (char *)exe;
+	argv[np + 1] = (char *)"--worker";
+	argv[np + 2] = sa->r;
+	argv[np + 3] = sa->w;
+	argv[np + 4] = sa->d;
+	argv[np + 5] = sa->v;
+	return argv;
+}
+
+/* Under a wrapper the worker is told so (CUPLAY_WORKER_WRAPPED=1): it then
+ * leaves CUPTI alone at start-up. Made before the fork: the child only
+ * execs. NULL without a wrapper (the environment as it is). */
+static char **wrapped_env(const char *const *prefix)
+{
+	if (!prefix)
+		return NULL;
+	size_t ne = 0;
+	while (environ[ne])
+		ne++;
+	char **envp = xcalloc(ne + 2, sizeof *envp);
+	size_t k = 0;
+	for (size_t i = 0; i < ne; i++)
+		if (strncmp(environ[i], "CUPLAY_WORKER_WRAPPED=", 22) != 0)
+			envp[k++] = environ[i];
+	envp[k] = (char *)"CUPLAY_WORKER_WRAPPED=1";
+	return envp;
+}
+
+/* In the child: the worker's own ends of the sockets kept, the rest
+ * closed, then exec; says why it could not on wfd. */
+static void exec_worker(const char *const *prefix, int rfd, int wfd, char **argv, char **envp,
+                        const sigset_t *parent_mask)
+{
+#ifdef __linux__
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+	if (prefix) /* a wrapper gets SIGINT as it came */
+		sigprocmask(SIG_SETMASK, parent_mask, NULL);
+	close_other_fds(rfd, wfd);
+	fcntl(rfd, F_SETFD, 0);
+	fcntl(wfd, F_SETFD, 0);
+	if (envp)
+		execve(argv[0], argv, envp);
+	else
+		execv(argv[0], argv);
+	char msg[600];
+	snprintf(msg, sizeof msg, "cannot run the GPU worker '%s': %s", argv[0], strerror(errno));
+	wire_send(wfd, MSG_ERROR, msg, strlen(msg), NULL, 0);
+	_exit(127);
+}
+
 static int spawn(wclient *w, const char *const *prefix, char **err)
 {
 	if (w->pid > 0)
@@ -183,49 +263,9 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 		}
 		return fail(err, "cannot start the GPU worker: socketpair: %s", strerror(e));
 	}
-	const char *exe = w->exe && strchr(w->exe, '/') ? w->exe : "/proc/self/exe";
-	char self[4096];
-	if (prefix && !(w->exe && strchr(w->exe, '/'))) {
-		/* a wrapper would read /proc/self/exe as itself */
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n > 0) {
-			self[n] = 0;
-			exe = self;
-		}
-	}
-	char a_r[24], a_w[24], a_d[24], a_v[24];
-	snprintf(a_r, sizeof a_r, "%d", to[0]);
-	snprintf(a_w, sizeof a_w, "%d", from[1]);
-	snprintf(a_d, sizeof a_d, "%d", w->device);
-	snprintf(a_v, sizeof a_v, "%d", WIRE_VERSION);
-	int np = 0;
-	while (prefix && prefix[np])
-		np++;
-	char **argv = xcalloc((size_t)np + 7, sizeof *argv);
-	for (int i = 0; i < np; i++)
-		argv[i] = (char *)prefix[i];
-	argv[np] = (char *)exe;
-	argv[np + 1] = (char *)"--worker";
-	argv[np + 2] = a_r;
-	argv[np + 3] = a_w;
-	argv[np + 4] = a_d;
-	argv[np + 5] = a_v;
-	const char *run = argv[0];
-	/* under a wrapper the worker is told so (CUPLAY_WORKER_WRAPPED=1): it
-	 * then leaves CUPTI alone at start-up. Made before the fork: the child
-	 * only execs. */
-	char **envp = NULL;
-	if (prefix) {
-		size_t ne = 0;
-		while (environ[ne])
-			ne++;
-		envp = xcalloc(ne + 2, sizeof *envp);
-		size_t k = 0;
-		for (size_t i = 0; i < ne; i++)
-			if (strncmp(environ[i], "CUPLAY_WORKER_WRAPPED=", 22) != 0)
-				envp[k++] = environ[i];
-		envp[k] = (char *)"CUPLAY_WORKER_WRAPPED=1";
-	}
+	spawn_args *sa = xcalloc(1, sizeof *sa);
+	char **argv = worker_argv(w, prefix, to[0], from[1], sa);
+	char **envp = wrapped_env(prefix);
 	/* A Ctrl-C at the terminal reaches the worker too: blocked from before
 	 * the fork until its handler is in place (worker_main unblocks it), so
 	 * one typed while it starts cannot end it */
@@ -234,40 +274,20 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 	sigaddset(&si, SIGINT);
 	sigprocmask(SIG_BLOCK, &si, &parent_mask);
 	pid_t pid = fork();
-	if (pid != 0)
-		sigprocmask(SIG_SETMASK, &parent_mask, NULL);
-	if (pid < 0) {
-		int e = errno;
-		free(envp);
-		free(argv);
-		close(to[0]);
-		close(to[1]);
-		close(from[0]);
-		close(from[1]);
-		return fail(err, "cannot start the GPU worker: fork: %s", strerror(e));
-	}
-	if (pid == 0) {
-#ifdef __linux__
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-		if (prefix) /* a wrapper gets SIGINT as it came */
-			sigprocmask(SIG_SETMASK, &parent_mask, NULL);
-		close_other_fds(to[0], from[1]);
-		fcntl(to[0], F_SETFD, 0);
-		fcntl(from[1], F_SETFD, 0);
-		if (envp)
-			execve(run, argv, envp);
-		else
-			execv(run, argv);
-		char msg[600];
-		snprintf(msg, sizeof msg, "cannot run the GPU worker '%s': %s", run, strerror(errno));
-		wire_send(from[1], MSG_ERROR, msg, strlen(msg), NULL, 0);
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_worker(prefix, to[0], from[1], argv, envp, &parent_mask);
+	sigprocmask(SIG_SETMASK, &parent_mask, NULL);
+	int e = errno;
 	free(envp);
 	free(argv);
+	free(sa);
 	close(to[0]);
 	close(from[1]);
+	if (pid < 0) {
+		close(to[1]);
+		close(from[0]);
+		return fail(err, "cannot start the GPU worker: fork: %s", strerror(e));
+	}
 	w->pid = pid;
 	w->rfd = from[0];
 	w->wfd = to[1];

@@ -245,6 +245,60 @@ int app_roof_measure(app *a)
 	return rc;
 }
 
+/* `roof` as data: one row of every figure. */
+static void roof_data(app *a, const roofs *r, const devinfo *d)
+{
+	const char *head[] = { "device", "memory_gbps", "copy_gbps", "read_gbps", "write_gbps",
+		               "stream_copy_gbps", "datasheet_gbps", "fp32_gflops", "h2d_pageable_gbps",
+		               "h2d_pinned_gbps", "d2h_pageable_gbps", "d2h_pinned_gbps" };
+	double v[] = { r->best, r->copy, r->read, r->write, r->stream, r->peak, r->gflops,
+		       a->link_gbps[LINK_H2D_PAGEABLE], a->link_gbps[LINK_H2D_PINNED],
+		       a->link_gbps[LINK_D2H_PAGEABLE], a->link_gbps[LINK_D2H_PINNED] };
+	const char *keys[14 + 4 * TP_N]; /* head, the FP32 datasheet, troof_figures', the clock's offset */
+	double vals[12 + 4 * TP_N];
+	memcpy(keys, head, sizeof head);
+	memcpy(vals, v, sizeof v);
+	keys[12] = "fp32_datasheet_gflops";
+	vals[11] = tensor_datasheet(d->name, d->sm_count, PIPE_FP32, NULL);
+	int nt = 12 + troof_figures(a, keys + 13, vals + 12);
+	table t;
+	keys[1 + nt] = "clock_offset_us";
+	table_init(&t, nt + 2, keys, NULL);
+	table_kind(&t, "roof");
+	int row = table_row(&t);
+	table_set(&t, row, 0, "%s", d->name);
+	for (int i = 0; i < nt; i++) {
+		if ((i == 5 || i >= 7) && !(vals[i] > 0))
+			continue; /* unknown: null */
+		if (a->mask_times && !strstr(keys[1 + i], "datasheet"))
+			table_set(&t, row, 1 + i, "<t>");
+		else
+			table_num(&t, row, 1 + i, vals[i]);
+	}
+	clock_offset_field(a, &t, row, 1 + nt);
+	app_table(a, &t, 0);
+	table_free(&t);
+}
+
+/* `roof`'s host link rows. */
+static void roof_link_rows(app *a, table *t)
+{
+	char buf[64];
+	int row;
+	static const char *const what[LINK_N] = { "host to device, pageable", "host to device, pinned",
+	                                          "device to host, pageable", "device to host, pinned" };
+	for (int k = 0; k < LINK_N; k++) {
+		row = table_row(t);
+		table_set(t, row, 0, k == 0 ? "host link" : "");
+		if (a->link_gbps[k] > 0)
+			snprintf(buf, sizeof buf, "%.1f GB/s", a->link_gbps[k]);
+		else
+			snprintf(buf, sizeof buf, "unknown");
+		table_set(t, row, 1, "%s", a->mask_times ? "<t>" : buf);
+		table_set(t, row, 2, "%s, one copy of 64 MiB", what[k]);
+	}
+}
+
 int app_roof(app *a)
 {
 	if (roof_measure(a, 1) != 0 || troof_measure(a, 1) != 0)
@@ -258,36 +312,7 @@ int app_roof(app *a)
 	const roofs *r = &a->roof;
 	const devinfo *d = &a->worker.dev;
 	if (format_is_data(a->format)) {
-		const char *head[] = { "device", "memory_gbps", "copy_gbps", "read_gbps", "write_gbps",
-			               "stream_copy_gbps", "datasheet_gbps", "fp32_gflops", "h2d_pageable_gbps",
-			               "h2d_pinned_gbps", "d2h_pageable_gbps", "d2h_pinned_gbps" };
-		double v[] = { r->best, r->copy, r->read, r->write, r->stream, r->peak, r->gflops,
-			       a->link_gbps[LINK_H2D_PAGEABLE], a->link_gbps[LINK_H2D_PINNED],
-			       a->link_gbps[LINK_D2H_PAGEABLE], a->link_gbps[LINK_D2H_PINNED] };
-		const char *keys[14 + 4 * TP_N]; /* head, the FP32 datasheet, troof_figures', the clock's offset */
-		double vals[12 + 4 * TP_N];
-		memcpy(keys, head, sizeof head);
-		memcpy(vals, v, sizeof v);
-		keys[12] = "fp32_datasheet_gflops";
-		vals[11] = tensor_datasheet(d->name, d->sm_count, PIPE_FP32, NULL);
-		int nt = 12 + troof_figures(a, keys + 13, vals + 12);
-		table t;
-		keys[1 + nt] = "clock_offset_us";
-		table_init(&t, nt + 2, keys, NULL);
-		table_kind(&t, "roof");
-		int row = table_row(&t);
-		table_set(&t, row, 0, "%s", d->name);
-		for (int i = 0; i < nt; i++) {
-			if ((i == 5 || i >= 7) && !(vals[i] > 0))
-				continue; /* unknown: null */
-			if (a->mask_times && !strstr(keys[1 + i], "datasheet"))
-				table_set(&t, row, 1 + i, "<t>");
-			else
-				table_num(&t, row, 1 + i, vals[i]);
-		}
-		clock_offset_field(a, &t, row, 1 + nt);
-		app_table(a, &t, 0);
-		table_free(&t);
+		roof_data(a, r, d);
 		return 0;
 	}
 	const char *head[] = { "roof", "measured", "how" };
@@ -330,18 +355,7 @@ int app_roof(app *a)
 	else
 		table_set(&t, row, 2, "fused multiply-adds, 16 chains per thread (CUDA cores)");
 	troof_rows(a, &t);
-	static const char *const what[LINK_N] = { "host to device, pageable", "host to device, pinned",
-	                                          "device to host, pageable", "device to host, pinned" };
-	for (int k = 0; k < LINK_N; k++) {
-		row = table_row(&t);
-		table_set(&t, row, 0, k == 0 ? "host link" : "");
-		if (a->link_gbps[k] > 0)
-			snprintf(buf, sizeof buf, "%.1f GB/s", a->link_gbps[k]);
-		else
-			snprintf(buf, sizeof buf, "unknown");
-		table_set(&t, row, 1, "%s", a->mask_times ? "<t>" : buf);
-		table_set(&t, row, 2, "%s, one copy of 64 MiB", what[k]);
-	}
+	roof_link_rows(a, &t);
 	app_note(a, "roof of %s:", d->name);
 	app_table(a, &t, 2);
 	table_free(&t);
