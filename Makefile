@@ -22,19 +22,22 @@ INCLUDES  := $(LAYERS:%=-Isrc/%)
 BASEFLAGS := -std=c17 -D_GNU_SOURCE -O2 -g $(WARN) -MMD -MP $(DEFINES) $(INCLUDES)
 LIBS      := -pthread -ldl -lm
 
-# GNU readline when its headers exist; plain line reads otherwise (said when
-# the binary is linked: arrow keys then print ^[[A).
+# GNU readline when its headers exist; otherwise the line editor built in,
+# linenoise (vendor/linenoise, BSD-2-Clause: vendor/lineedit.c compiles it),
+# which the link then names. Either keeps the history in the same file.
 READLINE_H ?= readline/readline.h
 ifeq ($(origin HAVE_READLINE), undefined)
 HAVE_READLINE := $(shell echo 'int main(void){return 0;}' | $(CC) -x c -include stdio.h \
                    -include $(READLINE_H) - -o /dev/null -lreadline >/dev/null 2>&1 && echo 1 || echo 0)
 ifneq ($(HAVE_READLINE),1)
-READLINE_NOTE := readline headers not found: line editing off; install libreadline-dev
+READLINE_NOTE := readline headers not found: lines are edited by the built-in linenoise (vendor/linenoise)
 endif
 endif
 ifeq ($(HAVE_READLINE),1)
 BASEFLAGS += -DHAVE_READLINE=1
 LIBS      += -lreadline
+else
+BASEFLAGS += -DHAVE_LINENOISE=1 -Ivendor/linenoise
 endif
 
 ifeq ($(SANITIZE),1)
@@ -87,8 +90,16 @@ $(BIN): $(MAIN_OBJ) $(BUILD)/libcuplay.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 	$(if $(READLINE_NOTE),@echo "  note: $(READLINE_NOTE)" >&2)
 
-$(BUILD)/libcuplay.a: $(CORE_OBJ)
+# vendored code, its warnings not shown (they are its authors' to fix)
+VENDOR_OBJ = $(if $(filter 1,$(HAVE_READLINE)),,$(BUILD)/vendor/lineedit.o)
+
+$(BUILD)/libcuplay.a: $(CORE_OBJ) $(VENDOR_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/vendor/%.o: vendor/%.c
+	@mkdir -p $(dir $@)
+	$(SAY) "  CC    $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -w -c -o $@ $<
 
 $(BUILD)/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -236,4 +247,4 @@ fuzz-smoke: $(FUZZ_BIN)
 clean:
 	rm -rf build cuplay
 
--include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(VENDOR_OBJ:.o=.d)

@@ -161,9 +161,10 @@ t "make -s: says nothing of what it builds (no CC or LINK lines); make says CC" 
 	$MK -s BUILD="$tmp/b" "$tmp/b/base/sha256.o" >"$tmp/o" 2>&1 && [ ! -s "$tmp/o" ] &&
 	$MK -W src/base/sha256.c BUILD="$tmp/b" "$tmp/b/base/sha256.o" 2>&1 | grep -q "^  CC    src/base/sha256.c$" ||
 	{ cat "$tmp/o"; false; }'
-t "make: without readline headers the link says so" '
-	env -u HAVE_READLINE MAKEFLAGS= $MK -n -B BIN="$tmp/plain" READLINE_H=readline/no-such-header.h "$tmp/plain" |
-		grep -q "readline headers not found: line editing off; install libreadline-dev"'
+t "make: without readline headers the link says so, and the line editor built in is compiled" '
+	env -u HAVE_READLINE MAKEFLAGS= $MK -n -B BIN="$tmp/plain" READLINE_H=readline/no-such-header.h "$tmp/plain" >"$tmp/o" &&
+	grep -q "readline headers not found: lines are edited by the built-in linenoise (vendor/linenoise)" "$tmp/o" &&
+	grep -q "vendor/lineedit.c" "$tmp/o" && grep -q -- "-DHAVE_LINENOISE=1" "$tmp/o" || { cat "$tmp/o" | tail -5; false; }'
 
 # MANIFEST lists the files that come with cuplay: each is there, and in a git
 # checkout they are the files git tracks in kernels_src/ and sessions/

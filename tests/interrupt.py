@@ -3,9 +3,11 @@
 Ctrl-C during a long sweep returns to the prompt and the next command still
 sees the values set before; Ctrl-C at the prompt gives a fresh prompt, drops
 a half-typed line and is not held over to stop the next command; in a
-replay, Ctrl-C stops the replay and the exit status is 1. With GPU=1,
-Ctrl-C also cuts a long timing loop short. Prints "interrupt: N passed, N
-failed"."""
+replay, Ctrl-C stops the replay and the exit status is 1. At the prompt
+both on a terminal no line editor draws on (TERM=dumb: plain reads) and on
+one it does (TERM=xterm: readline, or the editor built in without it).
+With GPU=1, Ctrl-C also cuts a long timing loop short. Prints "interrupt:
+N passed, N failed"."""
 import os, pty, re, select, signal, subprocess, sys, time
 
 CUPLAY = os.environ.get("CUPLAY", "./cuplay")
@@ -41,8 +43,8 @@ def read_until(fd, want, timeout):
     return buf.decode(errors="replace"), False
 
 
-def interactive(nogpu, sweep_cmd, label):
-    env = dict(os.environ, NO_COLOR="1", TERM="dumb", HOME=os.environ.get("TMPDIR", "/tmp"))
+def interactive(nogpu, sweep_cmd, label, term="dumb"):
+    env = dict(os.environ, NO_COLOR="1", TERM=term, HOME=os.environ.get("TMPDIR", "/tmp"))
     pid, fd = pty.fork()
     if pid == 0:
         args = [CUPLAY] + (["--no-gpu"] if nogpu else [])
@@ -56,7 +58,11 @@ def interactive(nogpu, sweep_cmd, label):
     time.sleep(2.0)
     t0 = time.time()
     os.write(fd, b"\x03")  # Ctrl-C, as the terminal sends it
-    out, back = read_until(fd, "cuplay transpose>", 30)
+    # the word first, then the prompt after it (a line editor draws the
+    # prompt again at every key, so a prompt alone says nothing)
+    out, back = read_until(fd, "interrupted", 30)
+    more, back2 = read_until(fd, "cuplay transpose>", 10)
+    out, back = out + more, back and back2
     waited = time.time() - t0
     os.write(fd, b"show\r")
     shown, _ = read_until(fd, "PAD", 20)
@@ -71,8 +77,8 @@ def interactive(nogpu, sweep_cmd, label):
     report("0 (set)" in shown + shown2, f"{label}: the REPL kept PAD=0 after Ctrl-C", (shown + shown2)[-600:])
 
 
-def start(args):
-    env = dict(os.environ, NO_COLOR="1", TERM="dumb", HOME=os.environ.get("TMPDIR", "/tmp"))
+def start(args, term="dumb"):
+    env = dict(os.environ, NO_COLOR="1", TERM=term, HOME=os.environ.get("TMPDIR", "/tmp"))
     pid, fd = pty.fork()
     if pid == 0:
         os.execvpe(args[0], args, env)
@@ -88,9 +94,9 @@ def finish(pid, fd):
     os.close(fd)
 
 
-def at_prompt(nogpu):
+def at_prompt(nogpu, term="dumb"):
     """Ctrl-C on an empty prompt, then a command: the command runs whole."""
-    pid, fd = start([CUPLAY] + (["--no-gpu"] if nogpu else []))
+    pid, fd = start([CUPLAY] + (["--no-gpu"] if nogpu else []), term)
     read_until(fd, "cuplay>", 20)
     os.write(fd, b"use transpose\r")
     read_until(fd, "cuplay transpose>", 20)
@@ -99,18 +105,20 @@ def at_prompt(nogpu):
     os.write(fd, b"\x03")
     fresh, ok = read_until(fd, "cuplay transpose>", 10)
     os.write(fd, b"run transpose_tiled\r")
-    out, _ = read_until(fd, "cuplay transpose>", 120)
+    out, _ = read_until(fd, "not launched (no GPU)" if nogpu else "\ntranspose_tiled ", 120)
+    more, _ = read_until(fd, "cuplay transpose>", 20)
+    out += more
     finish(pid, fd)
-    label = "compile-only" if nogpu else "GPU"
+    label = ("compile-only" if nogpu else "GPU") + (", line editor" if term != "dumb" else "")
     done = "not launched (no GPU)" in out if nogpu else re.search(r"\ntranspose_tiled +ok ", out) is not None
     report(ok, f"{label}: Ctrl-C on an empty prompt gives a fresh prompt", fresh[-300:])
     report("interrupted" not in out and done,
            f"{label}: Ctrl-C at the prompt is not held over to stop the next command", out[-600:])
 
 
-def half_typed():
+def half_typed(term="dumb"):
     """Ctrl-C drops a half-typed line, as bash, sqlite3 and psql do."""
-    pid, fd = start([CUPLAY, "--no-gpu"])
+    pid, fd = start([CUPLAY, "--no-gpu"], term)
     read_until(fd, "cuplay>", 20)
     os.write(fd, b"half typed")
     read_until(fd, "half typed", 5)
@@ -122,7 +130,7 @@ def half_typed():
     out2, said = read_until(fd, "next line\r\n", 10)
     finish(pid, fd)
     report(ok and "unknown command" not in out + out2 and said,
-           "Ctrl-C drops a half-typed line", (fresh + out + out2)[-600:])
+           "Ctrl-C drops a half-typed line" + (" (line editor)" if term != "dumb" else ""), (fresh + out + out2)[-600:])
 
 
 def replay(nogpu):
@@ -216,6 +224,9 @@ step_eof()
 replay(True)
 at_prompt(True)
 half_typed()
+at_prompt(True, "xterm")
+half_typed("xterm")
+interactive(True, "sweep TILE_SIZE=4,8,16,32 PAD=0,1,2,3,4,5,6,7 BLOCK_ROWS=1,2,4", "compile-only sweep, line editor", "xterm")
 if GPU:
     at_prompt(False)
     interactive(False, "timing min 60 max 120 wall 120; reps 2000; run transpose_tiled", "timing loop")

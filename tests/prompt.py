@@ -2,10 +2,13 @@
 """tests/prompt.py: the interactive prompt in a pseudo-terminal: the banner
 says when there is no GPU; the start-up file runs (and -X skips it; -c never
 reads it); `edit NAME` opens the file `use NAME` would load and runs it;
-file names complete after source, save, record and plot. GPU=1: a GPU is
-present (the banner then names none missing). Prints "prompt: N passed, N
-failed, N skipped"; HAVE_READLINE=0 (a plain build) skips completion."""
-import os, pty, select, shutil, subprocess, sys, tempfile, time
+file names complete after source, save, record and plot; on a terminal
+that can be drawn on, the line is edited (arrows, Ctrl-A/E/K/U/W, history,
+Ctrl-R, Tab), with readline or, in a build without it, the line editor
+built in, and the history outlives the process. GPU=1: a GPU is present
+(the banner then names none missing). Prints "prompt: N passed, N failed,
+N skipped"; HAVE_READLINE=0 says the build is the one without readline."""
+import fcntl, os, pty, re, select, shutil, struct, subprocess, sys, tempfile, termios, time
 
 CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -47,6 +50,8 @@ def start(args, env, cwd):
     if pid == 0:
         os.chdir(cwd)
         os.execvpe(args[0], args, env)
+    # a terminal of 24 rows of 120 columns, as a window has
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
     return pid, fd
 
 
@@ -128,17 +133,14 @@ try:
     report(back and "saxpy.cu  BLOCK=256" in out and "vadd_naive" not in out,
            "edit NAME: runs the edited file, not the previous one", out[-800:])
 
-    # completion of file names
-    if not READLINE:
-        skipped += 1
-        print("skipped: completion (a build without readline)")
-        cases = []
+    # completion of file names, on a terminal the line editor draws on
+    edit_env = dict(env, TERM="xterm")
     os.makedirs(os.path.join(work, "results_dir"))
     with open(os.path.join(work, "a_lesson.session"), "w") as f:
         f.write("say hi\n")
-    pid, fd = start([CUPLAY, "-X", "--no-gpu"], env, work)
+    pid, fd = start([CUPLAY, "-X", "--no-gpu"], edit_env, work)
     read_until(fd, "cuplay>", 20)
-    cases = [] if not READLINE else [("source a_les", "a_lesson.session"), ("save results_d", "results_dir/"),
+    cases = [("source a_les", "a_lesson.session"), ("save results_d", "results_dir/"),
              ("record results_d", "results_dir/"), ("plot results_d", "results_dir/"),
              ("report results_d", "results_dir/")]
     for typed, want in cases:
@@ -148,6 +150,55 @@ try:
         read_until(fd, "cuplay>", 5)
         report(ok, "completion: '%s<TAB>' gives %s" % (typed, want), out[-300:])
     finish(pid, fd)
+
+    # line editing: what runs is the line as edited (a key the editor does
+    # not take would leave escape codes in it, and the command would fail)
+    state = os.path.join(tmp, "edit-state")
+    hist_env = dict(edit_env, XDG_STATE_HOME=state)
+    LEFT, RIGHT, UP = b"\x1b[D", b"\x1b[C", b"\x1b[A"
+    def ctrl(c):
+        return bytes([ord(c) & 0x1f])
+    def said(out, want):
+        """want on a line of its own, the terminal's control sequences aside"""
+        clean = re.sub(r"\x1b\[[0-9;?]*[A-Za-z@]", "", out).replace("\r", "")
+        return re.search(r"\n%s *\n" % re.escape(want), clean) is not None
+    def await_said(fd, want, timeout):
+        """the output until want is said (then until the terminal is quiet)"""
+        out, end = "", time.time() + timeout
+        while time.time() < end and not said(out, want):
+            more, _ = read_until(fd, "\n", 0.2)
+            out += more
+        more, _ = read_until(fd, "\x00", 0.3)
+        return out + more
+    steps = [
+        ("arrows: Left moves the cursor, typing inserts there", b"sy w1" + LEFT * 4 + b"a\r", "w1"),
+        ("Ctrl-A: to the start of the line", b"ay w2" + ctrl("a") + b"s\r", "w2"),
+        ("Ctrl-K: deletes to the end", b"say w3 junk" + ctrl("a") + RIGHT * 6 + ctrl("k") + b"\r", "w3"),
+        ("Ctrl-E: to the end of the line", b"ay w4" + ctrl("a") + b"s" + ctrl("e") + b"x\r", "w4x"),
+        ("Ctrl-U: deletes to the start", b"garbage" + ctrl("u") + b"say w5\r", "w5"),
+        ("Ctrl-W: deletes the word before the cursor", b"say w6 junk" + ctrl("w") + b"\r", "w6"),
+        ("Up: the previous line again", UP + b"\r", "w6"),
+        ("Ctrl-R: a search back through the history", ctrl("r") + b"w2\r", "w2"),
+        ("Tab: a command's name completed", b"warmu\t7\r" + b"warmup\r", "warmup 7"),
+        ("history: the last line, for the next session", b"say w9\r", "w9"),
+    ]
+    pid, fd = start([CUPLAY, "-X", "--no-gpu"], hist_env, work)
+    read_until(fd, "cuplay>", 20)
+    for what, keys, want in steps:
+        os.write(fd, keys)
+        out = await_said(fd, want, 10)
+        report(said(out, want) and "unknown command" not in out, "editing: " + what, repr(out[-300:]))
+    finish(pid, fd)
+    hist = os.path.join(state, "cuplay", "history")
+    lines = open(hist).read().splitlines() if os.path.exists(hist) else []
+    report(lines[-4:] == ["warmup 7", "warmup", "say w9", "quit"] and "say w1" in lines,
+           "history: the lines as run, one a line, in $XDG_STATE_HOME/cuplay/history", repr(lines[-6:]))
+    pid, fd = start([CUPLAY, "-X", "--no-gpu"], hist_env, work)
+    read_until(fd, "cuplay>", 20)
+    os.write(fd, UP + UP + b"\r")
+    out = await_said(fd, "w9", 10)
+    finish(pid, fd)
+    report(said(out, "w9"), "history: Up in a new session gives the lines of the one before", repr(out[-300:]))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

@@ -7,7 +7,7 @@
 #   UPDATE=1   rewrite golden files from the current output
 #   SKIP_GPU=1 skip the GPU tests even where a GPU exists
 #   GOLDEN=pat only the golden tests whose name matches the shell pattern
-#   HAVE_READLINE=0  the binary has no readline (prompt tests skip completion)
+#   HAVE_READLINE=0  the binary has no readline (its lines are edited by vendor/linenoise)
 set -u
 cd "$(dirname "$0")/.."
 . tests/shipped.sh

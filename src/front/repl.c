@@ -1,6 +1,9 @@
-/* repl.c: the prompt. With readline: editing, history kept across runs,
- * completion of commands, kernel files, kernel names and value names.
- * Without: plain line reads. */
+/* repl.c: the prompt. With readline, or else the line editor built in
+ * (vendor/linenoise, where readline's headers were not there to build
+ * with): editing, history kept across runs in the same file, completion of
+ * commands, kernel files, kernel names and value names, both through one
+ * list of candidates. On a terminal neither can drive (not a terminal,
+ * TERM=dumb) and in a build with neither: plain line reads. */
 #include "repl.h"
 #include "files.h"
 #include "cmds.h"
@@ -12,13 +15,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/select.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef HAVE_READLINE
 #include <readline/history.h>
 #include <readline/readline.h>
+#elif defined(HAVE_LINENOISE)
+#include "linenoise.h"
+#include "fileio.h"
+#endif
 
+#if defined(HAVE_READLINE) || defined(HAVE_LINENOISE)
 static app *g_app;
 
 static char *history_path(void)
@@ -91,6 +101,9 @@ static char **candidates(const char *cmd, int *n)
 	return v;
 }
 
+#endif
+
+#ifdef HAVE_READLINE
 static char **g_cands;
 static int g_ncands, g_next;
 static int g_paths; /* after the candidates, readline's file names */
@@ -252,9 +265,8 @@ static void repl_end(void)
  * prompt, however close it comes to the wait. */
 static sbuf g_pending; /* bytes after a newline, for the next line */
 
-static char *read_line(app *a, const char *prompt)
+static char *plain_read_line(const char *prompt)
 {
-	(void)a;
 	sbuf line = {0};
 	int eof = 0;
 	sigset_t block, old;
@@ -317,9 +329,170 @@ static char *read_line(app *a, const char *prompt)
 	return s;
 }
 
+#ifdef HAVE_LINENOISE
+
+#define HISTORY_MAX 2000
+
+/* Can the line editor drive this terminal? (linenoise's own test: a
+ * terminal, and not one of the TERMs it cannot draw on; where it cannot, it
+ * would read with stdio, past the Ctrl-C handling above.) */
+static int can_edit(void)
+{
+	const char *t = getenv("TERM");
+	return isatty(STDIN_FILENO) &&
+	       !(t && (strcmp(t, "dumb") == 0 || strcmp(t, "cons25") == 0 || strcmp(t, "emacs") == 0));
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Names in a directory that start as word's last part does: directories
+ * with a '/', files with a space after them. */
+static void add_paths(const char *line, size_t start, const char *word, linenoiseCompletions *lc)
+{
+	const char *slash = strrchr(word, '/');
+	char *dir = slash ? xstrndup(word, (size_t)(slash - word) + 1) : xstrdup("");
+	const char *base = slash ? slash + 1 : word;
+	DIR *d = opendir(*dir ? dir : ".");
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (strncmp(e->d_name, base, strlen(base)) != 0 || (e->d_name[0] == '.' && base[0] != '.'))
+			continue;
+		char *path = xasprintf("%s%s", dir, e->d_name);
+		char *c = xasprintf("%.*s%s%s", (int)start, line, path, is_dir(path) ? "/" : " ");
+		linenoiseAddCompletion(lc, c);
+		free(c);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+/* Tab: whole lines for linenoise, each the line with its last word
+ * completed from the same candidates readline gets. */
+static void complete_line(const char *line, linenoiseCompletions *lc, void *ud)
+{
+	(void)ud;
+	size_t len = strlen(line), start = len;
+	while (start > 0 && line[start - 1] != ' ' && line[start - 1] != ';')
+		start--;
+	size_t s0 = start;
+	while (s0 > 0 && line[s0 - 1] != ';')
+		s0--;
+	while (line[s0] == ' ')
+		s0++;
+	char *cmd = s0 < start ? xstrndup(line + s0, strcspn(line + s0, " ")) : NULL;
+	const command *c = cmd ? command_find(cmd) : NULL;
+	const char *word = line + start;
+	int n;
+	char **v = candidates(cmd, &n);
+	for (int i = 0; i < n; i++) {
+		if (strncmp(v[i], word, strlen(word)) == 0) {
+			char *full = xasprintf("%.*s%s%s", (int)start, line, v[i], c && c->compl == COMPL_NAME ? "=" : " ");
+			linenoiseAddCompletion(lc, full);
+			free(full);
+		}
+		free(v[i]);
+	}
+	free(v);
+	if (c && (c->compl == COMPL_PATH || c->compl == COMPL_SESSION))
+		add_paths(line, start, word, lc);
+	free(cmd);
+}
+
+/* A line from the editor; Ctrl-C (a key in its raw mode, or SIGINT from
+ * elsewhere) drops the line and gives a fresh prompt, as readline does. */
+static char *read_line(app *a, const char *prompt)
+{
+	(void)a;
+	if (!can_edit())
+		return plain_read_line(prompt);
+	for (;;) {
+		errno = 0;
+		char *line = linenoise(prompt);
+		if (line)
+			return line;
+		if (errno != EAGAIN && !(errno == EINTR && g_interrupt))
+			return NULL; /* Ctrl-D on an empty line, or the end of input */
+		g_interrupt = 0;
+	}
+}
+
+/* The history file as readline keeps it: a line each (readline's
+ * timestamp lines, "#" and digits, skipped), the last HISTORY_MAX kept. */
+static void repl_begin(app *a)
+{
+	g_app = a;
+	linenoiseSetCompletionCallback(complete_line, NULL);
+	linenoiseHistorySetMaxLen(HISTORY_MAX);
+	char *h = history_path();
+	FILE *f = h ? fopen(h, "r") : NULL;
+	char *buf = NULL;
+	size_t cap = 0;
+	int n = 0;
+	for (ssize_t len; f && (len = getline(&buf, &cap, f)) >= 0;) {
+		while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+			buf[--len] = 0;
+		if (len == 0 || (buf[0] == '#' && len > 1 && strspn(buf + 1, "0123456789") == (size_t)len - 1))
+			continue;
+		linenoiseHistoryAdd(buf);
+		n++;
+	}
+	free(buf);
+	if (f)
+		fclose(f);
+	if (n > HISTORY_MAX + HISTORY_MAX / 4) { /* trimmed now and then, not at every line */
+		sbuf b = { 0 };
+		char **lines = linenoiseHistory(&n);
+		for (int i = 0; i < n; i++)
+			sb_printf(&b, "%s\n", lines[i]);
+		char *err = NULL;
+		write_sbuf(h, &b, &err);
+		free(err);
+	}
+	free(h);
+}
+
+static void repl_remember(const char *line)
+{
+	linenoiseHistoryAdd(line);
+	char *h = history_path();
+	char *why = NULL;
+	int fd = h ? open_append(h, &why) : -1;
+	if (fd >= 0) {
+		/* appended line by line, so a crash loses nothing */
+		char *l = xasprintf("%s\n", line);
+		ssize_t w = write(fd, l, strlen(l));
+		(void)w;
+		free(l);
+		close(fd);
+	}
+	free(why);
+	free(h);
+}
+
+static void repl_end(void)
+{
+	sb_free(&g_pending);
+	linenoiseHistoryFree();
+}
+
+#else
+
+static char *read_line(app *a, const char *prompt)
+{
+	(void)a;
+	return plain_read_line(prompt);
+}
+
 static void repl_begin(app *a) { (void)a; }
 static void repl_remember(const char *line) { (void)line; }
 static void repl_end(void) { sb_free(&g_pending); }
+
+#endif /* HAVE_LINENOISE */
 
 #endif
 
