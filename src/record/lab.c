@@ -538,6 +538,7 @@ static const char style[] =
 	"body{font-family:Helvetica,Arial,sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222}"
 	"table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.9em}"
 	"th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:left}td{overflow-wrap:anywhere}"
+	"td:first-child{overflow-wrap:normal}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:normal}th{background:#f3f3f3}"
 	"pre{background:#f7f7f7;padding:0.8em;overflow-x:auto;font-size:0.85em}"
 	"figure{margin:0.5em 0 1.5em}svg{max-width:100%;height:auto}";
