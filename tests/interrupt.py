@@ -61,8 +61,9 @@ def interactive(nogpu, sweep_cmd, label, term="dumb"):
     # the word first, then the prompt after it (a line editor draws the
     # prompt again at every key, so a prompt alone says nothing)
     out, back = read_until(fd, "interrupted", 30)
-    more, back2 = read_until(fd, "cuplay transpose>", 10)
-    out, back = out + more, back and back2
+    if back and "cuplay transpose>" not in out[out.index("interrupted"):]:
+        more, back = read_until(fd, "cuplay transpose>", 10)
+        out += more
     waited = time.time() - t0
     os.write(fd, b"show\r")
     shown, _ = read_until(fd, "PAD", 20)
