@@ -522,6 +522,30 @@ static int r_dot(const ref_arg *a, double *out, uint64_t n, char **err)
 	return 0;
 }
 
+/* ---- histogram ---- */
+
+/* out[b] = how many in[i] are congruent to b modulo nbins; in holds
+ * non-negative integers (a negative or fractional one is an error). */
+static int r_histogram(const ref_arg *a, double *out, uint64_t n, char **err)
+{
+	uint64_t nbins;
+	if (!a[0].is_buf)
+		return fail(err, "histogram: '%s' must be a buffer", aname(&a[0], "in"));
+	if (need_dim("histogram", &a[1], "nbins", &nbins, err) ||
+	    need_out("histogram", n, nbins, "nbins", err))
+		return -1;
+	for (uint64_t b = 0; b < nbins; b++)
+		out[b] = 0;
+	for (uint64_t i = 0; i < a[0].count; i++) {
+		double v = a[0].data[i];
+		if (!(v >= 0) || v != floor(v) || v >= 18446744073709551616.0)
+			return fail(err, "histogram: '%s'[%" PRIu64 "] = %g is not a non-negative integer",
+			            aname(&a[0], "in"), i, v);
+		out[(uint64_t)v % nbins] += 1;
+	}
+	return 0;
+}
+
 static const ref_fn refs[] = {
 	{ "copy", 1, "copy(in)", "b", r_copy, 1e-5, 0, "out[i] = in[i]", m_copy },
 	{ "add", 2, "add(a, b)", "bb", r_add, 1e-5, 0, "out[i] = a[i] + b[i]", NULL },
@@ -536,6 +560,8 @@ static const ref_fn refs[] = {
 	  "out = A * B: A is M x K, B is K x N, out M x N, row-major", NULL },
 	{ "conv1d", 4, "conv1d(in, w, n, r)", "bbss", r_conv1d, 1e-5, 0,
 	  "out[i] = sum of w[j] * in[i+j-r], j = 0..2r, 0 outside", NULL },
+	{ "histogram", 2, "histogram(in, nbins)", "bs", r_histogram, 1e-5, 0,
+	  "out[b] = how many in[i] mod nbins equal b (in: non-negative integers)", NULL },
 	{ "sum", 1, "sum(in)", "b", r_sum, 1e-4, 1, "out[0] = the sum of every element of in", NULL },
 	{ "dot", 2, "dot(a, b)", "bb", r_dot, 1e-4, 1, "out[0] = the sum of a[i] * b[i]", NULL },
 };

@@ -49,7 +49,7 @@ TEST(table)
 		CHECK(t[i].float_tol > 0);
 		CHECK(ref_find(t[i].name) == &t[i]);
 	}
-	const char *need[] = { "copy", "add", "scale", "square", "saxpy", "transpose", "matmul", "sum", "dot" };
+	const char *need[] = { "copy", "add", "scale", "square", "saxpy", "transpose", "matmul", "histogram", "sum", "dot" };
 	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
 		CHECK(ref_find(need[i]) != NULL);
 	CHECK(ref_find("nope") == NULL);
@@ -187,6 +187,29 @@ TEST(conv1d)
 	CHECK(bad == 0);
 	free(big);
 	free(bo);
+}
+
+TEST(histogram)
+{
+	/* nbins = 4: in[i] mod 4 counted */
+	double in[7] = { 0, 1, 5, 3, 4, 8, 11 }, out[4];
+	char *err = NULL;
+	ref_arg x[2] = { buf(in, 7, "in"), num(4) };
+	CHECK(call("histogram", x, out, 4, &err) == 0);
+	CHECK(out[0] == 3 && out[1] == 2 && out[2] == 0 && out[3] == 2);
+	/* the output must hold nbins counts */
+	CHECK(call("histogram", x, out, 3, &err) == -1 && err && strstr(err, "nbins"));
+	free(err);
+	err = NULL;
+	/* a negative or fractional value is not a bin */
+	double neg[2] = { 1, -2 }, frac[2] = { 1.5, 0 };
+	ref_arg y[2] = { buf(neg, 2, "in"), num(4) };
+	CHECK(call("histogram", y, out, 4, &err) == -1 && err && strstr(err, "'in'[1] = -2"));
+	free(err);
+	err = NULL;
+	y[0] = buf(frac, 2, "in");
+	CHECK(call("histogram", y, out, 4, &err) == -1 && err && strstr(err, "not a non-negative integer"));
+	free(err);
 }
 
 /* Large enough to run on threads: same answer as the plain loop. */
@@ -1168,6 +1191,7 @@ int main(void)
 	RUN(elementwise);
 	RUN(shape);
 	RUN(conv1d);
+	RUN(histogram);
 	RUN(matmul_threads);
 	RUN(reductions);
 	RUN(argument_errors);
