@@ -4,6 +4,7 @@
 #include "cubin.h"
 #include "nvrtc.h"
 #include "spec.h"
+#include "toolkit.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -25,6 +26,13 @@ static void check_file(const char *path)
 	opts[n++] = xstrdup("-arch=sm_90");
 	opts[n++] = xstrdup("--ptxas-options=-v");
 	opts[n++] = xstrdup("-Ikernels_src");
+	/* the toolkit's headers, as a run has them (cuda_fp16.h, mma.h,
+	 * cooperative_groups.h) */
+	int ninc = 0;
+	const char *why = NULL;
+	const char *const *inc = toolkit_include_dirs(&ninc, &why);
+	for (int i = 0; i < ninc && n < 8; i++)
+		opts[n++] = xasprintf("-I%s", inc[i]);
 	for (int i = 0; i < s.nvars && n < 30; i++)
 		if (s.vars[i].is_define)
 			opts[n++] = xasprintf("-D%s=%s", s.vars[i].name, s.vars[i].value.text);
