@@ -93,6 +93,20 @@ static const metric_def catalogue[] = {
 	  "throttle)", MK_VALUE, { STALL("math_pipe_throttle"), NULL, NULL }, MU_RATIO, NULL },
 	{ "stall_wait", "warps waiting per issue on a fixed-latency dependency (wait)",
 	  MK_VALUE, { STALL("wait"), NULL, NULL }, MU_RATIO, NULL },
+	/* what the FMA pipe, loads, asynchronous copies and atomics do (the
+	 * sgemm_worklog, async_copy, clusters and tensor_cores lessons) */
+	{ "fma_pipe", "FP32 FMA pipe busy, % of its peak while the SMs were busy",
+	  MK_VALUE, { "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", NULL, NULL }, MU_PCT, NULL },
+	{ "global_ld_inst", "global load instructions (warp level): data from global memory into registers",
+	  MK_VALUE, { "smsp__inst_executed_op_global_ld.sum", NULL, NULL }, MU_COUNT, NULL },
+	{ "cp_async_inst", "cp.async instructions (LDGSTS, warp level): global to shared memory, no registers on the way",
+	  MK_VALUE, { "smsp__inst_executed_op_ldgsts.sum", NULL, NULL }, MU_COUNT, NULL },
+	{ "shared_atom_inst", "shared-memory atomic instructions (warp level)",
+	  MK_VALUE, { "smsp__inst_executed_op_shared_atom.sum", NULL, NULL }, MU_COUNT, NULL },
+	{ "dsmem_atom_inst", "atomic instructions on distributed shared memory (a cluster's blocks' shared memory), warp level",
+	  MK_VALUE, { "smsp__sass_inst_executed_op_dshared_atom.sum", NULL, NULL }, MU_COUNT, NULL },
+	{ "ldmatrix_inst", "ldmatrix instructions (LDSM, warp level): tensor-core fragments from shared memory",
+	  MK_VALUE, { "smsp__inst_executed_op_ldsm.sum", NULL, NULL }, MU_COUNT, NULL },
 };
 
 static const struct {
