@@ -4,6 +4,7 @@
 #include "cubin.h"
 #include "nvrtc.h"
 #include "spec.h"
+#include "target.h"
 #include "toolkit.h"
 #include "util.h"
 
@@ -23,7 +24,12 @@ static void check_file(const char *path)
 	/* the file's default defines */
 	char *opts[32];
 	int n = 0;
-	opts[n++] = xstrdup("-arch=sm_90");
+	/* the file's `//@ arch` target as an sm_90 device resolves it (sm_90a
+	 * for wgmma), else sm_90 */
+	char arch[16] = "sm_90";
+	if (s.narch)
+		target_resolve(&s.arch[0], 90, arch, sizeof arch);
+	opts[n++] = xasprintf("-arch=%s", arch);
 	opts[n++] = xstrdup("--ptxas-options=-v");
 	opts[n++] = xstrdup("-Ikernels_src");
 	/* the toolkit's headers, as a run has them (cuda_fp16.h, mma.h,
