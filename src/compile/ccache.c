@@ -453,7 +453,7 @@ static void prep_kernels(const spec *s, prep *p)
 	p->where = xcalloc((size_t)s->nkernels + 1, sizeof *p->where);
 	for (int i = 0; i < s->nkernels; i++) {
 		const spec_kernel *k = &s->kernels[i];
-		if (k->is_template)
+		if (k->is_template || k->nsteps > 0)
 			continue;
 		p->exprs[p->nexprs] = k->expr ? k->expr : k->name;
 		p->names[p->nexprs] = k->name;
@@ -885,6 +885,26 @@ static cunit *unit_of(prep *p, nvrtc_out *out)
 	return u;
 }
 
+/* A sequence of s is found in the unit like a kernel, as its first step
+ * (its symbol and resources): what launches it and what a row shows of it. */
+static void add_sequences(cunit *u, const spec *s)
+{
+	for (int i = 0; i < s->nkernels; i++) {
+		const spec_kernel *k = &s->kernels[i];
+		int first = k->nsteps > 0 ? cunit_find(u, s->kernels[k->steps[0]].name) : -1;
+		if (first < 0 || cunit_find(u, k->name) >= 0)
+			continue;
+		u->names = xrealloc(u->names, ((size_t)u->nk + 2) * sizeof *u->names);
+		u->lowered = xrealloc(u->lowered, ((size_t)u->nk + 2) * sizeof *u->lowered);
+		u->res = xrealloc(u->res, ((size_t)u->nk + 2) * sizeof *u->res);
+		u->names[u->nk] = xstrdup(k->name);
+		u->lowered[u->nk] = xstrdup(u->lowered[first]);
+		u->res[u->nk] = u->res[first];
+		u->nk++;
+		u->names[u->nk] = u->lowered[u->nk] = NULL;
+	}
+}
+
 /* The unit of key from memory or disk, or NULL; *src says where. */
 static cunit *cached(ccache *c, const uint8_t key[32], cc_source *src)
 {
@@ -919,6 +939,7 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 		return NULL;
 	cunit *u = cached(c, p.key, src);
 	if (u) {
+		add_sequences(u, s); /* from the disk: without them */
 		*ms = ms_since(t0);
 		prep_free(&p);
 		return u;
@@ -952,6 +973,7 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 	prep_free(&p);
 	c->misses++;
 	disk_store(c, u, warn);
+	add_sequences(u, s);
 	mem_insert(c, u);
 	*src = CC_COMPILED;
 	*ms = ms_since(t0);

@@ -564,6 +564,7 @@ static int plan_buffer(const spec *s, int i, const symtab *t, plan *p, char **er
 	pb->init = b->init;
 	pb->value = b->init_value;
 	pb->output = b->output;
+	pb->scratch = b->scratch;
 	pb->managed = b->managed;
 	pb->prefetch = b->prefetch;
 	pb->global = b->global;
@@ -572,6 +573,40 @@ static int plan_buffer(const spec *s, int i, const symtab *t, plan *p, char **er
 		return -1;
 	if (b->init == INIT_LIST && global_list(s, b, p, pb, err) != 0)
 		return -1;
+	return 0;
+}
+
+/* A declared figure (`bytes`, `flops`) of a launch line, or 0 when not given. */
+static int eval_figure(const spec *s, const spec_expr *e, const symtab *t, const char *what, double *out,
+                       char **err)
+{
+	int64_t v = 0;
+	if (e->text && eval_int(s, e, t, what, 0, &v, err) != 0)
+		return -1;
+	*out = (double)v;
+	return 0;
+}
+
+/* A sequence's steps: each its own launch from its own lines (grid, block,
+ * smem, bytes, flops); `launch` is the first, named after the sequence. */
+static int plan_steps(const spec *s, int k, const symtab *t, plan *p, char **err)
+{
+	const spec_kernel *sk = &s->kernels[k];
+	for (int i = 0; i < p->nbufs; i++)
+		if (p->bufs[i].host)
+			return fail(err, "%s:%d:%d: sequence '%s': buffer '%s' is on the host, and a sequence runs on "
+			            "device buffers", s->path, sk->line, sk->col, sk->name, p->bufs[i].name);
+	p->nsteps = sk->nsteps;
+	for (int j = 0; j < sk->nsteps; j++) {
+		spec_launch eff;
+		spec_effective(s, sk->steps[j], &eff);
+		if (build_launch(s, sk->steps[j], t, &eff, &p->steps[j], err) != 0 ||
+		    eval_figure(s, &eff.bytes, t, "bytes", &p->step_bytes[j], err) != 0 ||
+		    eval_figure(s, &eff.flops, t, "flops", &p->step_flops[j], err) != 0)
+			return -1;
+	}
+	p->launch = p->steps[0];
+	snprintf(p->launch.name, sizeof p->launch.name, "%s", sk->name);
 	return 0;
 }
 
@@ -590,10 +625,12 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 		p->device_launches |= strcmp(s->links[i], "cudadevrt") == 0;
 	spec_launch eff;
 	spec_effective(s, k, &eff);
-	if (build_launch(s, k, t, &eff, &p->launch, err) != 0)
+	if (s->kernels[k].nsteps > 0) {
+		if (plan_steps(s, k, t, p, err) != 0)
+			return -1;
+	} else if (build_launch(s, k, t, &eff, &p->launch, err) != 0 || plan_pipeline(s, k, t, &eff, p, err) != 0) {
 		return -1;
-	if (plan_pipeline(s, k, t, &eff, p, err) != 0)
-		return -1;
+	}
 	if (eff.bytes.text) {
 		int64_t v;
 		if (eval_int(s, &eff.bytes, t, "bytes", 0, &v, err) != 0)
@@ -668,9 +705,15 @@ static int validate_launch(const spec *s, int k, const plan_launch *l, const dev
 	return 0;
 }
 
+int plan_validate_launch(const spec *s, int k, const plan_launch *l, const devinfo *d, int static_smem,
+                         char **err)
+{
+	return validate_launch(s, k, l, d, static_smem, err);
+}
+
 int plan_validate(const spec *s, int k, const plan *p, const devinfo *d, int static_smem, char **err)
 {
-	if (validate_launch(s, k, &p->launch, d, static_smem, err) != 0)
+	if (p->nsteps == 0 && validate_launch(s, k, &p->launch, d, static_smem, err) != 0)
 		return -1;
 	for (int i = 0; i < p->nchecks; i++)
 		if (p->checks[i].kind == CHECK_KERNEL) {

@@ -21,6 +21,7 @@
 #define PLAN_METRIC_NAME 128 /* = METRICS_NAME (metrics.h) */
 #define PLAN_MAX_LIST 8192   /* the values of every `//@ global ... {...}` of a plan */
 #define PLAN_MAX_CHUNKS 64   /* `//@ streams`: chunks (and streams) of one run */
+#define PLAN_MAX_STEPS SPEC_MAX_STEPS /* a sequence's launches */
 
 typedef struct devinfo {
 	int ordinal, count;           /* this device, devices present */
@@ -59,6 +60,7 @@ typedef struct plan_buf {
 	int32_t host;              /* BUF_HOST_* (spec.h): the data lives on the host; a run copies it */
 	uint64_t per;              /* sliced by `//@ streams`: elements per unit of the split param; 0 whole */
 	int32_t copy_in, copy_out; /* a host buffer the kernel takes: copied in before it, out after it (plan_bus) */
+	int32_t scratch;           /* an intermediate of a sequence's steps (an output no check names) */
 } plan_buf;
 
 /* One chunk of a run on host data: units [start, start + len) of the split
@@ -121,6 +123,7 @@ typedef struct timing_opts {
 	int do_check, do_time;
 	int batch;           /* > 1: each sample times this many back-to-back launches */
 	int clock;           /* timing_clock asked for; batches and device launches use events */
+	int graph;           /* a sequence is also timed as one CUDA graph (`timing graph on`) */
 } timing_opts;
 
 /* The wall time a timing loop may take, for samples of median_s seconds
@@ -158,6 +161,12 @@ typedef struct plan {
 	plan_chunk chunks[PLAN_MAX_CHUNKS];
 	double bus_h2d, bus_d2h;  /* bytes a run copies over the bus, each way */
 	int32_t measure_link;     /* the worker measures the host link's bandwidths (once), for roofs */
+	/* a sequence (`//@ sequence`): its launches in order, each with the
+	 * bytes and flops its own lines declare; `launch` is the first step's,
+	 * named after the sequence. 0: one kernel */
+	int32_t nsteps;
+	plan_launch steps[PLAN_MAX_STEPS];
+	double step_bytes[PLAN_MAX_STEPS], step_flops[PLAN_MAX_STEPS];
 	uint32_t nlist;           /* the values of globals given as lists */
 	double list[PLAN_MAX_LIST];
 } plan;
@@ -181,6 +190,9 @@ int plan_build(const spec *s, int k, const symtab *values, const devinfo *dev,
  * cannot run on dev: threads per block, block and grid dimensions, shared
  * memory (static + dynamic), clusters; errors name the //@ line. */
 int plan_validate(const spec *s, int k, const plan *p, const devinfo *dev, int static_smem, char **err);
+/* The same for one launch l of kernel k (a sequence's step). */
+int plan_validate_launch(const spec *s, int k, const plan_launch *l, const devinfo *d, int static_smem,
+                         char **err);
 
 #endif
 

@@ -28,7 +28,7 @@
 
 static const char *const directive_names[] = {
 	"define", "param", "buffer", "global", "grid", "block", "cluster", "smem", "bytes", "flops", "check", "link", "include",
-	"kernel", "streams", "arch",
+	"kernel", "streams", "arch", "sequence",
 };
 static const char *const override_names[] = {
 	"grid", "block", "cluster", "smem", "bytes", "flops", "check", "skip",
@@ -189,123 +189,6 @@ void spec_free(spec *s)
 	free(s->src);
 	free(s->summary);
 	memset(s, 0, sizeof *s);
-}
-
-/* ---- lookups --------------------------------------------------------- */
-
-const spec_var *spec_var_find(const spec *s, const char *name)
-{
-	for (int i = 0; i < s->nvars; i++)
-		if (strcmp(s->vars[i].name, name) == 0)
-			return &s->vars[i];
-	return NULL;
-}
-
-int spec_buffer_find(const spec *s, const char *name)
-{
-	for (int i = 0; i < s->nbufs; i++)
-		if (strcmp(s->bufs[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
-/* The part of a kernel name after its last `::` outside template arguments. */
-static const char *last_part(const char *name)
-{
-	const char *last = name;
-	int depth = 0;
-	for (const char *p = name; *p; p++) {
-		if (*p == '<')
-			depth++;
-		else if (*p == '>' && depth > 0)
-			depth--;
-		else if (depth == 0 && p[0] == ':' && p[1] == ':')
-			last = p + 2;
-	}
-	return last;
-}
-
-int spec_kernel_find(const spec *s, const char *name)
-{
-	char *n = spec_normalize_name(name, strlen(name));
-	int found = -1;
-	for (int i = 0; i < s->nkernels && found < 0; i++)
-		if (strcmp(s->kernels[i].name, n) == 0)
-			found = i;
-	if (found < 0 && last_part(n) == n) {
-		/* "copy" for "course::copy", when only one kernel ends so */
-		int hits = 0;
-		for (int i = 0; i < s->nkernels; i++)
-			if (strcmp(last_part(s->kernels[i].name), n) == 0) {
-				hits++;
-				found = i;
-			}
-		if (hits != 1)
-			found = -1;
-	}
-	free(n);
-	return found;
-}
-
-int spec_template_find(const spec *s, const char *name)
-{
-	const char *lt = strchr(name, '<');
-	if (!lt)
-		return -1;
-	char *t = xstrndup(name, (size_t)(lt - name));
-	int k = spec_kernel_find(s, t);
-	free(t);
-	return k >= 0 && s->kernels[k].is_template ? k : -1;
-}
-
-int spec_kernel_launchable(const spec *s, int k)
-{
-	const spec_kernel *sk = &s->kernels[k];
-	if (sk->is_template || sk->skip)
-		return 0;
-	return sk->tmpl < 0 || !s->kernels[sk->tmpl].skip;
-}
-
-int spec_launchable(const spec *s)
-{
-	int n = 0;
-	for (int i = 0; i < s->nkernels; i++)
-		n += spec_kernel_launchable(s, i);
-	return n;
-}
-
-static void effective_over(spec_launch *out, const spec_launch *o)
-{
-	if (o->ngrid > 0) {
-		out->ngrid = o->ngrid;
-		memcpy(out->grid, o->grid, sizeof out->grid);
-	}
-	if (o->nblock > 0) {
-		out->nblock = o->nblock;
-		memcpy(out->block, o->block, sizeof out->block);
-	}
-	if (o->ncluster > 0) {
-		out->ncluster = o->ncluster;
-		memcpy(out->cluster, o->cluster, sizeof out->cluster);
-	}
-	if (o->smem.text)
-		out->smem = o->smem;
-	if (o->bytes.text)
-		out->bytes = o->bytes;
-	if (o->flops.text)
-		out->flops = o->flops;
-	if (o->nchecks >= 0) {
-		out->nchecks = o->nchecks;
-		memcpy(out->checks, o->checks, sizeof out->checks);
-	}
-}
-
-void spec_effective(const spec *s, int k, spec_launch *out)
-{
-	*out = s->base;
-	if (s->kernels[k].tmpl >= 0)
-		effective_over(out, &s->kernels[s->kernels[k].tmpl].over);
-	effective_over(out, &s->kernels[k].over);
 }
 
 int spec_text_check(const char *path, const char *text, size_t len, char **err)
@@ -579,7 +462,7 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 {
 	static const char *const words[] = {
 		"random", "zero", "one", "iota", "value", "poison", "output", "managed", "prefetch", "host",
-		"pinned",
+		"pinned", "scratch",
 	};
 	static const init_kind inits[] = {
 		INIT_RANDOM, INIT_ZERO, INIT_ONE, INIT_IOTA, INIT_VALUE, INIT_POISON,
@@ -618,7 +501,7 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 			                    w, n, words, b->global ? 7 : (int)ARRAY_LEN(words), "expected", "");
 		if (i >= (int)ARRAY_LEN(inits)) {
 			int *flag = i == 6 ? &b->output : i == 7 ? &b->managed : i == 8 ? &b->prefetch
-			          : i == 9 ? &host : &pinned;
+			          : i == 9 ? &host : i == 10 ? &pinned : &b->scratch;
 			if (i == 7)
 				managed_at = w;
 			else if (i == 9)
@@ -649,6 +532,10 @@ static int buffer_words(cur *c, spec_buffer *b, const char *name, int nlen)
 		return cerr(c, host_at > managed_at ? host_at : managed_at, "buffer '%.*s' is both 'managed' and 'host': unified memory moves by "
 		            "itself, a host buffer is copied (choose one)", nlen, name);
 	b->host = !host ? BUF_DEVICE : pinned ? BUF_HOST_PINNED : BUF_HOST_PAGEABLE;
+	if (b->scratch && (b->output || host || b->managed))
+		return cerr(c, c->p, "buffer '%.*s' is 'scratch', the steps' own: it cannot be an output, managed "
+		            "or on the host", nlen, name);
+	b->output |= b->scratch; /* reset before each run like an output */
 	if (!init_at) /* an output nobody initialises is poisoned, so unwritten parts show */
 		b->init = b->output ? INIT_POISON : INIT_RANDOM;
 	return 0;
@@ -1156,6 +1043,74 @@ static int dir_kernel(cur *c, const char *dir)
 	                    d, dn, override_names, (int)ARRAY_LEN(override_names), "known", "");
 }
 
+/* sequence NAME = KERNEL, KERNEL, ...: a variant of several launches */
+static int dir_sequence(cur *c, const char *dir)
+{
+	const char *w;
+	int n = read_word(c, &w);
+	if (n == 0)
+		return cerr(c, c->p, "expected a name after '%s' (//@ sequence NAME = KERNEL, KERNEL, ...)", dir);
+	if (check_new_name(c, w, n) != 0)
+		return -1;
+	char *name = xstrndup(w, (size_t)n);
+	if (spec_kernel_find(c->s, name) >= 0) {
+		free(name);
+		return cerr(c, w, "'%.*s' is already a kernel or a sequence of this file", n, w);
+	}
+	spec_kernel k = { .name = name, .base = xstrdup(name), .line = c->line, .col = col_of(c, w), .tmpl = -1 };
+	spec_launch_init(&k.over);
+	int r = 0;
+	if (!accept(c, '='))
+		r = cerr(c, c->p, "expected '=' after sequence name '%s'", name);
+	while (r == 0) {
+		const char *sw;
+		int sn = read_kernel_name(c, &sw);
+		if (sn == 0) {
+			r = cerr(c, c->p, "expected a kernel name in sequence '%s'", name);
+			break;
+		}
+		int ki;
+		if (memchr(sw, '<', (size_t)sn)) {
+			ki = kernel_named(c, sw, sn); /* an instantiation: made now, or its error said */
+		} else {
+			char *sname = spec_normalize_name(sw, (size_t)sn);
+			ki = spec_kernel_find(c->s, sname);
+			free(sname);
+			if (ki < 0) {
+				const char **names = kernel_names(c->s);
+				cerr_choices(c, sw, xasprintf("unknown step '%.*s' in sequence '%s'", sn, sw, name), sw, sn,
+				             names, c->s->nkernels, "kernels", "no __global__ functions in the file");
+				free(names);
+			}
+		}
+		if (ki < 0) {
+			r = -1;
+			break;
+		}
+		const spec_kernel *sk = &c->s->kernels[ki];
+		if (sk->nsteps > 0 || sk->is_template)
+			r = cerr(c, sw, "step '%.*s' of sequence '%s' is a %s: a step is a kernel", sn, sw, name,
+			         sk->nsteps > 0 ? "sequence" : "template (name an instantiation)");
+		else if (k.nsteps == SPEC_MAX_STEPS)
+			r = cerr(c, sw, "sequence '%s' has more than %d steps", name, SPEC_MAX_STEPS);
+		else
+			k.steps[k.nsteps++] = ki;
+		if (r == 0 && !accept(c, ','))
+			break;
+	}
+	if (r == 0)
+		r = expect_end(c, "the sequence's steps");
+	if (r != 0) {
+		free(k.name);
+		free(k.base);
+		return -1;
+	}
+	for (int i = 0; i < k.nsteps; i++)
+		c->s->kernels[k.steps[i]].is_step = 1;
+	PUSH(c->s->kernels, c->s->nkernels, k);
+	return 0;
+}
+
 /* include DIR... (blank-separated; quotes for a name with blanks) */
 static int dir_include(cur *c, const char *dir)
 {
@@ -1278,6 +1233,8 @@ static int header_line(spec *s, int line, const char *bol, const char *p, const 
 		r = dir_streams(&c, w, dir);
 	else if (strcmp(dir, "arch") == 0)
 		r = dir_arch(&c, w, dir);
+	else if (strcmp(dir, "sequence") == 0)
+		r = dir_sequence(&c, dir);
 	else if ((r = launch_line(&c, dir, w, &base)) > 0)
 		r = cerr_choices(&c, w, xasprintf("unknown directive '%s'", dir), w, n, names, nnames,
 		                 "known", "");
@@ -1332,6 +1289,9 @@ static int validate_checks(const spec *s, const spec_launch *l, const spec_kerne
 		if (ob < 0)
 			return unknown_buffer(s, err, ch->line, ch->col,
 			                      xasprintf("unknown buffer '%s' in check", ch->out), ch->out);
+		if (s->bufs[ob].scratch)
+			return errat(s, err, ch->line, ch->col, "check names '%s', an intermediate ('scratch') of the "
+			             "steps: checks compare what the last step leaves in the outputs", ch->out);
 		if (!s->bufs[ob].output)
 			return errat(s, err, ch->line, ch->col, "check of '%s', which is not marked output: add "
 			             "'output' to its buffer line (line %d); only an output is reset before each run "
@@ -1418,7 +1378,7 @@ static int validate(const spec *s, char **err)
 	for (int i = 0; i < s->nkernels; i++) {
 		const spec_kernel *k = &s->kernels[i];
 		spec_launch eff;
-		if (k->skip || k->is_template)
+		if (k->skip || k->is_template || k->nsteps > 0)
 			continue;
 		spec_effective(s, i, &eff);
 		const char *missing = eff.ngrid == 0 ? "grid" : eff.nblock == 0 ? "block" : NULL;

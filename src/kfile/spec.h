@@ -13,6 +13,8 @@
  *                                   a __constant__ or __device__ variable
  *            TYPE: float double int unsigned long
  *            INIT: random zero one iota value(X) poison
+ *            scratch: an intermediate of a sequence's steps: reset before
+ *            each run like an output, never checked
  *   //@ grid  EXPR[, EXPR[, EXPR]]
  *   //@ block EXPR[, EXPR[, EXPR]]
  *   //@ cluster EXPR[, EXPR[, EXPR]]  thread block clusters (sm_90)
@@ -37,6 +39,10 @@
  *   //@ kernel NAME LINE                    per-kernel override of grid,
  *                                           block, smem, bytes, flops, check;
  *                                           or `//@ kernel NAME skip`
+ *   //@ sequence NAME = K1, K2, ...         a variant that runs kernels K1, K2,
+ *                                           ... in order on the file's buffers
+ *                                           (each with its own `//@ kernel`
+ *                                           lines), checked after the last
  *   //@ kernel TEMPLATE<ARGS> [LINE]        an instantiation of a template
  *                                           kernel to run (ARGS may name
  *                                           defines: `//@ kernel red<BS>`)
@@ -56,6 +62,7 @@
 #define SPEC_MAX_DIMS 3
 #define SPEC_MAX_CHECKS 8
 #define SPEC_MAX_CHECK_ARGS 8
+#define SPEC_MAX_STEPS 8
 
 /* An expression as written, with the position of its first character.
  * text == NULL means "not given". */
@@ -86,6 +93,7 @@ typedef struct spec_buffer {
 	int prefetch;      /* managed: moved to the GPU before each launch */
 	int global;        /* `//@ global`: a __constant__ or __device__ variable of the file */
 	int host;          /* BUF_HOST_*: where the data lives between runs */
+	int scratch;       /* an intermediate (`scratch`): an output that no check may name */
 	int nlist;         /* INIT_LIST: the values, as scalars */
 	double *list;
 	int line, col;
@@ -141,6 +149,10 @@ typedef struct spec_kernel {
 	                            line or an explicit instantiation) */
 	int skip;        /* `//@ kernel NAME skip` */
 	spec_launch over;
+	int nsteps;      /* a sequence (`//@ sequence`): its steps, kernel indices in
+	                    order; 0 for a kernel */
+	int steps[SPEC_MAX_STEPS];
+	int is_step;     /* a step of a sequence: not in `run all` unless named */
 } spec_kernel;
 
 typedef struct spec_incdir {
@@ -189,6 +201,9 @@ int spec_kernel_find(const spec *s, const char *name);
 int spec_template_find(const spec *s, const char *name);
 /* 1 when kernel k can be launched: not a template, not skipped. */
 int spec_kernel_launchable(const spec *s, int k);
+/* 1 when `run all` runs kernel k: launchable and not a step of a
+ * sequence (the sequence runs it). */
+int spec_kernel_in_all(const spec *s, int k);
 /* How many kernels can be launched: what `use` and `ls` count. */
 int spec_launchable(const spec *s);
 

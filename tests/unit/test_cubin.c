@@ -47,7 +47,7 @@ static void check_file(const char *path)
 	const char *names[64];
 	int nn = 0;
 	for (int i = 0; i < s.nkernels && nn < 64; i++)
-		if (!s.kernels[i].is_template)
+		if (!s.kernels[i].is_template && !s.kernels[i].nsteps) /* a sequence is its steps */
 			names[nn++] = s.kernels[i].name;
 	nvrtc_out o;
 	if (nvrtc_compile(path, s.src, (const char *const *)opts, n, names, nn, &o, &err) == 0) {

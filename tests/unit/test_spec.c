@@ -330,16 +330,16 @@ TEST(directive_errors)
 {
 	EXPECT_SPEC_ERR("//@ defne X = 1\n",
 		PATH ":1:5: unknown directive 'defne' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams, arch); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel, streams, arch, sequence); did you mean 'define'?");
 	EXPECT_SPEC_ERR("\n//@ frobnicate\n",
 		PATH ":2:5: unknown directive 'frobnicate' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams, arch)");
+		"bytes, flops, check, link, include, kernel, streams, arch, sequence)");
 	EXPECT_SPEC_ERR("//@ 42\n",
 		PATH ":1:5: expected a directive after '//@' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams, arch)");
+		"bytes, flops, check, link, include, kernel, streams, arch, sequence)");
 	EXPECT_SPEC_ERR("//@ Define X = 1\n",
 		PATH ":1:5: unknown directive 'Define' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams, arch); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel, streams, arch, sequence); did you mean 'define'?");
 }
 
 TEST(var_errors)
@@ -455,7 +455,7 @@ TEST(buffers)
 	EXPECT_SPEC_ERR("//@ buffer x float[ ]\n", PATH ":1:21: expected the size of buffer 'x' inside '[]'");
 	EXPECT_SPEC_ERR("//@ buffer x float[N] rando\n",
 		PATH ":1:23: unknown word 'rando' in buffer 'x' (expected: random, zero, one, iota, value, "
-		"poison, output, managed, prefetch, host, pinned); did you mean 'random'?");
+		"poison, output, managed, prefetch, host, pinned, scratch); did you mean 'random'?");
 	EXPECT_SPEC_ERR("//@ buffer x float[N] zero one\n",
 		PATH ":1:28: buffer 'x' has two inits, 'zero' and 'one'");
 	EXPECT_SPEC_ERR("//@ buffer x float[N] output output\n",
@@ -941,6 +941,62 @@ TEST(host_streams)
 	               "//@ streams min(splits, 8) split n\n");
 }
 
+
+/* ---- sequences ---- */
+
+TEST(sequences)
+{
+	spec s;
+	char *err = NULL;
+	const char *src =
+		"//@ param N = 100\n"
+		"//@ buffer in float[N] random\n"
+		"//@ buffer tmp float[N] scratch\n"
+		"//@ buffer out float[N] output\n"
+		"//@ grid 1\n//@ block 32\n"
+		"//@ sequence two = a, b\n"
+		"//@ kernel two bytes 8 * N\n"
+		"__global__ void a(const float *in, float *tmp) {}\n"
+		"__global__ void b(const float *tmp, float *out) {}\n"
+		"__global__ void c(const float *in, float *out) {}\n";
+	CHECK(spec_parse(PATH, src, &s, &err) == 0);
+	int k = spec_kernel_find(&s, "two");
+	CHECK(k >= 0 && s.kernels[k].nsteps == 2);
+	if (k >= 0 && s.kernels[k].nsteps == 2) {
+		CHECK(strcmp(s.kernels[s.kernels[k].steps[0]].name, "a") == 0);
+		CHECK(strcmp(s.kernels[s.kernels[k].steps[1]].name, "b") == 0);
+		CHECK(s.kernels[k].over.bytes.text && strcmp(s.kernels[k].over.bytes.text, "8 * N") == 0);
+		/* `run all`: the sequence and c, not the steps */
+		CHECK(spec_kernel_in_all(&s, k));
+		CHECK(!spec_kernel_in_all(&s, spec_kernel_find(&s, "a")));
+		CHECK(spec_kernel_in_all(&s, spec_kernel_find(&s, "c")));
+		CHECK(spec_kernel_launchable(&s, spec_kernel_find(&s, "a"))); /* named, a step runs alone */
+	}
+	int t = spec_buffer_find(&s, "tmp");
+	CHECK(t >= 0 && s.bufs[t].scratch && s.bufs[t].output && s.bufs[t].init == INIT_POISON);
+	spec_free(&s);
+	CHECK(err == NULL);
+	const char *k2 = "__global__ void a(float *x) {}\n__global__ void b(float *x) {}\n";
+	char *src2 = xasprintf("//@ buffer x float[4] output\n//@ grid 1\n//@ block 1\n//@ sequence s = a, z\n%s", k2);
+	EXPECT_SPEC_ERR(src2, PATH ":4:21: unknown step 'z' in sequence 's' (kernels: a, b); did you mean 'a'?");
+	free(src2);
+	src2 = xasprintf("//@ buffer x float[4] output\n//@ grid 1\n//@ block 1\n//@ sequence a = b\n%s", k2);
+	EXPECT_SPEC_ERR(src2, PATH ":4:14: 'a' is already a kernel or a sequence of this file");
+	free(src2);
+	src2 = xasprintf("//@ buffer x float[4] output\n//@ grid 1\n//@ block 1\n//@ sequence s a, b\n%s", k2);
+	EXPECT_SPEC_ERR(src2, PATH ":4:16: expected '=' after sequence name 's'");
+	free(src2);
+	src2 = xasprintf("//@ buffer x float[4] scratch output\n//@ grid 1\n//@ block 1\n%s", k2);
+	EXPECT_SPEC_ERR(src2, PATH ":1:37: buffer 'x' is 'scratch', the steps' own: it cannot be an output, managed "
+	                "or on the host");
+	free(src2);
+	src2 = xasprintf("//@ buffer x float[4] scratch\n//@ buffer y float[4] output\n//@ grid 1\n//@ block 1\n"
+	                 "//@ check x = copy(y)\n%s", k2);
+	EXPECT_SPEC_ERR(src2, PATH ":5:11: check names 'x', an intermediate ('scratch') of the steps: checks compare "
+	                "what the last step leaves in the outputs");
+	free(src2);
+}
+
 int main(void)
 {
 	RUN(whole_file);
@@ -963,5 +1019,6 @@ int main(void)
 	RUN(cxx_names);
 	RUN(cxx_name_errors);
 	RUN(host_streams);
+	RUN(sequences);
 	return test_report("spec");
 }
