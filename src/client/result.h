@@ -62,6 +62,25 @@ enum { LINK_H2D_PAGEABLE, LINK_H2D_PINNED, LINK_D2H_PAGEABLE, LINK_D2H_PINNED, L
 
 #define RES_MAX_SPANS 512
 
+/* A sequence's time split by the kernel clock: the steps and the gaps
+ * between them of the median sample (so they add up to it). */
+typedef struct seq_split {
+	int32_t nsteps;                 /* 0: not split (timed with events) */
+	double step_ms[PLAN_MAX_STEPS];
+	double gap_ms[PLAN_MAX_STEPS];  /* gap_ms[i]: step i's end to step i+1's start */
+	double total_ms;                /* the median sample: steps and gaps */
+} seq_split;
+
+typedef struct seq_timing {
+	seq_split stream;               /* the samples' steps and gaps */
+	/* `timing graph on`: the sequence as one CUDA graph and its steps
+	 * launched one by one, in turns, each between CUDA events */
+	int32_t graph_n;                /* pairs of samples; 0 none */
+	double graph_ms, graph_lo_ms, graph_hi_ms; /* the graph's median and its 95% interval */
+	double streamed_ms;             /* the steps' median, launched one by one */
+	char note[320];                 /* why the graph is not timed; else "" */
+} seq_timing;
+
 typedef struct result {
 	res_status status;
 	char error[512];      /* one line, for RES_ERROR / RES_FATAL */
@@ -87,6 +106,7 @@ typedef struct result {
 	int32_t nspans, spans_lost;
 	char tl_note[160];    /* why there is none, where one was to be had; else "" */
 	tl_span spans[RES_MAX_SPANS];
+	seq_timing seq;       /* a sequence's steps, gaps and graph time */
 	nvml_cond cond;       /* clocks, temperature, throttling around the samples */
 	func_info fn;         /* info_only plans */
 	/* device printf (and assertion messages): what the first launch that

@@ -71,6 +71,12 @@ static const struct {
 	OPT(LaunchKernelEx, "cuLaunchKernelEx"),
 	OPT(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
 	OPT(OccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize"),
+	OPT(StreamBeginCapture, "cuStreamBeginCapture_v2"),
+	OPT(StreamEndCapture, "cuStreamEndCapture"),
+	OPT(GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags"),
+	OPT(GraphLaunch, "cuGraphLaunch"),
+	OPT(GraphExecDestroy, "cuGraphExecDestroy"),
+	OPT(GraphDestroy, "cuGraphDestroy"),
 };
 
 int cu_loaded(void)

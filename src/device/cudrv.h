@@ -16,6 +16,8 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
 
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_INVALID_VALUE 1
@@ -107,6 +109,7 @@ typedef struct CUlaunchConfig {
 #define CU_EVENT_DEFAULT 0x0
 #define CU_EVENT_DISABLE_TIMING 0x2
 #define CU_STREAM_DEFAULT 0x0
+#define CU_STREAM_CAPTURE_MODE_RELAXED 2
 
 /* The entry points, by the names libcuda exports (the _v2 ones where cuda.h
  * maps the plain name to a versioned symbol). */
@@ -168,6 +171,13 @@ typedef struct cudrv {
 	CUresult (*OccupancyMaxPotentialBlockSize)(int *min_grid, int *block_size, CUfunction fn,
 	                                           size_t (*smem_of_block)(int block_size), size_t dyn_smem,
 	                                           int block_limit);
+	/* CUDA graphs: a stream's launches captured, instantiated and launched whole */
+	CUresult (*StreamBeginCapture)(CUstream s, int mode);
+	CUresult (*StreamEndCapture)(CUstream s, CUgraph *g);
+	CUresult (*GraphInstantiateWithFlags)(CUgraphExec *e, CUgraph g, unsigned long long flags);
+	CUresult (*GraphLaunch)(CUgraphExec e, CUstream s);
+	CUresult (*GraphExecDestroy)(CUgraphExec e);
+	CUresult (*GraphDestroy)(CUgraph g);
 } cudrv;
 
 extern cudrv cu;

@@ -29,6 +29,7 @@ static struct kclock_state {
 	struct {
 		uint64_t name_hash;
 		double ms;
+		uint64_t start, end;  /* the GPU's timestamps, ns */
 	} ring[KC_RING];
 	int n;
 	unsigned long lost;   /* kernels that did not fit, or buffers CUPTI could not get */
@@ -97,6 +98,8 @@ static void on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t 
 		}
 		K.ring[K.n].name_hash = name_hash(k->name);
 		K.ring[K.n].ms = (double)(k->end - k->start) * 1e-6;
+		K.ring[K.n].start = k->start;
+		K.ring[K.n].end = k->end;
 		K.n++;
 	}
 	pthread_mutex_unlock(&K.mu);
@@ -243,6 +246,60 @@ int kclock_take(const char *symbol, double *ms, int max, char **why)
 			return -1;
 		}
 	}
+	return got;
+}
+
+/* Moves the records of the kernels in h[0..nh) out as spans and empties
+ * the ring: -1 when some were lost. */
+static int move_spans(const uint64_t *h, int nh, kspan *out, int max, int *got)
+{
+	pthread_mutex_lock(&K.mu);
+	for (int i = 0; i < K.n; i++)
+		for (int j = 0; j < nh; j++)
+			if (K.ring[i].name_hash == h[j] && *got < max) {
+				out[(*got)++] = (kspan){ j, K.ring[i].start, K.ring[i].end };
+				break;
+			}
+	K.n = 0;
+	unsigned long lost = K.lost;
+	K.lost = 0;
+	pthread_mutex_unlock(&K.mu);
+	return lost ? -1 : 0;
+}
+
+static int span_order(const void *a, const void *b)
+{
+	const kspan *x = a, *y = b;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+int kclock_take_spans(const char *const *symbols, int nsym, kspan *out, int max, char **why)
+{
+	if (!K.on) {
+		if (why)
+			*why = xstrdup("kernel timestamps are not being recorded");
+		return -1;
+	}
+	uint64_t h[KCLOCK_MAX_SYMBOLS];
+	if (nsym < 1 || nsym > KCLOCK_MAX_SYMBOLS) {
+		if (why)
+			*why = xasprintf("%d kernels to take spans of: 1 to %d", nsym, KCLOCK_MAX_SYMBOLS);
+		return -1;
+	}
+	for (int i = 0; i < nsym; i++)
+		h[i] = name_hash(symbols[i]);
+	int got = 0;
+	for (int pass = 0; pass < 2 && got < max; pass++) {
+		CUptiResult r = K.FlushAll(pass ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+		if (r != CUPTI_SUCCESS)
+			return cupti_fail(why, "cuptiActivityFlushAll", r);
+		if (move_spans(h, nsym, out, max, &got) != 0) {
+			if (why)
+				*why = xstrdup("CUPTI lost kernel records (out of buffer space)");
+			return -1;
+		}
+	}
+	qsort(out, (size_t)got, sizeof *out, span_order);
 	return got;
 }
 

@@ -34,6 +34,17 @@ int kclock_prepare(char **why);
  * with *why (caller frees) when CUPTI failed or records were lost. */
 int kclock_take(const char *symbol, double *ms, int max, char **why);
 
+/* The same for several kernels at once (a sequence's steps): the records
+ * of the kernels whose symbol is one of symbols[0..nsym), each as the index
+ * of its symbol and its start and end, ordered by start; at most max.
+ * Returns how many, or -1 with *why. */
+#define KCLOCK_MAX_SYMBOLS 16
+typedef struct kspan {
+	int32_t sym;
+	uint64_t start_ns, end_ns;
+} kspan;
+int kclock_take_spans(const char *const *symbols, int nsym, kspan *out, int max, char **why);
+
 /* Stops recording and drops what is pending. Safe to call when not started. */
 void kclock_stop(void);
 

@@ -233,6 +233,7 @@ typedef struct session {
 	size_t n;
 	const char *chip;
 	uint64_t t0;           /* the collection's start */
+	int nranges;           /* kernels a launch call makes: a range each */
 } session;
 
 /* Stops, disables and frees what a collection set up. On a collection
@@ -296,7 +297,7 @@ static CUptiResult set_config(session *s, int mode)
 	sc.pCounterDataImage = s->data;
 	sc.range = CUPTI_AutoRange; /* a range around each kernel launch */
 	sc.replayMode = mode;
-	sc.maxRangesPerPass = 1;
+	sc.maxRangesPerPass = (size_t)s->nranges;
 	sc.numNestingLevels = 1;
 	sc.minNestingLevel = 1;
 	sc.passIndex = 0;
@@ -431,8 +432,8 @@ static prof_status target_setup(session *s, CUcontext ctx, int user, prof_info *
 	ds2.pRangeProfilerObject = s->rp;
 	ds2.pMetricNames = s->names;
 	ds2.numMetrics = s->n;
-	ds2.maxNumOfRanges = 1;         /* one kernel, one range */
-	ds2.maxNumRangeTreeNodes = 1;
+	ds2.maxNumOfRanges = (size_t)s->nranges; /* a kernel a range */
+	ds2.maxNumRangeTreeNodes = (size_t)s->nranges;
 	if ((st = check(cp.RangeGetCounterDataSize(&ds2), "cuptiRangeProfilerGetCounterDataSize", err)) != PROF_OK)
 		return st;
 	s->data_size = ds2.counterDataSize;
@@ -525,20 +526,35 @@ static prof_status evaluate(session *s, double *values, prof_info *info, char **
 		fail(err, "no kernel launch was profiled (the launch callback launched nothing?)");
 		return PROF_ERROR;
 	}
+	if (gi.numTotalRanges < (size_t)s->nranges) {
+		fail(err, "%d of %d kernel launches were profiled", (int)gi.numTotalRanges, s->nranges);
+		return PROF_ERROR;
+	}
 	CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
 	memset(&ev, 0, sizeof ev);
 	ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
 	ev.pHostObject = s->host;
 	ev.pCounterDataImage = s->data;
 	ev.counterDataImageSize = s->data_size;
-	ev.rangeIndex = 0;
 	ev.ppMetricNames = s->names;
 	ev.numMetrics = s->n;
-	ev.pMetricValues = values;
-	return check(cp.HostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues", err);
+	for (int rg = 0; rg < s->nranges; rg++) {
+		ev.rangeIndex = (size_t)rg;
+		ev.pMetricValues = values + (size_t)rg * s->n;
+		if ((st = check(cp.HostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues", err)) != PROF_OK)
+			return st;
+	}
+	return PROF_OK;
 }
 
 prof_status prof_collect_replay(CUcontext ctx, CUdevice dev, const char *const *metrics, int n,
+                                int (*prologue)(void *arg), int (*launch)(void *arg), void *arg,
+                                double *values, prof_info *info, char **err)
+{
+	return prof_collect_ranges(ctx, dev, metrics, n, 1, prologue, launch, arg, values, info, err);
+}
+
+prof_status prof_collect_ranges(CUcontext ctx, CUdevice dev, const char *const *metrics, int n, int nranges,
                                 int (*prologue)(void *arg), int (*launch)(void *arg), void *arg,
                                 double *values, prof_info *info, char **err)
 {
@@ -546,7 +562,7 @@ prof_status prof_collect_replay(CUcontext ctx, CUdevice dev, const char *const *
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof *info);
-	if (!metrics || n <= 0 || !launch || !values) {
+	if (!metrics || n <= 0 || !launch || !values || nranges < 1) {
 		fail(err, "prof_collect: no metrics or no launch");
 		return PROF_ERROR;
 	}
@@ -560,6 +576,7 @@ prof_status prof_collect_replay(CUcontext ctx, CUdevice dev, const char *const *
 	for (int i = 0; i < n; i++)
 		s.names[i] = metrics[i];
 	s.n = (size_t)n;
+	s.nranges = nranges;
 	prof_status st = prof_begin(dev, err);
 	if (st == PROF_OK)
 		st = chip_counters(&s, ctx, dev, info, err);

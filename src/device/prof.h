@@ -75,6 +75,12 @@ prof_status prof_collect_replay(CUcontext ctx, CUdevice dev, const char *const *
                                 int (*prologue)(void *arg), int (*launch)(void *arg), void *arg,
                                 double *values, prof_info *info, char **err);
 
+/* The same for nranges kernels launched by one call of launch (a
+ * sequence's steps): a range each, values[r * n + i] metric i of range r. */
+prof_status prof_collect_ranges(CUcontext ctx, CUdevice dev, const char *const *metrics, int n, int nranges,
+                                int (*prologue)(void *arg), int (*launch)(void *arg), void *arg,
+                                double *values, prof_info *info, char **err);
+
 /* cuptiProfilerDeInitialize, when the profiler was initialised; call before
  * the worker exits (and, should timings after a collect differ, after each). */
 void prof_shutdown(void);

@@ -73,9 +73,19 @@ static void slice_of(const plan *p, int i, int c, size_t *off, size_t *bytes)
 	*bytes = (size_t)(p->chunks[c].len * pb->per * es);
 }
 
+int w_run_steps(wrun *r, wpool *pool, wkernels *k, CUstream st)
+{
+	for (int j = 0; j < r->p->nsteps; j++)
+		if (w_launch_on(r, pool, k->step_fn[j], &r->p->steps[j], &k->step_ka[j], st) != 0)
+			return -1;
+	return 0;
+}
+
 int w_run_main(wrun *r, wpool *pool, const whost *wh, wkernels *k)
 {
 	const plan *p = r->p;
+	if (p->nsteps > 0)
+		return w_run_steps(r, pool, k, NULL);
 	if (p->nchunks <= 0)
 		return w_launch(r, pool, k->fn, &p->launch, &k->ka);
 	plan_launch *l = xmalloc(sizeof *l);

@@ -28,6 +28,8 @@ typedef struct wkernels {
 	CUfunction fn;
 	CUfunction other[PLAN_MAX_CHECKS]; /* the checks' other variants */
 	kargs ka;
+	CUfunction step_fn[PLAN_MAX_STEPS]; /* a sequence's steps, in order */
+	kargs step_ka[PLAN_MAX_STEPS];
 } wkernels;
 
 void w_build_args(kargs *ka, const plan_launch *l, const CUdeviceptr *ptrs);
@@ -35,9 +37,12 @@ void w_build_args(kargs *ka, const plan_launch *l, const CUdeviceptr *ptrs);
  * as written. */
 int w_launch(wrun *r, wpool *pool, CUfunction fn, const plan_launch *l, kargs *ka);
 int w_launch_on(wrun *r, wpool *pool, CUfunction fn, const plan_launch *l, kargs *ka, CUstream st);
+/* A sequence's steps in order on st (NULL: the legacy stream). */
+int w_run_steps(wrun *r, wpool *pool, wkernels *k, CUstream st);
 /* The run: on host data, each chunk on its stream (copy in, the kernel on
  * its slice, copy out), the legacy stream's work before and after it
- * ordered with them; else the launch alone. Not waited for. */
+ * ordered with them; a sequence's steps; else the launch alone. Not
+ * waited for. */
 int w_run_main(wrun *r, wpool *pool, const whost *wh, wkernels *k);
 
 #endif

@@ -50,6 +50,8 @@ int fill_stage(wrun *r, const wcontents *c, whost *wh, wfresh *fresh, wkernels *
 	for (int i = 0; i < r->p->nbufs; i++)
 		ptrs[i] = c->pool->buf[i].d;
 	w_build_args(&k->ka, &r->p->launch, ptrs);
+	for (int j = 0; j < r->p->nsteps; j++)
+		w_build_args(&k->step_ka[j], &r->p->steps[j], ptrs);
 	r->res->setup_ms = ms_since(r->t0);
 	w_trace(r, "setup done");
 	return 0;

@@ -19,7 +19,7 @@
  * stage that fails records the run's error and the rest are skipped; reply
  * always runs. Beside the check, check_ahead starts the references on a
  * thread before the fill writes the buffers. The stages call down only:
- * pool, contents, launch, hostbufs, staging, gpufill, gpuhash, timer,
+ * pool, contents, launch, hostbufs, staging, gpufill, gpuhash, timer, wseq,
  * roofs, wlock, wprintf, wstart, and wrun (errors, traces, progress). */
 #include "worker.h"
 

@@ -54,6 +54,13 @@ static int validate_plan(wrun *r)
 	}
 	if (check_launch(r, &p->launch) != 0)
 		return -1;
+	if (p->nsteps < 0 || p->nsteps > PLAN_MAX_STEPS)
+		return w_fail(r, W_ERROR, "%d steps; at most %d are supported", p->nsteps, PLAN_MAX_STEPS);
+	for (int j = 0; j < p->nsteps; j++)
+		if (check_launch(r, &p->steps[j]) != 0)
+			return -1;
+	if (p->nsteps > 0 && p->nchunks != 0)
+		return w_fail(r, W_ERROR, "a sequence runs on device buffers, not in chunks");
 	if (p->nchunks < 0 || p->nchunks > PLAN_MAX_CHUNKS)
 		return w_fail(r, W_ERROR, "%d chunks; at most %d are supported", p->nchunks, PLAN_MAX_CHUNKS);
 	for (int i = 0; i < p->nbufs; i++) {
@@ -144,6 +151,9 @@ static int load_kernels(wrun *r, const void *image, wkernels *k)
 	k->have_mod = 1;
 	if (get_function(r, k->mod, &p->launch, &k->fn) != 0)
 		return -1;
+	for (int j = 0; j < p->nsteps; j++)
+		if (get_function(r, k->mod, &p->steps[j], &k->step_fn[j]) != 0)
+			return -1;
 	if (p->t.do_check)
 		for (int i = 0; i < p->nchecks; i++)
 			if (p->checks[i].kind == CHECK_KERNEL &&

@@ -11,6 +11,7 @@
 #include "kclock.h"
 #include "stats.h"
 #include "wlock.h"
+#include "wseq.h"
 
 /* What the passes work with (time_stage's arguments). */
 typedef struct tctx {
@@ -21,6 +22,7 @@ typedef struct tctx {
 	wkernels *k;
 	wtimer *tm;
 	wstart *st;
+	wseq seq;              /* a sequence's samples split into steps and gaps */
 } tctx;
 
 /* An empty kernel as PTX (the driver compiles it for this device): what any
@@ -170,6 +172,12 @@ static int sample_prologue(tctx *x, int n)
 	return 0;
 }
 
+/* The prologue as a sequence's samples call it. */
+static int prologue_of(void *ctx, int n)
+{
+	return sample_prologue(ctx, n);
+}
+
 /* Samples on the kernel clock, k of them: each one's prologue and launch
  * waited for on its own (with the next samples queued behind it, a 10 us
  * kernel's record grew by ~0.4 us on an H100), then the k kernels' records
@@ -181,6 +189,15 @@ static int kernel_clock_samples(tctx *x, int n, int k, double *ms)
 	wrun *r = x->r;
 	const plan_launch *l = &r->p->launch;
 	loop_split *sp = &r->res->split;
+	if (r->p->nsteps > 0) { /* a sequence: its steps' records, split */
+		char why[256] = "";
+		int got = seq_clock_samples(r, &x->seq, x->c->pool, x->k, prologue_of, x, n, k, ms, why, sizeof why);
+		if (got == 0) {
+			snprintf(x->tt->kclock_why, sizeof x->tt->kclock_why, "%s", why);
+			snprintf(r->res->clock_note, sizeof r->res->clock_note, "%s", why);
+		}
+		return got;
+	}
 	for (int i = 0; i < k; i++) {
 		uint64_t t0 = now_ns();
 		if (sample_prologue(x, n + i) != 0 || w_run_main(r, x->c->pool, x->wh, x->k) != 0)
@@ -237,7 +254,9 @@ static int events_sample(tctx *x, int n, int batch, double *ms)
 	const plan *p = r->p;
 	loop_split *sp = &r->res->split;
 	uint64_t t0 = now_ns();
-	if (sample_prologue(x, n) != 0 || w_ck(r, cu.EventRecord(tm->ev0, NULL), "cuEventRecord") != 0)
+	if (sample_prologue(x, n) != 0 ||
+	    (p->nsteps > 0 && w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0) || /* a sequence: idle start */
+	    w_ck(r, cu.EventRecord(tm->ev0, NULL), "cuEventRecord") != 0)
 		return -1;
 	for (int b = 0; b < batch; b++)
 		if (w_run_main(r, x->c->pool, x->wh, x->k) != 0)
@@ -406,6 +425,7 @@ static int time_pass(tctx *x)
 	kclock_stop();
 	if (rc != 0)
 		return -1;
+	seq_split_result(r, &x->seq);
 	nvml_end(nvml, &res->cond);
 	if (x->tt->trace_loop)
 		time_prologue_parts(x);
@@ -457,6 +477,8 @@ static int trace_pass(tctx *x)
 static int prof_launch(void *arg)
 {
 	tctx *x = arg;
+	if (x->r->p->nsteps > 0)
+		return w_run_steps(x->r, x->c->pool, x->k, NULL) != 0;
 	return w_launch(x->r, x->c->pool, x->k->fn, &x->r->p->launch, &x->k->ka) != 0;
 }
 
@@ -493,8 +515,13 @@ static void metrics_pass(tctx *x)
 	memset(&info, 0, sizeof info);
 	char *err = NULL;
 	w_trace(r, "collecting %d metrics", n);
-	prof_status st = prof_collect_replay(x->st->ctx, x->st->dev, names, n, prof_prologue, prof_launch, x, pr->values,
+	int nr = p->nsteps > 0 ? p->nsteps : 1; /* a range a step, added up */
+	double *per = xcalloc((size_t)n * nr, sizeof *per);
+	prof_status st = prof_collect_ranges(x->st->ctx, x->st->dev, names, n, nr, prof_prologue, prof_launch, x, per,
 	                                     &info, &err);
+	if (st == PROF_OK)
+		seq_combine_metrics(names, n, nr, per, pr->values);
+	free(per);
 	pr->status = st;
 	pr->n = n;
 	pr->passes = info.passes;
@@ -521,7 +548,7 @@ int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernel
 {
 	const plan *p = r->p;
 	result *res = r->res;
-	tctx x = { r, tt, c, wh, k, tm, st };
+	tctx x = { r, tt, c, wh, k, tm, st, { NULL } };
 	uint64_t t0 = now_ns();
 	if (p->t.do_time || p->nmetrics > 0)
 		start_join(st); /* NVML and CUPTI set up */
@@ -530,7 +557,8 @@ int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernel
 			res->status = RES_INTERRUPTED;
 		else if (w_gpu_lock(r, &st->info) == 0) {
 			t0 = now_ns(); /* the timing's own time, not the wait for the lock */
-			if (time_pass(&x) == 0 && res->status == RES_OK && !w_stop_now(r->chan))
+			if (time_pass(&x) == 0 && res->status == RES_OK && !w_stop_now(r->chan) &&
+			    seq_graph_pass(r, c->pool, k, tm, prologue_of, &x) == 0)
 				trace_pass(&x);
 		}
 	}
@@ -539,5 +567,6 @@ int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernel
 	if (p->nmetrics > 0 && res->status == RES_OK && !w_stop_now(r->chan) && w_gpu_lock(r, &st->info) == 0)
 		metrics_pass(&x);
 	w_gpu_unlock();
+	seq_free(&x.seq);
 	return res->status == RES_OK ? 0 : -1;
 }
