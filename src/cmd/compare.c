@@ -528,7 +528,49 @@ typedef struct variant {
 	char *vline;
 	measurement m;     /* made at the first round (the check); the samples of every round */
 	int have_m;
+	double dram;       /* bytes read and written in DRAM by one run (counters); < 0 unknown */
 } variant;
+
+/* Where a sequence is compared (fusion), the DRAM bytes each variant moves,
+ * from the counters of one more run each, untimed and unchecked: v[i].dram,
+ * or a note saying why there are none. */
+static void dram_pass(app *a, variant *v, int nv)
+{
+	int seq = 0;
+	for (int i = 0; i < nv; i++) {
+		v[i].dram = -1;
+		seq |= a->sp->kernels[v[i].k].nsteps > 0;
+	}
+	if (!seq)
+		return;
+	static const char *const names[] = { "dram__bytes_read.sum", "dram__bytes_write.sum" };
+	result *res = xcalloc(1, sizeof *res);
+	timing_opts t = a->topt;
+	t.do_check = t.do_time = 0;
+	for (int i = 0; i < nv && !g_interrupt; i++) {
+		runctx c;
+		char *err = NULL;
+		if (run_prepare(a, &v[i].extra, 0, &c) != 0)
+			break;
+		int r = run_plan(a, &c, v[i].k, &t, &v[i].p, &err);
+		if (r == 0) {
+			v[i].p.nmetrics = 2;
+			for (int j = 0; j < 2; j++)
+				snprintf(v[i].p.metrics[j], sizeof v[i].p.metrics[j], "%s", names[j]);
+			r = run_exec(a, &c, &v[i].p, res, &err);
+		}
+		run_release(&c);
+		if (r == 0 && res->prof.status != PROF_OK)
+			r = fail(&err, "%s", res->prof.error);
+		if (r != 0) {
+			app_note(a, "compare: no DRAM bytes: %s", err ? err : "the counters failed");
+			free(err);
+			break;
+		}
+		v[i].dram = res->prof.values[0] + res->prof.values[1];
+	}
+	free(res);
+}
 
 /* kernel[NAME=EXPR,...] */
 static int parse_variant(app *a, const char *label, variant *v)
@@ -652,14 +694,16 @@ static int compare_table(app *a, variant *v, int nv)
 	int rc = 0;
 	sbuf clk = { 0 }; /* variants the kernel clock's check concerns */
 	table tb;
-	const char *head[] = { "variant", "speedup", "95% interval", "verdict", "speedup_lo", "speedup_hi" };
-	measure_table_init(&tb, 1, 5, head, "lrllrr");
+	dram_pass(a, v, nv);
+	const char *head[] = { "variant", "speedup", "95% interval", "verdict", "speedup_lo", "speedup_hi", "DRAM" };
+	measure_table_init(&tb, 1, 6, head, "lrllrrr");
 	table_kind(&tb, "compare");
 	table_col(&tb, 1 + M_KERNEL, NULL, U_PLAIN, COL_RAW); /* the variant names it */
 	table_col(&tb, 1 + M_N, NULL, U_X, COL_BOTH);
 	table_col(&tb, 2 + M_N, NULL, U_PLAIN, COL_HUMAN);
 	table_col(&tb, 4 + M_N, NULL, U_X, COL_RAW);
 	table_col(&tb, 5 + M_N, NULL, U_X, COL_RAW);
+	table_col(&tb, 6 + M_N, "dram_bytes", U_BYTES, COL_BOTH);
 	chart ch;
 	char *title = xasprintf("speedup over %s", v[0].label);
 	chart_init(&ch, title, "x");
@@ -687,6 +731,8 @@ static int compare_table(app *a, variant *v, int nv)
 			}
 		}
 		table_set(&tb, r, 3 + M_N, "%s", verdict);
+		if (v[i].dram >= 0)
+			table_num(&tb, r, 6 + M_N, v[i].dram);
 		int failed = v[i].m.check == MCHECK_FAIL;
 		if (failed)
 			rc = -1;

@@ -174,7 +174,8 @@ static int use_file(app *a, const char *name)
 	sb_printf(&b, "%s: %d kernel%s", path, launchable, launchable == 1 ? "" : "s");
 	for (int i = 0, k = 0; i < s->nkernels; i++)
 		if (spec_kernel_launchable(s, i))
-			sb_printf(&b, "%s%s", k++ ? ", " : " (", s->kernels[i].name);
+			sb_printf(&b, "%s%s%s", k++ ? ", " : " (", s->kernels[i].name,
+			          s->kernels[i].nsteps ? " (sequence)" : s->kernels[i].is_step ? " (step)" : "");
 	if (launchable)
 		sb_putc(&b, ')');
 	app_note(a, "%s", b.s);
@@ -374,7 +375,7 @@ static void show_buffers(app *a, const spec *s, int data)
 				table_set(&bt, r, 8, "%s", b->host == BUF_HOST_PINNED ? "pinned" : "pageable");
 		} else {
 			app_note(a, "  %s %s %s[%s] %s%s%s%s%s", b->global ? "global" : "buffer", b->name,
-			         dtype_name(b->type), b->count.text, init.s, b->output ? " output" : "",
+			         dtype_name(b->type), b->count.text, init.s, b->scratch ? " scratch" : b->output ? " output" : "",
 			         b->managed ? " managed" : "", b->prefetch ? " prefetch" : "",
 			         b->host == BUF_HOST_PINNED ? " host pinned" : b->host ? " host" : "");
 		}
@@ -390,16 +391,24 @@ static void show_kernels(app *a, const spec *s, int data)
 {
 	sbuf k = {0};
 	table kt;
-	const char *khead[] = { "kernel", "template", "skip" };
-	table_init(&kt, 3, khead, "lll");
+	const char *khead[] = { "kernel", "template", "skip", "steps" };
+	table_init(&kt, 4, khead, "llll");
 	table_kind(&kt, "kernel");
 	for (int i = 0; i < s->nkernels; i++) {
-		sb_printf(&k, "%s%s%s", i ? ", " : "", s->kernels[i].name,
-		          s->kernels[i].is_template ? " (template)" : s->kernels[i].skip ? " (skip)" : "");
+		const spec_kernel *sk = &s->kernels[i];
+		sbuf steps = {0};
+		for (int j = 0; j < sk->nsteps; j++)
+			sb_printf(&steps, "%s%s", j ? ", " : "", s->kernels[sk->steps[j]].name);
+		sb_printf(&k, "%s%s%s%s%s", i ? ", " : "", sk->name,
+		          sk->is_template ? " (template)" : sk->skip ? " (skip)" : sk->is_step ? " (step)" : "",
+		          sk->nsteps ? " = " : "", sk->nsteps ? steps.s : "");
 		int r = table_row(&kt);
-		table_set(&kt, r, 0, "%s", s->kernels[i].name);
-		table_bool(&kt, r, 1, s->kernels[i].is_template);
-		table_bool(&kt, r, 2, s->kernels[i].skip);
+		table_set(&kt, r, 0, "%s", sk->name);
+		table_bool(&kt, r, 1, sk->is_template);
+		table_bool(&kt, r, 2, sk->skip);
+		if (sk->nsteps)
+			table_set(&kt, r, 3, "%s", steps.s);
+		sb_free(&steps);
 	}
 	if (data && kt.nrows)
 		app_table(a, &kt, 0);

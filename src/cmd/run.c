@@ -107,7 +107,7 @@ int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 	int all = n == 0 || (n == 1 && strcmp(names[0], "all") == 0);
 	if (all) {
 		for (int i = 0; i < s->nkernels; i++)
-			if (spec_kernel_launchable(s, i))
+			if (spec_kernel_in_all(s, i))
 				idx[k++] = i;
 	} else {
 		for (int i = 0; i < n; i++) {
@@ -273,7 +273,7 @@ static void print_buffers(app *a, const plan *p)
 		total += bytes;
 		sb_printf(&g, "%s %s[%" PRIu64 "] %s%s%s%s%s (%s)", pb->name,
 		          dtype_name(pb->type), pb->count, init_name(pb->init),
-		          pb->output ? " output" : "", pb->managed ? " managed" : "",
+		          pb->scratch ? " scratch" : pb->output ? " output" : "", pb->managed ? " managed" : "",
 		          pb->prefetch ? " prefetch" : "",
 		          pb->host == BUF_HOST_PINNED ? " host pinned" : pb->host ? " host" : "", sz);
 		bufs[nb++] = sb_steal(&g);
@@ -467,7 +467,16 @@ int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err
 				snprintf(p->checks[i].other.lowered, sizeof p->checks[i].other.lowered, "%s", c->u->lowered[oc]);
 		}
 	p->cubin_len = c->u->cubin_len;
-	mark_unread_outputs(c->u->ptx, p);
+	for (int j = 0; j < p->nsteps; j++) {
+		int sc = cunit_find(c->u, p->steps[j].name);
+		if (sc < 0)
+			return fail(err, "kernel '%s' is missing from the compiled unit", p->steps[j].name);
+		snprintf(p->steps[j].lowered, sizeof p->steps[j].lowered, "%s", c->u->lowered[sc]);
+		if (plan_validate_launch(s, s->kernels[k].steps[j], &p->steps[j], &c->dev, c->u->res[sc].smem, err) != 0)
+			return -1;
+	}
+	if (p->nsteps == 0) /* a step may read what another wrote: a sequence resets every output */
+		mark_unread_outputs(c->u->ptx, p);
 	plan_bus(p);
 	/* each global is a variable of the module, of the size declared */
 	for (int i = 0; i < p->nbufs; i++) {
@@ -697,6 +706,19 @@ static char *check_at_text(const app *a)
 	return sb_steal(&b);
 }
 
+/* `timing graph on`: a sequence's graph against its steps one by one. */
+static void graph_note(app *a, const char *name, const result *res)
+{
+	char g[32], s[32];
+	fmt_time_ms(res->seq.graph_ms, g, sizeof g);
+	fmt_time_ms(res->seq.streamed_ms, s, sizeof s);
+	if (res->seq.note[0])
+		app_note(a, "%s: %s", name, res->seq.note);
+	else if (res->seq.graph_n > 0)
+		app_note(a, "%s: as one CUDA graph %s, launched step by step %s (both between CUDA events from an "
+		         "idle GPU, in turns, %d each)", name, masked(a, g), masked(a, s), res->seq.graph_n);
+}
+
 /* A kernel within 2x of an empty launch measures the launch, not itself. */
 static void launch_bound_note(app *a, const char *name, const result *res, const stats *st)
 {
@@ -727,14 +749,14 @@ static void resource_table_init(table *t)
 	table_col(t, 7, "dyn_smem_bytes", U_BYTES, COL_BOTH);
 }
 
-static void resource_row(table *t, const runctx *c, const plan *p)
+static void launch_row(table *t, const runctx *c, const plan_launch *l, const char *seq)
 {
-	const kres *kr = &c->u->res[cunit_find(c->u, p->launch.name)];
+	const kres *kr = &c->u->res[cunit_find(c->u, l->name)];
 	int r = table_row(t);
 	char g[64], b[64];
-	fmt_dims(g, sizeof g, p->launch.grid);
-	fmt_dims(b, sizeof b, p->launch.block);
-	table_set(t, r, 0, "%s", p->launch.name);
+	fmt_dims(g, sizeof g, l->grid);
+	fmt_dims(b, sizeof b, l->block);
+	table_set(t, r, 0, "%s%s%s", seq ? seq : "", seq ? "/" : "", l->name);
 	if (kr->known) {
 		table_num(t, r, 1, kr->regs);
 		table_num(t, r, 2, kr->smem);
@@ -746,8 +768,17 @@ static void resource_row(table *t, const runctx *c, const plan *p)
 	}
 	table_set(t, r, 5, "%s", g);
 	table_set(t, r, 6, "%s", b);
-	if (p->launch.smem)
-		table_num(t, r, 7, p->launch.smem);
+	if (l->smem)
+		table_num(t, r, 7, l->smem);
+}
+
+/* A kernel's row; a sequence's steps a row each, "SEQUENCE/STEP". */
+static void resource_row(table *t, const runctx *c, const plan *p)
+{
+	if (p->nsteps == 0)
+		launch_row(t, c, &p->launch, NULL);
+	for (int j = 0; j < p->nsteps; j++)
+		launch_row(t, c, &p->steps[j], p->launch.name);
 }
 
 /* A kernel on the tensor cores: its GFLOP/s against the roof of its
@@ -826,6 +857,7 @@ static int run_result(app *a, runctx *c, const plan *p, const result *res, const
 	clock_note(a, res);
 	launch_bound_note(a, name, res, &m->st);
 	pipe_note(a, m, pipes);
+	graph_note(a, name, res);
 	return m->check == MCHECK_FAIL ? -1 : 0;
 }
 

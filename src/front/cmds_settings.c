@@ -127,8 +127,14 @@ static int cmd_timing(app *a, int argc, char **argv, const char *rest)
 	int min_given = 0, rule_given = 0;
 	if ((argc - 1) % 2)
 		return app_error(a, "usage: timing [rule interval|noise] [target FRACTION] [noise FRACTION] "
-		                    "[min SECONDS] [max SECONDS] [wall SECONDS] [clock kernel|events]");
+		                    "[min SECONDS] [max SECONDS] [wall SECONDS] [clock kernel|events] [graph on|off]");
 	for (int i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "graph") == 0) {
+			if (strcmp(argv[i + 1], "on") != 0 && strcmp(argv[i + 1], "off") != 0)
+				return app_error(a, "timing: graph '%s' is not 'on' or 'off'", argv[i + 1]);
+			t.graph = strcmp(argv[i + 1], "on") == 0;
+			continue;
+		}
 		if (strcmp(argv[i], "clock") == 0) {
 			if (strcmp(argv[i + 1], "kernel") == 0)
 				t.clock = CLOCK_KERNEL;
@@ -163,7 +169,7 @@ static int cmd_timing(app *a, int argc, char **argv, const char *rest)
 		else if (strcmp(argv[i], "wall") == 0)
 			t.max_wall_s = v;
 		else
-			return app_error(a, "timing: unknown setting '%s' (rule, target, noise, min, max, wall, clock)",
+			return app_error(a, "timing: unknown setting '%s' (rule, target, noise, min, max, wall, clock, graph)",
 			                 argv[i]);
 	}
 	if (rule_given && !min_given && t.rule != a->topt.rule)
@@ -175,11 +181,12 @@ static int cmd_timing(app *a, int argc, char **argv, const char *rest)
 	else
 		snprintf(stop, sizeof stop, "stop once the median's 95%% interval is within +-%.2f%% of it", 100 * t.target);
 	app_note(a, "timing: rule %s: at least %d samples; %s with %g s of kernel time, "
-	         "at %g s of kernel time, %d samples, or after %g s in the loop; clock: %s",
+	         "at %g s of kernel time, %d samples, or after %g s in the loop; clock: %s%s",
 	         t.rule == RULE_NOISE ? "noise" : "interval", t.min_reps, stop, t.min_time_s, t.max_time_s,
 	         t.max_reps, t.max_wall_s,
 	         t.clock == CLOCK_KERNEL ? "kernel (the GPU's timestamps at kernel start and end)"
-	                                 : "events (a CUDA event pair around the launch)");
+	                                 : "events (a CUDA event pair around the launch)",
+	         t.graph ? "; sequences also as one CUDA graph" : "");
 	return 0;
 }
 
@@ -266,22 +273,26 @@ static const char lh_timing[] =
 	"of wall time in the loop (wall 1 s; for a kernel under 10 ms, once 'min' is sampled, 100 "
 	"of its medians, at least 0.1 s). 'clock kernel' times each launch by the GPU's own "
 	"start and end timestamps (the default); 'clock events' by a CUDA event pair, which "
-	"also counts the launch's processing. Shows the rule it ends with.\n"
+	"also counts the launch's processing. 'graph on' also times each sequence "
+	"('//@ sequence') captured as one CUDA graph and launched whole (cuGraphLaunch), "
+	"beside its steps launched one by one: the gaps a graph removes are launch overhead. "
+	"Shows the rule it ends with.\n"
 	"\n"
 	"Examples:\n"
 	"  timing target 0.2%\n"
 	"  timing rule noise\n"
 	"  timing noise 0.01 max 2\n"
-	"  timing clock events\n";
+	"  timing clock events\n"
+	"  timing graph on\n";
 const command cmd_timing_entry = {
 	.name = "timing",
 	.fn = cmd_timing,
-	.args = "[rule interval|noise] [target X] [noise X] [min S] [max S] [wall S] [clock kernel|events]",
+	.args = "[rule interval|noise] [target X] [noise X] [min S] [max S] [wall S] [clock kernel|events] [graph on|off]",
 	.help = "when sampling stops; what clock times a sample",
 	.min_args = 0,
 	.max_args = -1,
 	.compl = COMPL_WORDS,
-	.words = "rule interval noise target min max wall clock kernel events",
+	.words = "rule interval noise target min max wall clock kernel events graph on off",
 	.long_help = lh_timing,
 };
 

@@ -35,6 +35,50 @@ void measure_init(measurement *m, const char *file, const plan *p, const char *v
 	m->dyn_smem = p->launch.smem;
 	if (r)
 		m->res = *r;
+	m->nsteps = p->nsteps;
+	for (int j = 0; j < p->nsteps && j < PLAN_MAX_STEPS; j++) {
+		snprintf(m->step_names[j], sizeof m->step_names[j], "%s", p->steps[j].name);
+		m->step_bytes[j] = p->step_bytes[j];
+	}
+}
+
+/* Says in over_roof when the declared figures give more than a roof. */
+static void flag_over_roof(measurement *m, double flops_roof)
+{
+	m->over_roof[0] = 0;
+	if (m->roof_frac > MEASURE_OVER_ROOF && !m->link[0])
+		snprintf(m->over_roof, sizeof m->over_roof, "%.0f%% of the memory roof: //@ bytes counts more than "
+		         "this kernel moves", 100 * m->roof_frac);
+	else if (flops_roof > 0 && m->gflops > MEASURE_OVER_ROOF * flops_roof)
+		snprintf(m->over_roof, sizeof m->over_roof, "%.0f%% of the compute roof: //@ flops counts more than "
+		         "this kernel computes", 100 * m->gflops / flops_roof);
+}
+
+void measure_set_flops_roof(measurement *m, double roof_gflops)
+{
+	flag_over_roof(m, roof_gflops);
+}
+
+void measure_steps_text(const measurement *m, const seq_split *sp, int raw, char *buf, size_t n)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	for (int j = 0; j < sp->nsteps && j < m->nsteps && k + 1 < n; j++) {
+		char t[32], g[32];
+		if (raw) {
+			k += (size_t)snprintf(buf + k, n - k, "%s%s=%.6f", j ? " " : "", m->step_names[j], sp->step_ms[j]);
+			if (j + 1 < sp->nsteps && k + 1 < n)
+				k += (size_t)snprintf(buf + k, n - k, " gap=%.6f", sp->gap_ms[j]);
+			continue;
+		}
+		fmt_time_ms(sp->step_ms[j], t, sizeof t);
+		fmt_time_ms(sp->gap_ms[j], g, sizeof g);
+		k += (size_t)snprintf(buf + k, n - k, "%s%s %s", j ? ", " : "", m->step_names[j], t);
+		if (j + 1 < sp->nsteps && k + 1 < n)
+			k += (size_t)snprintf(buf + k, n - k, ", gap %s", g);
+	}
+	if (k >= n && n > 4)
+		memcpy(buf + n - 4, "...", 4);
 }
 
 void measure_make(measurement *m, const char *file, const plan *p, const result *res, const char *vline,
@@ -69,6 +113,7 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 		tl_compute(res->spans, res->nspans, &ts);
 		m->overlap = ts.overlap;
 	}
+	m->seq = res->seq;
 	measure_set_samples(m, res->samples_ms, res->nsamples);
 	m->stop = res->stop;
 	const nvml_cond *cd = &res->cond;
@@ -102,12 +147,14 @@ void measure_set_samples(measurement *m, const double *ms, int n)
 	m->gbps = m->bytes > 0 ? m->bytes / s / 1e9 : 0;
 	m->gflops = m->flops > 0 ? m->flops / s / 1e9 : 0;
 	m->roof_frac = m->gbps > 0 && m->roof_gbps > 0 ? m->gbps / m->roof_gbps : 0;
+	flag_over_roof(m, 0);
 }
 
 void measure_set_roof(measurement *m, double roof_gbps)
 {
 	m->roof_gbps = roof_gbps;
 	m->roof_frac = m->gbps > 0 && m->roof_gbps > 0 ? m->gbps / m->roof_gbps : 0;
+	flag_over_roof(m, 0);
 }
 
 void measure_free(measurement *m)
@@ -159,7 +206,8 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	static const char *const mine[M_N] = { "kernel", "values", "check", "rel_err", "median", "±95%",
 		                               "min .. max", "min", "max", "noise", "samples", "GB/s", "roof", "link", "overlap",
 		                               "GFLOP/s", "SM MHz", "temp C", "throttle", "clock", "regs",
-		                               "smem_bytes", "compile_ms", "device", "ci_lo", "ci_hi", "stop", "clock_offset_us" };
+		                               "smem_bytes", "compile_ms", "device", "ci_lo", "ci_hi", "stop",
+		                               "steps", "steps_ms", "graph", "one by one", "over roof", "clock_offset_us" };
 	const char *h[64];
 	char al[64];
 	int n = first + M_N + last;
@@ -169,7 +217,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	}
 	for (int i = 0; i < M_N; i++)
 		h[first + i] = mine[i];
-	memcpy(al + first, "lllrrlrrrrrrrlrrrrllrrlrrlr", M_N);
+	memcpy(al + first, "lllrrlrrrrrrrlrrrrllrrlrrllllrrlr", M_N);
 	for (int i = 0; i < last; i++) {
 		h[first + M_N + i] = head[first + i];
 		al[first + M_N + i] = align && align[first + i] ? align[first + i] : 'l';
@@ -203,6 +251,11 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	table_col(t, first + M_CI_HI, "ci_hi_ms", U_MS, COL_RAW);
 	table_col(t, first + M_STOP, NULL, U_PLAIN, COL_RAW);
 	table_col(t, first + M_CLOCK_OFFSET, NULL, U_PLAIN, COL_RAW);
+	table_col(t, first + M_STEPS, NULL, U_PLAIN, COL_HUMAN);
+	table_col(t, first + M_STEPS_MS, NULL, U_PLAIN, COL_RAW);
+	table_col(t, first + M_GRAPH, "graph_ms", U_MS, COL_BOTH);
+	table_col(t, first + M_STREAMED, "streamed_ms", U_MS, COL_BOTH);
+	table_col(t, first + M_OVER, "over_roof", U_PLAIN, COL_BOTH);
 }
 
 /* "±0.2%": the median's interval, its wider side as a percentage of it */
@@ -285,6 +338,21 @@ void measure_row(table *t, int r, int first, const measurement *m, int mask)
 	table_set(t, r, COL(M_CLOCK), "%s", m->clock == CLOCK_KERNEL ? "kernel" : "events");
 	if (m->clock_offset_known)
 		NUM(M_CLOCK_OFFSET, m->clock_offset_us);
+	if (m->seq.stream.nsteps > 0) {
+		char st[512];
+		measure_steps_text(m, &m->seq.stream, 0, st, sizeof st);
+		table_set(t, r, COL(M_STEPS), "%s", mask ? "<t>" : st);
+		measure_steps_text(m, &m->seq.stream, 1, st, sizeof st);
+		table_set(t, r, COL(M_STEPS_MS), "%s", mask ? "<t>" : st);
+	}
+	if (m->seq.graph_n > 0) {
+		NUM(M_GRAPH, m->seq.graph_ms);
+		NUM(M_STREAMED, m->seq.streamed_ms);
+	}
+	if (m->over_roof[0]) {
+		table_set(t, r, COL(M_OVER), "%s", m->over_roof);
+		table_style(t, r, COL(M_OVER), "1;33");
+	}
 	if (m->cond_known) {
 		if (m->sm_mhz)
 			NUM(M_SM_MHZ, m->sm_mhz);

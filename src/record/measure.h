@@ -59,7 +59,19 @@ typedef struct measurement {
 	char **met_names;
 	double *met_values;
 	struct explain_out *why; /* `explain`'s diagnosis (owned), or NULL */
+	/* a sequence: its steps (names, declared bytes), and its time split by
+	 * the kernel clock, streamed and as a CUDA graph (res.seq) */
+	int nsteps;
+	char step_names[PLAN_MAX_STEPS][PLAN_NAME];
+	double step_bytes[PLAN_MAX_STEPS];
+	seq_timing seq;
+	/* figures above a roof: the declared bytes or flops over the median
+	 * give more than the measured memory roof (or the compute roof) by
+	 * more than MEASURE_OVER_ROOF; said in the row and in the data */
+	char over_roof[128];
 } measurement;
+
+#define MEASURE_OVER_ROOF 1.05
 
 /* The record of a configuration compiled, not launched: the plan's launch
  * and the compile's resources (r may be NULL). */
@@ -73,6 +85,11 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 void measure_set_samples(measurement *m, const double *ms, int n);
 /* The memory roof of m replaced (a better one measured), roof_frac again. */
 void measure_set_roof(measurement *m, double roof_gbps);
+/* The compute roof (GFLOP/s) against which flops are flagged; 0 unknown. */
+void measure_set_flops_roof(measurement *m, double roof_gflops);
+/* "pass1 25.3 us, gap 1.2 us, pass2 3.6 us": a split sequence's parts, or
+ * ms numbers for data (raw) */
+void measure_steps_text(const measurement *m, const seq_split *sp, int raw, char *buf, size_t n);
 void measure_free(measurement *m);
 /* The figure a chart of this measurement shows, as the file declares it:
  * GFLOP/s where flops are declared, else GB/s where bytes are, else runs
@@ -83,7 +100,7 @@ const char *measure_check_word(const measurement *m); /* ok, FAIL, no check, off
 /* The columns of a measurement in a table, after the caller's first ones */
 enum { M_KERNEL, M_VALUES, M_CHECK, M_ERR, M_MEDIAN, M_CI, M_RANGE, M_MIN, M_MAX, M_NOISE, M_SAMPLES, M_GBPS,
        M_ROOF, M_LINK, M_OVERLAP, M_GFLOPS, M_SM_MHZ, M_TEMP, M_THROTTLE, M_CLOCK, M_REGS, M_SMEM, M_COMPILE, M_DEVICE,
-       M_CI_LO, M_CI_HI, M_STOP, M_CLOCK_OFFSET, M_N };
+       M_CI_LO, M_CI_HI, M_STOP, M_STEPS, M_STEPS_MS, M_GRAPH, M_STREAMED, M_OVER, M_CLOCK_OFFSET, M_N };
 
 /* The table of runs: `first` columns of the caller's (e.g. a sweep's
  * axes), the record's M_N, then `last` of the caller's (a verdict); head
