@@ -220,6 +220,9 @@ sub streams
 sub explain
 # the tensor roofs against cuBLAS and the library, explain on a WMMA GEMM
 sub tensor
+# sequences: a two-pass sum checked and timed as one unit, graph timing, the
+# flag on a figure over the roof, compare's DRAM bytes
+sub seq
 # a new configuration's data path: the staging area, the comparison in
 # chunks, references in the elements' own type, the GPU fill, against the
 # way before

@@ -2,6 +2,7 @@
  * also in the elements' own type), and the comparison of a kernel's output
  * with what a reference wants. */
 #include "ref.h"
+#include "ref_algo.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -564,6 +565,13 @@ static const ref_fn refs[] = {
 	  "out[b] = how many in[i] mod nbins equal b (in: non-negative integers)", NULL },
 	{ "sum", 1, "sum(in)", "b", r_sum, 1e-4, 1, "out[0] = the sum of every element of in", NULL },
 	{ "dot", 2, "dot(a, b)", "bb", r_dot, 1e-4, 1, "out[0] = the sum of a[i] * b[i]", NULL },
+	{ "scan", 1, "scan(in)", "b", ref_scan, 1e-4, 0, "out[i] = in[0] + ... + in[i] (inclusive)", NULL },
+	{ "exscan", 1, "exscan(in)", "b", ref_exscan, 1e-4, 0, "out[i] = in[0] + ... + in[i-1], out[0] = 0 "
+	  "(exclusive)", NULL },
+	{ "softmax", 3, "softmax(in, rows, cols)", "bss", ref_softmax, 1e-5, 0,
+	  "each row of in (rows x cols): exp(in - its max) / the row's sum of those", NULL },
+	{ "linear_relu", 6, "linear_relu(A, B, bias, M, N, K)", "bbbsss", ref_linear_relu, 1e-4, 0,
+	  "out = max(0, A * B + bias): A is M x K, B K x N, bias N added to each row", NULL },
 };
 
 const ref_fn *ref_find(const char *name)
