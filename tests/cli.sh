@@ -135,6 +135,7 @@ sets = set(re.search(r"^Sets: (.*)$", figs, re.M).group(1).split())
 files = [f for f in sys.argv[2:] if f.endswith(".session")]
 src = "".join(open(f).read() for f in sys.argv[2:] if f.endswith(".cu"))
 kernels = set(w for w in re.findall(r"\b(\w+)\s*\(", src))
+kernels |= set(re.findall(r"^//@ (?:sequence|kernel) (\S+)", src, re.M))  # sequences, instantiations
 used = set()
 for f in files:
     for line in open(f):

@@ -27,6 +27,8 @@ static const metric_def catalogue[] = {
 	  MK_VALUE, { DRAM_WR, NULL, NULL }, MU_BYTES, NULL },
 	{ "dram_bw", "device memory bandwidth achieved: (bytes read + written) / duration",
 	  MK_PER_TIME, { DRAM_RD, DRAM_WR, DURATION }, MU_GBPS, NULL },
+	{ "dram_bytes", "bytes read and written in device memory: what a fused kernel saves",
+	  MK_VALUE, { "dram__bytes.sum", NULL, NULL }, MU_BYTES, NULL },
 	{ "dram_throughput", "how busy device memory was, % of its peak, over the kernel's time",
 	  MK_VALUE, { "dram__throughput.avg.pct_of_peak_sustained_elapsed", NULL, NULL }, MU_PCT,
 	  "~100% if memory bound" },
