@@ -71,7 +71,16 @@ if [ -z "$vars" ]; then bad "no CUPLAY_ variables found in src/"
 elif [ -z "$bad_vars" ]; then ok "docs/environment.md and cuplay.1 name each CUPLAY_ variable once ($(echo $vars | wc -w))"
 else bad "CUPLAY_ variables: a row each in docs/environment.md and an entry in cuplay.1's ENVIRONMENT:$bad_vars"; fi
 
-# 5. the links between the documents lead somewhere
+# 5. every shipped lesson has its row in docs/classroom.md's list
+missing=
+for f in $(shipped 'sessions/*.session'); do
+	n=$(basename "$f" .session)
+	grep -q "^| \`$n\` |" docs/classroom.md || missing="$missing $n"
+done
+if [ -z "$missing" ]; then ok "docs/classroom.md lists every shipped lesson"
+else bad "docs/classroom.md has no row for the lessons:$missing"; fi
+
+# 6. the links between the documents lead somewhere
 broken=
 for f in README.md docs/*.md; do
 	for l in $(grep -o '](\([a-z./]*\.md\)' "$f" | sed 's/](//'); do
