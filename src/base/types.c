@@ -25,6 +25,8 @@ static const struct {
 	[DT_I16]      = { "int16", 2, 0, 1, DT_I16, 1, "int16_t short" },
 	[DT_U16]      = { "uint16", 2, 0, 0, DT_U16, 1, "uint16_t ushort" },
 	[DT_U64]      = { "uint64", 8, 0, 0, DT_U64, 1, "uint64_t ulonglong size_t ulong" },
+	[DT_E4M3]     = { "fp8_e4m3", 1, 1, 1, DT_E4M3, 1, "__nv_fp8_e4m3 e4m3" },
+	[DT_E5M2]     = { "fp8_e5m2", 1, 1, 1, DT_E5M2, 1, "__nv_fp8_e5m2 e5m2" },
 	[DT_FLOAT2]   = { "float2", 8, 1, 1, DT_FLOAT, 2, "" },
 	[DT_FLOAT4]   = { "float4", 16, 1, 1, DT_FLOAT, 4, "" },
 	[DT_DOUBLE2]  = { "double2", 16, 1, 1, DT_DOUBLE, 2, "" },
@@ -189,6 +191,62 @@ static float u2f(uint32_t u)
 	return f;
 }
 
+/* ---- FP8 ---- */
+
+static float fp8_value(uint8_t v, int mbits, int bias)
+{
+	int e = (v & 0x7f) >> mbits, m = v & ((1 << mbits) - 1);
+	float r = e == 0 ? ldexpf((float)m, 1 - bias - mbits) : ldexpf((float)((1 << mbits) + m), e - bias - mbits);
+	return v & 0x80 ? -r : r;
+}
+
+float e4m3_to_float(uint8_t v)
+{
+	if ((v & 0x7f) == 0x7f)
+		return (v & 0x80) ? -NAN : NAN;
+	return fp8_value(v, 3, 7);
+}
+
+float e5m2_to_float(uint8_t v)
+{
+	if ((v & 0x7c) == 0x7c) /* exponent all ones */
+		return (v & 3) ? ((v & 0x80) ? -NAN : NAN) : ((v & 0x80) ? -INFINITY : INFINITY);
+	return fp8_value(v, 2, 15);
+}
+
+/* |f| rounded to nearest even on the format's grid (mbits of mantissa,
+ * the smallest normal 2^(1 - bias)), saturated at maxv; then encoded. */
+static uint8_t fp8_from(float f, int mbits, int bias, float maxv, uint8_t nan)
+{
+	uint8_t sign = signbit(f) ? 0x80 : 0;
+	if (isnan(f))
+		return (uint8_t)(sign | nan);
+	float a = fabsf(f);
+	int ex;
+	(void)frexpf(a, &ex);
+	int e = ex - 1 < 1 - bias ? 1 - bias : ex - 1;
+	float r = a >= maxv ? maxv : rintf(ldexpf(a, mbits - e)) * ldexpf(1.0f, e - mbits);
+	if (r > maxv)
+		r = maxv;
+	if (r == 0)
+		return sign;
+	(void)frexpf(r, &ex);
+	if (ex - 1 < 1 - bias) /* subnormal: a count of the smallest step */
+		return (uint8_t)(sign | (uint8_t)ldexpf(r, bias - 1 + mbits));
+	int m = (int)ldexpf(r, mbits - (ex - 1)) - (1 << mbits);
+	return (uint8_t)(sign | (uint8_t)((ex - 1 + bias) << mbits) | (uint8_t)m);
+}
+
+uint8_t float_to_e4m3(float f)
+{
+	return fp8_from(f, 3, 7, 448.0f, 0x7f);
+}
+
+uint8_t float_to_e5m2(float f)
+{
+	return fp8_from(f, 2, 15, 57344.0f, 0x7f);
+}
+
 float half_to_float(uint16_t h)
 {
 	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
@@ -257,6 +315,8 @@ size_t arg_size(arg_kind k)
 		return 4;
 	case ARG_PTR: case ARG_I64: case ARG_U64: case ARG_F64:
 		return 8;
+	case ARG_TMAP:
+		return 128;
 	case ARG_NONE:
 		break;
 	}
@@ -274,6 +334,7 @@ const char *arg_kind_name(arg_kind k)
 	case ARG_U64:  return "unsigned long";
 	case ARG_F32:  return "float";
 	case ARG_F64:  return "double";
+	case ARG_TMAP: return "CUtensorMap";
 	}
 	return "?";
 }

@@ -6,12 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Element types of buffers. The first twelve are scalars; the vector types
+/* Element types of buffers. The first fourteen are scalars; the vector types
  * after them are `lanes` scalars side by side (float4: four floats, 16
  * bytes), and host code treats a buffer of them as that many scalars. */
 typedef enum dtype {
 	DT_FLOAT, DT_DOUBLE, DT_INT, DT_UNSIGNED, DT_LONG,
 	DT_HALF, DT_BF16, DT_I8, DT_U8, DT_I16, DT_U16, DT_U64,
+	DT_E4M3, DT_E5M2, /* 8-bit floats (sm_89+): __nv_fp8_e4m3, __nv_fp8_e5m2 */
 	DT_FLOAT2, DT_FLOAT4, DT_DOUBLE2, DT_INT2, DT_INT4, DT_UINT2, DT_UINT4,
 	DT_HALF2, DT_BF162, DT_CHAR4, DT_UCHAR4,
 	DT__COUNT
@@ -27,7 +28,8 @@ typedef enum init_kind {
 
 /* How a kernel parameter is passed. */
 typedef enum arg_kind {
-	ARG_NONE, ARG_PTR, ARG_I32, ARG_U32, ARG_I64, ARG_U64, ARG_F32, ARG_F64
+	ARG_NONE, ARG_PTR, ARG_I32, ARG_U32, ARG_I64, ARG_U64, ARG_F32, ARG_F64,
+	ARG_TMAP /* a CUtensorMap, by value (128 bytes): a `//@ tensormap` */
 } arg_kind;
 
 size_t dtype_size(dtype t);      /* bytes of one element (float4: 16) */
@@ -51,6 +53,14 @@ float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);
 float bf16_to_float(uint16_t h);
 uint16_t float_to_bf16(float f);
+/* FP8 (OCP): e4m3 (bias 7, no infinity, 448 the largest, 0x7f NaN) and
+ * e5m2 (bias 15, IEEE-like). From float: round to nearest even, past the
+ * largest finite value (infinity too) saturated to it, as CUDA's
+ * __nv_fp8_* constructors do (__NV_SATFINITE); NaN stays NaN. */
+float e4m3_to_float(uint8_t v);
+float e5m2_to_float(uint8_t v);
+uint8_t float_to_e4m3(float f);
+uint8_t float_to_e5m2(float f);
 const char *init_name(init_kind k);
 size_t arg_size(arg_kind k);
 const char *arg_kind_name(arg_kind k);

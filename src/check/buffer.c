@@ -29,6 +29,8 @@ double buffer_get(const void *p, dtype t, uint64_t i)
 	case DT_I16: return ((const int16_t *)p)[i];
 	case DT_U16: return ((const uint16_t *)p)[i];
 	case DT_U64: return (double)((const uint64_t *)p)[i];
+	case DT_E4M3: return e4m3_to_float(((const uint8_t *)p)[i]);
+	case DT_E5M2: return e5m2_to_float(((const uint8_t *)p)[i]);
 	default: return 0;
 	}
 }
@@ -103,6 +105,8 @@ void buffer_put(void *p, dtype t, uint64_t i, double v)
 	case DT_DOUBLE: ((double *)p)[i] = v; break;
 	case DT_HALF: ((uint16_t *)p)[i] = float_to_half((float)v); break;
 	case DT_BF16: ((uint16_t *)p)[i] = float_to_bf16((float)v); break;
+	case DT_E4M3: ((uint8_t *)p)[i] = float_to_e4m3((float)v); break;
+	case DT_E5M2: ((uint8_t *)p)[i] = float_to_e5m2((float)v); break;
 	case DT_INT: ((int32_t *)p)[i] = (int32_t)sat_i64(v, (double)INT32_MIN, (double)INT32_MAX); break;
 	case DT_UNSIGNED: ((uint32_t *)p)[i] = (uint32_t)sat_i64(v, 0, (double)UINT32_MAX); break;
 	case DT_I8: ((int8_t *)p)[i] = (int8_t)sat_i64(v, INT8_MIN, INT8_MAX); break;
@@ -192,6 +196,9 @@ static void fill_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 			case DT_U64: ((uint64_t *)dst)[i] = i; break;
 			case DT_HALF: ((uint16_t *)dst)[i] = float_to_half((float)(i % 2048)); break;
 			case DT_BF16: ((uint16_t *)dst)[i] = float_to_bf16((float)(i % 256)); break;
+			/* the integers each holds exactly: 0..16 and 0..8 */
+			case DT_E4M3: ((uint8_t *)dst)[i] = float_to_e4m3((float)(i % 17)); break;
+			case DT_E5M2: ((uint8_t *)dst)[i] = float_to_e5m2((float)(i % 9)); break;
 			case DT_I8: ((int8_t *)dst)[i] = (int8_t)(uint8_t)i; break;
 			case DT_U8: ((uint8_t *)dst)[i] = (uint8_t)i; break;
 			case DT_I16: ((int16_t *)dst)[i] = (int16_t)(uint16_t)i; break;
@@ -239,6 +246,18 @@ static void fill_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 		case DT_I8: case DT_U8:
 			for (uint64_t i = lo; i < hi; i++)
 				((uint8_t *)dst)[i] = (uint8_t)(rnd(f->seed, i) >> 56);
+			break;
+		/* FP8: [-1, 1) in steps the format holds exactly (1/16: four
+		 * significant bits for e4m3; 1/8: three for e5m2), so an input is
+		 * what the reference reads, and products and sums of them are
+		 * exact in a float accumulator */
+		case DT_E4M3:
+			for (uint64_t i = lo; i < hi; i++)
+				((uint8_t *)dst)[i] = float_to_e4m3((float)((double)(rnd(f->seed, i) >> 59) * 0x1p-4 - 1.0));
+			break;
+		case DT_E5M2:
+			for (uint64_t i = lo; i < hi; i++)
+				((uint8_t *)dst)[i] = float_to_e5m2((float)((double)(rnd(f->seed, i) >> 60) * 0x1p-3 - 1.0));
 			break;
 		case DT_I16: case DT_U16:
 			for (uint64_t i = lo; i < hi; i++)

@@ -432,6 +432,41 @@ static void *mm_thread(void *p)
 	return NULL;
 }
 
+static int mm_run(const double *A, const double *B, double *out, uint64_t M, uint64_t N, uint64_t K);
+
+/* TF32 as the tensor cores read it: 10 bits of mantissa, to nearest with
+ * ties away from zero (cvt.rna.tf32.f32, __float_to_tf32). */
+static double tf32_round(double v)
+{
+	float f = (float)v;
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	if ((u & 0x7f800000) != 0x7f800000)
+		u = (u + 0x1000) & ~0x1fffu;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/* A's and B's values as r_matmul multiplies them: B turned from N x K to
+ * K x N (tn), both rounded to TF32 (tf32); NULL where nothing changes, or
+ * when memory is short (*err). */
+static double *mm_operand(const double *x, uint64_t rows, uint64_t cols, int transpose, int tf32, char **err)
+{
+	if (!transpose && !tf32)
+		return NULL;
+	double *o = big_malloc(rows * cols * sizeof *o);
+	if (!o) {
+		fail(err, "matmul: cannot allocate %.1f MiB for an operand", (double)(rows * cols * 8) / 1048576.0);
+		return NULL;
+	}
+	for (uint64_t r = 0; r < rows; r++)
+		for (uint64_t c = 0; c < cols; c++) {
+			double v = x[r * cols + c];
+			o[transpose ? c * rows + r : r * cols + c] = tf32 ? tf32_round(v) : v;
+		}
+	return o;
+}
+
 static int r_matmul(const ref_arg *a, double *out, uint64_t n, char **err)
 {
 	uint64_t M, N, K, mk, kn, mn;
@@ -445,7 +480,28 @@ static int r_matmul(const ref_arg *a, double *out, uint64_t n, char **err)
 	    need_count("matmul", &a[1], "B", kn, "K * N", err) ||
 	    need_out("matmul", n, mn, "M * N", err))
 		return -1;
-	mm_job all = { a[0].data, a[1].data, out, M, N, K, 0, M };
+	int tn = (a[5].i & MM_TN) != 0, tf32 = (a[5].i & MM_TF32) != 0;
+	char *e = NULL;
+	double *A2 = mm_operand(a[0].data, M, K, 0, tf32, &e);
+	double *B2 = !e ? mm_operand(a[1].data, tn ? N : K, tn ? K : N, tn, tf32, &e) : NULL;
+	if (e) {
+		free(A2);
+		if (err)
+			*err = e;
+		else
+			free(e);
+		return -1;
+	}
+	int r = mm_run(A2 ? A2 : a[0].data, B2 ? B2 : a[1].data, out, M, N, K);
+	free(A2);
+	free(B2);
+	return r;
+}
+
+/* C = A * B on several threads when large: A M x K, B K x N. */
+static int mm_run(const double *A, const double *B, double *out, uint64_t M, uint64_t N, uint64_t K)
+{
+	mm_job all = { A, B, out, M, N, K, 0, M };
 	double work = (double)M * (double)N * (double)K;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int nt = ncpu > 1 ? (ncpu > 64 ? 64 : (int)ncpu) : 1;
@@ -547,31 +603,33 @@ static int r_histogram(const ref_arg *a, double *out, uint64_t n, char **err)
 	return 0;
 }
 
+static const char *const mm_opts[] = { "tn", "tf32", NULL };
+
 static const ref_fn refs[] = {
-	{ "copy", 1, "copy(in)", "b", r_copy, 1e-5, 0, "out[i] = in[i]", m_copy },
-	{ "add", 2, "add(a, b)", "bb", r_add, 1e-5, 0, "out[i] = a[i] + b[i]", NULL },
-	{ "sub", 2, "sub(a, b)", "bb", r_sub, 1e-5, 0, "out[i] = a[i] - b[i]", NULL },
-	{ "mul", 2, "mul(a, b)", "bb", r_mul, 1e-5, 0, "out[i] = a[i] * b[i]", NULL },
-	{ "scale", 2, "scale(a, alpha)", "bs", r_scale, 1e-5, 0, "out[i] = alpha * a[i]", NULL },
-	{ "square", 1, "square(a)", "b", r_square, 1e-5, 0, "out[i] = a[i] * a[i]", NULL },
-	{ "saxpy", 3, "saxpy(alpha, x, y)", "sbb", r_saxpy, 1e-5, 0, "out[i] = alpha * x[i] + y[i]", NULL },
+	{ "copy", 1, "copy(in)", "b", r_copy, 1e-5, 0, "out[i] = in[i]", m_copy, NULL },
+	{ "add", 2, "add(a, b)", "bb", r_add, 1e-5, 0, "out[i] = a[i] + b[i]", NULL, NULL },
+	{ "sub", 2, "sub(a, b)", "bb", r_sub, 1e-5, 0, "out[i] = a[i] - b[i]", NULL, NULL },
+	{ "mul", 2, "mul(a, b)", "bb", r_mul, 1e-5, 0, "out[i] = a[i] * b[i]", NULL, NULL },
+	{ "scale", 2, "scale(a, alpha)", "bs", r_scale, 1e-5, 0, "out[i] = alpha * a[i]", NULL, NULL },
+	{ "square", 1, "square(a)", "b", r_square, 1e-5, 0, "out[i] = a[i] * a[i]", NULL, NULL },
+	{ "saxpy", 3, "saxpy(alpha, x, y)", "sbb", r_saxpy, 1e-5, 0, "out[i] = alpha * x[i] + y[i]", NULL, NULL },
 	{ "transpose", 3, "transpose(in, rows, cols)", "bss", r_transpose, 1e-4, 0,
-	  "out[c * rows + r] = in[r * cols + c]: in is rows x cols, row-major", m_transpose },
-	{ "matmul", 5, "matmul(A, B, M, N, K)", "bbsss", r_matmul, 1e-4, 0,
-	  "out = A * B: A is M x K, B is K x N, out M x N, row-major", NULL },
+	  "out[c * rows + r] = in[r * cols + c]: in is rows x cols, row-major", m_transpose, NULL },
+	{ "matmul", 6, "matmul(A, B, M, N, K[, tn][, tf32])", "bbssss", r_matmul, 1e-4, 0,
+	  "out = A * B, row-major: A M x K, B K x N (N x K with tn)", NULL, mm_opts },
 	{ "conv1d", 4, "conv1d(in, w, n, r)", "bbss", r_conv1d, 1e-5, 0,
-	  "out[i] = sum of w[j] * in[i+j-r], j = 0..2r, 0 outside", NULL },
+	  "out[i] = sum of w[j] * in[i+j-r], j = 0..2r, 0 outside", NULL, NULL },
 	{ "histogram", 2, "histogram(in, nbins)", "bs", r_histogram, 1e-5, 0,
-	  "out[b] = how many in[i] mod nbins equal b (in: non-negative integers)", NULL },
-	{ "sum", 1, "sum(in)", "b", r_sum, 1e-4, 1, "out[0] = the sum of every element of in", NULL },
-	{ "dot", 2, "dot(a, b)", "bb", r_dot, 1e-4, 1, "out[0] = the sum of a[i] * b[i]", NULL },
-	{ "scan", 1, "scan(in)", "b", ref_scan, 1e-4, 0, "out[i] = in[0] + ... + in[i] (inclusive)", NULL },
+	  "out[b] = how many in[i] mod nbins equal b (in: non-negative integers)", NULL, NULL },
+	{ "sum", 1, "sum(in)", "b", r_sum, 1e-4, 1, "out[0] = the sum of every element of in", NULL, NULL },
+	{ "dot", 2, "dot(a, b)", "bb", r_dot, 1e-4, 1, "out[0] = the sum of a[i] * b[i]", NULL, NULL },
+	{ "scan", 1, "scan(in)", "b", ref_scan, 1e-4, 0, "out[i] = in[0] + ... + in[i] (inclusive)", NULL, NULL },
 	{ "exscan", 1, "exscan(in)", "b", ref_exscan, 1e-4, 0, "out[i] = in[0] + ... + in[i-1], out[0] = 0 "
-	  "(exclusive)", NULL },
+	  "(exclusive)", NULL, NULL },
 	{ "softmax", 3, "softmax(in, rows, cols)", "bss", ref_softmax, 1e-5, 0,
-	  "each row of in (rows x cols): exp(in - its max) / the row's sum of those", NULL },
+	  "each row of in (rows x cols): exp(in - its max) / the row's sum of those", NULL, NULL },
 	{ "linear_relu", 6, "linear_relu(A, B, bias, M, N, K)", "bbbsss", ref_linear_relu, 1e-4, 0,
-	  "out = max(0, A * B + bias): A is M x K, B K x N, bias N added to each row", NULL },
+	  "out = max(0, A * B + bias): A is M x K, B K x N, bias N added to each row", NULL, NULL },
 };
 
 const ref_fn *ref_find(const char *name)
@@ -696,6 +754,26 @@ out:
 	return ret;
 }
 
+int ref_nopts(const ref_fn *f)
+{
+	int n = 0;
+	while (f && f->opts && f->opts[n])
+		n++;
+	return n;
+}
+
+double ref_default_tol_opts(const ref_fn *f, dtype out, int64_t opts)
+{
+	double t = ref_default_tol(f, out);
+	/* TF32: the reference rounds to nearest; a kernel that passes the raw
+	 * float bits to the tensor cores has them truncated (each input off by
+	 * up to 2^-10 of itself, about 8e-4 of relative L2 over a product):
+	 * 2e-3 allows that with room, and is still far under a wrong result */
+	if (f && f->opts && (opts & MM_TF32) && dtype_is_float(out) && t < 2e-3)
+		t = 2e-3;
+	return t;
+}
+
 double ref_default_tol(const ref_fn *f, dtype out)
 {
 	switch (dtype_scalar(out)) {
@@ -709,6 +787,15 @@ double ref_default_tol(const ref_fn *f, dtype out)
 		return f && f->float_tol > 5e-3 ? f->float_tol : 5e-3;
 	case DT_BF16:
 		return f && f->float_tol > 4e-2 ? f->float_tol : 4e-2;
+	/* 4 and 3 significant bits: one rounding of a stored value is up to
+	 * 2^-4 (e4m3) and 2^-3 (e5m2) of it, and its relative L2 error over
+	 * many values about that over sqrt(3) (0.036, 0.072); twice one
+	 * rounding step leaves room for a kernel that rounds along the way,
+	 * and is still far under the error of a wrong result (about 1 and more) */
+	case DT_E4M3:
+		return 0.125;
+	case DT_E5M2:
+		return 0.25;
 	default:
 		return 0; /* integers: exact */
 	}

@@ -36,7 +36,21 @@ typedef struct ref_fn {
 	 * path through doubles writes it (buffer_from_double_exact), so the
 	 * wanted bits are the same. NULL for the others. */
 	int (*move)(const ref_arg *a, void *out, dtype t, uint64_t out_count, char **err);
+	/* Words a check line may add after the arguments (matmul's `tn`,
+	 * `tf32`), NULL-terminated; NULL: none. The last of the nargs
+	 * arguments is then theirs: the front end passes word i as bit i of it
+	 * (0 when none is written), so a line has nargs - 1 arguments and the
+	 * words. */
+	const char *const *opts;
 } ref_fn;
+
+/* matmul's words: B stored N x K (each row a column of B: "TN", as most
+ * tensor-core kernels take it); A and B rounded to TF32 first. */
+enum { MM_TN = 1, MM_TF32 = 2 };
+/* The default tolerance of a check of f with these words (ref_default_tol
+ * for the output type, widened where a word asks for it). */
+double ref_default_tol_opts(const ref_fn *f, dtype out, int64_t opts);
+int ref_nopts(const ref_fn *f); /* how many words f takes */
 
 const ref_fn *ref_find(const char *name);
 

@@ -287,6 +287,33 @@ int app_unset(app *a, const char *name)
 /* "N=8192 TILE_SIZE=32 PAD=1": every define and param, file order. */
 
 
+/* The file's `//@ tensormap` lines, as a header would write them (show). */
+static void show_tmaps(app *a, const spec *s)
+{
+	for (int i = 0; i < s->ntmaps; i++) {
+		const spec_tmap *m = &s->tmaps[i];
+		sbuf b = {0};
+		sb_printf(&b, "  tensormap %s = %s[", m->name, m->buf);
+		for (int d = 0; d < m->rank; d++)
+			sb_printf(&b, "%s%s", d ? ", " : "", m->dims[d].text);
+		sb_puts(&b, "] box ");
+		for (int d = 0; d < m->rank; d++)
+			sb_printf(&b, "%s%s", d ? ", " : "", m->box[d].text);
+		if (m->swizzle)
+			sb_printf(&b, " swizzle %dB", m->swizzle);
+		if (m->interleave)
+			sb_printf(&b, " interleave %dB", m->interleave);
+		if (m->l2promo == 0)
+			sb_puts(&b, " l2promo none");
+		else if (m->l2promo != 128)
+			sb_printf(&b, " l2promo %dB", m->l2promo);
+		if (m->oob_nan)
+			sb_puts(&b, " oob nan");
+		app_note(a, "%s", b.s);
+		sb_free(&b);
+	}
+}
+
 /* The file's `arch` line and what it picks on the device (show). */
 static void show_arch(app *a, const spec *s, const devinfo *dev)
 {
@@ -439,6 +466,7 @@ void app_show(app *a)
 	int data = format_is_data(a->format);
 	show_values(a, s, &vals, ok);
 	show_buffers(a, s, data);
+	show_tmaps(a, s);
 	if (s->split)
 		app_note(a, "  streams %s split %s: a run in chunks of %s, one per stream", s->streams.text, s->split,
 		         s->split);

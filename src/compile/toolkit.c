@@ -113,7 +113,17 @@ const char *const *toolkit_include_dirs(int *n, const char **why)
 	"#define FLT_MIN_EXP (-125)\n#define FLT_MAX_EXP 128\n#define DBL_MIN_EXP (-1021)\n#define DBL_MAX_EXP 1024\n"
 #define STDIO_TEXT SHIM_HEAD "/* NVRTC has printf built in; the rest of <stdio.h> does not run on a GPU */\n"
 
+/* <cuda.h> is the driver API's host header (host functions, which NVRTC
+ * refuses); a kernel includes it for CUtensorMap, the type of a
+ * `//@ tensormap` parameter: that type alone, as cuda.h has it. */
+#define CUDA_H_TEXT SHIM_HEAD \
+	"/* a kernel's part of <cuda.h>: the tensor map type of TMA */\n" \
+	"#ifndef CU_TENSOR_MAP_NUM_QWORDS\n#define CU_TENSOR_MAP_NUM_QWORDS 16\n" \
+	"typedef struct CUtensorMap_st {\n  alignas(64) unsigned long long opaque[CU_TENSOR_MAP_NUM_QWORDS];\n" \
+	"} CUtensorMap;\n#endif\n"
+
 static const toolkit_shim shims[] = {
+	{ "cuda.h", CUDA_H_TEXT, NULL },
 	{ "assert.h", SHIM_HEAD "#include <cuda/std/cassert>\n", "cuda/std/cassert" },
 	{ "cassert", SHIM_HEAD "#include <cuda/std/cassert>\n", "cuda/std/cassert" },
 	{ "stdint.h", SHIM_HEAD "#include <cuda/std/cstdint>\n", "cuda/std/cstdint" },

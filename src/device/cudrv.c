@@ -69,6 +69,7 @@ static const struct {
 	OPT(CtxSetLimit, "cuCtxSetLimit"),
 	OPT(CtxGetLimit, "cuCtxGetLimit"),
 	OPT(LaunchKernelEx, "cuLaunchKernelEx"),
+	OPT(TensorMapEncodeTiled, "cuTensorMapEncodeTiled"),
 	OPT(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
 	OPT(OccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize"),
 	OPT(StreamBeginCapture, "cuStreamBeginCapture_v2"),

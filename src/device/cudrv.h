@@ -96,6 +96,12 @@ typedef struct CUlaunchAttribute {
 		struct { unsigned int x, y, z; } clusterDim;
 	} value;
 } CUlaunchAttribute;
+/* A TMA tensor map (cuda.h's CUtensorMap: 128 opaque bytes, 64-byte
+ * aligned), made by cuTensorMapEncodeTiled (sm_90). */
+typedef struct CUtensorMap {
+	_Alignas(64) unsigned long long opaque[16];
+} CUtensorMap;
+
 typedef struct CUlaunchConfig {
 	unsigned int gridDimX, gridDimY, gridDimZ;
 	unsigned int blockDimX, blockDimY, blockDimZ;
@@ -166,6 +172,11 @@ typedef struct cudrv {
 	CUresult (*CtxSetLimit)(int limit, size_t value);
 	CUresult (*CtxGetLimit)(size_t *value, int limit);
 	CUresult (*LaunchKernelEx)(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
+	/* CUDA 12+: a tensor map for TMA; the enums are int-sized, as in cuda.h */
+	CUresult (*TensorMapEncodeTiled)(CUtensorMap *map, int dtype, unsigned int rank, void *addr,
+	                                 const unsigned long long *dims, const unsigned long long *strides,
+	                                 const unsigned int *box, const unsigned int *estrides, int interleave,
+	                                 int swizzle, int l2promo, int oobfill);
 	CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CUfunction fn, int block_size,
 	                                                      size_t dyn_smem);
 	CUresult (*OccupancyMaxPotentialBlockSize)(int *min_grid, int *block_size, CUfunction fn,

@@ -139,6 +139,13 @@ static const char header_text[] =
 	"                            a run on host data in EXPR chunks of param NAME,\n"
 	"                            a stream each: copy in, kernel, copy out\n"
 	"  //@ link   cudadevrt      relocatable device code: kernels that launch kernels\n"
+	"  //@ tensormap NAME = BUF[D0, D1, ...] box B0, B1, ... [swizzle 32B|64B|128B]\n"
+	"             [interleave 16B|32B] [l2promo 64B|128B|256B|none] [oob zero|nan]\n"
+	"                            a TMA tensor map (sm_90) of BUF seen as an array\n"
+	"                            of these dimensions, outermost first (A[M, K]: M\n"
+	"                            rows of K), box sides likewise; passed to the\n"
+	"                            kernel parameter 'const __grid_constant__\n"
+	"                            CUtensorMap NAME' (#include <cuda.h>)\n"
 	"  //@ arch   TARGET[, TARGET...]\n"
 	"                            the architecture compiled for, the first of the list\n"
 	"                            the GPU runs: sm_90a (arch-specific: wgmma,\n"
@@ -229,11 +236,11 @@ static char *refs_text(void)
 		/* the scalars, by the names the synopsis gives them */
 		const char *p = strchr(f->synopsis, '(');
 		int ns = 0;
-		for (int k = 0; p && k < f->nargs && f->argkinds[k]; k++) {
+		for (int k = 0; p && k < f->nargs - (f->opts != NULL) && f->argkinds[k]; k++) {
 			p++;
 			while (*p == ' ')
 				p++;
-			int l = (int)strcspn(p, ",)");
+			int l = (int)strcspn(p, ",)[ ");
 			if (f->argkinds[k] == 's')
 				sb_printf(&line, "%s%.*s", ns++ ? ", " : "; scalars: ", l, p);
 			p += l;
@@ -246,6 +253,11 @@ static char *refs_text(void)
 		sb_putc(&b, '\n');
 		sb_free(&line);
 	}
+	help_format(&b, "\nmatmul's inputs may be of any type (half, bfloat16, fp8_e4m3, fp8_e5m2...), taken as "
+	            "stored. Its words after K: tn, B is stored N x K (each row a column of B, as most "
+	            "tensor-core kernels take it); tf32, A and B rounded to TF32 first (10 bits of mantissa, "
+	            "to nearest, as cvt.rna.tf32 does) and a float tolerance of 2e-3 (a kernel that hands "
+	            "raw floats to the tensor cores has them truncated).\n", HELP_WIDTH);
 	char kf[32], kd[32];
 	fmt_tol(plan_kernel_check_tol(DT_FLOAT), kf, sizeof kf);
 	fmt_tol(plan_kernel_check_tol(DT_DOUBLE), kd, sizeof kd);
@@ -286,13 +298,14 @@ static char *buffers_text(void)
 	static const struct { init_kind k; const char *what; } fills[] = {
 		{ INIT_RANDOM, "the same numbers on every run (a seed from the buffer's name): float and "
 		               "double uniform in [-1, 1), half and bfloat16 in [-1, 1) in steps the type "
-		               "holds exactly (2^-10, 2^-7), int, unsigned and the 8- and 16-bit integers "
+		               "holds exactly (2^-10, 2^-7), fp8_e4m3 and fp8_e5m2 likewise (2^-4, 2^-3), int, unsigned and the 8- and 16-bit integers "
 		               "over the whole type, long over the int range and uint64 over the unsigned "
 		               "range" },
 		{ INIT_ZERO, "0 everywhere" },
 		{ INIT_ONE, "1 everywhere" },
 		{ INIT_IOTA, "each element's index: 0, 1, 2, ...; 8- and 16-bit integers wrap over "
-		             "their range, half at 2048 and bfloat16 at 256, so every value is exact" },
+		             "their range, half at 2048, bfloat16 at 256, fp8_e4m3 at 17 and fp8_e5m2 at 9, so "
+		             "every value is exact" },
 		{ INIT_VALUE, "X everywhere; below, value(3)" },
 		{ INIT_POISON, "every byte 0xFF: NaN in float and double, all bits set in the integer "
 		               "types; for outputs, so an element the kernel never writes fails the check" },

@@ -57,7 +57,7 @@ static const kparam *next_scalar(const spec *s, const char *name, int *k, int *j
 			continue;
 		while (++*j < sk->nparams) {
 			const kparam *p = &sk->params[*j];
-			if (p->kind != ARG_PTR && p->kind != ARG_NONE && strcmp(p->name, name) == 0)
+			if (p->kind != ARG_PTR && p->kind != ARG_NONE && p->kind != ARG_TMAP && strcmp(p->name, name) == 0)
 				return p;
 		}
 	}
@@ -203,6 +203,23 @@ static const char *kind_word(arg_kind k)
 	}
 }
 
+/* A CUtensorMap parameter: the `//@ tensormap` of its name, passed as
+ * `const __grid_constant__` (TMA reads the map where the kernel's
+ * parameters are; a copy in local memory is not a tensor map). */
+static int bind_tmap(const spec *s, const spec_kernel *sk, const kparam *p, plan_arg *a, char **err)
+{
+	int m = spec_tmap_find(s, p->name);
+	if (m < 0)
+		return fail(err, "%s:%d:%d: kernel '%s' parameter '%s' is a CUtensorMap: declare '//@ tensormap %s = "
+		            "BUF[ROWS, COLS] box R, C'", s->path, p->line, p->col, sk->name, p->name, p->name);
+	if (!strstr(p->type, "__grid_constant__") || !strstr(p->type, "const"))
+		return fail(err, "%s:%d:%d: kernel '%s' parameter '%s' is '%s': declare it 'const __grid_constant__ "
+		            "CUtensorMap %s' (TMA reads the map from the kernel's parameters)", s->path, p->line, p->col,
+		            sk->name, p->name, p->type, p->name);
+	a->buf = m;
+	return 0;
+}
+
 /* Binds kernel k's parameters by name: pointers to buffers, scalars to params. */
 static int bind_args(const spec *s, int k, const symtab *t, plan_launch *l, char **err)
 {
@@ -238,6 +255,11 @@ static int bind_args(const spec *s, int k, const symtab *t, plan_launch *l, char
 				            s->path, p->line, p->col, sk->name, p->name, p->type,
 				            s->bufs[b].name, dtype_name(s->bufs[b].type));
 			a->buf = b;
+			continue;
+		}
+		if (p->kind == ARG_TMAP) {
+			if (bind_tmap(s, sk, p, a, err) != 0)
+				return -1;
 			continue;
 		}
 		if (p->kind == ARG_NONE)
@@ -344,6 +366,8 @@ double plan_kernel_check_tol(dtype t)
 	case DT_DOUBLE: return 1e-12;
 	case DT_HALF: return 5e-3; /* two kernels may round in other places */
 	case DT_BF16: return 4e-2;
+	case DT_E4M3: return 0.125; /* one rounding is up to 2^-4 of a value (ref_default_tol) */
+	case DT_E5M2: return 0.25;
 	default: return 0;
 	}
 }
@@ -379,7 +403,17 @@ static int build_check(const spec *s, const spec_check *c, const symtab *t, plan
 	pc->kind = CHECK_REF;
 	snprintf(pc->ref, sizeof pc->ref, "%s", c->ref);
 	pc->nargs = c->nargs;
-	for (int i = 0; i < c->nargs; i++) {
+	int64_t opts = 0;
+	if (f->opts) {
+		/* the words after the arguments, as one scalar: its last argument */
+		for (int i = f->nargs - 1; i < c->nargs; i++)
+			for (int k = 0; f->opts[k]; k++)
+				if (strcmp(f->opts[k], c->args[i].text) == 0)
+					opts |= (int64_t)1 << k;
+		pc->nargs = f->nargs;
+		pc->args[f->nargs - 1] = (plan_arg){ .kind = ARG_I64, .i = opts, .f = (double)opts };
+	}
+	for (int i = 0; i < c->nargs && i < pc->nargs - (f->opts != NULL); i++) {
 		const spec_expr *e = &c->args[i];
 		plan_arg *a = &pc->args[i];
 		int b = spec_buffer_find(s, e->text);
@@ -396,7 +430,7 @@ static int build_check(const spec *s, const spec_check *c, const symtab *t, plan
 		a->i = !v.is_float ? v.i : isfinite(v.f) && fabs(v.f) < 9.2e18 ? (int64_t)v.f : 0;
 		a->f = v.is_float ? v.f : (double)v.i;
 	}
-	pc->tol = c->tol > 0 ? c->tol : ref_default_tol(f, ot);
+	pc->tol = c->tol > 0 ? c->tol : ref_default_tol_opts(f, ot, opts);
 	return 0;
 }
 
@@ -613,7 +647,6 @@ static int plan_steps(const spec *s, int k, const symtab *t, plan *p, char **err
 int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
                const timing_opts *topt, plan *p, char **err)
 {
-	(void)dev;
 	memset(p, 0, sizeof *p);
 	if (s->nbufs > PLAN_MAX_BUFS)
 		return fail(err, "%s: %d buffers declared; at most %d are supported", s->path, s->nbufs, PLAN_MAX_BUFS);
@@ -623,6 +656,8 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 			return -1;
 	for (int i = 0; i < s->nlinks; i++)
 		p->device_launches |= strcmp(s->links[i], "cudadevrt") == 0;
+	if (plan_tmaps(s, t, dev, p, err) != 0)
+		return -1;
 	spec_launch eff;
 	spec_effective(s, k, &eff);
 	if (s->kernels[k].nsteps > 0) {

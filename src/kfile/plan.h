@@ -22,6 +22,7 @@
 #define PLAN_MAX_LIST 8192   /* the values of every `//@ global ... {...}` of a plan */
 #define PLAN_MAX_CHUNKS 64   /* `//@ streams`: chunks (and streams) of one run */
 #define PLAN_MAX_STEPS SPEC_MAX_STEPS /* a sequence's launches */
+#define PLAN_MAX_TMAPS 8     /* `//@ tensormap` lines of a file */
 
 typedef struct devinfo {
 	int ordinal, count;           /* this device, devices present */
@@ -77,6 +78,19 @@ typedef struct plan_arg {
 	int64_t i;    /* integer kinds */
 	double f;     /* float kinds */
 } plan_arg;
+
+/* A `//@ tensormap`: what cuTensorMapEncodeTiled takes, but the buffer's
+ * address (the worker's). Dimensions innermost first, as the driver has
+ * them; the enums are the driver's values (CUtensorMap*: cudrv.h). */
+typedef struct plan_tmap {
+	int32_t buf, rank;
+	int32_t dtype;             /* CUtensorMapDataType */
+	int32_t interleave, swizzle, l2promo, oobfill;
+	uint64_t dims[5];
+	uint64_t strides[4];       /* bytes, of dimensions 1 .. rank-1 */
+	uint32_t box[5], estrides[5];
+	char where[256];           /* "path:line:col: tensormap 'NAME'", for the worker's messages */
+} plan_tmap;
 
 typedef struct plan_launch {
 	char name[PLAN_NAME];
@@ -167,6 +181,8 @@ typedef struct plan {
 	int32_t nsteps;
 	plan_launch steps[PLAN_MAX_STEPS];
 	double step_bytes[PLAN_MAX_STEPS], step_flops[PLAN_MAX_STEPS];
+	int32_t ntmaps;           /* `//@ tensormap`: an ARG_TMAP argument's buf is its index */
+	plan_tmap tmaps[PLAN_MAX_TMAPS];
 	uint32_t nlist;           /* the values of globals given as lists */
 	double list[PLAN_MAX_LIST];
 } plan;
@@ -185,6 +201,12 @@ void plan_bus(plan *p);
  * to a plan for kernel k. Errors carry "path:line:col: ". */
 int plan_build(const spec *s, int k, const symtab *values, const devinfo *dev,
                const timing_opts *t, plan *out, char **err);
+
+/* The file's tensor maps (plan_tmap.c), once p's buffers are sized:
+ * evaluated with the values t and checked against cuTensorMapEncodeTiled's
+ * rules (box, strides, swizzle, interleave, element type) and the device
+ * (TMA is sm_90's); errors name the //@ line. */
+int plan_tmaps(const spec *s, const symtab *t, const devinfo *dev, plan *p, char **err);
 
 /* Why the launch of kernel k of s (and of the kernels its checks run)
  * cannot run on dev: threads per block, block and grid dimensions, shared

@@ -14,6 +14,8 @@
 #include "spec.h"
 #include "spec_names.h"
 #include "spec_scan.h"
+#include "tmap.h"
+#include "spec_lines.h"
 #include "cxxlex.h"
 #include "ref.h"
 #include "util.h"
@@ -28,14 +30,14 @@
 
 static const char *const directive_names[] = {
 	"define", "param", "buffer", "global", "grid", "block", "cluster", "smem", "bytes", "flops", "check", "link", "include",
-	"kernel", "streams", "arch", "sequence",
+	"kernel", "streams", "arch", "sequence", "tensormap",
 };
 static const char *const override_names[] = {
 	"grid", "block", "cluster", "smem", "bytes", "flops", "check", "skip",
 };
 static const char *const dtype_names[] = {
 	"float", "double", "int", "unsigned", "long", "half", "bfloat16", "int8", "uint8", "int16",
-	"uint16", "uint64", "float2", "float4", "double2", "int2", "int4", "uint2", "uint4", "half2",
+	"uint16", "uint64", "fp8_e4m3", "fp8_e5m2", "float2", "float4", "double2", "int2", "int4", "uint2", "uint4", "half2",
 	"bfloat162", "char4", "uchar4",
 };
 _Static_assert(sizeof dtype_names / sizeof dtype_names[0] == DT__COUNT, "every type has a name here");
@@ -179,6 +181,9 @@ void spec_free(spec *s)
 	free(s->check_at);
 	free(s->streams.text);
 	free(s->split);
+	for (int i = 0; i < s->ntmaps; i++)
+		tmap_free(&s->tmaps[i]);
+	free(s->tmaps);
 	launch_free(&s->base);
 	free(s->vars);
 	free(s->bufs);
@@ -371,6 +376,10 @@ static int check_new_name(cur *c, const char *w, int n)
 		if (scan_word_is(w, n, s->bufs[i].name))
 			return cerr(c, w, "duplicate name '%.*s' (already a buffer at line %d)", n, w,
 			            s->bufs[i].line);
+	for (int i = 0; i < s->ntmaps; i++)
+		if (scan_word_is(w, n, s->tmaps[i].name))
+			return cerr(c, w, "duplicate name '%.*s' (already a tensormap at line %d)", n, w,
+			            s->tmaps[i].line);
 	return 0;
 }
 
@@ -656,6 +665,15 @@ static int check_args(cur *c, spec_check *ch)
 }
 
 /* Resolves ch->ref: a reference when called with arguments, else a kernel. */
+/* A line's fault found outside spec.c (spec_lines.c), at its column. */
+static int line_err(cur *c, int r, int col, char *why)
+{
+	if (r != 0)
+		r = cerr(c, c->bol + col - 1, "%s", why ? why : "?");
+	free(why);
+	return r;
+}
+
 static int check_target(cur *c, spec_check *ch, const char *at, int call)
 {
 	int len = (int)strlen(ch->ref);
@@ -671,6 +689,12 @@ static int check_target(cur *c, spec_check *ch, const char *at, int call)
 			                     names, n, "known", "no references");
 			free(names);
 			return r;
+		}
+		if (f->opts) {
+			int col = 0;
+			char *why = NULL;
+			int r = spec_check_words(ch, f, col_of(c, at), &col, &why);
+			return line_err(c, r, col, why);
 		}
 		if (ch->nargs != f->nargs)
 			return cerr(c, at, "'%s' takes %d argument%s, not %d: %s", f->name, f->nargs,
@@ -1175,27 +1199,6 @@ static int dir_streams(cur *c, const char *at, const char *dir)
 	return 0;
 }
 
-/* arch TARGET[, TARGET...]: the first target the device runs (target.h) */
-static int dir_arch(cur *c, const char *at, const char *dir)
-{
-	spec *s = c->s;
-	if (s->narch)
-		return cerr(c, at, "duplicate '%s' line (first at line %d)", dir, s->arch_line);
-	skip_blank(c);
-	char *why = NULL;
-	int col = col_of(c, c->p);
-	if (target_list(c->p, c->end, c->line, col, s->arch, &s->narch, &col, &why) != 0) {
-		s->narch = 0;
-		c->p = c->bol + col - 1;
-		int r = cerr(c, c->p, "%s", why);
-		free(why);
-		return r;
-	}
-	s->arch_line = c->line;
-	c->p = c->end;
-	return 0;
-}
-
 /* One //@ line: bol is its first character, p just after "//@". */
 static int header_line(spec *s, int line, const char *bol, const char *p, const char *eol, char **err)
 {
@@ -1231,10 +1234,16 @@ static int header_line(spec *s, int line, const char *bol, const char *p, const 
 		r = dir_kernel(&c, dir);
 	else if (strcmp(dir, "streams") == 0)
 		r = dir_streams(&c, w, dir);
-	else if (strcmp(dir, "arch") == 0)
-		r = dir_arch(&c, w, dir);
 	else if (strcmp(dir, "sequence") == 0)
 		r = dir_sequence(&c, dir);
+	else if (strcmp(dir, "arch") == 0 || strcmp(dir, "tensormap") == 0) {
+		int col = 0;
+		char *why = NULL;
+		skip_blank(&c);
+		r = (dir[0] == 'a' ? spec_arch_line : spec_tmap_line)(s, c.p, c.end, line, col_of(&c, c.p), &col, &why);
+		r = line_err(&c, r, col, why);
+		c.p = c.end;
+	}
 	else if ((r = launch_line(&c, dir, w, &base)) > 0)
 		r = cerr_choices(&c, w, xasprintf("unknown directive '%s'", dir), w, n, names, nnames,
 		                 "known", "");

@@ -33,6 +33,8 @@
  *                                           the first the device runs
  *                                           (sm_90a, sm_90, native, native+a:
  *                                           target.h)
+ *   //@ tensormap NAME = BUF[D0, ...] box B0, ... [swizzle S] [interleave I]
+ *                 [l2promo L] [oob zero|nan]    a CUtensorMap (TMA), below
  *   //@ link cudadevrt                      relocatable device code + devrt
  *   //@ include DIR...                      header directories (relative to
  *                                           the file's own)
@@ -155,6 +157,26 @@ typedef struct spec_kernel {
 	int is_step;     /* a step of a sequence: not in `run all` unless named */
 } spec_kernel;
 
+/* `//@ tensormap NAME = BUF[D0, D1, ...] box B0, B1, ... [swizzle S]
+ * [interleave I] [l2promo L] [oob zero|nan]`: a CUtensorMap of buffer BUF
+ * seen as an array of these dimensions, outermost first (BUF[M, K]: M rows
+ * of K elements), built by the worker with cuTensorMapEncodeTiled and
+ * passed to the kernel parameter NAME (tmap.c parses it, plan_tmap.c
+ * checks it against the driver's rules). */
+#define TMAP_MAX_RANK 5
+typedef struct spec_tmap {
+	char *name, *buf;
+	int rank, nbox;
+	spec_expr dims[TMAP_MAX_RANK]; /* as written: outermost first */
+	spec_expr box[TMAP_MAX_RANK];
+	int swizzle;    /* bytes: 0 (none), 32, 64, 128 */
+	int interleave; /* bytes: 0 (none), 16, 32 */
+	int l2promo;    /* bytes: 0 (none), 64, 128, 256 */
+	int oob_nan;    /* out-of-bounds elements read as NaN (else zero) */
+	int line, col;  /* of the name */
+	int buf_col, box_col, swizzle_col, interleave_col;
+} spec_tmap;
+
 typedef struct spec_incdir {
 	char *dir;       /* as written */
 	int line, col;
@@ -171,6 +193,8 @@ typedef struct spec {
 	char **includes; /* "..." includes as written */
 	char **links;    /* `//@ link` names */
 	spec_incdir *incdirs; /* `//@ include` directories */
+	int ntmaps;
+	spec_tmap *tmaps;     /* `//@ tensormap` lines */
 	int narch;            /* `//@ arch`: 0 when not given (native) */
 	arch_target arch[TARGET_MAX];
 	int arch_line;
@@ -192,6 +216,7 @@ void spec_free(spec *s);
 
 const spec_var *spec_var_find(const spec *s, const char *name);
 int spec_buffer_find(const spec *s, const char *name); /* index or -1 */
+int spec_tmap_find(const spec *s, const char *name);   /* index or -1 (tmap.c) */
 /* A kernel by name: as shown (blanks inside template arguments do not
  * matter), or by its last part when that is unique ("copy" for
  * "course::copy"). Index or -1. */

@@ -3,6 +3,7 @@
  * compile. */
 #include "spec_names.h"
 #include "expr.h"
+#include "ref.h"
 
 #include <string.h>
 
@@ -50,10 +51,14 @@ static int scan_launch(const spec *s, const spec_launch *l, spec_unknown *u)
 	if (scan(s, &l->smem, "smem", 0, u) || scan(s, &l->bytes, "bytes", 0, u) ||
 	    scan(s, &l->flops, "flops", 0, u))
 		return 1;
-	for (int i = 0; i < l->nchecks; i++)
-		for (int j = 0; j < l->checks[i].nargs; j++)
+	for (int i = 0; i < l->nchecks; i++) {
+		/* the words after a reference's arguments (matmul's tn) are not names */
+		const ref_fn *f = l->checks[i].is_kernel ? NULL : ref_find(l->checks[i].ref);
+		int n = f && f->opts && l->checks[i].nargs > f->nargs - 1 ? f->nargs - 1 : l->checks[i].nargs;
+		for (int j = 0; j < n; j++)
 			if (scan(s, &l->checks[i].args[j], "check", 1, u))
 				return 1;
+	}
 	return 0;
 }
 
@@ -71,6 +76,10 @@ int spec_unknown_name(const spec *s, spec_unknown *u)
 			return 1;
 	if (scan(s, &s->streams, "streams", 0, u) || scan_launch(s, &s->base, u))
 		return 1;
+	for (int i = 0; i < s->ntmaps; i++)
+		for (int d = 0; d < s->tmaps[i].rank; d++)
+			if (scan(s, &s->tmaps[i].dims[d], "tensormap", 0, u) || scan(s, &s->tmaps[i].box[d], "tensormap", 0, u))
+				return 1;
 	for (int i = 0; i < s->nkernels; i++)
 		if (scan_launch(s, &s->kernels[i].over, u))
 			return 1;

@@ -275,6 +275,8 @@ void scan_classify(kparam *p, const toks *t, int a, int e, int is_array)
 	}
 	stars += is_array;
 	arg_kind k = scalar_kind(words, nw);
+	if (nw == 1 && (scan_tok_is(words[0], "CUtensorMap") || scan_tok_is(words[0], "CUtensorMap_st")))
+		k = ARG_TMAP;
 	p->kind = ref ? ARG_NONE : stars ? ARG_PTR : k;
 	if (p->kind != ARG_PTR || stars != 1)
 		return;

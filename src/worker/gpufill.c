@@ -48,6 +48,11 @@
  * that is exact is the top half of its float. */
 const char fill_ptx[] =
 	".version 6.0\n.target sm_50\n.address_size 64\n"
+	/* FP8: (r >> 59) / 16 - 1 in e4m3 and (r >> 60) / 8 - 1 in e5m2, looked
+	 * up (what buffer.c's float_to_e4m3 and float_to_e5m2 give; test_fill
+	 * holds the two to the same bytes): no FP8 instruction before sm_89 */
+	".const .align 1 .b8 cuplay_e4m3[32] = {184, 183, 182, 181, 180, 179, 178, 177, 176, 174, 172, 170, 168, 164, 160, 152, 0, 24, 32, 36, 40, 42, 44, 46, 48, 49, 50, 51, 52, 53, 54, 55};\n"
+	".const .align 1 .b8 cuplay_e5m2[16] = {188, 187, 186, 185, 184, 182, 180, 176, 0, 48, 52, 54, 56, 57, 58, 59};\n"
 	FILL_ENTRY("f32",
 		"\tshr.u64 %rd8, %rd6, 40;\n\tcvt.rn.f32.u64 %f1, %rd8;\n"
 		"\tmul.rn.f32 %f1, %f1, 0f34000000;\n\tsub.rn.f32 %f1, %f1, 0f3F800000;\n"
@@ -80,15 +85,22 @@ const char fill_ptx[] =
 		"\tshr.u64 %rd8, %rd6, 56;\n\tcvt.rn.f32.u64 %f1, %rd8;\n"
 		"\tmul.rn.f32 %f1, %f1, 0f3C000000;\n\tsub.rn.f32 %f1, %f1, 0f3F800000;\n"
 		"\tmov.b32 %r5, %f1;\n\tshr.u32 %r5, %r5, 16;\n\tcvt.u16.u32 %h1, %r5;\n"
-		FILL_ADDR(1) "\tst.global.b16 [%rd9], %h1;\n");
+		FILL_ADDR(1) "\tst.global.b16 [%rd9], %h1;\n")
+	FILL_ENTRY("e4m3",
+		"\tshr.u64 %rd8, %rd6, 59;\n\tmov.u64 %rd10, cuplay_e4m3;\n\tadd.s64 %rd10, %rd10, %rd8;\n"
+		"\tld.const.u8 %h1, [%rd10];\n\tadd.s64 %rd9, %rd1, %rd4;\n\tst.global.u8 [%rd9], %h1;\n")
+	FILL_ENTRY("e5m2",
+		"\tshr.u64 %rd8, %rd6, 60;\n\tmov.u64 %rd10, cuplay_e5m2;\n\tadd.s64 %rd10, %rd10, %rd8;\n"
+		"\tld.const.u8 %h1, [%rd10];\n\tadd.s64 %rd9, %rd1, %rd4;\n\tst.global.u8 [%rd9], %h1;\n");
 
 /* The kernels, in the order of fill_names. */
-enum { FK_F32, FK_F64, FK_B32, FK_S64, FK_U64, FK_B16, FK_B8, FK_F16, FK_BF16 };
+enum { FK_F32, FK_F64, FK_B32, FK_S64, FK_U64, FK_B16, FK_B8, FK_F16, FK_BF16, FK_E4M3, FK_E5M2 };
 static const char *const fill_names[FILL_KERNELS] = {
 	"cuplay_fill_f32", "cuplay_fill_f64", "cuplay_fill_b32", "cuplay_fill_s64", "cuplay_fill_u64",
-	"cuplay_fill_b16", "cuplay_fill_b8", "cuplay_fill_f16", "cuplay_fill_bf16",
+	"cuplay_fill_b16", "cuplay_fill_b8", "cuplay_fill_f16", "cuplay_fill_bf16", "cuplay_fill_e4m3",
+	"cuplay_fill_e5m2",
 };
-_Static_assert(FK_BF16 + 1 == FILL_KERNELS, "one name a kernel");
+_Static_assert(FK_E5M2 + 1 == FILL_KERNELS, "one name a kernel");
 
 int fill_kernel_of(dtype t)
 {
@@ -102,6 +114,8 @@ int fill_kernel_of(dtype t)
 	case DT_I8: case DT_U8: return FK_B8;
 	case DT_HALF: return FK_F16;
 	case DT_BF16: return FK_BF16;
+	case DT_E4M3: return FK_E4M3;
+	case DT_E5M2: return FK_E5M2;
 	default: return -1;
 	}
 }

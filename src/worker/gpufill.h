@@ -8,7 +8,7 @@
 #include "wrun.h"
 
 /* The random fill's kernels: one per stored width and conversion. */
-#define FILL_KERNELS 9
+#define FILL_KERNELS 11
 
 typedef struct gpufill {
 	CUmodule mod;

@@ -12,6 +12,7 @@ typedef union argval {
 	uint64_t u64;
 	float f32;
 	double f64;
+	unsigned char tm[128]; /* a CUtensorMap (wtmap.c), copied in: v may not be 64-byte aligned */
 } argval;
 
 /* Kernel arguments; params[i] points into v[i], so never copy one. */

@@ -2,6 +2,7 @@
  * fresh outputs, then every output compared with its reference or with
  * another variant. */
 #include "wcheck.h"
+#include "wtmap.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -270,7 +271,7 @@ static int run_variants(pass *x)
 		ptrs[c->out] = scratch;
 		kargs *ka = xmalloc(sizeof *ka);
 		w_build_args(ka, &c->other, ptrs);
-		int ok = contents_write(r, x->c, c->out, scratch, CONTENTS_PRISTINE) == 0 &&
+		int ok = w_tensormaps(r, ka, &c->other, ptrs) == 0 && contents_write(r, x->c, c->out, scratch, CONTENTS_PRISTINE) == 0 &&
 		         contents_reset_dirty(r, x->c) == 0 && w_launch(r, pool, x->k->other[i], &c->other, ka) == 0 &&
 		         w_ck_kernel(r, cu.CtxSynchronize(), c->other.name) == 0;
 		free(ka);

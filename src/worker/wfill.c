@@ -3,6 +3,7 @@
  * pristine copies, the host buffers of a run on host data), and the
  * launch's arguments built. */
 #include "wfill.h"
+#include "wtmap.h"
 
 /* Writes the device buffers and the new pristine copies. A buffer is
  * verified when this run wrote it from its host copy, a memset or the GPU
@@ -52,6 +53,11 @@ int fill_stage(wrun *r, const wcontents *c, whost *wh, wfresh *fresh, wkernels *
 	w_build_args(&k->ka, &r->p->launch, ptrs);
 	for (int j = 0; j < r->p->nsteps; j++)
 		w_build_args(&k->step_ka[j], &r->p->steps[j], ptrs);
+	if (w_tensormaps(r, &k->ka, &r->p->launch, ptrs) != 0)
+		return -1;
+	for (int j = 0; j < r->p->nsteps; j++)
+		if (w_tensormaps(r, &k->step_ka[j], &r->p->steps[j], ptrs) != 0)
+			return -1;
 	r->res->setup_ms = ms_since(r->t0);
 	w_trace(r, "setup done");
 	return 0;

@@ -19,11 +19,14 @@ static int check_launch(wrun *r, const plan_launch *l)
 		             l->name, l->nargs, PLAN_MAX_ARGS);
 	for (int i = 0; i < l->nargs; i++) {
 		const plan_arg *a = &l->args[i];
-		if (a->kind <= ARG_NONE || a->kind > ARG_F64)
+		if (a->kind <= ARG_NONE || a->kind > ARG_TMAP)
 			return w_fail(r, W_ERROR, "kernel '%s' parameter %d has a type that cannot be passed",
 			             l->name, i + 1);
 		if (a->kind == ARG_PTR && (a->buf < 0 || a->buf >= p->nbufs))
 			return w_fail(r, W_ERROR, "kernel '%s' parameter %d names no buffer", l->name, i + 1);
+		if (a->kind == ARG_TMAP && (a->buf < 0 || a->buf >= p->ntmaps || p->tmaps[a->buf].buf < 0 ||
+		                            p->tmaps[a->buf].buf >= p->nbufs))
+			return w_fail(r, W_ERROR, "kernel '%s' parameter %d names no tensor map", l->name, i + 1);
 	}
 	for (int i = 0; i < 3; i++)
 		if (l->grid[i] == 0 || l->block[i] == 0)
@@ -52,6 +55,11 @@ static int validate_plan(wrun *r)
 		if (b->global && (!memchr(b->sym, 0, sizeof b->sym) || !b->sym[0]))
 			return w_fail(r, W_ERROR, "global '%s' has no symbol", b->name);
 	}
+	if (p->ntmaps < 0 || p->ntmaps > PLAN_MAX_TMAPS)
+		return w_fail(r, W_ERROR, "%d tensor maps; at most %d are supported", p->ntmaps, PLAN_MAX_TMAPS);
+	for (int i = 0; i < p->ntmaps; i++)
+		if (p->tmaps[i].rank < 1 || p->tmaps[i].rank > 5 || !memchr(p->tmaps[i].where, 0, sizeof p->tmaps[i].where))
+			return w_fail(r, W_ERROR, "tensor map %d has a bad shape", i + 1);
 	if (check_launch(r, &p->launch) != 0)
 		return -1;
 	if (p->nsteps < 0 || p->nsteps > PLAN_MAX_STEPS)

@@ -168,6 +168,24 @@ static void kernel_elem(dtype t, uint64_t seed, uint64_t i, void *dst)
 		memcpy(dst, &h, 2);
 		break;
 	}
+	case DT_E4M3: case DT_E5M2: {
+		/* the kernel's table: the format's bytes of k / 16 - 1 (k / 8 - 1) */
+		int e4 = t == DT_E4M3;
+		unsigned k = (unsigned)(r >> (e4 ? 59 : 60));
+		float v = (float)k * (e4 ? 0.0625f : 0.125f) - 1.0f;
+		uint8_t b = e4 ? float_to_e4m3(v) : float_to_e5m2(v);
+		CHECK((e4 ? e4m3_to_float(b) : e5m2_to_float(b)) == v); /* exact in the format */
+		const char *tab = strstr(fill_ptx, e4 ? "cuplay_e4m3[32] = {" : "cuplay_e5m2[16] = {");
+		CHECK(tab != NULL);
+		if (tab) {
+			tab = strchr(tab, '{') + 1;
+			for (unsigned j = 0; j < k; j++)
+				tab = strchr(tab, ',') + 1;
+			CHECK(strtol(tab, NULL, 10) == b);
+		}
+		memcpy(dst, &b, 1);
+		break;
+	}
 	default:
 		break;
 	}
@@ -176,7 +194,7 @@ static void kernel_elem(dtype t, uint64_t seed, uint64_t i, void *dst)
 TEST(same_bits)
 {
 	static const dtype types[] = { DT_FLOAT, DT_DOUBLE, DT_INT, DT_UNSIGNED, DT_LONG, DT_U64,
-	                               DT_I16, DT_U16, DT_I8, DT_U8, DT_HALF, DT_BF16 };
+	                               DT_I16, DT_U16, DT_I8, DT_U8, DT_HALF, DT_BF16, DT_E4M3, DT_E5M2 };
 	const uint64_t n = 100003;
 	for (size_t k = 0; k < ARRAY_LEN(types); k++) {
 		dtype t = types[k];

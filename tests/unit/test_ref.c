@@ -114,7 +114,7 @@ TEST(shape)
 	/* 2 x 3, row-major */
 	double in[6] = { 1, 2, 3, 4, 5, 6 }, out[6];
 	char *err = NULL;
-	ref_arg x[5];
+	ref_arg x[6];
 	x[0] = buf(in, 6, "in");
 	x[1] = num(2);
 	x[2] = num(3);
@@ -129,8 +129,31 @@ TEST(shape)
 	x[2] = num(2);
 	x[3] = num(2);
 	x[4] = num(3);
+	x[5] = num(0);
 	CHECK(call("matmul", x, C, 4, &err) == 0);
 	CHECK(C[0] == 58 && C[1] == 64 && C[2] == 139 && C[3] == 154);
+	/* tn: B stored 2x3 (N x K), its rows B's columns */
+	double Bt[6] = { 7, 9, 11, 8, 10, 12 };
+	x[1] = buf(Bt, 6, "B");
+	x[5] = num(MM_TN);
+	CHECK(call("matmul", x, C, 4, &err) == 0);
+	CHECK(C[0] == 58 && C[1] == 64 && C[2] == 139 && C[3] == 154);
+	/* tf32: 1 + 2^-11 is a tie (to 1 + 2^-10, away from zero), 1 + 2^-12 goes to 1 */
+	double At[2] = { 1 + 0x1p-11, 1 + 0x1p-12 }, Bo[2] = { 1, 1 }, Ct[1];
+	x[0] = buf(At, 2, "A");
+	x[1] = buf(Bo, 2, "B");
+	x[2] = num(1);
+	x[3] = num(1);
+	x[4] = num(2);
+	x[5] = num(MM_TF32);
+	CHECK(call("matmul", x, Ct, 1, &err) == 0);
+	CHECK(Ct[0] == 2 + 0x1p-10);
+	x[5] = num(0);
+	CHECK(call("matmul", x, Ct, 1, &err) == 0);
+	CHECK(Ct[0] == 2 + 0x1p-11 + 0x1p-12);
+	CHECK_NEAR(ref_default_tol_opts(ref_find("matmul"), DT_FLOAT, MM_TF32), 2e-3, 0);
+	CHECK_NEAR(ref_default_tol_opts(ref_find("matmul"), DT_FLOAT, MM_TN), 1e-4, 0);
+	x[5] = num(0);
 
 	/* non-square matmul: A 1x2, B 2x3 */
 	double A2[2] = { 1, -1 }, B2[6] = { 1, 2, 3, 4, 5, 6 }, C2[3];
@@ -139,6 +162,7 @@ TEST(shape)
 	x[2] = num(1);
 	x[3] = num(3);
 	x[4] = num(2);
+	x[5] = num(0);
 	CHECK(call("matmul", x, C2, 3, &err) == 0);
 	CHECK(C2[0] == -3 && C2[1] == -3 && C2[2] == -3);
 	CHECK(err == NULL);
@@ -223,7 +247,7 @@ TEST(matmul_threads)
 	buffer_fill(fb, DT_FLOAT, K * N, INIT_RANDOM, 0, 2);
 	buffer_to_double(fa, DT_FLOAT, M * K, A);
 	buffer_to_double(fb, DT_FLOAT, K * N, B);
-	ref_arg x[5] = { buf(A, M * K, "A"), buf(B, K * N, "B"), num(M), num(N), num(K) };
+	ref_arg x[6] = { buf(A, M * K, "A"), buf(B, K * N, "B"), num(M), num(N), num(K), num(0) };
 	char *err = NULL;
 	CHECK(call("matmul", x, C, M * N, &err) == 0);
 	int bad = 0;

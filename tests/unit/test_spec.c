@@ -330,16 +330,16 @@ TEST(directive_errors)
 {
 	EXPECT_SPEC_ERR("//@ defne X = 1\n",
 		PATH ":1:5: unknown directive 'defne' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams, arch, sequence); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel, streams, arch, sequence, tensormap); did you mean 'define'?");
 	EXPECT_SPEC_ERR("\n//@ frobnicate\n",
 		PATH ":2:5: unknown directive 'frobnicate' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams, arch, sequence)");
+		"bytes, flops, check, link, include, kernel, streams, arch, sequence, tensormap)");
 	EXPECT_SPEC_ERR("//@ 42\n",
 		PATH ":1:5: expected a directive after '//@' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams, arch, sequence)");
+		"bytes, flops, check, link, include, kernel, streams, arch, sequence, tensormap)");
 	EXPECT_SPEC_ERR("//@ Define X = 1\n",
 		PATH ":1:5: unknown directive 'Define' (known: define, param, buffer, global, grid, block, cluster, smem, "
-		"bytes, flops, check, link, include, kernel, streams, arch, sequence); did you mean 'define'?");
+		"bytes, flops, check, link, include, kernel, streams, arch, sequence, tensormap); did you mean 'define'?");
 }
 
 TEST(var_errors)
@@ -408,7 +408,7 @@ TEST(globals)
 		PATH ":1:23: unexpected '{' in buffer 'w' (expected random, zero, one, iota, value(X), poison, output, managed or host)");
 	EXPECT_SPEC_ERR("//@ global w flot\n",
 		PATH ":1:14: unknown global type 'flot' (known: float, double, int, unsigned, long, half, "
-		"bfloat16, int8, uint8, int16, uint16, uint64, float2, float4, double2, int2, int4, uint2, "
+		"bfloat16, int8, uint8, int16, uint16, uint64, fp8_e4m3, fp8_e5m2, float2, float4, double2, int2, int4, uint2, "
 		"uint4, half2, bfloat162, char4, uchar4); did you mean 'float'?");
 }
 
@@ -444,7 +444,7 @@ TEST(buffers)
 	EXPECT_SPEC_ERR("//@ buffer x float N\n", PATH ":1:20: expected '[' after buffer type 'float'");
 	EXPECT_SPEC_ERR("//@ buffer x flaot[N]\n",
 		PATH ":1:14: unknown buffer type 'flaot' (known: float, double, int, unsigned, long, half, "
-		"bfloat16, int8, uint8, int16, uint16, uint64, float2, float4, double2, int2, int4, uint2, "
+		"bfloat16, int8, uint8, int16, uint16, uint64, fp8_e4m3, fp8_e5m2, float2, float4, double2, int2, int4, uint2, "
 		"uint4, half2, bfloat162, char4, uchar4); "
 		"did you mean 'float'?");
 	EXPECT_SPEC_ERR("//@ buffer x\n",

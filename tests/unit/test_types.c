@@ -126,6 +126,29 @@ TEST(bfloat16)
 	CHECK(bad == 0);
 }
 
+/* FP8: every byte back and forth; rounding to nearest even, saturation */
+TEST(fp8)
+{
+	int bad = 0;
+	for (int v = 0; v < 256; v++) {
+		float a = e4m3_to_float((uint8_t)v), b = e5m2_to_float((uint8_t)v);
+		if ((isnan(a) ? (v & 0x7f) != 0x7f : float_to_e4m3(a) != v && !(a == 0 && v == 0x80)) ||
+		    (isnan(b) ? (v & 0x7f) <= 0x7c : !isinf(b) && float_to_e5m2(b) != v && !(b == 0 && v == 0x80)))
+			bad++;
+	}
+	CHECK(bad == 0);
+	CHECK(e4m3_to_float(0x7e) == 448 && e5m2_to_float(0x7b) == 57344 && isinf(e5m2_to_float(0x7c)));
+	CHECK(e4m3_to_float(0x01) == 0x1p-9f && e5m2_to_float(0x01) == 0x1p-16f); /* the smallest subnormals */
+	CHECK(float_to_e4m3(1000.0f) == 0x7e && float_to_e4m3(-INFINITY) == 0xfe && float_to_e5m2(1e6f) == 0x7b);
+	CHECK(float_to_e4m3(1.0625f) == 0x38);  /* halfway between 1 and 1.125: to the even 1 */
+	CHECK(float_to_e4m3(1.1875f) == 0x3a);  /* halfway between 1.125 and 1.25: to the even 1.25 */
+	CHECK(float_to_e5m2(0.3f) == 0x35);     /* 0.3 -> 0.3125 (1.25 * 2^-2) */
+	CHECK(isnan(e4m3_to_float(float_to_e4m3(NAN))) && isnan(e5m2_to_float(float_to_e5m2(NAN))));
+	dtype t;
+	CHECK(dtype_parse("__nv_fp8_e4m3", -1, &t) == 0 && t == DT_E4M3);
+	CHECK(dtype_parse("e5m2", -1, &t) == 0 && t == DT_E5M2 && dtype_size(t) == 1 && dtype_is_float(t));
+}
+
 TEST(fills)
 {
 	enum { N = 5000 };
@@ -156,7 +179,7 @@ TEST(fills)
 		buffer_to_double(buf, ty, N, d);
 		dtype st = dtype_scalar(ty);
 		uint64_t wrap = st == DT_HALF ? 2048 : st == DT_BF16 ? 256 : st == DT_I8 || st == DT_U8 ? 256
-		              : st == DT_I16 || st == DT_U16 ? 65536 : 0;
+		              : st == DT_I16 || st == DT_U16 ? 65536 : st == DT_E4M3 ? 17 : st == DT_E5M2 ? 9 : 0;
 		int ok = 1;
 		for (uint64_t i = 0; i < sn; i++) {
 			double want = (double)(wrap ? i % wrap : i);
@@ -228,6 +251,7 @@ TEST(tolerances)
 
 int main(void)
 {
+	RUN(fp8);
 	RUN(names);
 	RUN(c_spellings);
 	RUN(binary16);
