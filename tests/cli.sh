@@ -208,7 +208,8 @@ t "installed: a shipped lesson by name, from elsewhere" '
 	"$inst/bin/cuplay" --no-gpu --mask-times "$lesson" >"$tmp/o" 2>&1 || { cat "$tmp/o"; false; }'
 # an unpacked release: the same install without .git, and inside another
 # repository that ignores the tree (a course's own): the shipped files are
-# MANIFEST's either way, not git's (which answers nothing there)
+# MANIFEST's either way, not git's (which answers nothing there); BIN=cuplay:
+# the binary copied in, whatever build a SANITIZE=1 run names through MAKEFLAGS
 for layout in nogit nested; do
 	case $layout in
 	nogit)  tree=$tmp/unpacked/cuplay ;;
@@ -223,7 +224,7 @@ for layout in nogit nested; do
 	cp -p tests/golden/kernels/saxpy.cu "$tree/kernels_src/zz_mine.cu"
 	t "install from an unpacked tree ($layout): MANIFEST's files alone" '
 		( cd "$tree" && [ "$layout" = nogit ] || git rev-parse --show-toplevel >/dev/null 2>&1 ) &&
-		( cd "$tree" && $MK -s -o cuplay install DESTDIR="$tmp/dest-$layout" PREFIX=/opt/c >"$tmp/o" 2>&1 ) &&
+		( cd "$tree" && $MK -s -o cuplay install BIN=cuplay DESTDIR="$tmp/dest-$layout" PREFIX=/opt/c >"$tmp/o" 2>&1 ) &&
 		want=$(shipped | sort) &&
 		have=$(cd "$tmp/dest-$layout/opt/c/share/cuplay" && find . -type f | sed "s|^\./||" | sort) &&
 		[ -n "$want" ] && [ "$want" = "$have" ] || { cat "$tmp/o"; echo "want: ${want:-}"; echo "have: ${have:-}"; false; }'

@@ -572,9 +572,11 @@ prof_status prof_collect_ranges(CUcontext ctx, CUdevice dev, const char *const *
 	}
 	session s;
 	memset(&s, 0, sizeof s);
-	s.names = xcalloc((size_t)n, sizeof *s.names);
+	/* kept apart: session_end clears the whole session, this pointer too */
+	const char **names = xcalloc((size_t)n, sizeof *names);
 	for (int i = 0; i < n; i++)
-		s.names[i] = metrics[i];
+		names[i] = metrics[i];
+	s.names = names;
 	s.n = (size_t)n;
 	s.nranges = nranges;
 	prof_status st = prof_begin(dev, err);
@@ -592,7 +594,7 @@ prof_status prof_collect_ranges(CUcontext ctx, CUdevice dev, const char *const *
 		st = session_end(&s, 1, err);
 	else
 		session_end(&s, 0, NULL);
-	free(s.names);
+	free(names);
 	return st;
 }
 
