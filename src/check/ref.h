@@ -8,17 +8,8 @@
 #include "buffer.h"
 #include "par.h"
 #include "types.h"
+#include "refarg.h"
 
-typedef struct ref_arg {
-	int is_buf;
-	const double *data; /* is_buf: the buffer's elements as doubles */
-	uint64_t count;
-	int64_t i;          /* scalar: integer value (also set for floats, truncated) */
-	double f;           /* scalar: value as double */
-	const char *name;   /* as written in the check, for messages (may be NULL) */
-	const void *raw;    /* is_buf, for ref_wanted: the elements in their own type */
-	dtype type;         /* ... and that type (count is its scalars) */
-} ref_arg;
 
 typedef struct ref_fn {
 	const char *name;

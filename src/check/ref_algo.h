@@ -1,12 +1,12 @@
 /* ref_algo.h: CPU references of algorithms that take several kernels on a
  * GPU (scans, softmax, a linear layer with its ReLU), in double precision,
- * for ref.c's table. Each fills out[0..n) from its arguments (ref.h's
+ * for ref.c's table. Each fills out[0..n) from its arguments (refarg.h's
  * ref_arg) or returns -1 with *err. */
 #ifndef CUPLAY_REF_ALGO_H
 #define CUPLAY_REF_ALGO_H
 
 #include <stdint.h>
-#include "ref.h"
+#include "refarg.h"
 
 /* out[i] = in[0] + ... + in[i] */
 int ref_scan(const ref_arg *a, double *out, uint64_t n, char **err);

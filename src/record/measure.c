@@ -265,8 +265,7 @@ static void interval_text(const stats *st, char *buf, size_t n)
 	snprintf(buf, n, pct < 0.095 ? "±%.2f%%" : "±%.1f%%", pct);
 }
 
-void measure_row(table *t, int r, int first, const measurement *m, int mask)
-{
+/* A record's cells in row r from column `first` (mask: every time "<t>"). */
 #define COL(c) (first + (c))
 #define NUM(c, v)                                                                                                \
 	do {                                                                                                       \
@@ -275,32 +274,10 @@ void measure_row(table *t, int r, int first, const measurement *m, int mask)
 		else                                                                                               \
 			table_num(t, r, COL(c), (v));                                                              \
 	} while (0)
-	table_set(t, r, COL(M_KERNEL), "%s", m->kernel);
-	table_set(t, r, COL(M_VALUES), "%s", m->values);
-	table_set(t, r, COL(M_CHECK), "%s", measure_check_word(m));
-	if (m->check == MCHECK_OK || m->check == MCHECK_FAIL) {
-		table_style(t, r, COL(M_CHECK), m->check == MCHECK_OK ? "32" : "1;31");
-		table_num(t, r, COL(M_ERR), m->check_err);
-	}
-	if (m->res.known) {
-		table_num(t, r, COL(M_REGS), m->res.regs);
-		table_num(t, r, COL(M_SMEM), (double)m->res.smem + (double)m->dyn_smem);
-	}
-	if (m->compile_ms > 0) {
-		if (mask)
-			table_set(t, r, COL(M_COMPILE), "<t>");
-		else
-			table_num(t, r, COL(M_COMPILE), m->compile_ms);
-	}
-	if (m->device)
-		table_set(t, r, COL(M_DEVICE), "%s", m->device);
-	if (m->link[0])
-		table_set(t, r, COL(M_LINK), "%s", m->link);
-	if (!m->timed) {
-		if (m->interrupted)
-			table_set(t, r, COL(M_MEDIAN), "interrupted");
-		return;
-	}
+
+/* The timing's cells: the median, its interval, the range, the figures. */
+static void row_timing(table *t, int r, int first, const measurement *m, int mask)
+{
 	NUM(M_MEDIAN, m->st.median);
 	table_style(t, r, COL(M_MEDIAN), "1");
 	if (m->st.has_ci) {
@@ -338,6 +315,12 @@ void measure_row(table *t, int r, int first, const measurement *m, int mask)
 	table_set(t, r, COL(M_CLOCK), "%s", m->clock == CLOCK_KERNEL ? "kernel" : "events");
 	if (m->clock_offset_known)
 		NUM(M_CLOCK_OFFSET, m->clock_offset_us);
+}
+
+/* A sequence's steps and graph, a figure over its roof, the GPU's
+ * conditions. */
+static void row_more(table *t, int r, int first, const measurement *m, int mask)
+{
 	if (m->seq.stream.nsteps > 0) {
 		char st[512];
 		measure_steps_text(m, &m->seq.stream, 0, st, sizeof st);
@@ -363,6 +346,38 @@ void measure_row(table *t, int r, int first, const measurement *m, int mask)
 		else
 			table_set(t, r, COL(M_THROTTLE), "%s", m->throttle);
 	}
+}
+
+void measure_row(table *t, int r, int first, const measurement *m, int mask)
+{
+	table_set(t, r, COL(M_KERNEL), "%s", m->kernel);
+	table_set(t, r, COL(M_VALUES), "%s", m->values);
+	table_set(t, r, COL(M_CHECK), "%s", measure_check_word(m));
+	if (m->check == MCHECK_OK || m->check == MCHECK_FAIL) {
+		table_style(t, r, COL(M_CHECK), m->check == MCHECK_OK ? "32" : "1;31");
+		table_num(t, r, COL(M_ERR), m->check_err);
+	}
+	if (m->res.known) {
+		table_num(t, r, COL(M_REGS), m->res.regs);
+		table_num(t, r, COL(M_SMEM), (double)m->res.smem + (double)m->dyn_smem);
+	}
+	if (m->compile_ms > 0) {
+		if (mask)
+			table_set(t, r, COL(M_COMPILE), "<t>");
+		else
+			table_num(t, r, COL(M_COMPILE), m->compile_ms);
+	}
+	if (m->device)
+		table_set(t, r, COL(M_DEVICE), "%s", m->device);
+	if (m->link[0])
+		table_set(t, r, COL(M_LINK), "%s", m->link);
+	if (!m->timed) {
+		if (m->interrupted)
+			table_set(t, r, COL(M_MEDIAN), "interrupted");
+		return;
+	}
+	row_timing(t, r, first, m, mask);
+	row_more(t, r, first, m, mask);
+}
 #undef NUM
 #undef COL
-}
