@@ -1,7 +1,7 @@
 /* plan_tmap.c: a file's `//@ tensormap` lines evaluated and checked
  * against cuTensorMapEncodeTiled's rules, so that a mistake is an error at
  * its line before anything runs (and in compile-only mode too). */
-#include "plan.h"
+#include "plan_tmap.h"
 #include "util.h"
 
 #include <inttypes.h>
