@@ -162,6 +162,34 @@ typedef struct fill_ctx {
 	uint64_t seed;
 } fill_ctx;
 
+/* Elements [lo, hi) of an iota: 0, 1, 2, ...: the small types wrap, so
+ * every value is exact in its type: 8- and 16-bit integers modulo their
+ * range, half modulo 2048, bfloat16 modulo 256. */
+static void fill_iota(const fill_ctx *f, uint64_t lo, uint64_t hi)
+{
+	void *dst = f->dst;
+	for (uint64_t i = lo; i < hi; i++) {
+		switch (f->t) {
+		case DT_FLOAT: ((float *)dst)[i] = (float)i; break;
+		case DT_DOUBLE: ((double *)dst)[i] = (double)i; break;
+		case DT_INT: ((int32_t *)dst)[i] = (int32_t)(uint32_t)i; break;
+		case DT_UNSIGNED: ((uint32_t *)dst)[i] = (uint32_t)i; break;
+		case DT_LONG: ((int64_t *)dst)[i] = (int64_t)i; break;
+		case DT_U64: ((uint64_t *)dst)[i] = i; break;
+		case DT_HALF: ((uint16_t *)dst)[i] = float_to_half((float)(i % 2048)); break;
+		case DT_BF16: ((uint16_t *)dst)[i] = float_to_bf16((float)(i % 256)); break;
+		/* the integers each holds exactly: 0..16 and 0..8 */
+		case DT_E4M3: ((uint8_t *)dst)[i] = float_to_e4m3((float)(i % 17)); break;
+		case DT_E5M2: ((uint8_t *)dst)[i] = float_to_e5m2((float)(i % 9)); break;
+		case DT_I8: ((int8_t *)dst)[i] = (int8_t)(uint8_t)i; break;
+		case DT_U8: ((uint8_t *)dst)[i] = (uint8_t)i; break;
+		case DT_I16: ((int16_t *)dst)[i] = (int16_t)(uint16_t)i; break;
+		case DT_U16: ((uint16_t *)dst)[i] = (uint16_t)i; break;
+		default: break;
+		}
+	}
+}
+
 /* Elements [lo, hi) of buffer_fill's result: every value depends on its
  * index only, so chunks can be filled in any order. */
 static void fill_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
@@ -183,29 +211,7 @@ static void fill_chunk(void *p, uint64_t ci, uint64_t lo, uint64_t hi)
 		fill_const((char *)dst + lo * f->es, f->t, hi - lo, f->value);
 		return;
 	case INIT_IOTA:
-		/* 0, 1, 2, ...: the small types wrap, so every value is exact in
-		 * its type: 8- and 16-bit integers modulo their range, half
-		 * modulo 2048, bfloat16 modulo 256 */
-		for (uint64_t i = lo; i < hi; i++) {
-			switch (f->t) {
-			case DT_FLOAT: ((float *)dst)[i] = (float)i; break;
-			case DT_DOUBLE: ((double *)dst)[i] = (double)i; break;
-			case DT_INT: ((int32_t *)dst)[i] = (int32_t)(uint32_t)i; break;
-			case DT_UNSIGNED: ((uint32_t *)dst)[i] = (uint32_t)i; break;
-			case DT_LONG: ((int64_t *)dst)[i] = (int64_t)i; break;
-			case DT_U64: ((uint64_t *)dst)[i] = i; break;
-			case DT_HALF: ((uint16_t *)dst)[i] = float_to_half((float)(i % 2048)); break;
-			case DT_BF16: ((uint16_t *)dst)[i] = float_to_bf16((float)(i % 256)); break;
-			/* the integers each holds exactly: 0..16 and 0..8 */
-			case DT_E4M3: ((uint8_t *)dst)[i] = float_to_e4m3((float)(i % 17)); break;
-			case DT_E5M2: ((uint8_t *)dst)[i] = float_to_e5m2((float)(i % 9)); break;
-			case DT_I8: ((int8_t *)dst)[i] = (int8_t)(uint8_t)i; break;
-			case DT_U8: ((uint8_t *)dst)[i] = (uint8_t)i; break;
-			case DT_I16: ((int16_t *)dst)[i] = (int16_t)(uint16_t)i; break;
-			case DT_U16: ((uint16_t *)dst)[i] = (uint16_t)i; break;
-			default: break;
-			}
-		}
+		fill_iota(f, lo, hi);
 		return;
 	case INIT_LIST: /* the caller writes the values given */
 		return;
