@@ -10,6 +10,10 @@ if ! have_gpu; then
 	exit 0
 fi
 
+# a failure shows the notes (standard error: the kernel clock's note, say)
+# after the document
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; cat "$tmp/out" "$tmp/err" 2>/dev/null | sed 's/^/    /' | tail -n 25; }
+
 # doc: the JSON document in $tmp/out (notes may come before it), as python
 # reads it; field NAME: that field of its first run record
 doc='import json, sys; t = open(sys.argv[1]).read(); d = json.JSONDecoder().raw_decode(t[t.index("{\"cuplay\""):])[0]'
@@ -17,7 +21,7 @@ field() { python3 -c "$doc"'; r = [x for x in d["records"] if x.get("type") == "
 
 # 1. the two-pass sum is ok in a fresh process: pass2 reads the partials
 #    pass1 wrote in the same run, not ones left from an earlier run
-if "$CUPLAY" --format json -c 'use sum_passes; run two_pass' >"$tmp/out" 2>&1 && [ "$(field check)" = ok ]; then
+if "$CUPLAY" --format json -c 'use sum_passes; run two_pass' >"$tmp/out" 2>"$tmp/err" && [ "$(field check)" = ok ]; then
 	ok "two_pass: ok in a fresh process"
 else
 	bad "two_pass: not ok in a fresh process"
@@ -45,7 +49,7 @@ fi
 # 3. six short kernels: launched as one CUDA graph they take less time than
 #    one by one (the host launches each step in a microsecond or two, about
 #    what the step runs; a graph is one launch), both timed between events
-if "$CUPLAY" --format json -c 'use tests/kernels/seq_short.cu; timing graph on; run six' >"$tmp/out" 2>&1; then
+if "$CUPLAY" --format json -c 'use tests/kernels/seq_short.cu; timing graph on; run six' >"$tmp/out" 2>"$tmp/err"; then
 	g=$(field graph_ms); m=$(field streamed_ms)
 	if [ -n "$g" ] && [ "$g" != None ] && awk -v g="$g" -v m="$m" 'BEGIN { exit !(g < m) }'; then
 		ok "six short kernels: graph $g ms < one by one $m ms"
@@ -57,12 +61,20 @@ else
 fi
 
 # 4. a figure over the roof is flagged in the row and in the data
-if "$CUPLAY" --format json -c 'use tests/kernels/over_roof.cu; run' >"$tmp/out" 2>&1; then
+if "$CUPLAY" --format json -c 'use tests/kernels/over_roof.cu; run' >"$tmp/out" 2>"$tmp/err"; then
 	f=$(field roof_frac); o=$(field over_roof)
 	if awk -v f="$f" 'BEGIN { exit !(f > 1.05) }' && printf '%s' "$o" | grep -q '//@ bytes counts more than this kernel moves'; then
 		ok "over the roof: roof_frac $f, flagged"
 	else
 		bad "over the roof: roof_frac '$f', flag '$o'"
+	fi
+fi
+if "$CUPLAY" --format json -c 'use tests/kernels/over_flops.cu; run' >"$tmp/out" 2>"$tmp/err"; then
+	o=$(field over_roof)
+	if printf '%s' "$o" | grep -q 'of the compute roof: //@ flops counts more than this kernel computes'; then
+		ok "over the compute roof: flagged ($o)"
+	else
+		bad "over the compute roof: flag '$o'"
 	fi
 fi
 if "$CUPLAY" -c 'use tests/kernels/over_roof.cu; run' >"$tmp/out" 2>&1 && grep -q 'counts more than' "$tmp/out"; then
@@ -73,7 +85,7 @@ fi
 
 # 5. compare between a sequence and a fused kernel: the speedup and the DRAM
 #    bytes each moves
-if "$CUPLAY" --format json -c 'use softmax; compare naive softmax_fused' >"$tmp/out" 2>&1 &&
+if "$CUPLAY" --format json -c 'use softmax; compare naive softmax_fused' >"$tmp/out" 2>"$tmp/err" &&
    python3 - "$tmp/out" <<PY
 $doc
 r = [x for x in d["records"] if x.get("type") == "compare"]

@@ -5,6 +5,7 @@
 # its bound), so a lesson that passes by 1% is seen before a class sees it
 # fail. A replay fails as well where the narration lacks a figure (a bare
 # "?", or "(no timed run of K)"). Without a GPU: "margins: skipped: no GPU".
+# MARGINS_KEEP=DIR: each replay's output kept there as LESSON.R.log.
 . "$(dirname "$0")/lib.sh"
 export XDG_CACHE_HOME="$tmp/cache"
 if ! have_gpu; then
@@ -30,6 +31,7 @@ for l in "${lessons[@]}"; do
 			"$tmp/$l.$r" >"$tmp/$l.q"; then
 			fails=$((fails + 1)); echo "$l: replay $r: a figure missing from the narration:"; head -n 5 "$tmp/$l.q"
 		fi
+		[ -z "${MARGINS_KEEP:-}" ] || { mkdir -p "$MARGINS_KEEP" && cp "$tmp/$l.$r" "$MARGINS_KEEP/$l.$r.log"; }
 		grep -o '^expect: .*' "$tmp/$l.$r" | sed "s/^/$r	/" >>"$tmp/$l.all"
 		grep -o '^expect .*: skipped.*' "$tmp/$l.$r" | sed "s/^/$r	/" >>"$tmp/$l.all"
 	done
