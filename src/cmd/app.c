@@ -496,6 +496,24 @@ int app_troofs_once(app *a)
 	return 0;
 }
 
+void app_set_pipe(const app *a, measurement *m, const cunit *u, const char *name)
+{
+	tensor_use use;
+	m->pipe = app_kernel_pipe(u, name, &use);
+	m->packed_half = use.packed_half;
+	app_flag_flops(a, m);
+}
+
+void app_flag_flops(const app *a, measurement *m)
+{
+	double roof = 0;
+	if (m->pipe == PIPE_FP32 && a->roof.device == a->device + 1)
+		roof = a->roof.gflops * (m->packed_half ? 2 : 1);
+	else if (m->pipe >= 0 && m->pipe < TP_N && a->troof.device == a->device + 1)
+		roof = a->troof.roof[m->pipe];
+	measure_set_flops_roof(m, roof);
+}
+
 double app_pipe_roof(app *a, int p)
 {
 	if (p == PIPE_FP32) {

@@ -235,6 +235,14 @@ int app_src_tensor(const char *src);
 /* The pipe kernel `name` of unit u runs its flops on (measure.h's pipe),
  * from its PTX's tensor-core instructions; *use (may be NULL) what they are. */
 int app_kernel_pipe(const cunit *u, const char *name, tensor_use *use);
+/* m->pipe from kernel `name` of unit u (app_kernel_pipe), and m's over_roof
+ * flag where its declared flops give more than that pipe's roof: the tensor
+ * roof of its precision, or the FMA roof (twice it for packed halves).
+ * Roofs already measured only: nothing is measured for it. */
+void app_set_pipe(const app *a, measurement *m, const cunit *u, const char *name);
+/* m's over_roof flag again from m->pipe (set by app_set_pipe), after its
+ * samples changed. */
+void app_flag_flops(const app *a, measurement *m);
 
 /* A result that the kernel clock's check concerns (timed by the kernel
  * clock, under 50 us, on a device whose clock disagreed with the

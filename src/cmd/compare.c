@@ -85,9 +85,13 @@ static int parse_axis(app *a, const char *arg, axis *ax)
 
 /* One result of a sweep: its record, its row, its bar. */
 static void sweep_result(app *a, table *t, int r, int nax, chart *ch, double *best, const char *label,
-                         const char *vline, const plan *p, const result *res, int *rc, int device, sbuf *clk)
+                         const char *vline, const plan *p, const result *res, int *rc, int device, sbuf *clk,
+                         const int pipe[2])
 {
-	const measurement *m = add_record(a, vline, res, p);
+	measurement *m = (measurement *)add_record(a, vline, res, p);
+	m->pipe = pipe[0];
+	m->packed_half = pipe[1];
+	app_flag_flops(a, m);
 	measure_row(t, r, nax, m, a->mask_times);
 	app_clock_add(a, m, clk);
 	if (m->check == MCHECK_FAIL)
@@ -120,6 +124,7 @@ typedef struct sjob {
 	result *res;
 	char *err;
 	int device;
+	int pipe, packed_half; /* the kernel's pipe (app_set_pipe) */
 } sjob;
 
 typedef struct spool {
@@ -296,6 +301,9 @@ static void sweep_job(app *a, sweep *sw, runctx *c, int k, int row, const char *
 	j->vline = xstrdup(c->vline);
 	j->p = xmalloc(sizeof *j->p);
 	*j->p = *sw->p;
+	tensor_use use;
+	j->pipe = app_kernel_pipe(c->u, kname, &use);
+	j->packed_half = use.packed_half;
 	j->len = c->u->cubin_len;
 	j->cubin = xmalloc(j->len);
 	memcpy(j->cubin, c->u->cubin, j->len);
@@ -357,7 +365,11 @@ static void sweep_kernel(app *a, sweep *sw, runctx *c, int prepared, const int *
 		return;
 	}
 	char *label = sw->nk > 1 ? xasprintf("%s %s", lab, kname) : xstrdup(lab);
-	sweep_result(a, t, r, sw->nax, &sw->ch, &sw->best, label, c->vline, sw->p, sw->res, &sw->rc, -1, &sw->clk);
+	tensor_use use;
+	int pipe[2] = { app_kernel_pipe(c->u, kname, &use), 0 };
+	pipe[1] = use.packed_half;
+	sweep_result(a, t, r, sw->nax, &sw->ch, &sw->best, label, c->vline, sw->p, sw->res, &sw->rc, -1, &sw->clk,
+	             pipe);
 	free(label);
 }
 
@@ -421,8 +433,9 @@ static void sweep_parallel(app *a, sweep *sw)
 				app_error(a, "sweep %s: %s: %s", j->label, kname, j->err);
 			sw->rc = -1;
 		} else {
+			int pipe[2] = { j->pipe, j->packed_half };
 			sweep_result(a, &sw->t, j->row, sw->nax, &sw->ch, &sw->best, j->label, j->vline, j->p, j->res,
-			             &sw->rc, j->device, &sw->clk);
+			             &sw->rc, j->device, &sw->clk, pipe);
 		}
 	}
 }
@@ -650,13 +663,14 @@ static int compare_once(app *a, variant *v, int round, const timing_opts *t, res
 	}
 	if (!v->vline)
 		v->vline = xstrdup(c.vline);
+	if (*gpu && round == 0) {
+		measure_make(&v->m, a->path, &v->p, res, v->vline, a->topt.do_check);
+		app_set_pipe(a, &v->m, c.u, a->sp->kernels[v->k].name);
+		v->have_m = 1;
+	}
 	run_release(&c);
 	if (!*gpu)
 		return 0;
-	if (round == 0) {
-		measure_make(&v->m, a->path, &v->p, res, v->vline, a->topt.do_check);
-		v->have_m = 1;
-	}
 	clock_note(a, res);
 	if (res->nsamples > 0 && v->n > 0 && res->clock != v->clock)
 		v->n = 0; /* the worker went over to events: never mix clocks */
@@ -712,6 +726,7 @@ static int compare_table(app *a, variant *v, int nv)
 	double best = 0;
 	for (int i = 0; i < nv; i++) {
 		measure_set_samples(&v[i].m, v[i].samples, v[i].n);
+		app_flag_flops(a, &v[i].m);
 		ratio_ci ri = { 1, 1, 1, 1 };
 		const char *verdict = i == 0 ? "baseline" :
 			stats_verdict(v[0].samples, v[0].n, v[i].samples, v[i].n, 0.02, &ri);

@@ -326,7 +326,6 @@ static int explain_fed(app *a, const char *path, const int *ks, int nk)
 		measure_init(&mm, a->path, p, c.vline, a->topt.do_check, ci >= 0 ? &c.u->res[ci] : NULL);
 		mm.launched = 1;
 		mm.sm = c.sm;
-		mm.pipe = app_kernel_pipe(c.u, name, NULL);
 		mm.device = xasprintf("recorded (%s)", path);
 		double x[20];
 		for (int k = 0; k < 20; k++)
@@ -334,6 +333,7 @@ static int explain_fed(app *a, const char *path, const int *ks, int nk)
 		measure_set_samples(&mm, x, 20);
 		if (a->roof.best > 0)
 			measure_set_roof(&mm, a->roof.best);
+		app_set_pipe(a, &mm, c.u, name);
 		measurement *m = (measurement *)keep_record(a, &mm);
 		double *fig = NULL;
 		if (feed_val(line, "counters") != 0) {
@@ -434,7 +434,7 @@ static int explain_kernel(app *a, explaining *x, int k)
 	int mi = a->nruns - 1;
 	m->res = x->c.u->res[cunit_find(x->c.u, name)];
 	m->sm = x->c.sm;
-	m->pipe = app_kernel_pipe(x->c.u, name, NULL);
+	app_set_pipe(a, m, x->c.u, name);
 	if (res->status == RES_INTERRUPTED)
 		return 1;
 	double *fig = NULL;

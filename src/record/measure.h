@@ -41,6 +41,8 @@ typedef struct measurement {
 	int pipe;            /* the pipe its flops run on: a tensor precision (tensor.h's
 	                        tensor_prec) where its code holds tensor-core instructions,
 	                        else PIPE_FP32; -1 unknown */
+	int packed_half;     /* on PIPE_FP32, arithmetic on packed halves (f16x2, bf16x2), whose
+	                        ceiling is twice the FMA roof */
 	double roof_gbps;    /* the device's measured memory roof (the best of the copy and the
 	                        streaming kernels, else the copy); on host data, the link's:
 	                        the bus bytes over the time of the copies at the link's

@@ -163,6 +163,10 @@ void tensor_use_ptx(const char *ptx, tensor_use *u)
 			s += strcspn(s, " \t");
 		while (s < l + n && (*s == ' ' || *s == '\t'))
 			s++;
+		size_t opn0 = strcspn(s, " \t");
+		if (opn0 < (size_t)(l + n - s) && (memmem(s, opn0, ".f16x2", 6) || memmem(s, opn0, ".bf16x2", 7)) &&
+		    (!strncmp(s, "fma", 3) || !strncmp(s, "add", 3) || !strncmp(s, "mul", 3) || !strncmp(s, "sub", 3)))
+			u->packed_half = 1;
 		for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
 			size_t ol = strlen(ops[i].op);
 			if (strncmp(s, ops[i].op, ol) != 0 || (s[ol] != '.' && s[ol] != ' '))

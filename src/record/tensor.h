@@ -36,6 +36,8 @@ typedef struct tensor_use {
 	char sass[8];    /* the SASS mnemonic they become: HMMA, HGMMA, IMMA, IGMMA, QMMA, QGMMA */
 	int from_sass;   /* counted in the SASS (else in the PTX) */
 	int other;       /* tensor instructions of no precision above (FP64 DMMA, sub-byte) */
+	int packed_half; /* CUDA-core arithmetic on packed halves (f16x2, bf16x2: two flops a lane
+	                    where FP32 has one; PTX only) */
 } tensor_use;
 
 /* The tensor-core instructions of one kernel's PTX (its function, as

@@ -93,9 +93,39 @@ TEST(roof)
 	measure_free(&m);
 }
 
+/* Declared figures over a roof are flagged: bytes over the memory roof,
+ * flops over the compute roof of the kernel's pipe; under it, nothing. */
+TEST(over_roof)
+{
+	measurement m;
+	memset(&m, 0, sizeof m);
+	m.bytes = 1e6;
+	m.flops = 2e9;
+	m.roof_gbps = 3000;
+	double x[20];
+	for (int i = 0; i < 20; i++)
+		x[i] = 0.040; /* 25 GB/s; 50 TFLOP/s */
+	measure_set_samples(&m, x, 20);
+	CHECK(m.over_roof[0] == 0);
+	measure_set_flops_roof(&m, 60000); /* under the FMA roof */
+	CHECK(m.over_roof[0] == 0);
+	measure_set_flops_roof(&m, 40000); /* 125% of it: flagged */
+	CHECK(strstr(m.over_roof, "125% of the compute roof") != NULL);
+	CHECK(strstr(m.over_roof, "//@ flops counts more") != NULL);
+	measure_set_flops_roof(&m, 0); /* no roof known: no flag */
+	CHECK(m.over_roof[0] == 0);
+	/* bytes over the memory roof win: that is the figure the row shows */
+	m.bytes = 200e6; /* 5000 GB/s */
+	measure_set_samples(&m, x, 20);
+	measure_set_flops_roof(&m, 40000);
+	CHECK(strstr(m.over_roof, "of the memory roof: //@ bytes counts more") != NULL);
+	measure_free(&m);
+}
+
 int main(void)
 {
 	RUN(row);
 	RUN(roof);
+	RUN(over_roof);
 	return test_report("measure");
 }

@@ -53,6 +53,15 @@ TEST(ptx_use)
 	/* wgmma.fence and the like are not multiplies */
 	tensor_use_ptx("\twgmma.fence.sync.aligned;\n\twgmma.commit_group.sync.aligned;\n", &u);
 	CHECK(u.count == 0);
+	/* packed halves on the CUDA cores: two flops a lane, no tensor pipe */
+	CHECK(u.packed_half == 0);
+	tensor_use_ptx("\tld.global.b32 %r1, [%rd1];\n\t@%p1 fma.rn.f16x2 %r2, %r1, %r1, %r1;\n", &u);
+	CHECK(u.prec == -1 && u.packed_half == 1);
+	tensor_use_ptx("\tadd.rn.bf16x2 %r2, %r1, %r1;\n", &u);
+	CHECK(u.packed_half == 1);
+	/* a conversion or a move of packed halves is no arithmetic */
+	tensor_use_ptx("\tcvt.rn.f16x2.f32 %r1, %f1, %f2;\n\tmov.b32 %r2, %r1; // f16x2\n", &u);
+	CHECK(u.packed_half == 0);
 }
 
 TEST(sass_use)
