@@ -8,13 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int run_builtin(app *a, const char *path, const char *source, double *gbps, double *gflops,
-                double *copy, double *link, devinfo *dev)
+int builtin_with(app *a, const char *what, const char *path, const char *source, builtin_fn fn, void *ctx)
 {
 	spec *s = xcalloc(1, sizeof *s);
 	char *err = NULL;
 	if (spec_parse(path, source, s, &err) != 0) {
-		app_error(a, "roof: %s", err);
+		app_error(a, "%s: %s", what, err);
 		free(err);
 		free(s);
 		return -1;
@@ -30,37 +29,7 @@ int run_builtin(app *a, const char *path, const char *source, double *gbps, doub
 	plan *p = xcalloc(1, sizeof *p);
 	result *res = xcalloc(1, sizeof *res);
 	if (run_prepare(a, NULL, 0, &c) == 0) {
-		timing_opts t = a->topt;
-		/* no flush: the buffers are several L2s, and back-to-back launches
-		 * each write back the dirty lines the one before left in L2, so a
-		 * writing kernel's samples count all its DRAM writes (a flush
-		 * between them would take the last ones out of the timed window) */
-		t.flush = 0;
-		t.do_check = 0;
-		rc = 0;
-		*dev = c.dev;
-		for (int k = 0; k < s->nkernels && rc == 0; k++) {
-			int planned = run_plan(a, &c, k, &t, p, &err) == 0;
-			p->measure_link = link && k == 0;
-			if (!planned || run_exec(a, &c, p, res, &err) != 0) {
-				app_error(a, "roof: %s: %s", s->kernels[k].name, err ? err : "failed");
-				free(err);
-				err = NULL;
-				rc = -1;
-				break;
-			}
-			stats st;
-			stats_compute(res->samples_ms, res->nsamples, &st);
-			if (res->status == RES_INTERRUPTED || !(st.median > 0)) {
-				rc = app_error(a, "roof: %s: not timed", s->kernels[k].name);
-				break;
-			}
-			gbps[k] = p->bytes / (st.median * 1e-3) / 1e9;
-			gflops[k] = p->flops / (st.median * 1e-3) / 1e9;
-			*copy = res->roof_gbps;
-			if (link && k == 0)
-				memcpy(link, res->link_gbps, LINK_N * sizeof *link);
-		}
+		rc = fn(a, &c, p, res, ctx);
 		run_release(&c);
 	}
 	a->sp = saved;
@@ -71,6 +40,53 @@ int run_builtin(app *a, const char *path, const char *source, double *gbps, doub
 	free(p);
 	free(res);
 	return rc;
+}
+
+/* run_builtin's figures, filled kernel by kernel */
+typedef struct roofrun {
+	double *gbps, *gflops, *copy, *link;
+	devinfo *dev;
+} roofrun;
+
+static int roof_kernels(app *a, runctx *c, plan *p, result *res, void *ctx)
+{
+	roofrun *o = ctx;
+	const spec *s = a->sp;
+	char *err = NULL;
+	timing_opts t = a->topt;
+	/* no flush: the buffers are several L2s, and back-to-back launches
+	 * each write back the dirty lines the one before left in L2, so a
+	 * writing kernel's samples count all its DRAM writes (a flush
+	 * between them would take the last ones out of the timed window) */
+	t.flush = 0;
+	t.do_check = 0;
+	*o->dev = c->dev;
+	for (int k = 0; k < s->nkernels; k++) {
+		int planned = run_plan(a, c, k, &t, p, &err) == 0;
+		p->measure_link = o->link && k == 0;
+		if (!planned || run_exec(a, c, p, res, &err) != 0) {
+			app_error(a, "roof: %s: %s", s->kernels[k].name, err ? err : "failed");
+			free(err);
+			return -1;
+		}
+		stats st;
+		stats_compute(res->samples_ms, res->nsamples, &st);
+		if (res->status == RES_INTERRUPTED || !(st.median > 0))
+			return app_error(a, "roof: %s: not timed", s->kernels[k].name);
+		o->gbps[k] = p->bytes / (st.median * 1e-3) / 1e9;
+		o->gflops[k] = p->flops / (st.median * 1e-3) / 1e9;
+		*o->copy = res->roof_gbps;
+		if (o->link && k == 0)
+			memcpy(o->link, res->link_gbps, LINK_N * sizeof *o->link);
+	}
+	return 0;
+}
+
+int run_builtin(app *a, const char *path, const char *source, double *gbps, double *gflops,
+                double *copy, double *link, devinfo *dev)
+{
+	roofrun o = { gbps, gflops, copy, link, dev };
+	return builtin_with(a, "roof", path, source, roof_kernels, &o);
 }
 
 char *builtin_cache_path(const app *a, const devinfo *d, const char *kind, const char *const *sources, int n)

@@ -5,6 +5,18 @@
 #define CUPLAY_BUILTIN_H
 
 #include "app.h"
+#include "run.h"
+
+/* What a built-in file's run does with the file loaded and the worker
+ * prepared (c): 0, or -1 with the error said. */
+typedef int (*builtin_fn)(app *a, runctx *c, plan *p, result *res, void *ctx);
+
+/* Loads the built-in kernel file `source` (its name `path`) in place of
+ * the user's, with no settings, prepares a run and calls fn with a plan
+ * and a result to use; then puts the user's file and settings back.
+ * what: the error's prefix where the file does not parse ("roof").
+ * fn's return, or -1 when the file or the run could not be prepared. */
+int builtin_with(app *a, const char *what, const char *path, const char *source, builtin_fn fn, void *ctx);
 
 /* Times the kernels of a built-in file as if it were the loaded one, then
  * puts the user's file back: per kernel (in the file's order) its GB/s and

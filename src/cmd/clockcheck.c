@@ -114,8 +114,9 @@ fail:
 
 /* Both kernels: 0 with a->clk set (or left unknown with a->clk_why), -1
  * when a run failed. */
-static int both(app *a, runctx *c, plan *p, result *res)
+static int both(app *a, runctx *c, plan *p, result *res, void *ctx)
 {
+	(void)ctx;
 	double kus[CAL_N], rus[CAL_N];
 	for (int k = 0; k < CAL_N; k++) {
 		int r = readings(a, c, k, p, res, &kus[k], &rus[k]);
@@ -131,36 +132,7 @@ static int both(app *a, runctx *c, plan *p, result *res)
  * the user's file back. */
 static int measure(app *a)
 {
-	spec *s = xcalloc(1, sizeof *s);
-	char *err = NULL;
-	if (spec_parse("<builtin>/clock_check.cu", check_source, s, &err) != 0) {
-		app_error(a, "checking the kernel clock: %s", err);
-		free(err);
-		free(s);
-		return -1;
-	}
-	spec *saved = a->sp;
-	char *saved_path = a->path;
-	symtab saved_set = a->settings;
-	a->sp = s;
-	a->path = s->path;
-	memset(&a->settings, 0, sizeof a->settings);
-	runctx c;
-	int rc = -1;
-	plan *p = xcalloc(1, sizeof *p);
-	result *res = xcalloc(1, sizeof *res);
-	if (run_prepare(a, NULL, 0, &c) == 0) {
-		rc = both(a, &c, p, res);
-		run_release(&c);
-	}
-	a->sp = saved;
-	a->path = saved_path;
-	a->settings = saved_set;
-	spec_free(s);
-	free(s);
-	free(p);
-	free(res);
-	return rc;
+	return builtin_with(a, "checking the kernel clock", "<builtin>/clock_check.cu", check_source, both, NULL);
 }
 
 int clock_check_cached(app *a)
