@@ -160,7 +160,7 @@ t "make: a second make relinks nothing" '
 	$MK >"$tmp/o" 2>&1 && ! grep -q "LINK\|  CC " "$tmp/o" || { cat "$tmp/o"; false; }'
 t "make -s: says nothing of what it builds (no CC or LINK lines); make says CC" '
 	$MK -s BUILD="$tmp/b" "$tmp/b/base/sha256.o" >"$tmp/o" 2>&1 && [ ! -s "$tmp/o" ] &&
-	$MK -W src/base/sha256.c BUILD="$tmp/b" "$tmp/b/base/sha256.o" 2>&1 | grep -q "^  CC    src/base/sha256.c$" ||
+	MAKEFLAGS= $MK -W src/base/sha256.c BUILD="$tmp/b" "$tmp/b/base/sha256.o" 2>&1 | grep -q "^  CC    src/base/sha256.c$" ||
 	{ cat "$tmp/o"; false; }'
 t "make: without readline headers the link says so, and the line editor built in is compiled" '
 	env -u HAVE_READLINE MAKEFLAGS= $MK -n -B BIN="$tmp/plain" READLINE_H=readline/no-such-header.h "$tmp/plain" >"$tmp/o" &&

@@ -50,9 +50,16 @@ int app_report(app *a, const char *path)
 		free(why);
 		return -1;
 	}
-	int timed = 0;
-	for (int i = 0; i < a->nruns; i++)
+	int timed = 0, counters = 0;
+	for (int i = 0; i < a->nruns; i++) {
 		timed += a->runs[i].timed;
-	app_note(a, "wrote %s: %d result%s, %d timed", path, a->nruns, a->nruns == 1 ? "" : "s", timed);
+		counters += lab_counters_only(&a->runs[i]);
+	}
+	int rows = a->nruns - counters;
+	if (counters)
+		app_note(a, "wrote %s: %d result%s, %d timed; the counters of %d `metrics` run%s", path, rows,
+		         rows == 1 ? "" : "s", timed, counters, counters == 1 ? "" : "s");
+	else
+		app_note(a, "wrote %s: %d result%s, %d timed", path, rows, rows == 1 ? "" : "s", timed);
 	return 0;
 }

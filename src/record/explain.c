@@ -364,10 +364,12 @@ static void rule_turns(const explain_in *in, explain_out *o)
 	char act[48] = "";
 	if (known(in->tensor_active))
 		snprintf(act, sizeof act, ", the tensor pipe busy %.0f%% of the time", in->tensor_active);
-	snprintf(r->text, sizeof r->text,
-	         "%.0f%% of the warps' stalls wait on memory (long scoreboard %.1f, barrier %.1f, MIO %.1f warps "
-	         "per issue)%s, and no copy is asynchronous: loads and MMAs take turns", 100 * mem / all,
-	         in->stall[STALL_LONG_SCOREBOARD], in->stall[STALL_BARRIER], in->stall[STALL_MIO_THROTTLE], act);
+	int len = snprintf(r->text, sizeof r->text,
+	                   "%.0f%% of the warps' stalls wait on memory (long scoreboard %.1f, barrier %.1f, MIO %.1f "
+	                   "warps per issue)%s, and no copy is asynchronous: loads and MMAs take turns", 100 * mem / all,
+	                   in->stall[STALL_LONG_SCOREBOARD], in->stall[STALL_BARRIER], in->stall[STALL_MIO_THROTTLE], act);
+	if (len >= (int)sizeof r->text) /* absurd figures: cut, and seen to be */
+		memcpy(r->text + sizeof r->text - 4, "...", 4);
 	snprintf(r->fix, sizeof r->fix,
 	         "a pipeline of stages in shared memory: cp.async (sm_80) or TMA (sm_90) copies the next tiles "
 	         "while the tensor cores multiply this one");

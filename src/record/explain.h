@@ -114,7 +114,7 @@ typedef struct explain_rule {
 	char name[24];          /* uncoalesced, bank_conflicts, ... (explain_rule_names) */
 	double evidence;        /* the figure that fired it */
 	char unit[24];          /* its unit for csv/json: "sectors/request", "way", "%" */
-	char text[200];         /* what the figure says */
+	char text[256];         /* what the figure says */
 	char fix[200];          /* the change that usually fixes it */
 } explain_rule;
 

@@ -217,8 +217,7 @@ static char *label_of(const measurement *r, int const *idx, int n, int i)
 	return xstrdup(m->kernel);
 }
 
-/* a `metrics` run: counters, and no times of its own */
-static int counters_only(const measurement *m)
+int lab_counters_only(const measurement *m)
 {
 	return m->nmet > 0 && !m->timed && !m->interrupted;
 }
@@ -233,7 +232,7 @@ static void results(FILE *f, lab_format fmt, const measurement *r, const int *id
 	for (int i = 0; i < n; i++) {
 		const measurement *m = &r[idx[i]];
 		char b[96], lo[32], hi[32];
-		if (counters_only(m))
+		if (lab_counters_only(m))
 			continue; /* a `metrics` run: its counters are in their own table */
 		t_cell(&t, m->kernel, 0);
 		t_cell(&t, m->values, 0);

@@ -28,6 +28,10 @@ typedef struct lab_input {
 
 typedef enum { LAB_HTML, LAB_MARKDOWN } lab_format;
 
+/* 1 for a `metrics` run (counters, and no times of its own): a row of the
+ * counters table, not of the results. */
+int lab_counters_only(const measurement *m);
+
 /* Writes the report to f. */
 void lab_write(FILE *f, lab_format fmt, const lab_input *in);
 
