@@ -10,6 +10,12 @@
 //                  slices of 64 through STAGES shared-memory stages filled by
 //                  cp.async in the 128-byte swizzle that wgmma reads (the 16-byte
 //                  chunk c of each 128-byte row r at chunk c ^ (r % 8))
+//   wgmma_tma      the same MMAs, the slices brought by the TMA unit: one
+//                  thread asks for a slice with 1 + WG_BN / 64 tensor copies
+//                  (the tensor maps give box, swizzle and the zeros past the
+//                  edge); their bytes complete the stage's mbarrier, which the
+//                  block waits on. No thread computes an address or issues a
+//                  load: STAGES slices in flight from one thread.
 // A is K-major in shared memory (a row of 64 halves = 128 bytes); B stays
 // N-major as it is in global memory, 64 columns (128 bytes) by 64 rows of K
 // per 8 KiB block, and wgmma transposes it (the last immediate of the
@@ -28,7 +34,10 @@
 //@ bytes N * N * (2 + 2 + 4)
 //@ check C = matmul(A, B, N, N, N) tol 1e-4
 //@ check at N = min(N, 1008)
+//@ tensormap tmA = A[N, N] box 128, 64 swizzle 128B   // a slice of A: 128 rows of 64 halves (128 bytes)
+//@ tensormap tmB = B[N, N] box 64, 64 swizzle 128B    // a block of B: 64 rows of K by 64 columns
 
+#include <cuda.h> // CUtensorMap
 #include <cuda_fp16.h>
 
 enum {
@@ -228,5 +237,85 @@ wgmma_cpasync(const half *__restrict__ A, const half *__restrict__ B, float *__r
 	}
 	asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 	asm volatile("cp.async.wait_all;\n" ::: "memory");
+	wg_store(C, N, acc, m0 + wg * 64, n0);
+}
+
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
+{
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+// One arrival that also expects `bytes` of copies to complete the phase.
+__device__ __forceinline__ void mbar_expect(unsigned bar, unsigned bytes)
+{
+	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
+	asm volatile("{\n"
+	             ".reg .pred done;\n"
+	             "WAIT_%=:\n"
+	             "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+	             "@!done bra WAIT_%=;\n"
+	             "}\n" ::"r"(bar), "r"(parity)
+	             : "memory");
+}
+
+// The box of `map` whose first element is at column x, row y, into dst;
+// its bytes complete on bar.
+__device__ __forceinline__ void tma_box(unsigned dst, const CUtensorMap *map, int x, int y, unsigned bar)
+{
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+	             " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst), "l"(map), "r"(x), "r"(y), "r"(bar)
+	             : "memory");
+}
+
+__global__ void __launch_bounds__(256, 1)
+wgmma_tma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+          float *__restrict__ C, int N)
+{
+	extern __shared__ uint4 wg_smem[];
+	__shared__ __align__(8) unsigned long long full[STAGES];
+	const unsigned base = (smem_u32(wg_smem) + 1023) & ~1023u;
+	const int wg = threadIdx.x / 128;
+	const int m0 = blockIdx.y * WG_BM, n0 = blockIdx.x * WG_BN;
+	const int slices = (N + WG_BK - 1) / WG_BK;
+	// thread 0: slice s into stage s % STAGES, the whole stage's bytes
+	// expected (a box past the edge is filled with zeros and still counted)
+	auto issue = [&](int s) {
+		const unsigned st = base + (s % STAGES) * WG_STAGE, bar = smem_u32(&full[s % STAGES]);
+		mbar_expect(bar, WG_STAGE);
+		tma_box(st, &tmA, s * WG_BK, m0, bar);
+#pragma unroll
+		for (int j = 0; j < WG_BN / 64; j++)
+			tma_box(st + WG_A_BYTES + j * (WG_BK * 128), &tmB, n0 + 64 * j, s * WG_BK, bar);
+	};
+	if (threadIdx.x == 0) {
+		for (int s = 0; s < STAGES; s++)
+			mbar_init(smem_u32(&full[s]), 1);
+		asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+		for (int s = 0; s < STAGES && s < slices; s++)
+			issue(s);
+	}
+	__syncthreads();
+	float acc[WG_ACC];
+#pragma unroll
+	for (int i = 0; i < WG_ACC; i++)
+		acc[i] = 0.0f;
+	for (int s = 0; s < slices; s++) {
+		// a stage's barrier completes once each time the stage is filled:
+		// its phase flips every STAGES slices
+		mbar_wait(smem_u32(&full[s % STAGES]), (s / STAGES) & 1);
+		asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+		wg_mma_slice(acc, base + (s % STAGES) * WG_STAGE, wg, s == 0);
+		asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+		// slice s's MMAs run on; slice s - 1's are done in this warpgroup
+		asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+		__syncthreads(); // and in the other: slice s - 1's stage is free
+		if (threadIdx.x == 0 && s >= 1 && s - 1 + STAGES < slices)
+			issue(s - 1 + STAGES);
+	}
+	asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 	wg_store(C, N, acc, m0 + wg * 64, n0);
 }

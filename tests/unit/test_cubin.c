@@ -49,8 +49,18 @@ static void check_file(const char *path)
 	for (int i = 0; i < s.nkernels && nn < 64; i++)
 		if (!s.kernels[i].is_template && !s.kernels[i].nsteps) /* a sequence is its steps */
 			names[nn++] = s.kernels[i].name;
+	/* the stand-ins for the C headers NVRTC lacks (cuda.h for CUtensorMap),
+	 * in memory as a run has them */
+	int nsh;
+	const toolkit_shim *sh = toolkit_shims(&nsh);
+	const char *hn[32], *ht[32];
+	for (int i = 0; i < nsh && i < 32; i++)
+		hn[i] = sh[i].name, ht[i] = sh[i].text;
+	nvrtc_job job = { .name = path, .src = s.src, .nheaders = nsh < 32 ? nsh : 32, .header_names = hn,
+		          .header_texts = ht, .opts = (const char *const *)opts, .nopts = n, .exprs = names,
+		          .nexprs = nn };
 	nvrtc_out o;
-	if (nvrtc_compile(path, s.src, (const char *const *)opts, n, names, nn, &o, &err) == 0) {
+	if (nvrtc_run(&job, &o, &err) == 0) {
 		for (int i = 0; i < nn; i++) {
 			kres a, b;
 			int have_log = ptxas_parse(o.log, o.lowered[i], &a) == 0;
