@@ -239,18 +239,25 @@ static int sweep_parse(app *a, sweep *sw, int argc, char **argv)
 	sw->ax = xcalloc((size_t)argc, sizeof *sw->ax);
 	sw->names = xcalloc((size_t)argc + 1, sizeof *sw->names);
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "on") == 0 && i + 1 < argc && strcmp(argv[i + 1], "all") == 0) {
+		if (strcmp(argv[i], "on") == 0) {
+			if (i + 1 >= argc || strcmp(argv[i + 1], "all") != 0)
+				return app_error(a, "sweep: 'on' takes 'all' (every GPU of the machine), not '%s'",
+				                 i + 1 < argc ? argv[i + 1] : "");
 			sw->on_all = 1;
 			i++;
 		} else if (strchr(argv[i], '=')) {
 			if (parse_axis(a, argv[i], &sw->ax[sw->nax++]) != 0)
 				return -1;
+			for (int j = 0; j < sw->nax - 1; j++)
+				if (strcmp(sw->ax[j].name, sw->ax[sw->nax - 1].name) == 0)
+					return app_error(a, "sweep: '%s' given twice (its values go in one list: %s=v1,v2,...)",
+					                 sw->ax[j].name, sw->ax[j].name);
 		} else {
 			sw->names[sw->nnames++] = argv[i];
 		}
 	}
 	if (sw->nax == 0)
-		return app_error(a, "usage: sweep NAME=v1,v2,... [NAME2=...] [KERNEL...] [on all]");
+		return app_error(a, "usage: sweep NAME=v1,v2,... [NAME=...] [KERNEL...] [on all]");
 	sw->total = 1;
 	for (int i = 0; i < sw->nax; i++) {
 		sw->total *= sw->ax[i].n;
