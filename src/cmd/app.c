@@ -86,7 +86,7 @@ void app_prestart(app *a)
 		g_warming = pthread_create(&g_warm, NULL, warm_nvrtc, NULL) == 0;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
-	if (!a->no_gpu && a->gpu != 0 && !a->worker.pid && !getenv("CUPLAY_NO_WARMUP") && !gpu_absent(a)) {
+	if (!a->opt.no_gpu && a->gpu != 0 && !a->worker.pid && !getenv("CUPLAY_NO_WARMUP") && !gpu_absent(a)) {
 		char *err = NULL;
 		a->worker.device = a->device;
 		if (wc_spawn(&a->worker, &err) != 0)
@@ -112,13 +112,13 @@ void app_worker_notes(app *a, wclient *w)
 void app_init(app *a, const char *exe)
 {
 	memset(a, 0, sizeof *a);
-	a->exe = exe;
+	a->opt.exe = exe;
 	a->gpu = -1;
 	a->recording.fd = -1;
 	a->format = FMT_TABLE;
 	doc_open(&a->out, stdout, FMT_TABLE, 0, CUPLAY_VERSION);
-	a->timeout_s = 10;
-	a->topt = (timing_opts){
+	a->opt.timeout_s = 10;
+	a->opt.topt = (timing_opts){
 		.warmup = 2, .min_reps = 10, .max_reps = RES_MAX_SAMPLES, .rule = RULE_INTERVAL, .target = 0.005,
 		.noise_target = 0.005, .min_time_s = TIMING_MIN_INTERVAL_S, .max_time_s = 0.5, .max_wall_s = 1.0,
 		.flush = 1, .do_check = 1, .do_time = 1, .batch = 1,
@@ -136,36 +136,95 @@ static void record_free(run_record *r)
 
 enum { HISTORY_KEPT = 4096 };
 
-void app_history_add(app *a, const char *line)
+void app_results_add_history(app_results *r, const char *line)
 {
 	if (!line || !*line)
 		return;
-	if (a->nhistory == HISTORY_KEPT) {
+	if (r->nhistory == HISTORY_KEPT) {
 		for (int i = 0; i < HISTORY_KEPT / 2; i++)
-			free(a->history[i]);
-		memmove(a->history, a->history + HISTORY_KEPT / 2, (HISTORY_KEPT / 2) * sizeof *a->history);
-		a->nhistory = HISTORY_KEPT / 2;
+			free(r->history[i]);
+		memmove(r->history, r->history + HISTORY_KEPT / 2, (HISTORY_KEPT / 2) * sizeof *r->history);
+		r->nhistory = HISTORY_KEPT / 2;
 	}
-	if (a->nhistory == a->caphistory) {
-		a->caphistory = a->caphistory ? a->caphistory * 2 : 32;
-		a->history = xrealloc(a->history, (size_t)a->caphistory * sizeof *a->history);
+	if (r->nhistory == r->caphistory) {
+		r->caphistory = r->caphistory ? r->caphistory * 2 : 32;
+		r->history = xrealloc(r->history, (size_t)r->caphistory * sizeof *r->history);
 	}
-	a->history[a->nhistory++] = xstrdup(line);
+	r->history[r->nhistory++] = xstrdup(line);
 }
 
-void app_history_free(app *a)
+void app_results_keep_table(app_results *r, table *t)
 {
-	for (int i = 0; i < a->nhistory; i++)
-		free(a->history[i]);
-	free(a->history);
-	a->history = NULL;
-	a->nhistory = a->caphistory = 0;
+	if (r->have_last)
+		table_free(&r->last);
+	r->last = *t;
+	r->have_last = 1;
+	memset(t, 0, sizeof *t);
+}
+
+void app_results_free(app_results *r)
+{
+	for (int i = 0; i < r->nhistory; i++)
+		free(r->history[i]);
+	free(r->history);
+	for (int i = 0; i < r->nruns; i++)
+		record_free(&r->runs[i]);
+	free(r->runs);
+	free(r->last_run);
+	if (r->have_last)
+		table_free(&r->last);
+	if (r->have_chart)
+		chart_free(&r->last_chart);
+	memset(r, 0, sizeof *r);
+}
+
+void app_file_switch(app_file *f, const char *path)
+{
+	if (f->path && strcmp(f->path, path) == 0)
+		return;
+	if (f->path && f->settings.n > 0) {
+		int i = 0;
+		while (i < f->nsaved && strcmp(f->saved[i].path, f->path) != 0)
+			i++;
+		if (i == f->nsaved) {
+			f->saved = xrealloc(f->saved, (size_t)(f->nsaved + 1) * sizeof *f->saved);
+			f->saved[f->nsaved++].path = xstrdup(f->path);
+		} else {
+			symtab_free(&f->saved[i].set);
+		}
+		f->saved[i].set = f->settings;
+		memset(&f->settings, 0, sizeof f->settings);
+	}
+	symtab_free(&f->settings);
+	for (int i = 0; i < f->nsaved; i++)
+		if (strcmp(f->saved[i].path, path) == 0) {
+			f->settings = f->saved[i].set;
+			free(f->saved[i].path);
+			f->saved[i] = f->saved[--f->nsaved];
+			break;
+		}
+}
+
+void app_file_free(app_file *f)
+{
+	if (f->sp) {
+		spec_free(f->sp);
+		free(f->sp);
+	}
+	free(f->path);
+	free(f->use_failed);
+	symtab_free(&f->settings);
+	for (int i = 0; i < f->nsaved; i++) {
+		free(f->saved[i].path);
+		symtab_free(&f->saved[i].set);
+	}
+	free(f->saved);
+	memset(f, 0, sizeof *f);
 }
 
 void app_free(app *a)
 {
 	doc_close(&a->out);
-	app_history_free(a);
 	app_warm_join();
 	free(a->clock_why);
 	free(a->gpu_why);
@@ -181,27 +240,9 @@ void app_free(app *a)
 		w->pid = 0;
 	}
 	free(a->more);
-	if (a->sp) {
-		spec_free(a->sp);
-		free(a->sp);
-	}
-	free(a->path);
-	free(a->use_failed);
-	symtab_free(&a->settings);
-	for (int i = 0; i < a->nsaved; i++) {
-		free(a->saved[i].path);
-		symtab_free(&a->saved[i].set);
-	}
-	free(a->saved);
+	app_file_free(&a->file);
 	ccache_free(&a->cache);
-	for (int i = 0; i < a->nruns; i++)
-		record_free(&a->runs[i]);
-	free(a->runs);
-	free(a->last_run);
-	if (a->have_last)
-		table_free(&a->last);
-	if (a->have_chart)
-		chart_free(&a->last_chart);
+	app_results_free(&a->results);
 	free(a->timeline.spans);
 	free(a->timeline.title);
 	free(a->timeline.why);
@@ -304,7 +345,7 @@ void app_note(app *a, const char *fmt, ...)
 
 void app_table(app *a, const table *t, int indent)
 {
-	a->out.color = a->color;
+	a->out.color = a->opt.color;
 	doc_table(&a->out, t, indent);
 }
 
@@ -314,24 +355,15 @@ void app_format(app *a, out_format f)
 		return;
 	doc_close(&a->out);
 	a->format = f;
-	doc_open(&a->out, stdout, f, a->color, CUPLAY_VERSION);
-}
-
-void app_keep_table(app *a, table *t)
-{
-	if (a->have_last)
-		table_free(&a->last);
-	a->last = *t;
-	a->have_last = 1;
-	memset(t, 0, sizeof *t);
+	doc_open(&a->out, stdout, f, a->opt.color, CUPLAY_VERSION);
 }
 
 void app_keep_chart(app *a, chart *c)
 {
-	if (a->have_chart)
-		chart_free(&a->last_chart);
-	a->last_chart = *c;
-	a->have_chart = 1;
+	if (a->results.have_chart)
+		chart_free(&a->results.last_chart);
+	a->results.last_chart = *c;
+	a->results.have_chart = 1;
 	a->timeline.plot = 0;
 	memset(c, 0, sizeof *c);
 }
@@ -340,7 +372,7 @@ void app_keep_chart(app *a, chart *c)
 
 int app_gpu(app *a)
 {
-	if (a->no_gpu) {
+	if (a->opt.no_gpu) {
 		if (!a->notice_said)
 			app_note(a, "compile-only mode (--no-gpu)");
 		a->notice_said = 1;
@@ -396,7 +428,7 @@ int app_gpu(app *a)
 
 void app_gpu_background(app *a)
 {
-	if (a->no_gpu || gpu_absent(a)) {
+	if (a->opt.no_gpu || gpu_absent(a)) {
 		app_gpu(a); /* "compile-only mode (--no-gpu)", or why there is no GPU */
 		return;
 	}
@@ -407,19 +439,20 @@ void app_gpu_background(app *a)
 
 static measurement *new_record(app *a)
 {
+	app_results *r = &a->results;
 	/* the history `expect` looks in: the last RUNS_KEPT runs, so a long
 	 * session's memory stays flat */
-	if (a->nruns == RUNS_KEPT) {
+	if (r->nruns == RUNS_KEPT) {
 		for (int i = 0; i < RUNS_KEPT / 2; i++)
-			record_free(&a->runs[i]);
-		memmove(a->runs, a->runs + RUNS_KEPT / 2, (size_t)(RUNS_KEPT - RUNS_KEPT / 2) * sizeof *a->runs);
-		a->nruns = RUNS_KEPT - RUNS_KEPT / 2;
+			record_free(&r->runs[i]);
+		memmove(r->runs, r->runs + RUNS_KEPT / 2, (size_t)(RUNS_KEPT - RUNS_KEPT / 2) * sizeof *r->runs);
+		r->nruns = RUNS_KEPT - RUNS_KEPT / 2;
 	}
-	if (a->nruns == a->capruns) {
-		a->capruns = a->capruns ? a->capruns * 2 : 16;
-		a->runs = xrealloc(a->runs, (size_t)a->capruns * sizeof *a->runs);
+	if (r->nruns == r->capruns) {
+		r->capruns = r->capruns ? r->capruns * 2 : 16;
+		r->runs = xrealloc(r->runs, (size_t)r->capruns * sizeof *r->runs);
 	}
-	return &a->runs[a->nruns++];
+	return &r->runs[r->nruns++];
 }
 
 static void stamp(app *a, measurement *m)
@@ -436,7 +469,7 @@ static void stamp(app *a, measurement *m)
 
 int app_roofs_once(app *a)
 {
-	if (a->no_gpu || a->gpu == 0 || !a->roof_hook || a->roof_busy || a->roof.device == a->device + 1)
+	if (a->opt.no_gpu || a->gpu == 0 || !a->roof_hook || a->roof_busy || a->roof.device == a->device + 1)
 		return 0;
 	int gpu = app_gpu(a);
 	if (gpu <= 0)
@@ -481,7 +514,7 @@ int app_kernel_pipe(const cunit *u, const char *name, tensor_use *use)
 
 int app_troofs_once(app *a)
 {
-	if (a->no_gpu || a->gpu == 0 || !a->troof_hook || a->roof_busy || a->troof.device == a->device + 1)
+	if (a->opt.no_gpu || a->gpu == 0 || !a->troof_hook || a->roof_busy || a->troof.device == a->device + 1)
 		return 0;
 	int gpu = app_gpu(a);
 	if (gpu <= 0)
@@ -552,7 +585,7 @@ static void timeline_keep(timeline_kept *t, const result *res, const measurement
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p)
 {
 	measurement *m = new_record(a);
-	measure_make(m, a->path, p, res, values, a->topt.do_check);
+	measure_make(m, a->file.path, p, res, values, a->opt.topt.do_check);
 	/* the device's memory roof, but for a run on host data: its roof is the link's */
 	if (a->roof.device == a->device + 1 && a->roof.best > m->roof_gbps && !m->link[0])
 		measure_set_roof(m, a->roof.best);
@@ -577,7 +610,7 @@ void app_current_dev(app *a, devinfo *dev)
 	if (a->gpu == 1)
 		*dev = a->worker.dev;
 	else
-		devinfo_for_arch(a->arch_sm ? a->arch_sm : 90, dev);
+		devinfo_for_arch(a->opt.arch_sm ? a->opt.arch_sm : 90, dev);
 }
 
 void app_free_list(char **v, int n)
@@ -602,7 +635,7 @@ void app_clock_add(const app *a, const measurement *m, sbuf *note)
 
 void app_clock_say(app *a, sbuf *note)
 {
-	if (note->len && !a->mask_times)
+	if (note->len && !a->opt.mask_times)
 		app_note(a, "kernel clock: %s, by the offset this GPU's kernel clock showed against the profiler's "
 		         "duration (not subtracted; `device` says more)", note->s);
 	sb_free(note);

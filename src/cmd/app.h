@@ -104,25 +104,49 @@ typedef struct recording_file {
 	int depth;            /* the source depth `record` was given at */
 } recording_file;
 
-typedef struct app {
-	/* options */
+/* The options of this invocation: set at start-up (main.c) and by `set`
+ * and `timing`; read everywhere else. */
+typedef struct app_opts {
 	int no_gpu, mask_times, interactive, color, step, bail;
 	int tty;              /* stdout is a terminal: Unicode bars, progress lines */
-	int device;           /* --device N */
 	int arch_sm;          /* --arch sm_XY; 0: the device's, or 90 without one */
-	out_format format;    /* set with app_format */
-	doc out;              /* what this invocation prints: one document */
 	timing_opts topt;
 	double timeout_s;
 	const char *exe;      /* this binary, for the worker */
+} app_opts;
 
-	/* the current kernel file */
+/* The kernel file loaded (files.c), and the values set for it and for the
+ * files loaded before it. */
+typedef struct app_file {
 	char *path;
 	spec *sp;
 	char *use_failed;     /* no file loaded: the name of the `use` that failed */
 	symtab settings;      /* values given with `set`, for the current file */
 	struct saved_settings { char *path; symtab set; } *saved; /* other files' */
 	int nsaved;
+} app_file;
+
+/* What the commands produced: every run's record, the commands as typed,
+ * the last results table and chart (for `report`, `save`, `plot`, `edit`). */
+typedef struct app_results {
+	run_record *runs;
+	int nruns, capruns;
+	char **history;       /* the commands run, as typed, for the report */
+	int nhistory, caphistory;
+	char *last_run;       /* the last `run` line, for edit/watch */
+	table last;           /* the last result table, for `save` */
+	int have_last;
+	chart last_chart;     /* the last comparison or sweep, for `plot` */
+	int have_chart;
+} app_results;
+
+typedef struct app {
+	app_opts opt;
+	int device;           /* --device N, or `device N` */
+	out_format format;    /* set with app_format */
+	doc out;              /* what this invocation prints: one document */
+
+	app_file file;        /* the current kernel file */
 
 	/* machinery */
 	ccache cache;
@@ -148,16 +172,7 @@ typedef struct app {
 	int nerrors;
 	int source_depth;
 
-	/* results */
-	run_record *runs;
-	int nruns, capruns;
-	char **history;       /* the commands run, as typed, for the report */
-	int nhistory, caphistory;
-	char *last_run;       /* the last `run` line, for edit/watch */
-	table last;           /* the last result table, for `save` */
-	int have_last;
-	chart last_chart;     /* the last comparison or sweep, for `plot` */
-	int have_chart;
+	app_results results;
 	timeline_kept timeline; /* the last timed run's (`timeline`) */
 	recording_file recording; /* `record FILE` */
 	/* look.c: inspection */
@@ -197,9 +212,19 @@ void app_format(app *a, out_format f);
  * show, ls), run.h (the run and its steps), compare.h (sweep, compare,
  * save, plot), labreport.h (report), say.h (say's placeholders). */
 
-/* The commands as typed, for the report. */
-void app_history_add(app *a, const char *line);
-void app_history_free(app *a);
+/* A command as typed, kept for the report (the most recent, 4,096 at most). */
+void app_results_add_history(app_results *r, const char *line);
+/* Keeps t (moved) as the last results table, for `save`. */
+void app_results_keep_table(app_results *r, table *t);
+/* Every record, the history, the last table and chart freed; r emptied. */
+void app_results_free(app_results *r);
+
+/* Loading another file: the values set for the current one put aside
+ * under its path, and those put aside for `path` taken back (none: no
+ * values). Nothing changes when path is the current file's. */
+void app_file_switch(app_file *f, const char *path);
+/* The file, its values and those put aside, freed; f emptied. */
+void app_file_free(app_file *f);
 
 /* app.c, for files.c and run.c: NVRTC's warm-up thread started (the
  * worker too, when a GPU may be there) and joined; the device a file is
@@ -209,8 +234,8 @@ void app_warm_join(void);
 void app_current_dev(app *a, devinfo *dev);
 void app_free_list(char **v, int n);
 
-/* Keeps t (moved) as the last results for `save`; c likewise for `plot`. */
-void app_keep_table(app *a, table *t);
+/* Keeps c (moved) as the last chart, for `plot` (the timeline is no longer
+ * what `plot` draws). */
 void app_keep_chart(app *a, chart *c);
 
 /* The roofs of the current device measured once, before its first
@@ -224,10 +249,10 @@ int app_troofs_once(app *a);
  * current device in GFLOP/s, measured first where it is not; 0 unknown. */
 double app_pipe_roof(app *a, int p);
 
-/* Shared by run.c and compare.c: the record of res, kept in a->runs (the
+/* Shared by run.c and compare.c: the record of res, kept in a->results.runs (the
  * pointer holds until the next one is added). */
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p);
-/* Keeps m (moved) in a->runs, as add_record. */
+/* Keeps m (moved) in a->results.runs, as add_record. */
 const measurement *keep_record(app *a, measurement *m);
 /* 1 when a kernel file's text may hold tensor-core code (wmma, mma.sync,
  * wgmma, <mma.h>): its runs want the tensor roofs measured first. */

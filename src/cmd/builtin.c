@@ -18,12 +18,12 @@ int builtin_with(app *a, const char *what, const char *path, const char *source,
 		free(s);
 		return -1;
 	}
-	spec *saved = a->sp;
-	char *saved_path = a->path;
-	symtab saved_set = a->settings;
-	a->sp = s;
-	a->path = s->path;
-	memset(&a->settings, 0, sizeof a->settings);
+	spec *saved = a->file.sp;
+	char *saved_path = a->file.path;
+	symtab saved_set = a->file.settings;
+	a->file.sp = s;
+	a->file.path = s->path;
+	memset(&a->file.settings, 0, sizeof a->file.settings);
 	runctx c;
 	int rc = -1;
 	plan *p = xcalloc(1, sizeof *p);
@@ -32,9 +32,9 @@ int builtin_with(app *a, const char *what, const char *path, const char *source,
 		rc = fn(a, &c, p, res, ctx);
 		run_release(&c);
 	}
-	a->sp = saved;
-	a->path = saved_path;
-	a->settings = saved_set;
+	a->file.sp = saved;
+	a->file.path = saved_path;
+	a->file.settings = saved_set;
 	spec_free(s);
 	free(s);
 	free(p);
@@ -51,9 +51,9 @@ typedef struct roofrun {
 static int roof_kernels(app *a, runctx *c, plan *p, result *res, void *ctx)
 {
 	roofrun *o = ctx;
-	const spec *s = a->sp;
+	const spec *s = a->file.sp;
 	char *err = NULL;
-	timing_opts t = a->topt;
+	timing_opts t = a->opt.topt;
 	/* no flush: the buffers are several L2s, and back-to-back launches
 	 * each write back the dirty lines the one before left in L2, so a
 	 * writing kernel's samples count all its DRAM writes (a flush

@@ -72,7 +72,7 @@ static int readings(app *a, runctx *c, int k, plan *p, result *res, double *kern
 	double ref[CHECK_READINGS];
 	int nref = 0;
 	char *err = NULL;
-	timing_opts t = a->topt;
+	timing_opts t = a->opt.topt;
 	t.do_check = 0;
 	t.do_time = 1;
 	t.flush = 1;

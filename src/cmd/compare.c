@@ -34,16 +34,16 @@ static void axes_free(axis *ax, int n)
 /* Checks that name is a define or param of the loaded file. */
 static int known_var(app *a, const char *name, const char *cmd)
 {
-	if (spec_var_find(a->sp, name))
+	if (spec_var_find(a->file.sp, name))
 		return 0;
-	const char **names = xcalloc((size_t)a->sp->nvars + 1, sizeof *names);
-	for (int i = 0; i < a->sp->nvars; i++)
-		names[i] = a->sp->vars[i].name;
-	const char *near = nearest_name(name, names, a->sp->nvars);
+	const char **names = xcalloc((size_t)a->file.sp->nvars + 1, sizeof *names);
+	for (int i = 0; i < a->file.sp->nvars; i++)
+		names[i] = a->file.sp->vars[i].name;
+	const char *near = nearest_name(name, names, a->file.sp->nvars);
 	if (near)
-		app_error(a, "%s: unknown name '%s' in %s (did you mean '%s'?)", cmd, name, a->path, near);
+		app_error(a, "%s: unknown name '%s' in %s (did you mean '%s'?)", cmd, name, a->file.path, near);
 	else
-		app_error(a, "%s: unknown name '%s' in %s", cmd, name, a->path);
+		app_error(a, "%s: unknown name '%s' in %s", cmd, name, a->file.path);
 	free(names);
 	return -1;
 }
@@ -52,7 +52,7 @@ static int eval_plain(app *a, const char *cmd, const char *name, const char *tex
 {
 	int col = 0;
 	char *err = NULL;
-	if (plan_eval_value(a->sp, name, text, NULL, v, &col, &err) == 0)
+	if (plan_eval_value(a->file.sp, name, text, NULL, v, &col, &err) == 0)
 		return 0;
 	app_error(a, "%s: %s=%s: %s", cmd, name, text, err);
 	free(err);
@@ -92,7 +92,7 @@ static void sweep_result(app *a, table *t, int r, int nax, chart *ch, double *be
 	m->pipe = pipe[0];
 	m->packed_half = pipe[1];
 	app_flag_flops(a, m);
-	measure_row(t, r, nax, m, a->mask_times);
+	measure_row(t, r, nax, m, a->opt.mask_times);
 	app_clock_add(a, m, clk);
 	if (m->check == MCHECK_FAIL)
 		*rc = -1;
@@ -155,7 +155,7 @@ static void *sweep_thread(void *arg)
 		check_result checks[PLAN_MAX_CHECKS];
 		int nchecks = -1;
 		if (j->pc) {
-			if (wc_run(th->w, j->pc, j->ccubin, j->clen, pl->a->timeout_s, (volatile int *)&g_interrupt,
+			if (wc_run(th->w, j->pc, j->ccubin, j->clen, pl->a->opt.timeout_s, (volatile int *)&g_interrupt,
 			           NULL, NULL, j->res, &j->err) != 0)
 				continue;
 			if (j->res->status == RES_ERROR || j->res->status == RES_FATAL) {
@@ -165,7 +165,7 @@ static void *sweep_thread(void *arg)
 			nchecks = j->res->nchecks;
 			memcpy(checks, j->res->checks, sizeof checks);
 		}
-		if (wc_run(th->w, j->p, j->cubin, j->len, pl->a->timeout_s, (volatile int *)&g_interrupt,
+		if (wc_run(th->w, j->p, j->cubin, j->len, pl->a->opt.timeout_s, (volatile int *)&g_interrupt,
 		           NULL, NULL, j->res, &j->err) != 0)
 			continue;
 		if (j->res->status == RES_ERROR || j->res->status == RES_FATAL)
@@ -188,7 +188,7 @@ static int all_workers(app *a, wclient ***ws, int *n)
 			if (d == a->device)
 				continue;
 			wclient *w = &a->more[a->nmore++];
-			w->exe = a->exe;
+			w->exe = a->opt.exe;
 			w->device = d;
 			app_worker_notes(a, w);
 		}
@@ -288,7 +288,7 @@ static void sweep_table(app *a, sweep *sw)
 	sw->note = nax + M_N;
 	free(head);
 	free(align);
-	char *title = xasprintf("%s: sweep of %ld configurations", a->sp->path, sw->total);
+	char *title = xasprintf("%s: sweep of %ld configurations", a->file.sp->path, sw->total);
 	chart_init(&sw->ch, title, "");
 	free(title);
 	sw->best = -1;
@@ -303,7 +303,7 @@ static void sweep_job(app *a, sweep *sw, runctx *c, int k, int row, const char *
 	memset(j, 0, sizeof *j);
 	j->row = row;
 	j->k = k;
-	const char *kname = a->sp->kernels[k].name;
+	const char *kname = a->file.sp->kernels[k].name;
 	j->label = sw->nk > 1 ? xasprintf("%s %s", lab, kname) : xstrdup(lab);
 	j->vline = xstrdup(c->vline);
 	j->p = xmalloc(sizeof *j->p);
@@ -332,7 +332,7 @@ static void sweep_job(app *a, sweep *sw, runctx *c, int k, int row, const char *
 static void sweep_kernel(app *a, sweep *sw, runctx *c, int prepared, const int *idx, int k, const char *lab)
 {
 	table *t = &sw->t;
-	const char *kname = a->sp->kernels[k].name;
+	const char *kname = a->file.sp->kernels[k].name;
 	int r = table_row(t);
 	for (int i = 0; i < sw->nax; i++) {
 		value v = sw->ax[i].v[idx[i]];
@@ -394,7 +394,7 @@ static void sweep_configs(app *a, sweep *sw)
 			symtab_set(&extra, sw->ax[i].name, sw->ax[i].v[idx[i]], 0);
 			sb_printf(&lab, "%s%s=%s", i ? " " : "", sw->ax[i].name, v);
 		}
-		if (a->interactive)
+		if (a->opt.interactive)
 			fprintf(stderr, "\r\033[Ksweep %ld/%ld: %s", done + 1, sw->total, lab.s);
 		runctx c;
 		int prepared = run_prepare(a, &extra, 0, &c) == 0;
@@ -422,7 +422,7 @@ static void sweep_parallel(app *a, sweep *sw)
 {
 	spool pl = { a, sw->jobs, sw->njobs, 0, PTHREAD_MUTEX_INITIALIZER };
 	sthread *ta = xcalloc((size_t)sw->nws, sizeof *ta);
-	if (a->interactive)
+	if (a->opt.interactive)
 		fprintf(stderr, "\r\033[Ksweep: %d runs on %d GPUs", sw->njobs, sw->nws);
 	for (int i = 0; i < sw->nws; i++)
 		ta[i] = (sthread){ &pl, sw->ws[i] };
@@ -433,7 +433,7 @@ static void sweep_parallel(app *a, sweep *sw)
 	free(ta);
 	for (int i = 0; i < sw->njobs; i++) {
 		sjob *j = &sw->jobs[i];
-		const char *kname = a->sp->kernels[j->k].name;
+		const char *kname = a->file.sp->kernels[j->k].name;
 		if (j->err || !j->res) {
 			table_set(&sw->t, j->row, sw->note, "%s", j->err ? j->err : "not run (interrupted)");
 			if (j->err)
@@ -450,21 +450,21 @@ static void sweep_parallel(app *a, sweep *sw)
 /* The table, the chart and the notes after the runs. */
 static void sweep_show(app *a, sweep *sw)
 {
-	if (a->interactive)
+	if (a->opt.interactive)
 		fprintf(stderr, "\r\033[K");
 	app_table(a, &sw->t, 0);
 	app_clock_say(a, &sw->clk);
 	if (sw->gpu == 0)
 		app_note(a, "not launched (no GPU)");
-	if (sw->ch.n > 0 && a->format == FMT_TABLE && !a->mask_times)
-		chart_print(&sw->ch, stdout, a->tty, a->color, 40);
-	if (sw->ch.best >= 0 && !a->mask_times)
+	if (sw->ch.n > 0 && a->format == FMT_TABLE && !a->opt.mask_times)
+		chart_print(&sw->ch, stdout, a->opt.tty, a->opt.color, 40);
+	if (sw->ch.best >= 0 && !a->opt.mask_times)
 		app_note(a, "best: %s", sw->ch.labels[sw->ch.best]);
 	if (g_interrupt) {
 		app_note(a, "interrupted");
 		sw->rc = -1;
 	}
-	app_keep_table(a, &sw->t);
+	app_results_keep_table(&a->results, &sw->t);
 	if (sw->ch.n > 0)
 		app_keep_chart(a, &sw->ch);
 	else
@@ -521,7 +521,7 @@ int app_sweep(app *a, int argc, char **argv)
 	sw.p = xcalloc(1, sizeof *sw.p);
 	sw.res = xcalloc(1, sizeof *sw.res);
 	/* a sweep surveys: each configuration's timing loop stops at 0.1 s */
-	sw.opts = a->topt;
+	sw.opts = a->opt.topt;
 	if (sw.opts.max_time_s > 0.1)
 		sw.opts.max_time_s = 0.1;
 	if (sw.opts.max_wall_s == 0 || sw.opts.max_wall_s > 0.1)
@@ -559,13 +559,13 @@ static void dram_pass(app *a, variant *v, int nv)
 	int seq = 0;
 	for (int i = 0; i < nv; i++) {
 		v[i].dram = -1;
-		seq |= a->sp->kernels[v[i].k].nsteps > 0;
+		seq |= a->file.sp->kernels[v[i].k].nsteps > 0;
 	}
 	if (!seq)
 		return;
 	static const char *const names[] = { "dram__bytes_read.sum", "dram__bytes_write.sum" };
 	result *res = xcalloc(1, sizeof *res);
-	timing_opts t = a->topt;
+	timing_opts t = a->opt.topt;
 	t.do_check = t.do_time = 0;
 	for (int i = 0; i < nv && !g_interrupt; i++) {
 		runctx c;
@@ -599,7 +599,7 @@ static int parse_variant(app *a, const char *label, variant *v)
 	v->label = xstrdup(label);
 	const char *br = strchr(label, '[');
 	char *kname = xstrndup(label, br ? (size_t)(br - label) : strlen(label));
-	v->k = spec_kernel_find(a->sp, kname);
+	v->k = spec_kernel_find(a->file.sp, kname);
 	if (v->k < 0) {
 		char *names[] = { kname };
 		int *ks, nk;
@@ -640,14 +640,14 @@ static int parse_variant(app *a, const char *label, variant *v)
  * pooled come near the target; with the noise rule, the rounds decide. */
 static timing_opts round_opts(const app *a)
 {
-	timing_opts t = a->topt;
-	t.max_time_s = a->topt.max_time_s / COMPARE_ROUNDS;
+	timing_opts t = a->opt.topt;
+	t.max_time_s = a->opt.topt.max_time_s / COMPARE_ROUNDS;
 	t.min_time_s = 0;
 	if (t.rule == RULE_INTERVAL) {
-		t.target = a->topt.target * sqrt((double)COMPARE_ROUNDS);
-		t.min_time_s = a->topt.min_time_s / COMPARE_ROUNDS;
+		t.target = a->opt.topt.target * sqrt((double)COMPARE_ROUNDS);
+		t.min_time_s = a->opt.topt.min_time_s / COMPARE_ROUNDS;
 	} else {
-		t.min_reps = a->topt.min_reps / COMPARE_ROUNDS + 2;
+		t.min_reps = a->opt.topt.min_reps / COMPARE_ROUNDS + 2;
 		t.noise_target = 0;
 	}
 	return t;
@@ -671,8 +671,8 @@ static int compare_once(app *a, variant *v, int round, const timing_opts *t, res
 	if (!v->vline)
 		v->vline = xstrdup(c.vline);
 	if (*gpu && round == 0) {
-		measure_make(&v->m, a->path, &v->p, res, v->vline, a->topt.do_check);
-		app_set_pipe(a, &v->m, c.u, a->sp->kernels[v->k].name);
+		measure_make(&v->m, a->file.path, &v->p, res, v->vline, a->opt.topt.do_check);
+		app_set_pipe(a, &v->m, c.u, a->file.sp->kernels[v->k].name);
 		v->have_m = 1;
 	}
 	run_release(&c);
@@ -698,7 +698,7 @@ static int compare_rounds(app *a, variant *v, int nv, int *gpu)
 	int rc = 0;
 	*gpu = 1;
 	for (int round = 0; round < COMPARE_ROUNDS && !g_interrupt && rc == 0; round++) {
-		t.do_check = round == 0 && a->topt.do_check;
+		t.do_check = round == 0 && a->opt.topt.do_check;
 		for (int i = 0; i < nv && !g_interrupt && rc == 0; i++)
 			rc = compare_once(a, &v[i], round, &t, res, gpu);
 		if (!*gpu)
@@ -740,9 +740,9 @@ static int compare_table(app *a, variant *v, int nv)
 		double sp = ri.r;
 		int r = table_row(&tb);
 		table_set(&tb, r, 0, "%s", v[i].label);
-		measure_row(&tb, r, 1, &v[i].m, a->mask_times);
+		measure_row(&tb, r, 1, &v[i].m, a->opt.mask_times);
 		app_clock_add(a, &v[i].m, &clk);
-		if (a->mask_times) {
+		if (a->opt.mask_times) {
 			table_set(&tb, r, 1 + M_N, "<t>");
 		} else {
 			table_num(&tb, r, 1 + M_N, sp);
@@ -769,15 +769,15 @@ static int compare_table(app *a, variant *v, int nv)
 	}
 	app_table(a, &tb, 0);
 	app_clock_say(a, &clk);
-	if (a->format == FMT_TABLE && !a->mask_times)
-		chart_print(&ch, stdout, a->tty, a->color, 40);
+	if (a->format == FMT_TABLE && !a->opt.mask_times)
+		chart_print(&ch, stdout, a->opt.tty, a->opt.color, 40);
 	for (int i = 1; i < nv; i++)
 		if (v[i].clock != v[0].clock) {
 			app_note(a, "compare: %s and %s were timed on different clocks (kernel timestamps, events): "
 			         "the speedups are not like for like", v[0].label, v[i].label);
 			break;
 		}
-	app_keep_table(a, &tb);
+	app_results_keep_table(&a->results, &tb);
 	app_keep_chart(a, &ch);
 	return rc;
 }
@@ -831,7 +831,7 @@ static int ends_with(const char *s, const char *suf)
 
 int app_save(app *a, const char *path)
 {
-	if (!a->have_last)
+	if (!a->results.have_last)
 		return app_error(a, "save: no results yet: 'run', 'sweep' or 'compare' first");
 	out_format f = a->format;
 	if (ends_with(path, ".csv"))
@@ -847,7 +847,7 @@ int app_save(app *a, const char *path)
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		return app_error(a, "save: %s", strerror(errno));
-	table_print(&a->last, m, f, 0, 0);
+	table_print(&a->results.last, m, f, 0, 0);
 	fclose(m);
 	char *why = NULL;
 	int r = write_file(path, buf, len, &why);
@@ -857,18 +857,18 @@ int app_save(app *a, const char *path)
 		free(why);
 		return -1;
 	}
-	app_note(a, "saved %d rows to %s (%s)", a->last.nrows, path, format_name(f));
+	app_note(a, "saved %d rows to %s (%s)", a->results.last.nrows, path, format_name(f));
 	return 0;
 }
 
 int app_plot(app *a, const char *path)
 {
-	if (!a->have_chart)
+	if (!a->results.have_chart)
 		return app_error(a, "plot: nothing to plot yet: 'compare', 'sweep' or a 'run' of several kernels first");
 	if (!ends_with(path, ".svg"))
 		return app_error(a, "plot: '%s': write an .svg file", path);
 	char *err = NULL;
-	if (chart_svg(&a->last_chart, path, &err) != 0) {
+	if (chart_svg(&a->results.last_chart, path, &err) != 0) {
 		app_error(a, "plot: %s", err);
 		free(err);
 		return -1;

@@ -177,7 +177,7 @@ static const explain_out *diagnose(app *a, const runctx *c, const plan *p, measu
 	free(m->why);
 	m->why = o;
 	table t;
-	explain_table(&t, m->kernel, o, a->format == FMT_TABLE, a->tty, mask);
+	explain_table(&t, m->kernel, o, a->format == FMT_TABLE, a->opt.tty, mask);
 	app_table(a, &t, 0);
 	table_free(&t);
 	return o;
@@ -192,7 +192,7 @@ static void no_counters_note(app *a, const char *why)
 /* Counters of one more launch of p (nothing timed) with the set named. */
 static int profile_again(app *a, runctx *c, int k, const char *set, metric_sel *s, plan *p, result *res, char **err)
 {
-	timing_opts t = a->topt;
+	timing_opts t = a->opt.topt;
 	t.do_time = 0;
 	if (metrics_parse(set, s, err) != 0 || run_plan(a, c, k, &t, p, err) != 0)
 		return -1;
@@ -307,8 +307,8 @@ static int explain_fed(app *a, const char *path, const int *ks, int nk)
 	char *err = NULL;
 	int rc = 0, said_why = 0;
 	for (int i = 0; i < nk; i++) {
-		const char *name = a->sp->kernels[ks[i]].name;
-		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
+		const char *name = a->file.sp->kernels[ks[i]].name;
+		if (run_plan(a, &c, ks[i], &a->opt.topt, p, &err) != 0) {
 			rc = app_error_msg(a, err ? err : "cannot plan the launch");
 			free(err);
 			err = NULL;
@@ -323,7 +323,7 @@ static int explain_fed(app *a, const char *path, const int *ks, int nk)
 		}
 		measurement mm;
 		int ci = cunit_find(c.u, name);
-		measure_init(&mm, a->path, p, c.vline, a->topt.do_check, ci >= 0 ? &c.u->res[ci] : NULL);
+		measure_init(&mm, a->file.path, p, c.vline, a->opt.topt.do_check, ci >= 0 ? &c.u->res[ci] : NULL);
 		mm.launched = 1;
 		mm.sm = c.sm;
 		mm.device = xasprintf("recorded (%s)", path);
@@ -375,7 +375,7 @@ typedef struct explaining {
  * of light and the default set again, for this kernel and the next ones. */
 static measurement *explain_counters(app *a, explaining *x, int k, int mi, double **fig)
 {
-	const char *name = a->sp->kernels[k].name;
+	const char *name = a->file.sp->kernels[k].name;
 	result *res = x->res;
 	char *err = NULL;
 	if (x->counters && res->prof.n == x->p->nmetrics && res->prof.status == PROF_ERROR && !x->narrowed) {
@@ -388,7 +388,7 @@ static measurement *explain_counters(app *a, explaining *x, int k, int mi, doubl
 		free(err);
 		free(r2);
 	}
-	measurement *m = &a->runs[mi];
+	measurement *m = &a->results.runs[mi];
 	const metric_sel *used = x->sel;
 	if (x->counters && res->prof.n == used->nraw && res->prof.status == PROF_OK) {
 		*fig = xcalloc((size_t)(used->nfig ? used->nfig : 1), sizeof **fig);
@@ -410,11 +410,11 @@ static measurement *explain_counters(app *a, explaining *x, int k, int mi, doubl
  * interrupted. */
 static int explain_kernel(app *a, explaining *x, int k)
 {
-	const char *name = a->sp->kernels[k].name;
+	const char *name = a->file.sp->kernels[k].name;
 	plan *p = x->p;
 	result *res = x->res;
 	char *err = NULL;
-	if (run_plan(a, &x->c, k, &a->topt, p, &err) != 0) {
+	if (run_plan(a, &x->c, k, &a->opt.topt, p, &err) != 0) {
 		x->rc = app_error_msg(a, err ? err : "cannot plan the launch");
 		free(err);
 		return 0;
@@ -431,7 +431,7 @@ static int explain_kernel(app *a, explaining *x, int k)
 		if (!res->checks[i].ok)
 			x->rc = -1;
 	measurement *m = (measurement *)add_record(a, x->c.vline, res, p);
-	int mi = a->nruns - 1;
+	int mi = a->results.nruns - 1;
 	m->res = x->c.u->res[cunit_find(x->c.u, name)];
 	m->sm = x->c.sm;
 	app_set_pipe(a, m, x->c.u, name);
@@ -439,7 +439,7 @@ static int explain_kernel(app *a, explaining *x, int k)
 		return 1;
 	double *fig = NULL;
 	m = explain_counters(a, x, k, mi, &fig);
-	const explain_out *o = diagnose(a, &x->c, p, m, res->empty_ms, x->sel, fig, a->mask_times);
+	const explain_out *o = diagnose(a, &x->c, p, m, res->empty_ms, x->sel, fig, a->opt.mask_times);
 	if (!o->counters && !x->said_why) {
 		x->said_why = 1;
 		no_counters_note(a, a->prof_why ? a->prof_why : "not read");
@@ -474,7 +474,7 @@ int app_explain(app *a, int argc, char **argv)
 	memset(&x, 0, sizeof x);
 	/* the tensor roofs before the file's compile, where its source may hold
 	 * tensor-core code (measuring them compiles and runs kernels of their own) */
-	if (app_roofs_once(a) != 0 || (app_src_tensor(a->sp->src) && app_troofs_once(a) != 0) ||
+	if (app_roofs_once(a) != 0 || (app_src_tensor(a->file.sp->src) && app_troofs_once(a) != 0) ||
 	    run_prepare(a, NULL, 1, &x.c) != 0) {
 		free(ks);
 		return -1;
@@ -509,15 +509,15 @@ static int roofline_pick(app *a, int *pick, double *mem)
 {
 	int np = 0;
 	*mem = a->roof.device == a->device + 1 ? a->roof.best : 0;
-	for (int i = a->nruns - 1; i >= 0; i--) {
-		const measurement *m = &a->runs[i];
+	for (int i = a->results.nruns - 1; i >= 0; i--) {
+		const measurement *m = &a->results.runs[i];
 		if (*mem <= 0 && m->roof_gbps > *mem)
 			*mem = m->roof_gbps;
 		if (!m->launched || !m->timed || !(m->flops > 0))
 			continue;
 		int dup = 0;
 		for (int k = 0; k < np && !dup; k++) {
-			const measurement *o = &a->runs[pick[k]];
+			const measurement *o = &a->results.runs[pick[k]];
 			dup = strcmp(o->kernel, m->kernel) == 0 && strcmp(o->values, m->values) == 0 &&
 			      strcmp(o->file, m->file) == 0;
 		}
@@ -536,7 +536,7 @@ static void roofline_row(app *a, table *t, const roofline *r, const measurement 
 	table_set(t, row, 7, "%s", tensor_prec_name(pipe));
 	table_set(t, row, 0, "%s", m->kernel);
 	table_set(t, row, 1, "%s", m->values);
-	if (a->mask_times && !fed) {
+	if (a->opt.mask_times && !fed) {
 		for (int c = 2; c < 7; c++)
 			if (c != 4)
 				table_set(t, row, c, "<t>");
@@ -555,7 +555,7 @@ static void roofline_row(app *a, table *t, const roofline *r, const measurement 
 static int roofline_show(app *a, const roofline *r, int data, const char *svg_path)
 {
 	int rc = 0;
-	if (!data && a->mask_times && !fed) {
+	if (!data && a->opt.mask_times && !fed) {
 		app_note(a, "roofline: %d kernel%s placed (figures masked)", r->n, r->n == 1 ? "" : "s");
 	} else if (!data) {
 		sbuf b = {0};
@@ -582,7 +582,7 @@ static void roofline_tensor(app *a, roofline *r, const int *pick, int np)
 {
 	int tensor = 0;
 	for (int k = 0; k < np; k++)
-		tensor |= a->runs[pick[k]].pipe >= 0 && a->runs[pick[k]].pipe < TP_N;
+		tensor |= a->results.runs[pick[k]].pipe >= 0 && a->results.runs[pick[k]].pipe < TP_N;
 	if (tensor && !fed)
 		app_troofs_once(a);
 	for (int p = 0; tensor && a->troof.device == a->device + 1 && p < TP_N; p++)
@@ -591,7 +591,7 @@ static void roofline_tensor(app *a, roofline *r, const int *pick, int np)
 
 int app_roofline(app *a, const char *svg_path)
 {
-	int *pick = xcalloc((size_t)a->nruns + 1, sizeof *pick);
+	int *pick = xcalloc((size_t)a->results.nruns + 1, sizeof *pick);
 	double mem;
 	int np = roofline_pick(a, pick, &mem);
 	double fp = a->roof.device == a->device + 1 ? a->roof.gflops : 0;
@@ -610,7 +610,7 @@ int app_roofline(app *a, const char *svg_path)
 		table_col(&t, 2, "flop_per_byte", U_PLAIN, COL_BOTH);
 	}
 	for (int k = np - 1; k >= 0; k--) {
-		const measurement *m = &a->runs[pick[k]];
+		const measurement *m = &a->results.runs[pick[k]];
 		double ai;
 		int declared;
 		if (roofline_place(m, &ai, &declared) != 0)
@@ -618,7 +618,7 @@ int app_roofline(app *a, const char *svg_path)
 		/* the kernel's name alone, unless it was run at other values too */
 		int same = 0;
 		for (int q = 0; q < np; q++)
-			same += strcmp(a->runs[pick[q]].kernel, m->kernel) == 0;
+			same += strcmp(a->results.runs[pick[q]].kernel, m->kernel) == 0;
 		char *label = same > 1 ? xasprintf("%s [%s]", m->kernel, m->values) : xstrdup(m->kernel);
 		int pipe = m->pipe >= 0 ? m->pipe : PIPE_FP32;
 		roofline_add_on(&r, label, ai, m->gflops, declared, pipe);

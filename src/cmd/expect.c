@@ -30,8 +30,8 @@ static const run_record *find_if(const app *a, const char *label, int want)
 {
 	const char *br = strchr(label, '[');
 	size_t kl = br ? (size_t)(br - label) : strlen(label);
-	for (int i = a->nruns - 1; i >= 0; i--) {
-		const run_record *r = &a->runs[i];
+	for (int i = a->results.nruns - 1; i >= 0; i--) {
+		const run_record *r = &a->results.runs[i];
 		if (strlen(r->kernel) != kl || strncmp(r->kernel, label, kl) != 0 || !r->launched)
 			continue; /* compile-only records are no results */
 		/* `metrics` records hold counters and no times: a time expectation
@@ -89,7 +89,7 @@ static int parse_num(const char *s, double *v)
 
 static const char *fig(const app *a, char *buf, size_t n, const char *fmt, double v)
 {
-	if (a->mask_times)
+	if (a->opt.mask_times)
 		snprintf(buf, n, "<t>");
 	else
 		snprintf(buf, n, fmt, v);
@@ -103,7 +103,7 @@ static int held(app *a, double margin, const char *what)
 	a->expect_held++;
 	if (isnan(margin))
 		app_note(a, "expect: %s: ok", what);
-	else if (a->mask_times)
+	else if (a->opt.mask_times)
 		app_note(a, "expect: %s: ok (margin <t>)", what);
 	else
 		app_note(a, "expect: %s: ok (margin %.0f%%)", what, margin * 100);

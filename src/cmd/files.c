@@ -79,10 +79,10 @@ static int use_file(app *a, const char *name);
 int app_use(app *a, const char *name)
 {
 	int r = use_file(a, name);
-	free(a->use_failed);
-	a->use_failed = r != 0 && !a->sp ? str_excerpt(name, 200) : NULL;
-	if (r != 0 && a->sp)
-		app_note(a, "(still using %s)", a->path);
+	free(a->file.use_failed);
+	a->file.use_failed = r != 0 && !a->file.sp ? str_excerpt(name, 200) : NULL;
+	if (r != 0 && a->file.sp)
+		app_note(a, "(still using %s)", a->file.path);
 	return r;
 }
 
@@ -134,38 +134,14 @@ static int use_file(app *a, const char *name)
 		free(path);
 		return -1;
 	}
-	/* values set for one file stay with that file: put the current file's
-	 * aside, and take back what the new one had */
-	if (!a->path || strcmp(a->path, path) != 0) {
-		if (a->path && a->settings.n > 0) {
-			int i = 0;
-			while (i < a->nsaved && strcmp(a->saved[i].path, a->path) != 0)
-				i++;
-			if (i == a->nsaved) {
-				a->saved = xrealloc(a->saved, (size_t)(a->nsaved + 1) * sizeof *a->saved);
-				a->saved[a->nsaved++].path = xstrdup(a->path);
-			} else {
-				symtab_free(&a->saved[i].set);
-			}
-			a->saved[i].set = a->settings;
-			memset(&a->settings, 0, sizeof a->settings);
-		}
-		symtab_free(&a->settings);
-		for (int i = 0; i < a->nsaved; i++)
-			if (strcmp(a->saved[i].path, path) == 0) {
-				a->settings = a->saved[i].set;
-				free(a->saved[i].path);
-				a->saved[i] = a->saved[--a->nsaved];
-				break;
-			}
+	app_file_switch(&a->file, path);
+	if (a->file.sp) {
+		spec_free(a->file.sp);
+		free(a->file.sp);
 	}
-	if (a->sp) {
-		spec_free(a->sp);
-		free(a->sp);
-	}
-	free(a->path);
-	a->sp = s;
-	a->path = path;
+	free(a->file.path);
+	a->file.sp = s;
+	a->file.path = path;
 	app_prestart(a);
 	int launchable = 0;
 	for (int i = 0; i < s->nkernels; i++)
@@ -185,23 +161,23 @@ static int use_file(app *a, const char *name)
 
 int app_reload(app *a)
 {
-	if (!a->path)
+	if (!a->file.path)
 		return app_error(a, "no kernel file: 'use FILE' first (see 'ls')");
 	char *src = NULL;
-	if (read_file(a->path, &src, NULL) != 0)
-		return app_error(a, "cannot read '%s': %s", a->path, strerror(errno));
-	int same = a->sp && strcmp(src, a->sp->src) == 0;
+	if (read_file(a->file.path, &src, NULL) != 0)
+		return app_error(a, "cannot read '%s': %s", a->file.path, strerror(errno));
+	int same = a->file.sp && strcmp(src, a->file.sp->src) == 0;
 	free(src);
 	if (same)
 		return 0;
 	spec *s = NULL;
-	if (load_spec(a, a->path, &s) != 0)
+	if (load_spec(a, a->file.path, &s) != 0)
 		return -1;
-	if (a->sp) {
-		spec_free(a->sp);
-		free(a->sp);
+	if (a->file.sp) {
+		spec_free(a->file.sp);
+		free(a->file.sp);
 	}
-	a->sp = s;
+	a->file.sp = s;
 	return 0;
 }
 
@@ -215,20 +191,20 @@ static void known_names(const spec *s, sbuf *b)
 
 int app_set(app *a, const char *name, const char *text)
 {
-	if (!a->sp)
+	if (!a->file.sp)
 		return app_error(a, "no kernel file: 'use FILE' first, then 'set %s=%s'", name, text);
-	const spec_var *v = spec_var_find(a->sp, name);
+	const spec_var *v = spec_var_find(a->file.sp, name);
 	if (!v) {
-		const char **names = xcalloc((size_t)a->sp->nvars + 1, sizeof *names);
-		for (int i = 0; i < a->sp->nvars; i++)
-			names[i] = a->sp->vars[i].name;
-		const char *near = nearest_name(name, names, a->sp->nvars);
+		const char **names = xcalloc((size_t)a->file.sp->nvars + 1, sizeof *names);
+		for (int i = 0; i < a->file.sp->nvars; i++)
+			names[i] = a->file.sp->vars[i].name;
+		const char *near = nearest_name(name, names, a->file.sp->nvars);
 		sbuf known = {0};
-		known_names(a->sp, &known);
+		known_names(a->file.sp, &known);
 		if (near)
-			app_error(a, "unknown name '%s' in %s (did you mean '%s'?)", name, a->path, near);
+			app_error(a, "unknown name '%s' in %s (did you mean '%s'?)", name, a->file.path, near);
 		else
-			app_error(a, "unknown name '%s' in %s (known: %s)", name, a->path,
+			app_error(a, "unknown name '%s' in %s (known: %s)", name, a->file.path,
 			          known.len ? known.s : "none");
 		sb_free(&known);
 		free(names);
@@ -239,10 +215,10 @@ int app_set(app *a, const char *name, const char *text)
 	if (a->gpu == 1)
 		dev = a->worker.dev;
 	else
-		devinfo_for_arch(a->arch_sm ? a->arch_sm : 90, &dev);
+		devinfo_for_arch(a->opt.arch_sm ? a->opt.arch_sm : 90, &dev);
 	symtab vals;
 	char *err = NULL;
-	if (plan_values(a->sp, &a->settings, &dev, &vals, &err) != 0) {
+	if (plan_values(a->file.sp, &a->file.settings, &dev, &vals, &err) != 0) {
 		/* a broken default must not block setting another value */
 		free(err);
 		err = NULL;
@@ -252,7 +228,7 @@ int app_set(app *a, const char *name, const char *text)
 	 * float arithmetic, an integer one refuses a fraction now, not at run */
 	value val;
 	int col = 0;
-	int r = plan_eval_value(a->sp, name, text, &vals, &val, &col, &err);
+	int r = plan_eval_value(a->file.sp, name, text, &vals, &val, &col, &err);
 	symtab_free(&vals);
 	if (r != 0) {
 		/* a long expression is quoted around the column, not whole */
@@ -265,13 +241,13 @@ int app_set(app *a, const char *name, const char *text)
 		free(err);
 		return -1;
 	}
-	symtab_set(&a->settings, name, val, 0);
+	symtab_set(&a->file.settings, name, val, 0);
 	return 0;
 }
 
 int app_unset(app *a, const char *name)
 {
-	symtab *t = &a->settings;
+	symtab *t = &a->file.settings;
 	for (int i = 0; i < t->n; i++)
 		if (strcmp(t->v[i].name, name) == 0) {
 			free(t->v[i].name);
@@ -279,7 +255,7 @@ int app_unset(app *a, const char *name)
 			t->n--;
 			return 0;
 		}
-	if (a->sp && spec_var_find(a->sp, name))
+	if (a->file.sp && spec_var_find(a->file.sp, name))
 		return 0; /* already at its default */
 	return app_error(a, "'%s' is not set", name);
 }
@@ -358,7 +334,7 @@ static void show_values(app *a, const spec *s, const symtab *vals, int ok)
 			value_format(x->v, buf, sizeof buf);
 			table_num(&t, r, 3, x->v.is_float ? x->v.f : (double)x->v.i);
 		}
-		int set = symtab_get(&a->settings, v->name, (int)strlen(v->name)) != NULL;
+		int set = symtab_get(&a->file.settings, v->name, (int)strlen(v->name)) != NULL;
 		table_set(&t, r, 2, "%s%s", buf, set ? " (set)" : "");
 		table_bool(&t, r, 4, set);
 		table_set(&t, r, 5, "%s", v->value.text ? v->value.text : "");
@@ -447,16 +423,16 @@ static void show_kernels(app *a, const spec *s, int data)
 
 void app_show(app *a)
 {
-	if (!a->sp) {
+	if (!a->file.sp) {
 		app_note(a, "no kernel file: 'use FILE' (see 'ls')");
 		return;
 	}
-	const spec *s = a->sp;
+	const spec *s = a->file.sp;
 	devinfo dev;
 	app_current_dev(a, &dev);
 	symtab vals;
 	char *err = NULL;
-	int ok = plan_values(s, &a->settings, &dev, &vals, &err) == 0;
+	int ok = plan_values(s, &a->file.settings, &dev, &vals, &err) == 0;
 	const char *sum = s->summary ? s->summary : "";
 	const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
 	if (strncmp(sum, base, strlen(base)) == 0 && sum[strlen(base)] == ':')
@@ -472,10 +448,10 @@ void app_show(app *a)
 		         s->split);
 	show_kernels(a, s, data);
 	app_note(a, "  reps %d, warmup %d, flush %s, clock %s, timeout %g s, format %s, %s",
-	         a->topt.min_reps, a->topt.warmup, a->topt.flush ? "on" : "off",
-	         a->topt.clock == CLOCK_KERNEL ? "kernel" : "events", a->timeout_s,
+	         a->opt.topt.min_reps, a->opt.topt.warmup, a->opt.topt.flush ? "on" : "off",
+	         a->opt.topt.clock == CLOCK_KERNEL ? "kernel" : "events", a->opt.timeout_s,
 	         format_name(a->format),
-	         a->gpu == 1 ? a->worker.dev.name : a->no_gpu ? "compile-only (--no-gpu)" : "GPU not started yet");
+	         a->gpu == 1 ? a->worker.dev.name : a->opt.no_gpu ? "compile-only (--no-gpu)" : "GPU not started yet");
 	if (!ok) {
 		app_error_msg(a, err);
 		free(err);
@@ -517,7 +493,7 @@ void app_ls(app *a)
 		spec s;
 		char *err = NULL;
 		int r = table_row(&t);
-		int cur = a->path && strcmp(a->path, path) == 0;
+		int cur = a->file.path && strcmp(a->file.path, path) == 0;
 		table_set(&t, r, 0, "%s%s", e[i].name, cur && !data ? " *" : "");
 		table_set(&t, r, 4, "%s", path);
 		table_bool(&t, r, 5, cur);

@@ -9,8 +9,8 @@ static void list(app *a)
 {
 	int n = 0, *tk = NULL;
 	char **dirs = NULL;
-	if (a->sp) {
-		dirs = ccache_search_path(&a->cache, a->sp, &n, &tk);
+	if (a->file.sp) {
+		dirs = ccache_search_path(&a->cache, a->file.sp, &n, &tk);
 	} else {
 		int ntk = 0;
 		const char *const *t = toolkit_include_dirs(&ntk, NULL);
@@ -23,10 +23,10 @@ static void list(app *a)
 			dirs[n++] = xstrdup(t[i]);
 		}
 	}
-	int nfile = a->sp ? 1 + a->sp->nincdirs : 0;
-	app_note(a, "headers are searched for in%s:", a->sp ? "" : " (no kernel file loaded)");
+	int nfile = a->file.sp ? 1 + a->file.sp->nincdirs : 0;
+	app_note(a, "headers are searched for in%s:", a->file.sp ? "" : " (no kernel file loaded)");
 	for (int i = 0; i < n; i++) {
-		const char *why = tk[i] ? "the CUDA toolkit" : i == 0 && a->sp ? "the kernel file's directory"
+		const char *why = tk[i] ? "the CUDA toolkit" : i == 0 && a->file.sp ? "the kernel file's directory"
 		                : i < nfile ? "//@ include" : "-I or 'include'";
 		app_note(a, "  %-40s %s", dirs[i], why);
 		free(dirs[i]);

@@ -195,7 +195,7 @@ static void clock_offset_field(app *a, table *t, int row, int col)
 {
 	if (a->clk_device != a->device + 1 || !a->clk.known)
 		return;
-	if (a->mask_times)
+	if (a->opt.mask_times)
 		table_set(t, row, col, "<t>");
 	else
 		table_num(t, row, col, a->clk.offset_us);
@@ -204,7 +204,7 @@ static void clock_offset_field(app *a, table *t, int row, int col)
 /* The kernel clock's check as a line of text (figures masked with --mask-times). */
 static void clock_line(app *a)
 {
-	if (a->mask_times) {
+	if (a->opt.mask_times) {
 		app_note(a, "kernel clock: %s", a->clk_device != a->device + 1 ? "not checked yet"
 		                                 : a->clk.known ? "checked against the profiler's duration"
 		                                                : "not checked");
@@ -270,7 +270,7 @@ static void roof_data(app *a, const roofs *r, const devinfo *d)
 	for (int i = 0; i < nt; i++) {
 		if ((i == 5 || i >= 7) && !(vals[i] > 0))
 			continue; /* unknown: null */
-		if (a->mask_times && !strstr(keys[1 + i], "datasheet"))
+		if (a->opt.mask_times && !strstr(keys[1 + i], "datasheet"))
 			table_set(&t, row, 1 + i, "<t>");
 		else
 			table_num(&t, row, 1 + i, vals[i]);
@@ -294,7 +294,7 @@ static void roof_link_rows(app *a, table *t)
 			snprintf(buf, sizeof buf, "%.1f GB/s", a->link_gbps[k]);
 		else
 			snprintf(buf, sizeof buf, "unknown");
-		table_set(t, row, 1, "%s", a->mask_times ? "<t>" : buf);
+		table_set(t, row, 1, "%s", a->opt.mask_times ? "<t>" : buf);
 		table_set(t, row, 2, "%s, one copy of 64 MiB", what[k]);
 	}
 }
@@ -330,14 +330,14 @@ int app_roof(app *a)
 		int row = table_row(&t);
 		snprintf(buf, sizeof buf, "%.0f GB/s", rows[i].v);
 		table_set(&t, row, 0, "%s", rows[i].name);
-		table_set(&t, row, 1, "%s", a->mask_times ? "<t>" : buf);
+		table_set(&t, row, 1, "%s", a->opt.mask_times ? "<t>" : buf);
 		table_set(&t, row, 2, "%s", rows[i].how);
 	}
 	int row = table_row(&t);
 	table_set(&t, row, 0, "  datasheet");
 	if (r->peak > 0) {
 		snprintf(buf, sizeof buf, "%.0f GB/s", r->peak);
-		table_set(&t, row, 1, "%s", a->mask_times ? "<t>" : buf);
+		table_set(&t, row, 1, "%s", a->opt.mask_times ? "<t>" : buf);
 		table_set(&t, row, 2, "memory clock %d MHz x %d-bit bus x 2 (the driver's attributes)",
 		          d->mem_clock_khz / 1000, d->bus_width_bits);
 	} else {
@@ -347,7 +347,7 @@ int app_roof(app *a)
 	row = table_row(&t);
 	snprintf(buf, sizeof buf, "%.1f TFLOP/s", r->gflops / 1000);
 	table_set(&t, row, 0, "FP32");
-	table_set(&t, row, 1, "%s", a->mask_times ? "<t>" : buf);
+	table_set(&t, row, 1, "%s", a->opt.mask_times ? "<t>" : buf);
 	double fp32_sheet = tensor_datasheet(d->name, d->sm_count, PIPE_FP32, NULL);
 	if (fp32_sheet > 0)
 		table_set(&t, row, 2, "fused multiply-adds, 16 chains per thread (CUDA cores); datasheet %.1f TFLOP/s",
@@ -398,7 +398,7 @@ int app_timeline(app *a, const char *svg_path)
 		return app_error(a, "timeline: %s", a->timeline.why ? a->timeline.why : "no run yet: 'run' a kernel first");
 	sbuf b = {0};
 	tl_text(a->timeline.spans, a->timeline.n, a->timeline.title, 80, &b);
-	if (a->mask_times) { /* the bars and figures are the GPU's: only the shape is kept */
+	if (a->opt.mask_times) { /* the bars and figures are the GPU's: only the shape is kept */
 		sb_free(&b);
 		sb_printf(&b, "timeline of %s: %d spans\n", a->timeline.title, a->timeline.n);
 	}
@@ -434,8 +434,8 @@ int app_device(app *a, int argc, char **argv)
 	if (gpu < 0)
 		return -1;
 	if (!gpu) {
-		int sm = a->arch_sm ? a->arch_sm : 90;
-		if (a->no_gpu)
+		int sm = a->opt.arch_sm ? a->opt.arch_sm : 90;
+		if (a->opt.no_gpu)
 			app_note(a, "compile-only mode (--no-gpu), compiling for sm_%d", sm);
 		else
 			app_note(a, "%s: compile-only mode, compiling for sm_%d", a->gpu_why ? a->gpu_why : "no GPU", sm);
@@ -494,7 +494,7 @@ FILE *pager_open(app *a)
 		cap_file = open_memstream(&cap_buf, &cap_len);
 		return cap_file ? cap_file : stderr;
 	}
-	if (!a->interactive || !isatty(STDOUT_FILENO))
+	if (!a->opt.interactive || !isatty(STDOUT_FILENO))
 		return stdout;
 	const char *pg = getenv("PAGER");
 	fflush(stdout);
@@ -543,10 +543,10 @@ int app_ptx(app *a, const char *kernel)
 	runctx c;
 	if (run_prepare(a, NULL, 0, &c) != 0)
 		return -1;
-	int ci = cunit_find(c.u, a->sp->kernels[k].name);
+	int ci = cunit_find(c.u, a->file.sp->kernels[k].name);
 	if (!c.u->ptx || ci < 0) {
 		run_release(&c);
-		return app_error(a, "ptx: NVRTC kept no PTX for '%s'", a->sp->kernels[k].name);
+		return app_error(a, "ptx: NVRTC kept no PTX for '%s'", a->file.sp->kernels[k].name);
 	}
 	const char *ptx = c.u->ptx;
 	char *entry = xasprintf(".entry %s(", c.u->lowered[ci]);
@@ -557,10 +557,10 @@ int app_ptx(app *a, const char *kernel)
 		e = strstr(ptx, entry);
 	}
 	/* the entry with its source lines (from the -lineinfo .loc lines) */
-	sass_src src = { a->sp->path, a->sp->src };
+	sass_src src = { a->file.sp->path, a->file.sp->src };
 	char *annotated = ptx_extract(ptx, c.u->lowered[ci], &src, 1);
 	FILE *f = pager_open(a);
-	fprintf(f, "// %s: %s  (%s)\n", a->sp->kernels[k].name, c.vline, c.u->options);
+	fprintf(f, "// %s: %s  (%s)\n", a->file.sp->kernels[k].name, c.vline, c.u->options);
 	if (annotated) {
 		fputs(annotated, f);
 	} else if (!e) {
@@ -574,7 +574,7 @@ int app_ptx(app *a, const char *kernel)
 		end = end ? end + 3 : e + strlen(e);
 		fwrite(start, 1, (size_t)(end - start), f);
 	}
-	pager_close(a, f, "ptx", a->sp->kernels[k].name);
+	pager_close(a, f, "ptx", a->file.sp->kernels[k].name);
 	free(annotated);
 	free(entry);
 	run_release(&c);

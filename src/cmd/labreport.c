@@ -29,11 +29,12 @@ int app_report(app *a, const char *path)
 	if (gmtime_r(&now, &tm))
 		strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
 	/* the commands so far, without this one */
-	int nc = a->nhistory;
-	if (nc > 0 && a->cmd_text && strcmp(a->history[nc - 1], a->cmd_text) == 0)
+	int nc = a->results.nhistory;
+	if (nc > 0 && a->cmd_text && strcmp(a->results.history[nc - 1], a->cmd_text) == 0)
 		nc--;
-	lab_input in = { a->runs, a->nruns, a->history, nc, CUPLAY_VERSION, a->mask_times ? "<t>" : when,
-		         a->mask_times ? NULL : a->timeline.spans, a->timeline.n, a->timeline.title,
+	lab_input in = { a->results.runs, a->results.nruns, a->results.history, nc, CUPLAY_VERSION,
+		         a->opt.mask_times ? "<t>" : when, a->opt.mask_times ? NULL : a->timeline.spans, a->timeline.n,
+		         a->timeline.title,
 		         a->roof.device ? a->roof.best : 0, a->roof.device ? a->roof.gflops : 0 };
 	char *buf = NULL;
 	size_t len = 0;
@@ -51,11 +52,11 @@ int app_report(app *a, const char *path)
 		return -1;
 	}
 	int timed = 0, counters = 0;
-	for (int i = 0; i < a->nruns; i++) {
-		timed += a->runs[i].timed;
-		counters += lab_counters_only(&a->runs[i]);
+	for (int i = 0; i < a->results.nruns; i++) {
+		timed += a->results.runs[i].timed;
+		counters += lab_counters_only(&a->results.runs[i]);
 	}
-	int rows = a->nruns - counters;
+	int rows = a->results.nruns - counters;
 	if (counters)
 		app_note(a, "wrote %s: %d result%s, %d timed; the counters of %d `metrics` run%s", path, rows,
 		         rows == 1 ? "" : "s", timed, counters, counters == 1 ? "" : "s");

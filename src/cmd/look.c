@@ -95,9 +95,9 @@ static void print_metrics(app *a, const metric_sel *s, int nk, char **kernels, d
 		return;
 	table t;
 	metrics_table(&t, s, nk, (const char *const *)kernels, (const double *const *)figs, theory,
-	              a->format == FMT_TABLE, a->mask_times);
+	              a->format == FMT_TABLE, a->opt.mask_times);
 	app_table(a, &t, 0);
-	app_keep_table(a, &t);
+	app_results_keep_table(&a->results, &t);
 }
 
 static void unavailable(app *a, const char *why)
@@ -129,7 +129,7 @@ static int metrics_words(app *a, int argc, char **argv, metric_sel *sel, int **k
 	int nkn = 0, nmw = 0, rc = 0;
 	char *err = NULL;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "all") == 0 || spec_kernel_find(a->sp, argv[i]) >= 0)
+		if (strcmp(argv[i], "all") == 0 || spec_kernel_find(a->file.sp, argv[i]) >= 0)
 			knames[nkn++] = argv[i];
 		else
 			mwords[nmw++] = argv[i];
@@ -137,10 +137,10 @@ static int metrics_words(app *a, int argc, char **argv, metric_sel *sel, int **k
 	for (int i = 0; i < nmw && rc == 0; i++) {
 		if (metrics_find(mwords[i]) || metrics_set(mwords[i]) || strstr(mwords[i], "__"))
 			continue;
-		const char **kn = xcalloc((size_t)a->sp->nkernels + 1, sizeof *kn);
-		for (int k = 0; k < a->sp->nkernels; k++)
-			kn[k] = a->sp->kernels[k].name;
-		const char *near = nearest_name(mwords[i], kn, a->sp->nkernels);
+		const char **kn = xcalloc((size_t)a->file.sp->nkernels + 1, sizeof *kn);
+		for (int k = 0; k < a->file.sp->nkernels; k++)
+			kn[k] = a->file.sp->kernels[k].name;
+		const char *near = nearest_name(mwords[i], kn, a->file.sp->nkernels);
 		if (near)
 			rc = app_error(a, "metrics: no kernel or metric '%s' (did you mean kernel '%s'?)", mwords[i], near);
 		free(kn);
@@ -169,9 +169,9 @@ typedef struct counted {
  * error. */
 static int metrics_one(app *a, runctx *c, const metric_sel *sel, int k, plan *p, result *res, counted *out, int *rc)
 {
-	const char *name = a->sp->kernels[k].name;
+	const char *name = a->file.sp->kernels[k].name;
 	char *err = NULL;
-	timing_opts t = a->topt;
+	timing_opts t = a->opt.topt;
 	t.do_time = 0;
 	if (run_plan(a, c, k, &t, p, &err) != 0) {
 		*rc = app_error_msg(a, err ? err : "cannot plan the launch");
@@ -211,7 +211,7 @@ static int metrics_one(app *a, runctx *c, const metric_sel *sel, int k, plan *p,
 	int n = out->n;
 	out->figs[n] = xcalloc((size_t)(sel->nfig ? sel->nfig : 1), sizeof **out->figs);
 	metrics_compute(sel, res->prof.values, out->figs[n]);
-	look_record_metrics(&a->runs[a->nruns - 1], sel, res->prof.values, out->figs[n]);
+	look_record_metrics(&a->results.runs[a->results.nruns - 1], sel, res->prof.values, out->figs[n]);
 	out->theory[n] = theory_of(c, p);
 	out->names[out->n++] = xstrdup(name);
 	if (getenv("CUPLAY_TRACE"))
@@ -265,11 +265,11 @@ int look_metrics(app *a, int argc, char **argv)
 		look_metrics_list(a);
 		return 0;
 	}
-	if (!a->sp && a->use_failed) { /* said once, by the `use` */
-		app_note(a, "metrics: skipped: no kernel file is loaded ('use %s' failed)", a->use_failed);
+	if (!a->file.sp && a->file.use_failed) { /* said once, by the `use` */
+		app_note(a, "metrics: skipped: no kernel file is loaded ('use %s' failed)", a->file.use_failed);
 		return 0;
 	}
-	if (!a->sp)
+	if (!a->file.sp)
 		return app_error(a, "metrics: no kernel file loaded: 'use FILE' first (see 'ls')");
 	if (app_reload(a) != 0)
 		return -1;
@@ -336,7 +336,7 @@ static void look_run_result(app *a, void *st, const runctx *c, const plan *p, co
 	/* a slowed GPU explains a slow result; csv and json carry it in
 	 * columns, and masked output (golden tests) cannot hold it */
 	char w[256];
-	if (res->nsamples > 0 && !a->mask_times && (a->format == FMT_TABLE || a->format == FMT_MARKDOWN) &&
+	if (res->nsamples > 0 && !a->opt.mask_times && (a->format == FMT_TABLE || a->format == FMT_MARKDOWN) &&
 	    nvml_warning(&res->cond, w, sizeof w))
 		sb_printf(&m->notes, "%s: %s\n", p->launch.name, w);
 	if (!m->on || m->stopped || p->nmetrics <= 0 || res->prof.n != p->nmetrics)
@@ -355,8 +355,8 @@ static void look_run_result(app *a, void *st, const runctx *c, const plan *p, co
 	}
 	double *fig = xcalloc((size_t)(m->sel.nfig ? m->sel.nfig : 1), sizeof *fig);
 	metrics_compute(&m->sel, res->prof.values, fig);
-	if (a->nruns > 0 && strcmp(a->runs[a->nruns - 1].kernel, p->launch.name) == 0)
-		look_record_metrics(&a->runs[a->nruns - 1], &m->sel, res->prof.values, fig);
+	if (a->results.nruns > 0 && strcmp(a->results.runs[a->results.nruns - 1].kernel, p->launch.name) == 0)
+		look_record_metrics(&a->results.runs[a->results.nruns - 1], &m->sel, res->prof.values, fig);
 	m->kernels = xrealloc(m->kernels, (size_t)(m->n + 1) * sizeof *m->kernels);
 	m->figs = xrealloc(m->figs, (size_t)(m->n + 1) * sizeof *m->figs);
 	m->theory = xrealloc(m->theory, (size_t)(m->n + 1) * sizeof *m->theory);
@@ -376,7 +376,7 @@ static void look_run_end(app *a, void *st)
 		/* under the results; the results table stays the one `save` writes */
 		table t;
 		metrics_table(&t, &m->sel, m->n, (const char *const *)m->kernels, (const double *const *)m->figs,
-		              m->theory, a->format == FMT_TABLE, a->mask_times);
+		              m->theory, a->format == FMT_TABLE, a->opt.mask_times);
 		app_table(a, &t, 0);
 		table_free(&t);
 		fflush(stdout);
@@ -399,7 +399,7 @@ const run_observer look_observer = { look_run_begin, look_run_plan, look_run_res
 static struct kinfo_seen *seen_find(app *a, const char *kernel)
 {
 	for (int i = 0; i < a->nkseen; i++)
-		if (strcmp(a->kseen[i].path, a->path) == 0 && strcmp(a->kseen[i].kernel, kernel) == 0)
+		if (strcmp(a->kseen[i].path, a->file.path) == 0 && strcmp(a->kseen[i].kernel, kernel) == 0)
 			return &a->kseen[i];
 	return NULL;
 }
@@ -410,7 +410,7 @@ static void seen_keep(app *a, const char *kernel, const kres *r, const plan_laun
 	if (!s) {
 		a->kseen = xrealloc(a->kseen, (size_t)(a->nkseen + 1) * sizeof *a->kseen);
 		s = &a->kseen[a->nkseen++];
-		s->path = xstrdup(a->path);
+		s->path = xstrdup(a->file.path);
 		s->kernel = xstrdup(kernel);
 	}
 	s->res = *r;
@@ -472,13 +472,13 @@ int look_info(app *a, int argc, char **argv)
 	char *err = NULL;
 	int rc = 0;
 	for (int i = 0; i < nk; i++) {
-		const char *name = a->sp->kernels[ks[i]].name;
+		const char *name = a->file.sp->kernels[ks[i]].name;
 		int ci = cunit_find(c.u, name);
 		if (ci < 0) {
 			rc = app_error(a, "info: kernel '%s' is missing from the compiled unit", name);
 			continue;
 		}
-		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
+		if (run_plan(a, &c, ks[i], &a->opt.topt, p, &err) != 0) {
 			rc = app_error_msg(a, err ? err : "cannot plan the launch");
 			free(err);
 			err = NULL;
@@ -549,11 +549,11 @@ int look_sass(app *a, const char *kernel)
 	runctx c;
 	if (run_prepare(a, NULL, 0, &c) != 0)
 		return -1;
-	const char *name = a->sp->kernels[k].name;
+	const char *name = a->file.sp->kernels[k].name;
 	int ci = cunit_find(c.u, name);
 	int rc = 0;
 	char *out = NULL, *err = NULL;
-	sass_src src = { a->sp->path, a->sp->src };
+	sass_src src = { a->file.sp->path, a->file.sp->src };
 	if (ci < 0) {
 		rc = app_error(a, "sass: kernel '%s' is missing from the compiled unit", name);
 	} else if (sass_disasm(c.u->cubin, c.u->cubin_len, c.u->lowered[ci], &src, 1, &out, &err) != 0) {
@@ -606,7 +606,7 @@ static int sanitize_words(app *a, int argc, char **argv, san_tool *tool, const c
 	*kernel = NULL;
 	for (int i = 1; i < argc; i++) {
 		san_tool t;
-		if (spec_kernel_find(a->sp, argv[i]) >= 0 && !*kernel) {
+		if (spec_kernel_find(a->file.sp, argv[i]) >= 0 && !*kernel) {
 			*kernel = argv[i];
 		} else if (!tool_set && san_tool_parse(argv[i], &t, NULL) == 0) {
 			*tool = t;
@@ -634,7 +634,7 @@ static int sanitize_prepare(app *a, runctx *c)
 	symtab extra;
 	memset(&extra, 0, sizeof extra);
 	char *err = NULL;
-	if (a->sp->ncheck_at > 0) {
+	if (a->file.sp->ncheck_at > 0) {
 		if (run_prepare(a, NULL, 0, c) != 0)
 			return -1;
 		int r = check_at_values(a, c, &extra, &err);
@@ -683,7 +683,7 @@ static int sanitize_report(app *a, san_tool tool, const char *log, int wr, const
  * under compute-sanitizer (san) for this run; its report. */
 static int sanitize_run(app *a, runctx *c, int k, san_tool tool, const char *san)
 {
-	const char *name = a->sp->kernels[k].name;
+	const char *name = a->file.sp->kernels[k].name;
 	int rc = 0;
 	char *err = NULL;
 	plan *p = xcalloc(1, sizeof *p);
@@ -692,10 +692,10 @@ static int sanitize_run(app *a, runctx *c, int k, san_tool tool, const char *san
 	wclient sw;
 	memset(&sw, 0, sizeof sw);
 	sw.rfd = sw.wfd = -1;
-	sw.exe = a->exe;
+	sw.exe = a->opt.exe;
 	sw.device = a->device;
 	sw.fatal_grace_ms = 60000;
-	timing_opts t = a->topt;
+	timing_opts t = a->opt.topt;
 	t.do_time = 0;
 	t.warmup = 0;
 	t.do_check = 1;
@@ -715,10 +715,10 @@ static int sanitize_run(app *a, runctx *c, int k, san_tool tool, const char *san
 		               err ? err : "unknown error");
 		goto out;
 	}
-	double timeout = a->timeout_s * 10 > 120 ? a->timeout_s * 10 : 120;
+	double timeout = a->opt.timeout_s * 10 > 120 ? a->opt.timeout_s * 10 : 120;
 	int wr = wc_run(&sw, p, c->u->cubin, c->u->cubin_len, timeout, (volatile int *)&g_interrupt, progress, a,
 	                res, &err);
-	if (a->interactive)
+	if (a->opt.interactive)
 		fprintf(stderr, "\r\033[K");
 	wc_stop_wait(&sw, 30000); /* the sanitizer writes its summary as the worker leaves */
 	rc = sanitize_report(a, tool, log, wr, name, p, res, err);

@@ -35,13 +35,13 @@ static char *values_line(const spec *s, const symtab *vals)
 
 static const char *masked(app *a, const char *s)
 {
-	return a->mask_times ? "<t>" : s;
+	return a->opt.mask_times ? "<t>" : s;
 }
 
 void progress(void *ctx, int n, double last_ms)
 {
 	app *a = ctx;
-	if (!a->interactive)
+	if (!a->opt.interactive)
 		return;
 	char t[32];
 	fmt_time_ms(last_ms, t, sizeof t);
@@ -101,7 +101,7 @@ void check_failures(app *a, const plan *p, const result *res)
 /* Kernel names: as given, or every launchable one. Validates the names. */
 int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 {
-	const spec *s = a->sp;
+	const spec *s = a->file.sp;
 	int *idx = xcalloc((size_t)s->nkernels + (size_t)n + 1, sizeof *idx);
 	int k = 0;
 	int all = n == 0 || (n == 1 && strcmp(names[0], "all") == 0);
@@ -189,7 +189,7 @@ static void list_text(sbuf *b, const plan *p, const plan_buf *pb)
 /* A run on host data: what is copied each way, and the chunks. */
 static void print_pipeline(app *a, const plan *p)
 {
-	const spec *s = a->sp;
+	const spec *s = a->file.sp;
 	sbuf in = {0}, out = {0}, ch = {0};
 	for (int i = 0; i < p->nbufs; i++) {
 		const plan_buf *pb = &p->bufs[i];
@@ -313,7 +313,7 @@ static int pick_target(app *a, const spec *s, runctx *c)
 {
 	int cc = c->dev.cc_major * 10 + c->dev.cc_minor;
 	if (s->narch == 0) {
-		c->sm = a->arch_sm ? a->arch_sm : c->gpu ? cc : 90;
+		c->sm = a->opt.arch_sm ? a->opt.arch_sm : c->gpu ? cc : 90;
 		snprintf(c->arch, sizeof c->arch, "sm_%d", c->sm);
 		return 0;
 	}
@@ -360,7 +360,7 @@ static int target_known(app *a, const spec *s, const runctx *c)
 int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 {
 	memset(c, 0, sizeof *c);
-	const spec *s = a->sp;
+	const spec *s = a->file.sp;
 	int gpu = app_gpu(a);
 	if (gpu < 0)
 		return -1;
@@ -370,8 +370,8 @@ int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 		return -1;
 	/* the user's settings, then the extra ones (a sweep point, a variant) */
 	symtab merged = {0};
-	for (int i = 0; i < a->settings.n; i++)
-		symtab_set(&merged, a->settings.v[i].name, a->settings.v[i].v, 0);
+	for (int i = 0; i < a->file.settings.n; i++)
+		symtab_set(&merged, a->file.settings.v[i].name, a->file.settings.v[i].v, 0);
 	for (int i = 0; extra && i < extra->n; i++)
 		symtab_set(&merged, extra->v[i].name, extra->v[i].v, 0);
 	char *err = NULL;
@@ -453,7 +453,7 @@ static void mark_unread_outputs(const char *ptx, plan *p)
 
 int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err)
 {
-	const spec *s = a->sp;
+	const spec *s = a->file.sp;
 	int ci = cunit_find(c->u, s->kernels[k].name);
 	if (ci < 0)
 		return fail(err, "kernel '%s' is missing from the compiled unit", s->kernels[k].name);
@@ -597,9 +597,9 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 {
 	memset(res, 0, sizeof *res);
 	uint64_t t_req = now_ns();
-	int wr = wc_run(&a->worker, p, c->u->cubin, c->u->cubin_len, a->timeout_s, (volatile int *)&g_interrupt,
+	int wr = wc_run(&a->worker, p, c->u->cubin, c->u->cubin_len, a->opt.timeout_s, (volatile int *)&g_interrupt,
 	                progress, a, res, err);
-	if (a->interactive)
+	if (a->opt.interactive)
 		fprintf(stderr, "\r\033[K");
 	if (wr != 0)
 		return -1;
@@ -622,7 +622,7 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 /* The values of `//@ check at`, evaluated with the run's values. */
 int check_at_values(app *a, const runctx *c, symtab *extra, char **err)
 {
-	const spec *s = a->sp;
+	const spec *s = a->file.sp;
 	memset(extra, 0, sizeof *extra);
 	for (int i = 0; i < s->ncheck_at; i++) {
 		const spec_var *cv = &s->check_at[i];
@@ -642,7 +642,7 @@ int check_at_values(app *a, const runctx *c, symtab *extra, char **err)
 
 int run_check_plan(app *a, runctx *c, int k, const plan *p, plan *pc, void **cubin, size_t *len, char **err)
 {
-	if (a->sp->ncheck_at == 0 || !p->t.do_check)
+	if (a->file.sp->ncheck_at == 0 || !p->t.do_check)
 		return 0;
 	symtab extra;
 	if (check_at_values(a, c, &extra, err) != 0)
@@ -666,7 +666,7 @@ int run_check_plan(app *a, runctx *c, int k, const plan *p, plan *pc, void **cub
 
 int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
 {
-	if (a->sp->ncheck_at == 0 || !p->t.do_check || !c->gpu)
+	if (a->file.sp->ncheck_at == 0 || !p->t.do_check || !c->gpu)
 		return run_exec(a, c, p, res, err);
 	/* check small: a plan at the `check at` values, checking only */
 	plan *pc = xcalloc(1, sizeof *pc);
@@ -675,7 +675,7 @@ int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
 	int r = run_check_plan(a, c, k, p, pc, &cubin, &len, err);
 	if (r == 1) {
 		memset(res, 0, sizeof *res);
-		r = wc_run(&a->worker, pc, cubin, len, a->timeout_s, (volatile int *)&g_interrupt, progress, a, res, err);
+		r = wc_run(&a->worker, pc, cubin, len, a->opt.timeout_s, (volatile int *)&g_interrupt, progress, a, res, err);
 		if (r == 0 && (res->status == RES_FATAL || res->status == RES_ERROR))
 			r = fail(err, "%s%s", res->error, res->status == RES_FATAL ? ": worker restarted, settings kept" : "");
 	}
@@ -701,8 +701,8 @@ int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
 static char *check_at_text(const app *a)
 {
 	sbuf b = {0};
-	for (int i = 0; i < a->sp->ncheck_at; i++)
-		sb_printf(&b, "%s%s=%s", i ? " " : "", a->sp->check_at[i].name, a->sp->check_at[i].value.text);
+	for (int i = 0; i < a->file.sp->ncheck_at; i++)
+		sb_printf(&b, "%s%s=%s", i ? " " : "", a->file.sp->check_at[i].name, a->file.sp->check_at[i].value.text);
 	return sb_steal(&b);
 }
 
@@ -727,12 +727,12 @@ static void launch_bound_note(app *a, const char *name, const result *res, const
 	char e[32], m[32];
 	fmt_time_ms(res->empty_ms, e, sizeof e);
 	fmt_time_ms(st->median, m, sizeof m);
-	if (a->topt.batch > 1)
+	if (a->opt.topt.batch > 1)
 		app_note(a, "%s: launch-bound: %s a launch, within 2x of an empty launch (%s) in batches of %d",
-		         name, a->mask_times ? "<t>" : m, a->mask_times ? "<t>" : e, a->topt.batch);
+		         name, a->opt.mask_times ? "<t>" : m, a->opt.mask_times ? "<t>" : e, a->opt.topt.batch);
 	else
 		app_note(a, "%s: launch-bound: %s is within 2x of an empty launch (%s); 'batch 100' times "
-		         "back-to-back launches", name, a->mask_times ? "<t>" : m, a->mask_times ? "<t>" : e);
+		         "back-to-back launches", name, a->opt.mask_times ? "<t>" : m, a->opt.mask_times ? "<t>" : e);
 }
 
 /* The compile-only row: resources and geometry. */
@@ -791,7 +791,7 @@ static void pipe_note(app *a, const measurement *m, sbuf *b)
 	double roof = a->troof.device == a->device + 1 ? a->troof.roof[m->pipe] : 0;
 	if (b->len)
 		sb_putc(b, '\n');
-	if (a->mask_times)
+	if (a->opt.mask_times)
 		sb_printf(b, "%s: on the %s tensor cores: <t> of their roof", m->kernel, tensor_prec_name(m->pipe));
 	else if (roof > 0)
 		sb_printf(b, "%s: on the %s tensor cores: %.1f TFLOP/s, %.1f%% of their roof (%.0f TFLOP/s; `roof`)",
@@ -806,13 +806,13 @@ static void pipe_note(app *a, const measurement *m, sbuf *b)
 static void speedup_chart(app *a, int nrec)
 {
 	chart ch;
-	char *title = xasprintf("speedup over %s", a->runs[a->nruns - nrec].kernel);
+	char *title = xasprintf("speedup over %s", a->results.runs[a->results.nruns - nrec].kernel);
 	chart_init(&ch, title, "x");
 	free(title);
 	ch.baseline = 0;
-	double base = a->runs[a->nruns - nrec].st.median, best = 0;
-	for (int i = a->nruns - nrec; i < a->nruns; i++) {
-		const run_record *r = &a->runs[i];
+	double base = a->results.runs[a->results.nruns - nrec].st.median, best = 0;
+	for (int i = a->results.nruns - nrec; i < a->results.nruns; i++) {
+		const run_record *r = &a->results.runs[i];
 		double sp = r->st.median > 0 ? base / r->st.median : 0;
 		if (r->check != MCHECK_FAIL && sp > best) {
 			best = sp;
@@ -820,7 +820,7 @@ static void speedup_chart(app *a, int nrec)
 		}
 		chart_add(&ch, r->kernel, sp, r->check == MCHECK_FAIL ? "FAIL" : NULL);
 	}
-	chart_print(&ch, stdout, a->tty, a->color, 40);
+	chart_print(&ch, stdout, a->opt.tty, a->opt.color, 40);
 	app_keep_chart(a, &ch);
 }
 
@@ -835,7 +835,7 @@ static void run_compile_only(app *a, runctx *c, const plan *p, const char *name,
 		print_pipeline(a, p);
 	resource_row(t, c, p);
 	measurement cm;
-	measure_init(&cm, a->path, p, c->vline, a->topt.do_check, &c->u->res[cunit_find(c->u, name)]);
+	measure_init(&cm, a->file.path, p, c->vline, a->opt.topt.do_check, &c->u->res[cunit_find(c->u, name)]);
 	cm.sm = c->sm;
 	cm.compile_ms = c->from == CC_COMPILED ? c->compile_ms : 0;
 	keep_record(a, &cm);
@@ -851,7 +851,7 @@ static int run_result(app *a, runctx *c, const plan *p, const result *res, const
 	m->sm = c->sm;
 	app_set_pipe(a, m, c->u, name);
 	m->compile_ms = c->from == CC_COMPILED ? c->compile_ms : 0;
-	measure_row(t, table_row(t), 0, m, a->mask_times);
+	measure_row(t, table_row(t), 0, m, a->opt.mask_times);
 	app_clock_add(a, m, clk);
 	check_failures(a, p, res);
 	clock_note(a, res);
@@ -870,7 +870,7 @@ int app_run(app *a, char **names, int nnames)
 	runctx c;
 	/* the tensor roofs too where the source may hold tensor-core code: each
 	 * such kernel's GFLOP/s is said against its precision's roof */
-	if (app_roofs_once(a) != 0 || (app_src_tensor(a->sp->src) && app_troofs_once(a) != 0) ||
+	if (app_roofs_once(a) != 0 || (app_src_tensor(a->file.sp->src) && app_troofs_once(a) != 0) ||
 	    run_prepare(a, NULL, 1, &c) != 0) {
 		free(ks);
 		return -1;
@@ -891,8 +891,8 @@ int app_run(app *a, char **names, int nnames)
 	void *ost = ob ? ob->begin(a, &c) : NULL;
 	char *said = NULL; /* a plan's error shared by every kernel (a buffer's size) is said once */
 	for (int i = 0; i < nk && !g_interrupt; i++) {
-		const char *name = a->sp->kernels[ks[i]].name;
-		if (run_plan(a, &c, ks[i], &a->topt, p, &err) != 0) {
+		const char *name = a->file.sp->kernels[ks[i]].name;
+		if (run_plan(a, &c, ks[i], &a->opt.topt, p, &err) != 0) {
 			if (!said || !err || strcmp(said, err) != 0)
 				app_error_msg(a, err);
 			free(said);
@@ -930,21 +930,21 @@ int app_run(app *a, char **names, int nnames)
 	sb_free(&pipes);
 	if (!c.gpu && t.nrows > 0)
 		app_note(a, "not launched (no GPU)");
-	if (a->sp->ncheck_at > 0 && a->topt.do_check && t.nrows > 0) {
+	if (a->file.sp->ncheck_at > 0 && a->opt.topt.do_check && t.nrows > 0) {
 		char *ca = check_at_text(a);
 		app_note(a, "%s at %s ('//@ check at'), timed at the values above", c.gpu ? "checked" : "to be checked", ca);
 		free(ca);
 	}
 	if (ob)
 		ob->end(a, ost);
-	if (c.gpu && nrec > 1 && a->format == FMT_TABLE && !a->mask_times)
+	if (c.gpu && nrec > 1 && a->format == FMT_TABLE && !a->opt.mask_times)
 		speedup_chart(a, nrec);
 	if (g_interrupt) {
 		app_note(a, "interrupted");
 		rc = -1;
 	}
 	if (t.nrows > 0)
-		app_keep_table(a, &t);
+		app_results_keep_table(&a->results, &t);
 	else
 		table_free(&t);
 	free(said);

@@ -57,7 +57,7 @@ static int expand_one(app *a, char *inner, sbuf *b)
 		const run_record *r = timed(a, w[1], b);
 		if (!r)
 			return 0;
-		if (a->mask_times) {
+		if (a->opt.mask_times) {
 			sb_puts(b, "<t>");
 			return 0;
 		}
@@ -83,7 +83,7 @@ static int expand_one(app *a, char *inner, sbuf *b)
 		const run_record *rb = ra ? timed(a, w[2], b) : NULL;
 		if (!ra || !rb)
 			return 0;
-		if (a->mask_times)
+		if (a->opt.mask_times)
 			sb_puts(b, "<t>");
 		else
 			sb_printf(b, "%.2fx", rb->st.median / ra->st.median);

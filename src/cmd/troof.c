@@ -160,9 +160,9 @@ void troof_rows(app *a, table *t)
 	for (int p = 0; p < TP_N; p++) {
 		const troofs *r = &a->troof;
 		char m[32], w[32], ds[32], buf[32];
-		fmt_tflops(buf, sizeof buf, r->roof[p], p, a->mask_times);
-		fmt_tflops(m, sizeof m, r->mma[p], p, a->mask_times);
-		fmt_tflops(w, sizeof w, r->wgmma[p], p, a->mask_times);
+		fmt_tflops(buf, sizeof buf, r->roof[p], p, a->opt.mask_times);
+		fmt_tflops(m, sizeof m, r->mma[p], p, a->opt.mask_times);
+		fmt_tflops(w, sizeof w, r->wgmma[p], p, a->opt.mask_times);
 		const char *s1 = NULL;
 		double sheet = tensor_datasheet(d->name, d->sm_count, p, &s1);
 		if (s1)

@@ -288,19 +288,19 @@ int command_run(app *a, int argc, char **argv, const char *rest)
 	int nargs = argc - 1;
 	if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args))
 		return usage(a, c);
-	if ((c->flags & CMD_NEEDS_FILE) && !a->sp && a->use_failed) {
-		char *shown = visible(a->use_failed);
+	if ((c->flags & CMD_NEEDS_FILE) && !a->file.sp && a->file.use_failed) {
+		char *shown = visible(a->file.use_failed);
 		app_note(a, "%s: skipped: no kernel file is loaded ('use %s' failed)", c->name, shown);
 		free(shown);
 		return 0;
 	}
-	if ((c->flags & CMD_NEEDS_FILE) && !a->sp)
+	if ((c->flags & CMD_NEEDS_FILE) && !a->file.sp)
 		return app_error(a, "%s: no kernel file loaded: 'use FILE' first (see 'ls')", c->name);
-	if ((c->flags & CMD_INTERACTIVE) && !a->interactive)
+	if ((c->flags & CMD_INTERACTIVE) && !a->opt.interactive)
 		return app_error(a, "%s: only at an interactive prompt", c->name);
 	record_line(a, c);
-	app_history_add(a, a->cmd_text);
-	if ((c->flags & CMD_FRESH_FILE) && a->sp && app_reload(a) != 0)
+	app_results_add_history(&a->results, a->cmd_text);
+	if ((c->flags & CMD_FRESH_FILE) && a->file.sp && app_reload(a) != 0)
 		return -1;
 	if (c->flags & CMD_NEEDS_GPU) {
 		int gpu = app_gpu(a);
@@ -414,7 +414,7 @@ int command_line(app *a, const char *line)
 		if (comment)
 			break; /* a comment runs to the end of the line */
 		p = *e ? e + 1 : e;
-		if (failed && a->bail)
+		if (failed && a->opt.bail)
 			break;
 		if (g_interrupt)
 			break; /* Ctrl-C stops the rest of the line too */
@@ -524,7 +524,7 @@ int source_stream(app *a, FILE *f, const char *path)
 			app_error(a, "a NUL byte at column %d: the line is not run (is '%s' a text file?)",
 			          (int)(nul - line) + 1, path);
 			failed++;
-			if (a->bail)
+			if (a->opt.bail)
 				break;
 			continue;
 		}
@@ -534,7 +534,7 @@ int source_stream(app *a, FILE *f, const char *path)
 			failed++;
 			break;
 		}
-		if (failed && a->bail)
+		if (failed && a->opt.bail)
 			break;
 	}
 	free(line);

@@ -106,12 +106,12 @@ static int set_pairs(app *a, const char *rest)
 static int cmd_set(app *a, int argc, char **argv, const char *rest)
 {
 	symtab before = {0};
-	for (int i = 0; i < a->settings.n; i++)
-		symtab_set(&before, a->settings.v[i].name, a->settings.v[i].v, a->settings.v[i].hidden);
+	for (int i = 0; i < a->file.settings.n; i++)
+		symtab_set(&before, a->file.settings.v[i].name, a->file.settings.v[i].v, a->file.settings.v[i].hidden);
 	int r = set_pairs(a, rest);
 	if (r != 0) {
-		symtab_free(&a->settings);
-		a->settings = before;
+		symtab_free(&a->file.settings);
+		a->file.settings = before;
 	} else {
 		symtab_free(&before);
 	}

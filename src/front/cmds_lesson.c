@@ -29,7 +29,7 @@ static int cmd_say(app *a, int argc, char **argv, const char *rest)
 	char *bad = NULL;
 	char *text = say_expand(a, rest, &bad);
 	FILE *f = app_textf(a);
-	if (a->color)
+	if (a->opt.color)
 		fprintf(f, "\033[1;36m%s\033[0m\n", text);
 	else
 		fprintf(f, "%s\n", text);
@@ -86,11 +86,11 @@ static int cmd_expect(app *a, int argc, char **argv, const char *rest)
 
 static int cmd_pause(app *a, int argc, char **argv, const char *rest)
 {
-	if (!a->interactive && !a->step)
+	if (!a->opt.interactive && !a->opt.step)
 		return 0; /* batch: no-op */
 	FILE *tty = fopen("/dev/tty", "r+");
 	FILE *in = tty ? tty : stdin, *out = tty ? tty : stdout;
-	fprintf(out, "%s(press Enter to go on)%s ", a->color ? "\033[2m" : "", a->color ? "\033[0m" : "");
+	fprintf(out, "%s(press Enter to go on)%s ", a->opt.color ? "\033[2m" : "", a->opt.color ? "\033[0m" : "");
 	fflush(out);
 	int c;
 	while ((c = fgetc(in)) != EOF && c != '\n')
@@ -152,14 +152,14 @@ static int cmd_record(app *a, int argc, char **argv, const char *rest)
 	a->recording.fd = fd;
 	a->recording.path = xstrdup(argv[1]);
 	a->recording.depth = a->source_depth;
-	if (a->sp) {
+	if (a->file.sp) {
 		/* start from where we are: the file and the values set */
 		sbuf b = {0};
-		sb_printf(&b, "use %s\n", a->path);
-		for (int i = 0; i < a->settings.n; i++) {
+		sb_printf(&b, "use %s\n", a->file.path);
+		for (int i = 0; i < a->file.settings.n; i++) {
 			char v[64];
-			value_format(a->settings.v[i].v, v, sizeof v);
-			sb_printf(&b, "set %s=%s\n", a->settings.v[i].name, v);
+			value_format(a->file.settings.v[i].v, v, sizeof v);
+			sb_printf(&b, "set %s=%s\n", a->file.settings.v[i].name, v);
 		}
 		int bad = record_write(a, b.s, b.len);
 		sb_free(&b);

@@ -28,8 +28,8 @@
 
 static int cmd_run(app *a, int argc, char **argv, const char *rest)
 {
-	free(a->last_run);
-	a->last_run = xasprintf("run %s", rest);
+	free(a->results.last_run);
+	a->results.last_run = xasprintf("run %s", rest);
 	return app_run(a, argv + 1, argc - 1);
 }
 

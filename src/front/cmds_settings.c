@@ -39,26 +39,26 @@ static int parse_count(app *a, const command *c, const char *s, long lo, long hi
 static int cmd_reps(app *a, int argc, char **argv, const char *rest)
 {
 	if (argc == 1) {
-		app_note(a, "reps %d (at least this many timed launches)", a->topt.min_reps);
+		app_note(a, "reps %d (at least this many timed launches)", a->opt.topt.min_reps);
 		return 0;
 	}
 	long v;
 	if (parse_count(a, &cmd_reps_entry, argv[1], 1, RES_MAX_SAMPLES, &v) != 0)
 		return -1;
-	a->topt.min_reps = (int)v;
+	a->opt.topt.min_reps = (int)v;
 	return 0;
 }
 
 static int cmd_warmup(app *a, int argc, char **argv, const char *rest)
 {
 	if (argc == 1) {
-		app_note(a, "warmup %d", a->topt.warmup);
+		app_note(a, "warmup %d", a->opt.topt.warmup);
 		return 0;
 	}
 	long v;
 	if (parse_count(a, &cmd_warmup_entry, argv[1], 0, 1000, &v) != 0)
 		return -1;
-	a->topt.warmup = (int)v;
+	a->opt.topt.warmup = (int)v;
 	return 0;
 }
 
@@ -79,31 +79,31 @@ static int on_off(app *a, const char *cmd, int argc, char **argv, int *flag)
 
 static int cmd_flush(app *a, int argc, char **argv, const char *rest)
 {
-	return on_off(a, "flush", argc, argv, &a->topt.flush);
+	return on_off(a, "flush", argc, argv, &a->opt.topt.flush);
 }
 
 static int cmd_check(app *a, int argc, char **argv, const char *rest)
 {
-	return on_off(a, "check", argc, argv, &a->topt.do_check);
+	return on_off(a, "check", argc, argv, &a->opt.topt.do_check);
 }
 
 static int cmd_batch(app *a, int argc, char **argv, const char *rest)
 {
 	if (argc == 1) {
-		if (a->topt.batch > 1)
-			app_note(a, "batch %d (each sample times %d back-to-back launches)", a->topt.batch, a->topt.batch);
+		if (a->opt.topt.batch > 1)
+			app_note(a, "batch %d (each sample times %d back-to-back launches)", a->opt.topt.batch, a->opt.topt.batch);
 		else
 			app_note(a, "batch off (one launch between two events per sample)");
 		return 0;
 	}
 	long v;
 	if (strcmp(argv[1], "off") == 0) {
-		a->topt.batch = 1;
+		a->opt.topt.batch = 1;
 		return 0;
 	}
 	if (parse_count(a, &cmd_batch_entry, argv[1], 1, 100000, &v) != 0)
 		return -1;
-	a->topt.batch = (int)v;
+	a->opt.topt.batch = (int)v;
 	return 0;
 }
 
@@ -123,7 +123,7 @@ static int timing_number(const char *s, int pct_ok, double *v)
  * [clock kernel|events]: the stopping rule and what times a sample */
 static int cmd_timing(app *a, int argc, char **argv, const char *rest)
 {
-	timing_opts t = a->topt;
+	timing_opts t = a->opt.topt;
 	int min_given = 0, rule_given = 0;
 	if ((argc - 1) % 2)
 		return app_error(a, "usage: timing [rule interval|noise] [target FRACTION] [noise FRACTION] "
@@ -172,9 +172,9 @@ static int cmd_timing(app *a, int argc, char **argv, const char *rest)
 			return app_error(a, "timing: unknown setting '%s' (rule, target, noise, min, max, wall, clock, graph)",
 			                 argv[i]);
 	}
-	if (rule_given && !min_given && t.rule != a->topt.rule)
+	if (rule_given && !min_given && t.rule != a->opt.topt.rule)
 		t.min_time_s = t.rule == RULE_NOISE ? TIMING_MIN_NOISE_S : TIMING_MIN_INTERVAL_S;
-	a->topt = t;
+	a->opt.topt = t;
 	char stop[160];
 	if (t.rule == RULE_NOISE)
 		snprintf(stop, sizeof stop, "stop once the noise is <= %.2f%%", 100 * t.noise_target);
@@ -198,7 +198,7 @@ static int cmd_timeout(app *a, int argc, char **argv, const char *rest)
 		if (compile)
 			app_note(a, "timeout compile %g s", ccs_limit());
 		else
-			app_note(a, "timeout %g s", a->timeout_s);
+			app_note(a, "timeout %g s", a->opt.timeout_s);
 		return 0;
 	}
 	if (argc > 2 + compile)
@@ -211,7 +211,7 @@ static int cmd_timeout(app *a, int argc, char **argv, const char *rest)
 	if (compile)
 		ccs_set_limit(v);
 	else
-		a->timeout_s = v;
+		a->opt.timeout_s = v;
 	return 0;
 }
 

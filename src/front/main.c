@@ -216,16 +216,16 @@ static void option(app *a, cli *o, int c, const char *val, char **argv)
 		o->commands[o->ncommands++] = val;
 		return;
 	case OPT_STEP:
-		a->step = 1;
+		a->opt.step = 1;
 		return;
 	case OPT_BAIL:
-		a->bail = 1;
+		a->opt.bail = 1;
 		return;
 	case OPT_NO_GPU:
-		a->no_gpu = 1;
+		a->opt.no_gpu = 1;
 		return;
 	case OPT_MASK_TIMES:
-		a->mask_times = 1;
+		a->opt.mask_times = 1;
 		return;
 	case 'X':
 		o->no_rc = 1;
@@ -247,7 +247,7 @@ static void option(app *a, cli *o, int c, const char *val, char **argv)
 		return;
 	case OPT_ARCH: {
 		const char *v = strncmp(val, "sm_", 3) == 0 ? val + 3 : val;
-		if (parse_int(v, 30, 1299, &a->arch_sm) != 0) {
+		if (parse_int(v, 30, 1299, &a->opt.arch_sm) != 0) {
 			o->rc = usage_error("--arch: '%s' is not an architecture like sm_90", val);
 			o->done = 1;
 		}
@@ -313,9 +313,9 @@ static int front_setup(app *a)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: waits see EINTR */
 	signal(SIGPIPE, SIG_IGN);
-	a->tty = isatty(STDOUT_FILENO);
-	a->color = a->tty && !getenv("NO_COLOR");
-	if (!a->step)
+	a->opt.tty = isatty(STDOUT_FILENO);
+	a->opt.color = a->opt.tty && !getenv("NO_COLOR");
+	if (!a->opt.step)
 		return 0;
 	/* --step waits for Enter at the terminal: without one, every replay
 	 * would stop at its first command */
@@ -338,18 +338,18 @@ static int run_inputs(app *a, const cli *o)
 	if (o->ncommands) {
 		for (int i = 0; i < o->ncommands && !a->quit; i++) {
 			failed += command_line(a, o->commands[i]);
-			if ((failed && a->bail) || g_interrupt)
+			if ((failed && a->opt.bail) || g_interrupt)
 				break;
 		}
 	} else if (o->nfiles) {
 		for (int i = 0; i < o->nfiles && !a->quit; i++) {
 			int r = source_file(a, o->files[i]);
 			failed += r < 0 ? 1 : r;
-			if ((failed && a->bail) || g_interrupt)
+			if ((failed && a->opt.bail) || g_interrupt)
 				break;
 		}
 	} else if (isatty(STDIN_FILENO)) {
-		a->interactive = 1;
+		a->opt.interactive = 1;
 		printf("cuplay %s: type 'help' for commands, 'ls' for kernel files, 'quit' to leave\n", CUPLAY_VERSION);
 		/* the worker starts while the user types; no GPU: said now */
 		app_gpu_background(a);
@@ -385,7 +385,7 @@ int main(int argc, char **argv)
 	int rc = o.rc;
 	if (!o.done && (rc = front_setup(&a)) == 0) {
 		int failed = run_inputs(&a, &o);
-		rc = failed || (!a.interactive && a.nerrors) ? 1 : 0;
+		rc = failed || (!a.opt.interactive && a.nerrors) ? 1 : 0;
 	}
 	app_free(&a);
 	ccs_stop();

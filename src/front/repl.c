@@ -75,13 +75,13 @@ static char **candidates(const char *cmd, int *n)
 				free(files[i]);
 			}
 			free(files);
-		} else if (k == COMPL_KERNEL && a->sp) {
-			for (int i = 0; i < a->sp->nkernels; i++)
-				ADD(a->sp->kernels[i].name);
+		} else if (k == COMPL_KERNEL && a->file.sp) {
+			for (int i = 0; i < a->file.sp->nkernels; i++)
+				ADD(a->file.sp->kernels[i].name);
 			ADD("all");
-		} else if (k == COMPL_NAME && a->sp) {
-			for (int i = 0; i < a->sp->nvars; i++)
-				ADD(a->sp->vars[i].name);
+		} else if (k == COMPL_NAME && a->file.sp) {
+			for (int i = 0; i < a->file.sp->nvars; i++)
+				ADD(a->file.sp->vars[i].name);
 		} else if (k == COMPL_SESSION) {
 			int ns;
 			search_entry *e = search_list(SEARCH_SESSIONS, &ns, NULL, NULL);
@@ -502,8 +502,8 @@ int repl_loop(app *a)
 	int errors = 0;
 	while (!a->quit) {
 		char prompt[128];
-		const char *base = a->path ? strrchr(a->path, '/') : NULL;
-		base = base ? base + 1 : a->path;
+		const char *base = a->file.path ? strrchr(a->file.path, '/') : NULL;
+		base = base ? base + 1 : a->file.path;
 		if (base)
 			snprintf(prompt, sizeof prompt, "cuplay %.*s> ", (int)(strcspn(base, ".")), base);
 		else
@@ -534,8 +534,8 @@ int repl_step(app *a, const char *line)
 	FILE *tty = fopen("/dev/tty", "r+");
 	FILE *in = tty ? tty : stdin;
 	FILE *out = tty ? tty : stdout;
-	fprintf(out, "%s%s> %s%s  [Enter: run, q: stop] ", a->color ? "\033[1m" : "",
-	        a->in_file ? a->in_file : "", line, a->color ? "\033[0m" : "");
+	fprintf(out, "%s%s> %s%s  [Enter: run, q: stop] ", a->opt.color ? "\033[1m" : "",
+	        a->in_file ? a->in_file : "", line, a->opt.color ? "\033[0m" : "");
 	fflush(out);
 	int c, go = 1;
 	int first = 1;

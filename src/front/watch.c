@@ -17,7 +17,7 @@
 
 static int rerun(app *a, line_runner run_line)
 {
-	const char *line = a->last_run ? a->last_run : "run";
+	const char *line = a->results.last_run ? a->results.last_run : "run";
 	char *copy = xstrdup(line);
 	int r = run_line(a, copy);
 	free(copy);
@@ -33,7 +33,7 @@ static int same_file(const char *x, const char *y)
 int app_edit(app *a, const char *name, line_runner run_line)
 {
 	/* a name resolves as `use` resolves it: kernels_src/NAME.cu, ... */
-	char *path = name ? search_find(SEARCH_KERNELS, name) : a->path ? xstrdup(a->path) : NULL;
+	char *path = name ? search_find(SEARCH_KERNELS, name) : a->file.path ? xstrdup(a->file.path) : NULL;
 	if (!path && name)
 		return app_use(a, name); /* says what there is instead */
 	if (!path)
@@ -69,11 +69,11 @@ int app_edit(app *a, const char *name, line_runner run_line)
 	/* run what was edited: the loaded file runs its last `run` again;
 	 * another file is loaded and runs whole */
 	int r;
-	if (a->path && same_file(path, a->path)) {
+	if (a->file.path && same_file(path, a->file.path)) {
 		r = rerun(a, run_line) ? -1 : 0;
 	} else if (app_use(a, path) == 0) {
-		free(a->last_run);
-		a->last_run = NULL;
+		free(a->results.last_run);
+		a->results.last_run = NULL;
 		r = rerun(a, run_line) ? -1 : 0;
 	} else {
 		r = -1;
@@ -115,14 +115,14 @@ static int relevant(const spec *s, const char *name)
 
 int app_watch(app *a, line_runner run_line)
 {
-	if (!a->sp)
+	if (!a->file.sp)
 		return app_error(a, "watch: no kernel file: 'use FILE' first");
 	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	if (fd < 0)
 		return app_error(a, "watch: inotify: %s", strerror(errno));
-	add_watches(fd, a->sp);
+	add_watches(fd, a->file.sp);
 	app_note(a, "watching %s: save it to run '%s' again; type commands, or 'watch off' (or Ctrl-C) to stop",
-	         a->path, a->last_run ? a->last_run : "run");
+	         a->file.path, a->results.last_run ? a->results.last_run : "run");
 	rerun(a, run_line);
 	g_interrupt = 0;
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -149,16 +149,16 @@ int app_watch(app *a, line_runner run_line)
 				}
 				for (char *p = buf; p < buf + len;) {
 					struct inotify_event *ev = (struct inotify_event *)p;
-					if (ev->len && relevant(a->sp, ev->name))
+					if (ev->len && relevant(a->file.sp, ev->name))
 						hit = 1;
 					p += sizeof *ev + ev->len;
 				}
 			}
 			if (hit) {
-				app_note(a, "-- %s saved", a->path);
+				app_note(a, "-- %s saved", a->file.path);
 				rerun(a, run_line); /* compile errors print; watching goes on */
 				/* a new include may have appeared */
-				add_watches(fd, a->sp);
+				add_watches(fd, a->file.sp);
 			}
 		}
 		if (pf[1].revents & (POLLIN | POLLHUP)) {

@@ -309,8 +309,8 @@ static void fixture_app(app *a)
 	fixture_budget(FX_BUDGET_S);
 	app_init(a, "cuplay");
 	command_init(a);
-	a->no_gpu = 1;
-	a->mask_times = 1;
+	a->opt.no_gpu = 1;
+	a->opt.mask_times = 1;
 }
 
 #endif

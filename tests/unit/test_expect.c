@@ -67,7 +67,7 @@ TEST(faster_by_interval)
 static void add_explained(app *a, const char *v, int pad, int counters)
 {
 	add_run(a, "transpose_tiled", v, pad ? 0.181 : 0.294, 0.001, 20);
-	measurement *m = &a->runs[a->nruns - 1];
+	measurement *m = &a->results.runs[a->results.nruns - 1];
 	explain_in in;
 	explain_in_init(&in);
 	in.counters = counters;
@@ -166,9 +166,9 @@ TEST(say_after_metrics)
 	CHECK(say_is(&a, "{speedup reduce_shared reduce_global}!", "(no timed run of reduce_shared)!"));
 	CHECK(say_is(&a, "{speedup reduce_warp reduce_first}", "(no timed run of reduce_first)"));
 	CHECK(say_is(&a, "{{roof}} {gbps reduce_warp[N=2]}", "{roof} (no timed run of reduce_warp[N=2])"));
-	a.mask_times = 1;
+	a.opt.mask_times = 1;
 	CHECK(say_is(&a, "{roof reduce_warp} {roof reduce_x}", "<t> (no timed run of reduce_x)"));
-	a.mask_times = 0;
+	a.opt.mask_times = 0;
 	/* the counter by either name */
 	CHECK(expect_line(&a, "expect reduce_warp metric reduction_requests < 10000") == 0);
 	CHECK(expect_line(&a, "expect reduce_warp metric l1tex__t_requests_pipe_lsu_mem_global_op_red.sum < 10000") == 0);
