@@ -164,6 +164,19 @@ TEST(widths)
 	free(why);
 	/* the same statements in shared memory: none there */
 	CHECK(ptx_access_widths(copy_ptx, "copy", "shared", &ld, &st, NULL) == 0 && ld == 0 && st == 0);
+	/* cp.async: a 16-byte load from global memory into shared memory (a warp
+	 * of them needs 16 sectors), beside a 4-byte ld.global at the edge; the
+	 * TMA's bulk copy is no per-thread access */
+	static const char cp_ptx[] =
+		".visible .entry stage(\n\t.param .u64 stage_param_0\n)\n{\n"
+		"\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<2>;\n"
+		"\tld.param.u64 %rd1, [stage_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+		"\tld.global.f32 %f1, [%rd2];\n"
+		"\tcp.async.cg.shared.global [%r1], [%rd2], 16;\n\tcp.async.commit_group;\n"
+		"\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd2, {%r2, %r3}], [%r1];\n"
+		"\tret;\n}\n";
+	CHECK(ptx_access_widths(cp_ptx, "stage", "global", &ld, &st, NULL) == 0 && ld == 16 && st == 0);
+	CHECK(ptx_access_widths(cp_ptx, "stage", "shared", &ld, &st, NULL) == 0 && ld == 0 && st == 16);
 }
 
 TEST(nvrtc)
