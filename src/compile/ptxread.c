@@ -498,15 +498,15 @@ int ptx_access_widths(const char *ptx, const char *entry_name, const char *space
 				*ld_bytes = b;
 			else if (op_is(&st, "st") && b > *st_bytes)
 				*st_bytes = b;
-			/* cp.async.ca/cg.shared.global [dst], [src], SIZE: a load from
-			 * global memory and a store into shared memory of SIZE bytes (the
-			 * TMA's cp.async.bulk moves whole tiles, not per thread) */
-			if (op_is(&st, "cp") && op_has(&st, "async") && !op_has(&st, "bulk") && st.nops >= 3) {
+			/* cp.async.ca/cg.shared.global [dst], [src], SIZE: a global load
+			 * request of SIZE bytes a thread (its write into shared memory is
+			 * not a shared store request: the counters of those leave it out;
+			 * the TMA's cp.async.bulk moves whole tiles, not per thread) */
+			if (op_is(&st, "cp") && op_has(&st, "async") && !op_has(&st, "bulk") && st.nops >= 3 &&
+			    !strcmp(space, "global")) {
 				int sz = atoi(st.ops[2].s);
-				if (!strcmp(space, "global") && sz > *ld_bytes)
+				if (sz > *ld_bytes)
 					*ld_bytes = sz;
-				else if (!strcmp(space, "shared") && sz > *st_bytes)
-					*st_bytes = sz;
 			}
 		}
 		s += n + (semi ? 1 : 0);

@@ -22,8 +22,7 @@ int ptx_param_reads(const char *ptx, const char *entry, uint64_t *reads, char **
 
 /* The widest load and store one thread of entry makes in a state space
  * ("global", "shared"), in bytes (ld.global.v4.f32: 16), 0 where it makes
- * none; from its PTX. A cp.async of N bytes is a load of N from global
- * memory and a store of N into shared memory. 0, or -1 with *why (caller frees) when the entry is
+ * none; from its PTX. A cp.async of N bytes is a global load of N. 0, or -1 with *why (caller frees) when the entry is
  * not there. */
 int ptx_access_widths(const char *ptx, const char *entry, const char *space, int *ld_bytes, int *st_bytes,
                       char **why);

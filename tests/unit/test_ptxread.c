@@ -164,9 +164,10 @@ TEST(widths)
 	free(why);
 	/* the same statements in shared memory: none there */
 	CHECK(ptx_access_widths(copy_ptx, "copy", "shared", &ld, &st, NULL) == 0 && ld == 0 && st == 0);
-	/* cp.async: a 16-byte load from global memory into shared memory (a warp
-	 * of them needs 16 sectors), beside a 4-byte ld.global at the edge; the
-	 * TMA's bulk copy is no per-thread access */
+	/* cp.async: a 16-byte global load request a thread (a warp of them needs
+	 * 16 sectors), beside a 4-byte ld.global at the edge; its write into
+	 * shared memory is no shared store request; the TMA's bulk copy is no
+	 * per-thread access */
 	static const char cp_ptx[] =
 		".visible .entry stage(\n\t.param .u64 stage_param_0\n)\n{\n"
 		"\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<2>;\n"
@@ -176,7 +177,7 @@ TEST(widths)
 		"\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd2, {%r2, %r3}], [%r1];\n"
 		"\tret;\n}\n";
 	CHECK(ptx_access_widths(cp_ptx, "stage", "global", &ld, &st, NULL) == 0 && ld == 16 && st == 0);
-	CHECK(ptx_access_widths(cp_ptx, "stage", "shared", &ld, &st, NULL) == 0 && ld == 0 && st == 16);
+	CHECK(ptx_access_widths(cp_ptx, "stage", "shared", &ld, &st, NULL) == 0 && ld == 0 && st == 0);
 }
 
 TEST(nvrtc)
