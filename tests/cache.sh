@@ -174,7 +174,9 @@ mkfifo "$tmp/go"
 { printf 'use %s\nrun\n' "$hdr/k.cu"; cat "$tmp/go"; printf 'run\n'; } |
 	XDG_CACHE_HOME="$tmp/hdrcache2" "$CUPLAY" --no-gpu >"$tmp/out" 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do grep -q '^k  ' "$tmp/out" 2>/dev/null && break; sleep 0.1; done
+# the first run's row before the edit: up to a minute on a loaded machine (a
+# shorter wait let the edit land before the first compile, and the test fail)
+for _ in $(seq 1 600); do grep -q '^k  ' "$tmp/out" 2>/dev/null && break; sleep 0.1; done
 echo '#define SM 1024' >"$hdr/b.cuh"
 echo >"$tmp/go"
 wait $pid
