@@ -1,6 +1,7 @@
 /* run.c: the run itself: compile (cache), plan, launch in the worker,
  * check, time, report. */
 #include "run.h"
+#include "planshow.h"
 #include "ptxread.h"
 #include "ref.h"
 #include "search.h"
@@ -175,119 +176,6 @@ int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 	*out = idx;
 	*nout = k;
 	return 0;
-}
-
-/* The first values of a global's list: "{0.1, 0.2, ...}" */
-static void list_text(sbuf *b, const plan *p, const plan_buf *pb)
-{
-	sb_putc(b, '{');
-	for (uint32_t k = 0; k < pb->list_n && k < 4; k++)
-		sb_printf(b, "%s%g", k ? ", " : "", p->list[pb->list_off + k]);
-	sb_puts(b, pb->list_n > 4 ? ", ...}" : "}");
-}
-
-/* A run on host data: what is copied each way, and the chunks. */
-static void print_pipeline(app *a, const plan *p)
-{
-	const spec *s = a->file.sp;
-	sbuf in = {0}, out = {0}, ch = {0};
-	for (int i = 0; i < p->nbufs; i++) {
-		const plan_buf *pb = &p->bufs[i];
-		if (pb->copy_in)
-			sb_printf(&in, "%s%s", in.len ? ", " : "", pb->name);
-		if (pb->copy_out)
-			sb_printf(&out, "%s%s", out.len ? ", " : "", pb->name);
-	}
-	char hb[32], db[32];
-	fmt_bytes(p->bus_h2d, hb, sizeof hb);
-	fmt_bytes(p->bus_d2h, db, sizeof db);
-	app_note(a, "%s: a run copies in %s (%s), runs the kernel, copies out %s (%s)", p->launch.name,
-	         in.len ? in.s : "nothing", hb, out.len ? out.s : "nothing", db);
-	if (s->split) {
-		for (int c = 0; c < p->nchunks; c++) {
-			const plan_chunk *k = &p->chunks[c];
-			sb_printf(&ch, "%s%s=%" PRIu64 " at %" PRIu64 " grid %u", c ? ", " : "", s->split, k->len,
-			          k->start, k->grid[0]);
-			if (k->grid[1] > 1 || k->grid[2] > 1)
-				sb_printf(&ch, "x%ux%u", k->grid[1], k->grid[2]);
-		}
-		app_note(a, "  %d chunk%s, a stream each: %s", p->nchunks, p->nchunks == 1 ? "" : "s", ch.s);
-	}
-	sb_free(&in);
-	sb_free(&out);
-	sb_free(&ch);
-}
-
-/* One line "NAME: a, b; EXTRA" when it fits WIDE columns, else "NAME
- * (EXTRA):" and an item a line, indented: a file of many buffers stays
- * readable on a projector. */
-#define BUFFERS_WIDE 100
-static void note_list(app *a, const char *name, char **items, int n, const char *extra)
-{
-	sbuf line = {0};
-	sb_printf(&line, "%s: ", name);
-	for (int i = 0; i < n; i++)
-		sb_printf(&line, "%s%s", i ? ", " : "", items[i]);
-	if (!n)
-		sb_puts(&line, "none");
-	if (extra)
-		sb_printf(&line, "; %s", extra);
-	if (line.len <= BUFFERS_WIDE || n < 2) {
-		app_note(a, "%s", line.s);
-	} else {
-		sbuf l = {0};
-		if (extra)
-			sb_printf(&l, "%s (%s):", name, extra);
-		else
-			sb_printf(&l, "%s:", name);
-		for (int i = 0; i < n; i++)
-			sb_printf(&l, "\n  %s", items[i]);
-		app_note(a, "%s", l.s);
-		sb_free(&l);
-	}
-	sb_free(&line);
-}
-
-static void print_buffers(app *a, const plan *p)
-{
-	char *bufs[PLAN_MAX_BUFS], *globs[PLAN_MAX_BUFS];
-	int nb = 0, ng = 0;
-	double total = 0;
-	for (int i = 0; i < p->nbufs; i++) {
-		const plan_buf *pb = &p->bufs[i];
-		double bytes = (double)pb->count * (double)dtype_size(pb->type);
-		char sz[32];
-		fmt_bytes(bytes, sz, sizeof sz);
-		sbuf g = {0};
-		if (pb->global) {
-			sb_printf(&g, "%s %s[%" PRIu64 "] ", pb->name, dtype_name(pb->type), pb->count);
-			if (pb->init == INIT_LIST)
-				list_text(&g, p, pb);
-			else
-				sb_puts(&g, init_name(pb->init));
-			sb_printf(&g, "%s (%s, %s)", pb->output ? " output" : "", sz,
-			          pb->is_const ? "__constant__" : "__device__");
-			globs[ng++] = sb_steal(&g);
-			continue;
-		}
-		total += bytes;
-		sb_printf(&g, "%s %s[%" PRIu64 "] %s%s%s%s%s (%s)", pb->name,
-		          dtype_name(pb->type), pb->count, init_name(pb->init),
-		          pb->scratch ? " scratch" : pb->output ? " output" : "", pb->managed ? " managed" : "",
-		          pb->prefetch ? " prefetch" : "",
-		          pb->host == BUF_HOST_PINNED ? " host pinned" : pb->host ? " host" : "", sz);
-		bufs[nb++] = sb_steal(&g);
-	}
-	char tot[32], extra[48];
-	fmt_bytes(total, tot, sizeof tot);
-	snprintf(extra, sizeof extra, "%s in all", tot);
-	note_list(a, "buffers", bufs, nb, extra);
-	if (ng)
-		note_list(a, "globals", globs, ng, NULL);
-	for (int i = 0; i < nb; i++)
-		free(bufs[i]);
-	for (int i = 0; i < ng; i++)
-		free(globs[i]);
 }
 
 /* Why none of the file's targets runs on compute capability cc. */
@@ -829,10 +717,10 @@ static void speedup_chart(app *a, int nrec)
 static void run_compile_only(app *a, runctx *c, const plan *p, const char *name, table *t, int *printed_bufs)
 {
 	if (!*printed_bufs)
-		print_buffers(a, p);
+		planshow_buffers(a, p);
 	*printed_bufs = 1;
 	if (p->nchunks > 0)
-		print_pipeline(a, p);
+		planshow_pipeline(a, p);
 	resource_row(t, c, p);
 	measurement cm;
 	measure_init(&cm, a->file.path, p, c->vline, a->opt.topt.do_check, &c->u->res[cunit_find(c->u, name)]);
