@@ -1,5 +1,6 @@
 /* ccache.c: the compile cache (memory, then disk, then NVRTC). */
 #include "ccache.h"
+#include "ccdisk.h"
 #include "prelude.h"
 #include "ccserver.h"
 #include "cubin.h"
@@ -19,8 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define CACHE_MAGIC "CUPLAYC2"
 
 /* Parses "64M"-like sizes; 0 when malformed. */
 static uint64_t parse_bytes(const char *s)
@@ -72,24 +71,6 @@ void ccache_init(ccache *c, const char *dir)
 		                       home && *home ? home : "");
 }
 
-static void unit_free(cunit *u)
-{
-	if (!u)
-		return;
-	free(u->cubin);
-	free(u->ptx);
-	free(u->warnings);
-	for (int i = 0; i < u->nk; i++) {
-		free(u->names[i]);
-		free(u->lowered[i]);
-	}
-	free(u->names);
-	free(u->lowered);
-	free(u->res);
-	free(u->options);
-	free(u);
-}
-
 /* This process's directory for precompiled headers, made once. */
 static const char *pch_dir(ccache *c)
 {
@@ -107,7 +88,7 @@ void ccache_free(ccache *c)
 	}
 	for (cunit *u = c->head, *next; u; u = next) {
 		next = u->next;
-		unit_free(u);
+		cunit_free(u);
 	}
 	for (int i = 0; i < c->nincdirs; i++)
 		free(c->incdirs[i]);
@@ -128,14 +109,6 @@ int ccache_add_include(ccache *c, const char *dir, char **err)
 	c->incdirs = xrealloc(c->incdirs, ((size_t)c->nincdirs + 1) * sizeof *c->incdirs);
 	c->incdirs[c->nincdirs++] = xstrdup(dir);
 	return 0;
-}
-
-int cunit_find(const cunit *u, const char *name)
-{
-	for (int i = 0; i < u->nk; i++)
-		if (strcmp(u->names[i], name) == 0)
-			return i;
-	return -1;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -467,7 +440,7 @@ static void prep_key(const spec *s, prep *p)
 {
 	sha256 h;
 	sha256_init(&h);
-	sha256_update(&h, CACHE_MAGIC, 8);
+	sha256_update(&h, CCDISK_MAGIC, 8);
 	const char *ver = nvrtc_version();
 	sha256_update(&h, ver, strlen(ver) + 1);
 	for (int i = 0; i < p->nopts; i++)
@@ -536,232 +509,18 @@ int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndef
 	return 0;
 }
 
-/* ---- serialisation of a unit, for the disk cache ---- */
-
-static void put_u32(sbuf *b, uint32_t v) { sb_add(b, (const char *)&v, 4); }
-static void put_u64(sbuf *b, uint64_t v) { sb_add(b, (const char *)&v, 8); }
-static void put_bytes(sbuf *b, const void *p, size_t n)
-{
-	put_u64(b, p ? n : UINT64_MAX);
-	if (p)
-		sb_add(b, p, n);
-}
-static void put_str(sbuf *b, const char *s) { put_bytes(b, s, s ? strlen(s) : 0); }
-
-typedef struct rd { const uint8_t *p, *end; int bad; } rd;
-
-static int get(rd *r, void *dst, size_t n)
-{
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = 1;
-		return -1;
-	}
-	memcpy(dst, r->p, n);
-	r->p += n;
-	return 0;
-}
-static uint32_t get_u32(rd *r) { uint32_t v = 0; get(r, &v, 4); return v; }
-static uint64_t get_u64(rd *r) { uint64_t v = 0; get(r, &v, 8); return v; }
-static void *get_bytes(rd *r, size_t *len, int nul)
-{
-	uint64_t n = get_u64(r);
-	if (r->bad || n == UINT64_MAX)
-		return NULL;
-	if (n > (uint64_t)(r->end - r->p)) {
-		r->bad = 1;
-		return NULL;
-	}
-	char *p = xmalloc((size_t)n + 1);
-	get(r, p, (size_t)n);
-	p[n] = 0;
-	if (len)
-		*len = (size_t)n;
-	(void)nul;
-	return p;
-}
-
-static char *unit_path(const ccache *c, const uint8_t key[32])
-{
-	char hex[65];
-	sha256_hex(key, hex);
-	return xasprintf("%s/%s.cubin", c->dir, hex);
-}
-
+/* u kept on disk where there is a cache directory; the first failure to
+ * write says so once (*warn) */
 static void disk_store(ccache *c, const cunit *u, char **warn)
 {
 	if (!c->dir)
 		return;
-	sbuf pay = {0};
-	sb_add(&pay, (const char *)u->key, 32);
-	put_u32(&pay, (uint32_t)u->nk);
-	for (int i = 0; i < u->nk; i++) {
-		put_str(&pay, u->names[i]);
-		put_str(&pay, u->lowered[i]);
-		int v[7] = { u->res[i].known, u->res[i].regs, u->res[i].smem, u->res[i].stack,
-		             u->res[i].spill_st, u->res[i].spill_ld, u->res[i].cmem };
-		sb_add(&pay, (const char *)v, sizeof v);
-	}
-	put_str(&pay, u->warnings);
-	put_str(&pay, u->options);
-	put_bytes(&pay, u->cubin, u->cubin_len);
-	put_str(&pay, u->ptx);
-	uint8_t sum[32];
-	sha256 h;
-	sha256_init(&h);
-	sha256_update(&h, pay.s, pay.len);
-	sha256_final(&h, sum);
-	sbuf file = {0};
-	sb_add(&file, CACHE_MAGIC, 8);
-	put_u64(&file, pay.len);
-	sb_add(&file, (const char *)sum, 32);
-	sb_add(&file, pay.s, pay.len);
-	sb_free(&pay);
-	char *path = unit_path(c, u->key);
-	if (mkdir_p(c->dir, 0700) != 0 || write_file_atomic(path, file.s, file.len) != 0) {
+	if (ccdisk_store(c->dir, u, c->max_bytes, &c->pruned) != 0) {
 		if (!c->disk_warned && warn)
-			*warn = xasprintf("cannot write compile cache '%s': %s (caching in memory only)",
-			                  c->dir, strerror(errno));
+			*warn = xasprintf("cannot write compile cache '%s': %s (caching in memory only)", c->dir,
+			                  strerror(errno));
 		c->disk_warned = 1;
-	} else {
-		c->pruned += ccache_prune(c->dir, c->max_bytes);
 	}
-	free(path);
-	sb_free(&file);
-}
-
-/* A cache entry's file name: 64 hex digits and ".cubin". */
-static int entry_name(const char *n)
-{
-	size_t l = strlen(n);
-	if (l != 64 + 6 || strcmp(n + 64, ".cubin") != 0)
-		return 0;
-	for (int i = 0; i < 64; i++)
-		if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f')))
-			return 0;
-	return 1;
-}
-
-typedef struct entry {
-	char *path;
-	uint64_t size;
-	struct timespec used;
-} entry;
-
-static int older(const void *a, const void *b)
-{
-	const entry *x = a, *y = b;
-	if (x->used.tv_sec != y->used.tv_sec)
-		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
-	if (x->used.tv_nsec != y->used.tv_nsec)
-		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
-	return strcmp(x->path, y->path);
-}
-
-int ccache_prune(const char *dir, uint64_t max_bytes)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	entry *v = NULL;
-	int n = 0, removed = 0;
-	uint64_t total = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (!entry_name(e->d_name))
-			continue;
-		char *p = xasprintf("%s/%s", dir, e->d_name);
-		struct stat st;
-		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-			free(p);
-			continue;
-		}
-		v = xrealloc(v, ((size_t)n + 1) * sizeof *v);
-		v[n++] = (entry){ p, (uint64_t)st.st_size, st.st_mtim };
-		total += (uint64_t)st.st_size;
-	}
-	closedir(d);
-	if (total > max_bytes) {
-		/* least recently used first (a hit renews an entry's time); the
-		 * newest stays, however small the bound */
-		qsort(v, (size_t)n, sizeof *v, older);
-		for (int i = 0; i + 1 < n && total > max_bytes; i++)
-			if (unlink(v[i].path) == 0) {
-				total -= v[i].size;
-				removed++;
-			}
-	}
-	for (int i = 0; i < n; i++)
-		free(v[i].path);
-	free(v);
-	return removed;
-}
-
-/* A unit from disk, or NULL (absent, unreadable or failing verification). */
-static cunit *disk_load(ccache *c, const uint8_t key[32])
-{
-	if (!c->dir)
-		return NULL;
-	char *path = unit_path(c, key);
-	char *data = NULL;
-	size_t len = 0;
-	int r = read_file(path, &data, &len);
-	if (r == 0)
-		utimensat(AT_FDCWD, path, NULL, 0); /* used now: pruned last */
-	free(path);
-	if (r != 0)
-		return NULL;
-	rd f = { (const uint8_t *)data, (const uint8_t *)data + len, 0 };
-	char magic[8];
-	uint8_t sum[32], got[32];
-	get(&f, magic, 8);
-	uint64_t plen = get_u64(&f);
-	get(&f, sum, 32);
-	if (f.bad || memcmp(magic, CACHE_MAGIC, 8) != 0 || plen != (uint64_t)(f.end - f.p))
-		goto corrupt;
-	sha256 h;
-	sha256_init(&h);
-	sha256_update(&h, f.p, (size_t)plen);
-	sha256_final(&h, got);
-	if (memcmp(sum, got, 32) != 0)
-		goto corrupt;
-	cunit *u = xcalloc(1, sizeof *u);
-	get(&f, u->key, 32);
-	if (memcmp(u->key, key, 32) != 0) {
-		unit_free(u);
-		goto corrupt;
-	}
-	uint32_t nk = get_u32(&f);
-	if (f.bad || nk > 4096) {
-		unit_free(u);
-		goto corrupt;
-	}
-	u->names = xcalloc(nk + 1, sizeof *u->names);
-	u->lowered = xcalloc(nk + 1, sizeof *u->lowered);
-	u->res = xcalloc(nk + 1, sizeof *u->res);
-	u->nk = (int)nk;
-	for (uint32_t i = 0; i < nk && !f.bad; i++) {
-		u->names[i] = get_bytes(&f, NULL, 1);
-		u->lowered[i] = get_bytes(&f, NULL, 1);
-		int v[7] = {0};
-		get(&f, v, sizeof v);
-		u->res[i] = (kres){ v[0], v[1], v[2], v[3], v[4], v[5], v[6] };
-		if (!u->names[i] || !u->lowered[i])
-			f.bad = 1;
-	}
-	u->warnings = get_bytes(&f, NULL, 1);
-	u->options = get_bytes(&f, NULL, 1);
-	u->cubin = get_bytes(&f, &u->cubin_len, 0);
-	u->ptx = get_bytes(&f, NULL, 1);
-	if (f.bad || !u->cubin || !u->options) {
-		unit_free(u);
-		goto corrupt;
-	}
-	free(data);
-	return u;
-corrupt:
-	c->corrupt++;
-	free(data);
-	return NULL;
 }
 
 static void mem_insert(ccache *c, cunit *u)
@@ -778,7 +537,7 @@ static void mem_insert(ccache *c, cunit *u)
 			victim = pp;
 	cunit *v = *victim;
 	*victim = v->next;
-	unit_free(v);
+	cunit_free(v);
 	c->n--;
 }
 
@@ -915,7 +674,7 @@ static cunit *cached(ccache *c, const uint8_t key[32], cc_source *src)
 			*src = CC_MEMORY;
 			return u;
 		}
-	cunit *u = disk_load(c, key);
+	cunit *u = c->dir ? ccdisk_load(c->dir, key, &c->corrupt) : NULL;
 	if (u) {
 		c->hits_disk++;
 		*src = CC_DISK;

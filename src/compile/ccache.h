@@ -21,26 +21,13 @@
 #define CUPLAY_CCACHE_H
 
 #include <stdint.h>
+#include "cunit.h"
 #include "nvrtc.h"
 #include "spec.h"
 
 #define CCACHE_MAX_BYTES_DEFAULT ((uint64_t)256 << 20)
 #define CCACHE_PCH_KEPT 3 /* precompiled header sets kept on disk (CUB's: ~180 MB) */
 
-typedef struct cunit {
-	uint8_t key[32];
-	void *cubin;
-	size_t cubin_len;
-	char *ptx;
-	char *warnings; /* the user-facing NVRTC log, or NULL */
-	int nk;
-	char **names, **lowered;
-	kres *res;
-	char *options;  /* the options line, for display */
-	nvrtc_pch pch;  /* what this compile did with precompiled headers */
-	struct cunit *next;
-	uint64_t used;
-} cunit;
 
 typedef enum { CC_COMPILED, CC_MEMORY, CC_DISK } cc_source;
 
@@ -82,15 +69,11 @@ char **ccache_search_path(const ccache *c, const spec *s, int *n, int **toolkit)
 const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
                             const char *arch, cc_source *src, double *ms, char **warn, char **err);
 
-int cunit_find(const cunit *u, const char *name); /* index or -1 */
 
 /* The cache key of a compile; for tests. */
 int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,
                uint8_t key[32], char **err);
 
-/* Removes the least recently used entries of dir until its entries take
- * at most max_bytes, keeping the newest; returns how many went. */
-int ccache_prune(const char *dir, uint64_t max_bytes);
 
 
 #endif

@@ -1,6 +1,7 @@
 /* test_compile.c: the compile cache with real NVRTC: what the key covers,
  * precompiled headers, messages about kernel names, the cache directory. */
 #include "ccache.h"
+#include "ccdisk.h"
 #include "pchdir.h"
 #include "nvrtc.h"
 #include "spec.h"
@@ -372,13 +373,13 @@ TEST(prune)
 		free(p);
 	}
 	put("prune/notes.txt", "not an entry, never removed");
-	CHECK(ccache_prune(dir, 10000) == 0);
-	CHECK(ccache_prune(dir, 2500) == 3);
+	CHECK(ccdisk_prune(dir, 10000) == 0);
+	CHECK(ccdisk_prune(dir, 2500) == 3);
 	for (int i = 0; i < 5; i++) {
 		snprintf(name, sizeof name, "%s/prune/%064d.cubin", root, i);
 		CHECK(access(name, F_OK) == (i < 3 ? -1 : 0));
 	}
-	CHECK(ccache_prune(dir, 1) == 1); /* the newest stays */
+	CHECK(ccdisk_prune(dir, 1) == 1); /* the newest stays */
 	snprintf(name, sizeof name, "%s/prune/%064d.cubin", root, 4);
 	CHECK(access(name, F_OK) == 0);
 	char *notes = xasprintf("%s/prune/notes.txt", root);
