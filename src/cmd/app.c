@@ -494,22 +494,21 @@ int app_src_tensor(const char *src)
 	return 0;
 }
 
-int app_kernel_pipe(const cunit *u, const char *name, tensor_use *use)
+kpipe app_kernel_pipe(const cunit *u, const char *name)
 {
-	tensor_use own;
-	if (!use)
-		use = &own;
-	memset(use, 0, sizeof *use);
-	use->prec = -1;
+	kpipe kp = { -1, 0 };
 	int ci = u ? cunit_find(u, name) : -1;
 	if (ci < 0 || !u->ptx || !u->lowered[ci])
-		return -1;
+		return kp;
 	char *f = ptx_extract(u->ptx, u->lowered[ci], NULL, 0);
 	if (!f)
-		return -1;
-	tensor_use_ptx(f, use);
+		return kp;
+	tensor_use use;
+	tensor_use_ptx(f, &use);
 	free(f);
-	return use->prec >= 0 ? use->prec : PIPE_FP32;
+	kp.pipe = use.prec >= 0 ? use.prec : PIPE_FP32;
+	kp.packed_half = use.packed_half;
+	return kp;
 }
 
 int app_troofs_once(app *a)
@@ -529,11 +528,10 @@ int app_troofs_once(app *a)
 	return 0;
 }
 
-void app_set_pipe(const app *a, measurement *m, const cunit *u, const char *name)
+void app_set_pipe(const app *a, measurement *m, kpipe kp)
 {
-	tensor_use use;
-	m->pipe = app_kernel_pipe(u, name, &use);
-	m->packed_half = use.packed_half;
+	m->pipe = kp.pipe;
+	m->packed_half = kp.packed_half;
 	app_flag_flops(a, m);
 }
 

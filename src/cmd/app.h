@@ -257,16 +257,20 @@ const measurement *keep_record(app *a, measurement *m);
 /* 1 when a kernel file's text may hold tensor-core code (wmma, mma.sync,
  * wgmma, <mma.h>): its runs want the tensor roofs measured first. */
 int app_src_tensor(const char *src);
-/* The pipe kernel `name` of unit u runs its flops on (measure.h's pipe),
- * from its PTX's tensor-core instructions; *use (may be NULL) what they are. */
-int app_kernel_pipe(const cunit *u, const char *name, tensor_use *use);
-/* m->pipe from kernel `name` of unit u (app_kernel_pipe), and m's over_roof
- * flag where its declared flops give more than that pipe's roof: the tensor
- * roof of its precision, or the FMA roof (twice it for packed halves).
- * Roofs already measured only: nothing is measured for it. */
-void app_set_pipe(const app *a, measurement *m, const cunit *u, const char *name);
-/* m's over_roof flag again from m->pipe (set by app_set_pipe), after its
- * samples changed. */
+/* The pipe a kernel runs its flops on (measure.h's pipe: -1 unknown), and
+ * whether its CUDA-core arithmetic is on packed halves. */
+typedef struct kpipe {
+	int pipe, packed_half;
+} kpipe;
+/* The pipe of kernel `name` of unit u, from its PTX. */
+kpipe app_kernel_pipe(const cunit *u, const char *name);
+/* m's pipe set to kp, and m's over_roof flag where its declared flops give
+ * more than that pipe's roof (app_flag_flops). */
+void app_set_pipe(const app *a, measurement *m, kpipe kp);
+/* m's over_roof flag where its declared flops give more than the roof of
+ * its pipe: the tensor roof of its precision, or the FMA roof (twice it
+ * for packed halves). Roofs already measured only: nothing is measured for
+ * it. Again after m's samples changed. */
 void app_flag_flops(const app *a, measurement *m);
 
 /* A result that the kernel clock's check concerns (timed by the kernel

@@ -86,12 +86,10 @@ static int parse_axis(app *a, const char *arg, axis *ax)
 /* One result of a sweep: its record, its row, its bar. */
 static void sweep_result(app *a, table *t, int r, int nax, chart *ch, double *best, const char *label,
                          const char *vline, const plan *p, const result *res, int *rc, int device, sbuf *clk,
-                         const int pipe[2])
+                         kpipe kp)
 {
 	measurement *m = (measurement *)add_record(a, vline, res, p);
-	m->pipe = pipe[0];
-	m->packed_half = pipe[1];
-	app_flag_flops(a, m);
+	app_set_pipe(a, m, kp);
 	measure_row(t, r, nax, m, a->opt.mask_times);
 	app_clock_add(a, m, clk);
 	if (m->check == MCHECK_FAIL)
@@ -124,7 +122,7 @@ typedef struct sjob {
 	result *res;
 	char *err;
 	int device;
-	int pipe, packed_half; /* the kernel's pipe (app_set_pipe) */
+	kpipe pipe;            /* the kernel's, from the unit it was compiled in */
 } sjob;
 
 typedef struct spool {
@@ -308,9 +306,7 @@ static void sweep_job(app *a, sweep *sw, runctx *c, int k, int row, const char *
 	j->vline = xstrdup(c->vline);
 	j->p = xmalloc(sizeof *j->p);
 	*j->p = *sw->p;
-	tensor_use use;
-	j->pipe = app_kernel_pipe(c->u, kname, &use);
-	j->packed_half = use.packed_half;
+	j->pipe = app_kernel_pipe(c->u, kname);
 	j->len = c->u->cubin_len;
 	j->cubin = xmalloc(j->len);
 	memcpy(j->cubin, c->u->cubin, j->len);
@@ -372,11 +368,8 @@ static void sweep_kernel(app *a, sweep *sw, runctx *c, int prepared, const int *
 		return;
 	}
 	char *label = sw->nk > 1 ? xasprintf("%s %s", lab, kname) : xstrdup(lab);
-	tensor_use use;
-	int pipe[2] = { app_kernel_pipe(c->u, kname, &use), 0 };
-	pipe[1] = use.packed_half;
 	sweep_result(a, t, r, sw->nax, &sw->ch, &sw->best, label, c->vline, sw->p, sw->res, &sw->rc, -1, &sw->clk,
-	             pipe);
+	             app_kernel_pipe(c->u, kname));
 	free(label);
 }
 
@@ -440,9 +433,8 @@ static void sweep_parallel(app *a, sweep *sw)
 				app_error(a, "sweep %s: %s: %s", j->label, kname, j->err);
 			sw->rc = -1;
 		} else {
-			int pipe[2] = { j->pipe, j->packed_half };
 			sweep_result(a, &sw->t, j->row, sw->nax, &sw->ch, &sw->best, j->label, j->vline, j->p, j->res,
-			             &sw->rc, j->device, &sw->clk, pipe);
+			             &sw->rc, j->device, &sw->clk, j->pipe);
 		}
 	}
 }
@@ -672,7 +664,7 @@ static int compare_once(app *a, variant *v, int round, const timing_opts *t, res
 		v->vline = xstrdup(c.vline);
 	if (*gpu && round == 0) {
 		measure_make(&v->m, a->file.path, &v->p, res, v->vline, a->opt.topt.do_check);
-		app_set_pipe(a, &v->m, c.u, a->file.sp->kernels[v->k].name);
+		app_set_pipe(a, &v->m, app_kernel_pipe(c.u, a->file.sp->kernels[v->k].name));
 		v->have_m = 1;
 	}
 	run_release(&c);

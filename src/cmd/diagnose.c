@@ -333,7 +333,7 @@ static int explain_fed(app *a, const char *path, const int *ks, int nk)
 		measure_set_samples(&mm, x, 20);
 		if (a->roof.best > 0)
 			measure_set_roof(&mm, a->roof.best);
-		app_set_pipe(a, &mm, c.u, name);
+		app_set_pipe(a, &mm, app_kernel_pipe(c.u, name));
 		measurement *m = (measurement *)keep_record(a, &mm);
 		double *fig = NULL;
 		if (feed_val(line, "counters") != 0) {
@@ -434,7 +434,7 @@ static int explain_kernel(app *a, explaining *x, int k)
 	int mi = a->results.nruns - 1;
 	m->res = x->c.u->res[cunit_find(x->c.u, name)];
 	m->sm = x->c.sm;
-	app_set_pipe(a, m, x->c.u, name);
+	app_set_pipe(a, m, app_kernel_pipe(x->c.u, name));
 	if (res->status == RES_INTERRUPTED)
 		return 1;
 	double *fig = NULL;

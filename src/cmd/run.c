@@ -737,7 +737,7 @@ static int run_result(app *a, runctx *c, const plan *p, const result *res, const
 	measurement *m = (measurement *)add_record(a, c->vline, res, p);
 	m->res = c->u->res[cunit_find(c->u, name)];
 	m->sm = c->sm;
-	app_set_pipe(a, m, c->u, name);
+	app_set_pipe(a, m, app_kernel_pipe(c->u, name));
 	m->compile_ms = c->from == CC_COMPILED ? c->compile_ms : 0;
 	measure_row(t, table_row(t), 0, m, a->opt.mask_times);
 	app_clock_add(a, m, clk);
