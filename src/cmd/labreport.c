@@ -57,10 +57,9 @@ int app_report(app *a, const char *path)
 		counters += lab_counters_only(&a->results.runs[i]);
 	}
 	int rows = a->results.nruns - counters;
+	char more[64] = "";
 	if (counters)
-		app_note(a, "wrote %s: %d result%s, %d timed; the counters of %d `metrics` run%s", path, rows,
-		         rows == 1 ? "" : "s", timed, counters, counters == 1 ? "" : "s");
-	else
-		app_note(a, "wrote %s: %d result%s, %d timed", path, rows, rows == 1 ? "" : "s", timed);
+		snprintf(more, sizeof more, "; the counters of %d `metrics` run%s", counters, counters == 1 ? "" : "s");
+	app_note(a, "wrote %s: %d result%s, %d timed%s", path, rows, rows == 1 ? "" : "s", timed, more);
 	return 0;
 }
