@@ -1,10 +1,10 @@
 /* troof.c: the tensor roofs. */
 #include "troof.h"
 #include "builtin.h"
+#include "devcache.h"
 #include "fileio.h"
 #include "roofsrc.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,10 +84,7 @@ static void troof_save(const app *a, const char *path, const troofs *r)
 	for (int p = 0; p < TP_N; p++)
 		sb_printf(&b, "%s mma %.17g\n%s wgmma %.17g\n", tensor_prec_key(p), r->mma[p], tensor_prec_key(p),
 		          r->wgmma[p]);
-	if (mkdir_p(a->cache.dir, 0700) != 0 || write_file_atomic(path, b.s, b.len) != 0) {
-		if (getenv("CUPLAY_TRACE"))
-			fprintf(stderr, "trace: roof: cannot keep the tensor roofs in %s: %s\n", path, strerror(errno));
-	}
+	devcache_save(a, path, b.s);
 	sb_free(&b);
 }
 
