@@ -237,6 +237,29 @@ void roofline_text(const roofline *r, sbuf *b, int width, int height)
 	free(grid);
 }
 
+/* The plot's box in pixels and its axes' ranges. */
+typedef struct plotbox {
+	int left, top, pw, ph;
+	double x0, x1, y0, y1;
+} plotbox;
+
+/* The roof of pipe p (PIPE_FP32: the FP32 one) as one polyline, sampled
+ * along x and clipped to the plot. */
+static void roof_polyline(sbuf *b, const roofline *r, int p, const plotbox *q, const char *stroke, const char *width)
+{
+	sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" points=\"", stroke, width);
+	for (int i = 0; i <= 200; i++) {
+		double x = pow(10, log10(q->x0) + i / 200.0 * (log10(q->x1) - log10(q->x0)));
+		double y = roofline_roof_on(r, x, p);
+		if (!(y > 0))
+			continue;
+		double fy = frac(y, q->y0, q->y1);
+		fy = fy < 0 ? 0 : fy > 1 ? 1 : fy;
+		sb_printf(b, "%.1f,%.1f ", q->left + i / 200.0 * q->pw, q->top + q->ph - fy * q->ph);
+	}
+	sb_puts(b, "\"/>\n");
+}
+
 void roofline_svg_text(const roofline *r, sbuf *out, int standalone)
 {
 	const int left = 90, top = 60, pw = 560, ph = 360, legend = 24;
@@ -272,31 +295,12 @@ void roofline_svg_text(const roofline *r, sbuf *out, int standalone)
 	sb_printf(&b, "<text x=\"20\" y=\"%d\" font-size=\"13\">GFLOP/s</text>\n", top - 10);
 	/* the roof: sampled along x, clipped to the plot */
 	if (r->mem_gbps > 0 || r->fp32_gflops > 0) {
-		sb_puts(&b, "<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2.5\" points=\"");
-		for (int i = 0; i <= 200; i++) {
-			double x = pow(10, log10(x0) + i / 200.0 * (log10(x1) - log10(x0)));
-			double y = roofline_roof(r, x);
-			if (!(y > 0))
-				continue;
-			double fy = frac(y, y0, y1);
-			fy = fy < 0 ? 0 : fy > 1 ? 1 : fy;
-			sb_printf(&b, "%.1f,%.1f ", left + i / 200.0 * pw, top + ph - fy * ph);
-		}
-		sb_puts(&b, "\"/>\n");
+		const plotbox q = { left, top, pw, ph, x0, x1, y0, y1 };
+		roof_polyline(&b, r, PIPE_FP32, &q, "#c0392b", "2.5");
 		for (int p = 0; p < TP_N; p++) {
 			if (!drawn(r, p))
 				continue;
-			sb_puts(&b, "<polyline fill=\"none\" stroke=\"#8e44ad\" stroke-width=\"2\" points=\"");
-			for (int i = 0; i <= 200; i++) {
-				double x = pow(10, log10(x0) + i / 200.0 * (log10(x1) - log10(x0)));
-				double y = roofline_roof_on(r, x, p);
-				if (!(y > 0))
-					continue;
-				double fy = frac(y, y0, y1);
-				fy = fy < 0 ? 0 : fy > 1 ? 1 : fy;
-				sb_printf(&b, "%.1f,%.1f ", left + i / 200.0 * pw, top + ph - fy * ph);
-			}
-			sb_puts(&b, "\"/>\n");
+			roof_polyline(&b, r, p, &q, "#8e44ad", "2");
 			double fy = frac(r->tensor[p], y0, y1);
 			sb_printf(&b, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"#8e44ad\" text-anchor=\"end\">"
 			              "%s tensor %.0f GFLOP/s</text>\n", left + pw - 6, top + ph - fy * ph - 4,
