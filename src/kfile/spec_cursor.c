@@ -58,10 +58,7 @@ int cur_word(cur *c, const char **w)
 {
 	cur_skip_blank(c);
 	*w = c->p;
-	int n = 0;
-	if (c->p < c->end && is_ident_start((unsigned char)*c->p))
-		while (c->p + n < c->end && is_ident_char((unsigned char)c->p[n]))
-			n++;
+	int n = scan_ident(c->p, c->end);
 	c->p += n;
 	return n;
 }

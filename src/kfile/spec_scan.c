@@ -19,6 +19,15 @@ int scan_is_blank(int c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
+int scan_ident(const char *p, const char *end)
+{
+	int n = 0;
+	if (p < end && is_ident_start((unsigned char)*p))
+		while (p + n < end && is_ident_char((unsigned char)p[n]))
+			n++;
+	return n;
+}
+
 int scan_word_is(const char *w, int n, const char *s)
 {
 	return (int)strlen(s) == n && strncmp(w, s, (size_t)n) == 0;

@@ -42,6 +42,8 @@ void scan_classify(kparam *p, const toks *t, int a, int e, int is_array);
 
 /* Small helpers spec.c uses too. */
 int scan_is_blank(int c);
+/* The length of the name (C identifier) at p, before end; 0 when none. */
+int scan_ident(const char *p, const char *end);
 int scan_word_is(const char *w, int n, const char *s);
 char *spec_normalize_name(const char *name, size_t n);
 void spec_launch_init(spec_launch *l);

@@ -51,10 +51,7 @@ static int word(tcur *c, const char **w)
 {
 	blank(c);
 	*w = c->p;
-	int n = 0;
-	if (c->p < c->end && is_ident_start((unsigned char)*c->p))
-		while (c->p + n < c->end && is_ident_char((unsigned char)c->p[n]))
-			n++;
+	int n = scan_ident(c->p, c->end);
 	c->p += n;
 	return n;
 }
