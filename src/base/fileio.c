@@ -2,6 +2,7 @@
 #include "fileio.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -211,4 +212,49 @@ int write_sbuf(const char *path, sbuf *b, char **err)
 		return -1;
 	}
 	return 0;
+}
+
+static int older_file(const void *a, const void *b)
+{
+	const dir_file *x = a, *y = b;
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+int dir_files(const char *dir, int (*keep)(const char *name), dir_file **out)
+{
+	*out = NULL;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	dir_file *v = NULL;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (!keep(e->d_name))
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		v = xrealloc(v, ((size_t)n + 1) * sizeof *v);
+		v[n++] = (dir_file){ p, (uint64_t)st.st_size, st.st_mtim };
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof *v, older_file);
+	*out = v;
+	return n;
+}
+
+void dir_files_free(dir_file *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
 }

@@ -1,14 +1,17 @@
 /* fileio.h: files a user names (save, plot, report, record, source, use):
  * what a path is when it is not a regular file, and writes that never
  * follow a link planted at a temporary name, never wait on a FIFO that no
- * one reads, and never replace a device node. */
+ * one reads, and never replace a device node; and the files of a folder
+ * cuplay keeps (the compile cache, precompiled headers), oldest first. */
 #ifndef CUPLAY_FILEIO_H
 #define CUPLAY_FILEIO_H
 
 #include "util.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* "a directory", "a FIFO", "a character device", "a block device", "a
  * socket" for a mode that is not a regular file's; NULL for a regular file. */
@@ -42,5 +45,19 @@ int write_sbuf(const char *path, sbuf *b, char **err);
  * program reads is written in place; what write_file refuses is refused.
  * The descriptor, or -1 with *why (caller frees). */
 int open_append(const char *path, char **why);
+
+/* A file of a folder: its path ("DIR/NAME"), size and modification time. */
+typedef struct dir_file {
+	char *path;
+	uint64_t size;
+	struct timespec mtime;
+} dir_file;
+
+/* The regular files of dir (links are not followed) whose names keep
+ * accepts, least recently modified first (equal times: by path), into
+ * *out (NULL when none; dir_files_free frees it); how many, 0 when dir
+ * cannot be read. */
+int dir_files(const char *dir, int (*keep)(const char *name), dir_file **out);
+void dir_files_free(dir_file *v, int n);
 
 #endif

@@ -6,7 +6,6 @@
 #include "sha256.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -119,58 +118,21 @@ static int entry_name(const char *n)
 	return 1;
 }
 
-typedef struct entry {
-	char *path;
-	uint64_t size;
-	struct timespec used;
-} entry;
-
-static int older(const void *a, const void *b)
-{
-	const entry *x = a, *y = b;
-	if (x->used.tv_sec != y->used.tv_sec)
-		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
-	if (x->used.tv_nsec != y->used.tv_nsec)
-		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
-	return strcmp(x->path, y->path);
-}
-
 int ccdisk_prune(const char *dir, uint64_t max_bytes)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	entry *v = NULL;
-	int n = 0, removed = 0;
+	dir_file *v;
+	int n = dir_files(dir, entry_name, &v), removed = 0;
 	uint64_t total = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (!entry_name(e->d_name))
-			continue;
-		char *p = xasprintf("%s/%s", dir, e->d_name);
-		struct stat st;
-		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-			free(p);
-			continue;
-		}
-		v = xrealloc(v, ((size_t)n + 1) * sizeof *v);
-		v[n++] = (entry){ p, (uint64_t)st.st_size, st.st_mtim };
-		total += (uint64_t)st.st_size;
-	}
-	closedir(d);
-	if (total > max_bytes) {
-		/* least recently used first (a hit renews an entry's time); the
-		 * newest stays, however small the bound */
-		qsort(v, (size_t)n, sizeof *v, older);
-		for (int i = 0; i + 1 < n && total > max_bytes; i++)
-			if (unlink(v[i].path) == 0) {
-				total -= v[i].size;
-				removed++;
-			}
-	}
 	for (int i = 0; i < n; i++)
-		free(v[i].path);
-	free(v);
+		total += v[i].size;
+	/* least recently used first (a hit renews an entry's time); the newest
+	 * stays, however small the bound */
+	for (int i = 0; i + 1 < n && total > max_bytes; i++)
+		if (unlink(v[i].path) == 0) {
+			total -= v[i].size;
+			removed++;
+		}
+	dir_files_free(v, n);
 	return removed;
 }
 

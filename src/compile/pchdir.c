@@ -11,59 +11,25 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "util.h"
 
-/* The precompiled headers of the directory, newest first; how many. */
-static int pch_files(const char *dir, char ***out)
+static int is_pch(const char *name)
 {
-	DIR *d = opendir(dir);
-	*out = NULL;
-	if (!d)
-		return 0;
-	struct pf { char *path; struct timespec t; } *v = NULL;
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		size_t l = strlen(e->d_name);
-		if (l < 5 || strcmp(e->d_name + l - 4, ".pch") != 0)
-			continue;
-		char *p = xasprintf("%s/%s", dir, e->d_name);
-		struct stat st;
-		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-			free(p);
-			continue;
-		}
-		v = xrealloc(v, ((size_t)n + 1) * sizeof *v);
-		v[n++] = (struct pf){ p, st.st_mtim };
-	}
-	closedir(d);
-	/* newest first: a few entries, an insertion sort */
-	for (int i = 1; i < n; i++)
-		for (int k = i; k > 0 && (v[k].t.tv_sec > v[k - 1].t.tv_sec ||
-		                          (v[k].t.tv_sec == v[k - 1].t.tv_sec && v[k].t.tv_nsec > v[k - 1].t.tv_nsec)); k--) {
-			struct pf t = v[k];
-			v[k] = v[k - 1];
-			v[k - 1] = t;
-		}
-	*out = xcalloc((size_t)n + 1, sizeof **out);
-	for (int i = 0; i < n; i++)
-		(*out)[i] = v[i].path;
-	free(v);
-	return n;
+	size_t l = strlen(name);
+	return l >= 5 && strcmp(name + l - 4, ".pch") == 0;
 }
 
 void pch_trim(const char *dir, int keep)
 {
 	if (!dir)
 		return;
-	char **f;
-	int n = pch_files(dir, &f);
-	for (int i = 0; i < n; i++) {
-		if (i >= keep)
-			unlink(f[i]);
-		free(f[i]);
-	}
-	free(f);
+	dir_file *f;
+	int n = dir_files(dir, is_pch, &f);
+	/* oldest first: all but the newest `keep` go */
+	for (int i = 0; i < n - keep; i++)
+		unlink(f[i].path);
+	dir_files_free(f, n);
 }
 
 /* Whether name is "cuplay-pch-PID-XXXXXX"; *pid the PID. */
@@ -98,13 +64,7 @@ int ccache_sweep_pch(const char *tmpdir)
 		struct stat st;
 		/* a folder of this user's, not a link to one */
 		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid()) {
-			char **f;
-			int n = pch_files(p, &f);
-			for (int i = 0; i < n; i++) {
-				unlink(f[i]);
-				free(f[i]);
-			}
-			free(f);
+			pch_trim(p, 0);
 			if (rmdir(p) == 0)
 				removed++;
 		}

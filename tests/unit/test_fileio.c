@@ -1,6 +1,7 @@
 /* test_fileio.c: writes to files a user names (base/fileio) and the
  * replacing write of the cache (write_file_atomic): links planted at a
- * temporary name, links, devices, FIFOs, directories, modes. */
+ * temporary name, links, devices, FIFOs, directories, modes; a folder's
+ * files oldest first (dir_files). */
 #include "test.h"
 
 #include <errno.h>
@@ -196,6 +197,47 @@ TEST(refused)
 	free(nope);
 }
 
+static int is_cub(const char *name)
+{
+	size_t l = strlen(name);
+	return l > 4 && strcmp(name + l - 4, ".cub") == 0;
+}
+
+/* dir_files: the regular files a filter keeps, oldest first (equal times
+ * by path); links, folders and other names left out; a missing folder has
+ * none. */
+TEST(listing)
+{
+	char *sub = in_dir("list");
+	CHECK(mkdir(sub, 0700) == 0);
+	const char *names[] = { "b.cub", "a.cub", "c.cub", "other.txt" };
+	const long when[] = { 300, 100, 100, 50 };
+	for (int i = 0; i < 4; i++) {
+		char *p = xasprintf("%s/%s", sub, names[i]);
+		CHECK(write_file_atomic(p, "xy", 2) == 0);
+		struct timespec t[2] = { { when[i], 0 }, { when[i], 0 } };
+		CHECK(utimensat(AT_FDCWD, p, t, 0) == 0);
+		free(p);
+	}
+	char *lnk = xasprintf("%s/link.cub", sub), *fold = xasprintf("%s/fold.cub", sub), *tgt = xasprintf("%s/b.cub", sub);
+	CHECK(symlink(tgt, lnk) == 0 && mkdir(fold, 0700) == 0);
+	dir_file *v;
+	int n = dir_files(sub, is_cub, &v);
+	CHECK(n == 3);
+	if (n == 3) {
+		CHECK(strstr(v[0].path, "/a.cub") && strstr(v[1].path, "/c.cub") && strstr(v[2].path, "/b.cub"));
+		CHECK(v[0].size == 2 && v[2].mtime.tv_sec == 300);
+	}
+	dir_files_free(v, n);
+	char *none = in_dir("no-such-folder");
+	CHECK(dir_files(none, is_cub, &v) == 0 && v == NULL);
+	free(none);
+	free(lnk);
+	free(fold);
+	free(tgt);
+	free(sub);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -207,6 +249,7 @@ int main(void)
 	RUN(through_link);
 	RUN(devices);
 	RUN(refused);
+	RUN(listing);
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", dir);
