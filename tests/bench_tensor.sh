@@ -66,7 +66,7 @@ for p in ["fp32", "tf32", "fp16", "bf16", "int8", "fp8"]:
     lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
         p.upper() + (" (CUDA cores)" if p == "fp32" else ""), f(c4), f(c8),
         "%s (%s)" % (k[0], k[1]) if k else "none", "%.1f" % (k[2] / 1000) if k else "-",
-        "%.0f%%" % (100 * k[2] / 1000 / c4[1]) if k and c4 else "-",
+        "%.1f%%" % (100 * k[2] / 1000 / c4[1]) if k and c4 else "-",
         "%.0f" % r if r else "-", "%.0f" % d if d else "-"))
 text = "\n".join(lines) + "\n"
 sys.stdout.write(text)
