@@ -205,12 +205,15 @@ fi
 # closing "gpu-NAME: N passed, N failed" to the counts (one failure if it
 # did not finish)
 sub() {
+	local t0=$SECONDS
 	CUPLAY="$CUPLAY" bash "tests/gpu_$1.sh" >"$tmp/$1" 2>&1
 	cat "$tmp/$1"
+	echo "time: gpu_$1.sh $((SECONDS - t0)) s"
 	local m
 	m=$(sed -n "s/^gpu-$1: \([0-9]*\) passed, \([0-9]*\) failed\$/\1 \2/p" "$tmp/$1")
 	if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_$1.sh did not finish"; fi
 }
+echo "time: tests/gpu.sh's own tests $SECONDS s"
 # lessons, the kernel library's contrasts, memcheck, sweep and compare
 sub more
 # the worker's start-up: the HELLO before the context, the first run's host
@@ -232,4 +235,5 @@ sub seq
 # way before
 sub check
 
+echo "time: tests/gpu.sh $SECONDS s in all"
 echo "gpu: $pass passed, $fail failed"
