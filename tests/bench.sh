@@ -77,6 +77,8 @@ for i in 1 2 3; do
 	echo "$wall $loop" >> "$tmp/colds"
 done
 awk '{ printf "first cold run:            %8.1f ms wall = %.1f ms + timing loop %.1f ms (target <= 400 ms + loop)\n", $1/1000, $1/1000 - $2, $2 }' "$tmp/colds" | sort -t= -k2 -n | sed -n 2p
+# what a new device's first use measured in the last of them (the roofs, the kernel clock's check)
+grep -E '^trace: (roof: the roofs of this device measured|clock: .*checked in|transpose_tiled compile|run total)' "$tmp/cold" | sed 's/^/    /'
 
 # Edit -> result on a warm REPL: set PAD=0 (new compile), run; back to PAD=1 (cache hit).
 settle

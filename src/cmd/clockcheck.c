@@ -165,6 +165,7 @@ int clock_check(app *a, int again)
 		set_why(a, "counters not permitted (CUPLAY_NO_COUNTERS is set)");
 		return 0;
 	}
+	uint64_t t0 = now_ns();
 	if (measure(a) != 0)
 		return -1;
 	if (a->clk.known) {
@@ -177,7 +178,7 @@ int clock_check(app *a, int again)
 	}
 	if (getenv("CUPLAY_TRACE")) {
 		char *t = clock_check_text(a);
-		fprintf(stderr, "trace: clock: %s\n", t);
+		fprintf(stderr, "trace: clock: %s (checked in %.1f ms)\n", t, ms_since(t0));
 		free(t);
 	}
 	return 0;

@@ -229,9 +229,12 @@ static int roofs_of_device(app *a)
 		}
 		memset(&a->roof, 0, sizeof a->roof);
 	}
+	uint64_t t0 = now_ns();
 	int rc = roof_measure(a, 0);
 	if (rc == 0 && path)
 		roof_save(a, path, &a->roof);
+	if (getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: roof: the roofs of this device measured in %.1f ms\n", ms_since(t0));
 	free(path);
 	return rc;
 }
