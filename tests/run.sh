@@ -8,6 +8,9 @@
 #   SKIP_GPU=1 skip the GPU tests even where a GPU exists
 #   GOLDEN=pat only the golden tests whose name matches the shell pattern
 #   HAVE_READLINE=0  the binary has no readline (its lines are edited by vendor/linenoise)
+#   CUPLAY_TEST_SPLIT=0  on a machine of several GPUs, run the GPU tests on one
+#              GPU in turn (the default: tests/gpu.sh on GPU 0 from the start,
+#              the other GPU tests on GPU 1)
 set -u
 cd "$(dirname "$0")/.."
 . tests/shipped.sh
@@ -34,6 +37,23 @@ export CUPLAY_IGNORE_PTXAS_LOG=1
 
 ok()   { pass=$((pass + 1)); }
 bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# Where the machine has two GPUs or more (and CUDA_VISIBLE_DEVICES picks
+# none), tests/gpu.sh, the longest part, starts now on GPU 0 beside the
+# tests that need no GPU, and every other test that uses a GPU runs on GPU
+# 1: make test then takes about as long as tests/gpu.sh alone. Each GPU is
+# measured by one test at a time, as on a one-GPU machine.
+gpu_pid=
+if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ] && [ "${CUPLAY_TEST_SPLIT:-1}" != 0 ] &&
+   [ -z "${CUDA_VISIBLE_DEVICES+x}" ] && command -v setsid >/dev/null &&
+   [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -ge 2 ]; then
+	# a process group of its own, so that an interrupted make test stops all of it
+	CUDA_VISIBLE_DEVICES=0 CUPLAY="$CUPLAY" setsid -w bash tests/gpu.sh >"$tmp/gpu" 2>&1 </dev/null &
+	gpu_pid=$!
+	trap '[ -z "$gpu_pid" ] || kill -- -"$gpu_pid" 2>/dev/null; wait; rm -rf "$tmp"; [ -z "$own" ] || rm -f "kernels_src/$own.cu" "sessions/$own.session"' EXIT
+	export CUDA_VISIBLE_DEVICES=1
+	echo "gpu: $(nvidia-smi -L | grep -c '^GPU ') GPUs: tests/gpu.sh on GPU 0 from the start, the other GPU tests on GPU 1 (CUPLAY_TEST_SPLIT=0: one GPU)"
+fi
 
 # 0. the shape of src/: no use of or include from a layer above, no modules
 #    that use each other in a circle (calls, and names from each other's
@@ -297,7 +317,11 @@ fi
 if [ "${SKIP_GPU:-}" = 1 ]; then
 	echo "gpu: skipped: SKIP_GPU=1"; skip=$((skip + 1))
 else
-	CUPLAY="$CUPLAY" bash tests/gpu.sh >"$tmp/gpu" 2>&1
+	if [ -n "$gpu_pid" ]; then
+		wait "$gpu_pid"; gpu_pid=
+	else
+		CUPLAY="$CUPLAY" bash tests/gpu.sh >"$tmp/gpu" 2>&1
+	fi
 	cat "$tmp/gpu"
 	p=$(sed -n 's/^gpu: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' "$tmp/gpu" | tail -n 1)
 	f=$(sed -n 's/^gpu: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' "$tmp/gpu" | tail -n 1)
