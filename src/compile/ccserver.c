@@ -7,6 +7,7 @@
  * strings (a length, then the bytes; UINT64_MAX for NULL) and integers. */
 #include "ccserver.h"
 #include "fdio.h"
+#include "pack.h"
 #include "util.h"
 
 #include <errno.h>
@@ -45,59 +46,15 @@ static struct {
 
 /* ---- messages ---------------------------------------------------------- */
 
-static void put_u64(sbuf *b, uint64_t v) { sb_add(b, (const char *)&v, 8); }
-static void put_i32(sbuf *b, int32_t v) { sb_add(b, (const char *)&v, 4); }
-static void put_bytes(sbuf *b, const void *p, size_t n)
-{
-	put_u64(b, p ? (uint64_t)n : UINT64_MAX);
-	if (p && n)
-		sb_add(b, p, n);
-}
-static void put_str(sbuf *b, const char *s) { put_bytes(b, s, s ? strlen(s) : 0); }
-
-typedef struct rd {
-	const char *p, *end;
-	int bad;
-} rd;
-
-static void take(rd *r, void *dst, size_t n)
-{
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = 1;
-		memset(dst, 0, n);
-		return;
-	}
-	memcpy(dst, r->p, n);
-	r->p += n;
-}
-static uint64_t get_u64(rd *r) { uint64_t v; take(r, &v, 8); return v; }
-static int32_t get_i32(rd *r) { int32_t v; take(r, &v, 4); return v; }
-/* A string or bytes (NUL-terminated, caller frees), NULL for NULL. */
-static char *get_bytes(rd *r, size_t *len)
-{
-	uint64_t n = get_u64(r);
-	if (len)
-		*len = 0;
-	if (r->bad || n == UINT64_MAX)
-		return NULL;
-	if (n > (uint64_t)(r->end - r->p)) {
-		r->bad = 1;
-		return NULL;
-	}
-	char *s = xmalloc((size_t)n + 1);
-	take(r, s, (size_t)n);
-	s[n] = 0;
-	if (len)
-		*len = (size_t)n;
-	return s;
-}
+static void put_i32(sbuf *b, int32_t v) { pack_u32(b, (uint32_t)v); }
+static int32_t get_i32(unpack *r) { return (int32_t)unpack_u32(r); }
 
 /* A C string: bytes without a NUL inside (a string with one is refused:
  * what was sent was a C string). */
-static char *get_str(rd *r)
+static char *get_str(unpack *r)
 {
 	size_t n = 0;
-	char *s = get_bytes(r, &n);
+	char *s = unpack_bytes(r, &n);
 	if (s && strlen(s) != n) {
 		r->bad = 1;
 		free(s);
@@ -156,24 +113,24 @@ static void hello_make(sbuf *b)
 
 static void job_write(sbuf *b, const nvrtc_job *j)
 {
-	put_str(b, j->name);
-	put_str(b, j->path);
-	put_str(b, j->src);
+	pack_str(b, j->name);
+	pack_str(b, j->path);
+	pack_str(b, j->src);
 	put_i32(b, j->nheaders);
 	for (int i = 0; i < j->nheaders; i++) {
-		put_str(b, j->header_names[i]);
-		put_str(b, j->header_texts[i]);
+		pack_str(b, j->header_names[i]);
+		pack_str(b, j->header_texts[i]);
 	}
 	put_i32(b, j->nopts);
 	for (int i = 0; i < j->nopts; i++)
-		put_str(b, j->opts[i]);
+		pack_str(b, j->opts[i]);
 	put_i32(b, j->nexprs);
 	for (int i = 0; i < j->nexprs; i++) {
-		put_str(b, j->exprs[i]);
-		put_str(b, j->where ? j->where[i] : NULL);
+		pack_str(b, j->exprs[i]);
+		pack_str(b, j->where ? j->where[i] : NULL);
 	}
 	put_i32(b, j->pch);
-	put_str(b, j->pch_dir);
+	pack_str(b, j->pch_dir);
 }
 
 /* A job as the child reads it; every string owned by the arrays. */
@@ -208,7 +165,7 @@ static void jobbuf_free(jobbuf *b)
 }
 
 /* A count of what follows: each item takes at least 8 bytes. */
-static int get_count(rd *r)
+static int get_count(unpack *r)
 {
 	int32_t n = get_i32(r);
 	if (n < 0 || (uint64_t)n > (uint64_t)(r->end - r->p) / 8)
@@ -216,7 +173,7 @@ static int get_count(rd *r)
 	return r->bad ? 0 : n;
 }
 
-static int job_read(rd *r, jobbuf *b)
+static int job_read(unpack *r, jobbuf *b)
 {
 	memset(b, 0, sizeof *b);
 	b->name = get_str(r);
@@ -276,7 +233,8 @@ char *ccs_encode_job(const nvrtc_job *j, size_t *len)
 
 int ccs_decode_job(const char *p, size_t len, ccs_job **out)
 {
-	rd r = { p, p + len, 0 };
+	unpack r;
+	unpack_init(&r, p, len);
 	jobbuf *b = xcalloc(1, sizeof *b);
 	if (job_read(&r, b) != 0 || r.p != r.end) {
 		jobbuf_free(b);
@@ -304,25 +262,25 @@ void ccs_job_free(ccs_job *b)
 static void answer_write(sbuf *b, int rc, const char *err, const nvrtc_out *o)
 {
 	put_i32(b, rc);
-	put_str(b, err);
-	put_str(b, o->log);
-	put_bytes(b, o->cubin, o->cubin_len);
-	put_str(b, o->ptx);
+	pack_str(b, err);
+	pack_str(b, o->log);
+	pack_bytes(b, o->cubin, o->cubin_len);
+	pack_str(b, o->ptx);
 	put_i32(b, o->nk);
 	for (int i = 0; i < o->nk; i++) {
-		put_str(b, o->lowered ? o->lowered[i] : NULL);
-		put_bytes(b, o->res ? &o->res[i] : NULL, sizeof(kres));
+		pack_str(b, o->lowered ? o->lowered[i] : NULL);
+		pack_bytes(b, o->res ? &o->res[i] : NULL, sizeof(kres));
 	}
 	put_i32(b, (int32_t)o->pch);
 }
 
-static int answer_read(rd *r, nvrtc_out *o, char **err)
+static int answer_read(unpack *r, nvrtc_out *o, char **err)
 {
 	memset(o, 0, sizeof *o);
 	int rc = get_i32(r);
 	char *e = get_str(r);
 	o->log = get_str(r);
-	o->cubin = get_bytes(r, &o->cubin_len);
+	o->cubin = unpack_bytes(r, &o->cubin_len);
 	o->ptx = get_str(r);
 	int nk = get_count(r);
 	if (nk > 0) {
@@ -333,7 +291,7 @@ static int answer_read(rd *r, nvrtc_out *o, char **err)
 	for (int i = 0; i < nk; i++) {
 		o->lowered[i] = get_str(r);
 		size_t n = 0;
-		char *kr = get_bytes(r, &n);
+		char *kr = unpack_bytes(r, &n);
 		if (kr && n == sizeof(kres))
 			memcpy(&o->res[i], kr, sizeof(kres));
 		else if (rc == 0)
@@ -370,7 +328,8 @@ char *ccs_encode_answer(int rc, const char *err, const nvrtc_out *o, size_t *len
 
 int ccs_decode_answer(const char *p, size_t len, nvrtc_out *o, char **err)
 {
-	rd r = { p, p + len, 0 };
+	unpack r;
+	unpack_init(&r, p, len);
 	int rc = answer_read(&r, o, err);
 	if (rc == 0 && r.p != r.end) {
 		nvrtc_out_free(o);
@@ -413,7 +372,8 @@ int ccs_main(int argc, char **argv)
 			free(p);
 			continue;
 		}
-		rd in = { p, p + len, 0 };
+		unpack in;
+	unpack_init(&in, p, len);
 		jobbuf jb;
 		nvrtc_out o;
 		memset(&o, 0, sizeof o);
@@ -683,7 +643,8 @@ int ccs_run(const nvrtc_job *job, nvrtc_out *out, char **err)
 		free(p);
 		return -1;
 	}
-	rd in = { p, p + len, 0 };
+	unpack in;
+	unpack_init(&in, p, len);
 	r = answer_read(&in, out, err);
 	free(p);
 	if (r != 0 && in.bad)
