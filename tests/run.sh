@@ -27,7 +27,13 @@ if [ -d kernels_src ] && [ -d sessions ] && [ -w kernels_src ] && [ -w sessions 
 	cp tests/cxx/template_explicit.cu "kernels_src/$own.cu"
 	printf '# a lesson of my own\nuse %s\nrun\n' "$own" >"sessions/$own.session"
 fi
-trap 'rm -rf "$tmp"; [ -z "$own" ] || rm -f "kernels_src/$own.cu" "sessions/$own.session"' EXIT
+gpu_pid= # tests/gpu.sh running beside the others (below)
+cleanup() {
+	if [ -n "$gpu_pid" ]; then kill -- -"$gpu_pid" 2>/dev/null; wait; fi
+	rm -rf "$tmp"
+	[ -z "$own" ] || rm -f "kernels_src/$own.cu" "sessions/$own.session"
+}
+trap cleanup EXIT
 export NO_COLOR=1
 # kernel files and sessions from this tree only
 unset CUPLAY_PATH
@@ -43,14 +49,12 @@ bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
 # tests that need no GPU, and every other test that uses a GPU runs on GPU
 # 1: make test then takes about as long as tests/gpu.sh alone. Each GPU is
 # measured by one test at a time, as on a one-GPU machine.
-gpu_pid=
 if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ] && [ "${CUPLAY_TEST_SPLIT:-1}" != 0 ] &&
    [ -z "${CUDA_VISIBLE_DEVICES+x}" ] && command -v setsid >/dev/null &&
    [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -ge 2 ]; then
 	# a process group of its own, so that an interrupted make test stops all of it
 	CUDA_VISIBLE_DEVICES=0 CUPLAY="$CUPLAY" setsid -w bash tests/gpu.sh >"$tmp/gpu" 2>&1 </dev/null &
 	gpu_pid=$!
-	trap '[ -z "$gpu_pid" ] || kill -- -"$gpu_pid" 2>/dev/null; wait; rm -rf "$tmp"; [ -z "$own" ] || rm -f "kernels_src/$own.cu" "sessions/$own.session"' EXIT
 	export CUDA_VISIBLE_DEVICES=1
 	echo "gpu: $(nvidia-smi -L | grep -c '^GPU ') GPUs: tests/gpu.sh on GPU 0 from the start, the other GPU tests on GPU 1 (CUPLAY_TEST_SPLIT=0: one GPU)"
 fi
