@@ -95,6 +95,10 @@ static const metric_def catalogue[] = {
 	  "throttle)", MK_VALUE, { STALL("math_pipe_throttle"), NULL, NULL }, MU_RATIO, NULL },
 	{ "stall_wait", "warps waiting per issue on a fixed-latency dependency (wait)",
 	  MK_VALUE, { STALL("wait"), NULL, NULL }, MU_RATIO, NULL },
+	{ "stall_branch", "warps waiting per issue for a branch's target (branch resolving)",
+	  MK_VALUE, { STALL("branch_resolving"), NULL, NULL }, MU_RATIO, NULL },
+	{ "inst_executed", "warp instructions executed, all kinds",
+	  MK_VALUE, { "smsp__inst_executed.sum", NULL, NULL }, MU_COUNT, NULL },
 	/* what the FMA pipe, loads, asynchronous copies and atomics do (the
 	 * sgemm_worklog, async_copy, clusters and tensor_cores lessons) */
 	{ "fma_pipe", "FP32 FMA pipe busy, % of its peak while the SMs were busy",
