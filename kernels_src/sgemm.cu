@@ -287,37 +287,133 @@ sgemm_vectorized(const float *__restrict__ A, const float *__restrict__ B,
 // 16 rows and 32 columns apart. So for one k the 8 lanes of a lane row read 8
 // neighbouring float4 of B (128 bytes) and the 4 lane rows 4 neighbouring
 // float4 of A: one wavefront each, the rest broadcast. With WT_TM = 16 a
-// thread does 128 FMAs for every 6 float4 it reads from shared memory. Two
-// shared stages: while the block computes on one, each thread holds the next
-// slice's global loads in registers and stores them into the other stage
-// after, one barrier a slice.
-// Shared layout per stage: AsT[BK][WT_BM + 4] (A transposed; 4 floats of
+// thread does 128 FMAs for every 6 float4 it reads from shared memory. Two shared stages: while the block computes on
+// one, each thread holds the next slice's global loads in registers and
+// stores them into the other stage after, one barrier a slice.
+// Shared layout per stage: AsT[WT_BK][WT_BM + 4] (A transposed; 4 floats of
 // padding keep rows 16-byte aligned and halve the transposing stores'
-// conflicts), then Bs[BK][WT_BN]. BK, the K slice, is WT_BK here and FP_BK in
-// step 8, which runs the same loop.
+// conflicts), then Bs[WT_BK][WT_BN].
 enum {
 	WT_T = WT_BM * WT_BN / (WT_TM * 8), // threads
 	WT_WM = 4 * WT_TM,         // warp tile rows
 	WT_AP = WT_BM + 4,         // AsT row length
 	WT_WARPS_N = WT_BN / 64,   // warps along N
+	WT_LA = WT_BM * WT_BK / 4 / WT_T, // float4 of A a thread loads a slice
+	WT_LB = WT_BN * WT_BK / 4 / WT_T, // float4 of B
+	WT_STAGE = WT_BK * (WT_AP + WT_BN), // floats a stage
 };
 static_assert(WT_BM % WT_WM == 0 && WT_BN % 64 == 0, "whole warp tiles");
+static_assert(WT_LA * WT_T * 4 == WT_BM * WT_BK && WT_LB * WT_T * 4 == WT_BN * WT_BK,
+              "whole float4 of A and B per thread");
 
-// The slices of K, accumulated into acc. FAST (step 8): the block's tile is
-// wholly inside and N % BK == 0, so every load is a float4 through a pointer
-// advanced by a constant each slice. Otherwise each load finds its row and
-// column again and checks them against the edges (ld4).
+__global__ void __launch_bounds__(WT_T, WT_MINB)
+sgemm_warptile(const float *__restrict__ A, const float *__restrict__ B,
+               float *__restrict__ C, int N)
+{
+	extern __shared__ float4 wt_smem4[];
+	float *smem = reinterpret_cast<float *>(wt_smem4);
+	const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+	const int tm = (warp / WT_WARPS_N) * WT_WM + (lane / 8) * 4; // first row within the block tile
+	const int tn = (warp % WT_WARPS_N) * 64 + (lane % 8) * 4; // first column
+	const int m0 = blockIdx.y * WT_BM, n0 = blockIdx.x * WT_BN;
+	const bool inside = (N & 3) == 0 && m0 + WT_BM <= N && n0 + WT_BN <= N;
+
+	float4 ra[WT_LA], rb[WT_LB];
+	auto fetch = [&](int k0) {
+		const bool fast = inside && k0 + WT_BK <= N;
+#pragma unroll
+		for (int s = 0; s < WT_LA; s++) {
+			const int i = t + s * WT_T;
+			ra[s] = ld4(A, m0 + i / (WT_BK / 4), k0 + (i % (WT_BK / 4)) * 4, N, fast);
+		}
+#pragma unroll
+		for (int s = 0; s < WT_LB; s++) {
+			const int i = t + s * WT_T;
+			rb[s] = ld4(B, k0 + i / (WT_BN / 4), n0 + (i % (WT_BN / 4)) * 4, N, fast);
+		}
+	};
+	auto stash = [&](int st) {
+		float *as = smem + st * WT_STAGE, *bs = as + WT_BK * WT_AP;
+#pragma unroll
+		for (int s = 0; s < WT_LA; s++) {
+			const int i = t + s * WT_T;
+			const int m = i / (WT_BK / 4), k = (i % (WT_BK / 4)) * 4;
+			as[(k + 0) * WT_AP + m] = ra[s].x;
+			as[(k + 1) * WT_AP + m] = ra[s].y;
+			as[(k + 2) * WT_AP + m] = ra[s].z;
+			as[(k + 3) * WT_AP + m] = ra[s].w;
+		}
+#pragma unroll
+		for (int s = 0; s < WT_LB; s++) {
+			const int i = t + s * WT_T;
+			*reinterpret_cast<float4 *>(bs + (i / (WT_BN / 4)) * WT_BN + (i % (WT_BN / 4)) * 4) = rb[s];
+		}
+	};
+
+	float acc[WT_TM][8] = {};
+	fetch(0);
+	stash(0);
+	__syncthreads();
+	const int nslices = (N + WT_BK - 1) / WT_BK;
+	for (int s = 0; s < nslices; s++) {
+		const float *as = smem + (s & 1) * WT_STAGE, *bs = as + WT_BK * WT_AP;
+		const bool more = s + 1 < nslices;
+		if (more)
+			fetch((s + 1) * WT_BK);
+#pragma unroll
+		for (int k = 0; k < WT_BK; k++) {
+			float av[WT_TM];
+#pragma unroll
+			for (int c = 0; c < WT_TM / 4; c++) {
+				const float4 a = *reinterpret_cast<const float4 *>(as + k * WT_AP + tm + 16 * c);
+				av[4 * c] = a.x, av[4 * c + 1] = a.y, av[4 * c + 2] = a.z, av[4 * c + 3] = a.w;
+			}
+			const float4 b0 = *reinterpret_cast<const float4 *>(bs + k * WT_BN + tn);
+			const float4 b1 = *reinterpret_cast<const float4 *>(bs + k * WT_BN + tn + 32);
+			const float bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
+#pragma unroll
+			for (int i = 0; i < WT_TM; i++)
+#pragma unroll
+				for (int j = 0; j < 8; j++)
+					acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+		}
+		// The other stage was last read in slice s - 1, before the barrier
+		// that ended it: free to overwrite.
+		if (more)
+			stash((s + 1) & 1);
+		__syncthreads();
+	}
+#pragma unroll
+	for (int i = 0; i < WT_TM; i++) {
+		const int r = m0 + tm + 16 * (i / 4) + i % 4; // rows tm..tm+3, tm+16..tm+19, ...
+		st4(C, r, n0 + tn, N, make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
+		st4(C, r, n0 + tn + 32, N, make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Step 8. sgemm_fastpath
+//
+// Step 7's loop, in two copies. In step 7, at the top of every slice each
+// thread finds its loads' rows and columns again and checks them against the
+// edges: integer arithmetic and branches, each waiting on the last. The two
+// warps a scheduler holds belong to the same block, which the barrier keeps
+// in step, so they wait together and the FMA pipe idles. Here the blocks
+// wholly inside the matrix (all of them at N=4096) run a copy that loads
+// through pointers advanced by a constant each slice: one add a load, nothing
+// to wait on. The blocks on the edges run a copy with step 7's loads. With
+// that cost gone, a slice twice as deep (FP_BK = 16) pays for its larger
+// stage: half the barriers and stashes.
 template <bool FAST, int BK>
-__device__ __forceinline__ void wt_slices(const float *__restrict__ A, const float *__restrict__ B,
+__device__ __forceinline__ void fp_slices(const float *__restrict__ A, const float *__restrict__ B,
                                           float *smem, float (&acc)[WT_TM][8], int N, int m0, int n0,
-                                          int tm, int tn, bool inside)
+                                          int t, int tm, int tn, bool inside)
 {
 	constexpr int LA = WT_BM * BK / 4 / WT_T; // float4 of A a thread loads a slice
 	constexpr int LB = WT_BN * BK / 4 / WT_T; // float4 of B
 	constexpr int STAGE = BK * (WT_AP + WT_BN); // floats a stage
 	static_assert(LA * WT_T * 4 == WT_BM * BK && LB * WT_T * 4 == WT_BN * BK,
 	              "whole float4 of A and B per thread");
-	const int t = threadIdx.x;
 	float4 ra[LA], rb[LB];
 	const float *pa[LA], *pb[LB]; // FAST: where the next slice's loads are
 #pragma unroll
@@ -330,6 +426,7 @@ __device__ __forceinline__ void wt_slices(const float *__restrict__ A, const flo
 		const int i = t + s * WT_T;
 		pb[s] = B + (size_t)(i / (WT_BN / 4)) * N + n0 + (i % (WT_BN / 4)) * 4;
 	}
+	const size_t bstep = (size_t)BK * N;
 	auto fetch = [&](int k0) {
 		if (FAST) {
 #pragma unroll
@@ -340,7 +437,7 @@ __device__ __forceinline__ void wt_slices(const float *__restrict__ A, const flo
 #pragma unroll
 			for (int s = 0; s < LB; s++) {
 				rb[s] = __ldg(reinterpret_cast<const float4 *>(pb[s]));
-				pb[s] += (size_t)BK * N;
+				pb[s] += bstep;
 			}
 			return;
 		}
@@ -373,7 +470,6 @@ __device__ __forceinline__ void wt_slices(const float *__restrict__ A, const flo
 			*reinterpret_cast<float4 *>(bs + (i / (WT_BN / 4)) * WT_BN + (i % (WT_BN / 4)) * 4) = rb[s];
 		}
 	};
-
 	fetch(0);
 	stash(0);
 	__syncthreads();
@@ -400,70 +496,32 @@ __device__ __forceinline__ void wt_slices(const float *__restrict__ A, const flo
 				for (int j = 0; j < 8; j++)
 					acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
 		}
-		// The other stage was last read in slice s - 1, before the barrier
-		// that ended it: free to overwrite.
 		if (more)
 			stash((s + 1) & 1);
 		__syncthreads();
 	}
 }
 
-// A thread's WT_TM x 8 results: rows tm..tm+3, tm+16..tm+19, ..., columns
-// tn..tn+3 and tn+32..tn+35.
-__device__ __forceinline__ void wt_store(float *__restrict__ C, const float (&acc)[WT_TM][8], int N,
-                                         int m0, int n0, int tm, int tn)
-{
-#pragma unroll
-	for (int i = 0; i < WT_TM; i++) {
-		const int r = m0 + tm + 16 * (i / 4) + i % 4;
-		st4(C, r, n0 + tn, N, make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
-		st4(C, r, n0 + tn + 32, N, make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
-	}
-}
-
-__global__ void __launch_bounds__(WT_T, WT_MINB)
-sgemm_warptile(const float *__restrict__ A, const float *__restrict__ B,
-               float *__restrict__ C, int N)
-{
-	extern __shared__ float4 wt_smem4[];
-	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-	const int tm = (warp / WT_WARPS_N) * WT_WM + (lane / 8) * 4; // first row within the block tile
-	const int tn = (warp % WT_WARPS_N) * 64 + (lane % 8) * 4; // first column
-	const int m0 = blockIdx.y * WT_BM, n0 = blockIdx.x * WT_BN;
-	const bool inside = (N & 3) == 0 && m0 + WT_BM <= N && n0 + WT_BN <= N;
-	float acc[WT_TM][8] = {};
-	wt_slices<false, WT_BK>(A, B, reinterpret_cast<float *>(wt_smem4), acc, N, m0, n0, tm, tn, inside);
-	wt_store(C, acc, N, m0, n0, tm, tn);
-}
-
-// ---------------------------------------------------------------------------
-// Step 8. sgemm_fastpath
-//
-// Step 7's loop, in two copies. In step 7, at the top of every slice each
-// thread finds its loads' rows and columns again and checks them against the
-// edges: integer arithmetic and branches, each waiting on the last. The two
-// warps a scheduler holds belong to the same block, which the barrier keeps
-// in step, so they wait together and the FMA pipe idles. Here the blocks
-// wholly inside the matrix (all of them at N=4096) run a copy that loads
-// through pointers advanced by a constant each slice: one add a load, nothing
-// to wait on. The blocks on the edges run step 7's copy. With that cost gone,
-// a slice twice as deep (FP_BK = 16) pays for its larger stage: half the
-// barriers and stashes.
 __global__ void __launch_bounds__(WT_T, WT_MINB)
 sgemm_fastpath(const float *__restrict__ A, const float *__restrict__ B,
                float *__restrict__ C, int N)
 {
 	extern __shared__ float4 wt_smem4[];
 	float *smem = reinterpret_cast<float *>(wt_smem4);
-	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+	const int t = threadIdx.x, warp = t / 32, lane = t % 32;
 	const int tm = (warp / WT_WARPS_N) * WT_WM + (lane / 8) * 4;
 	const int tn = (warp % WT_WARPS_N) * 64 + (lane % 8) * 4;
 	const int m0 = blockIdx.y * WT_BM, n0 = blockIdx.x * WT_BN;
 	const bool inside = (N & 3) == 0 && m0 + WT_BM <= N && n0 + WT_BN <= N;
 	float acc[WT_TM][8] = {};
 	if (inside && N % FP_BK == 0) // the same for every thread of the block
-		wt_slices<true, FP_BK>(A, B, smem, acc, N, m0, n0, tm, tn, inside);
+		fp_slices<true, FP_BK>(A, B, smem, acc, N, m0, n0, t, tm, tn, inside);
 	else
-		wt_slices<false, FP_BK>(A, B, smem, acc, N, m0, n0, tm, tn, inside);
-	wt_store(C, acc, N, m0, n0, tm, tn);
+		fp_slices<false, FP_BK>(A, B, smem, acc, N, m0, n0, t, tm, tn, inside);
+#pragma unroll
+	for (int i = 0; i < WT_TM; i++) {
+		const int r = m0 + tm + 16 * (i / 4) + i % 4;
+		st4(C, r, n0 + tn, N, make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
+		st4(C, r, n0 + tn + 32, N, make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
+	}
 }
