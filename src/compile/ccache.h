@@ -28,7 +28,6 @@
 #define CCACHE_MAX_BYTES_DEFAULT ((uint64_t)256 << 20)
 #define CCACHE_PCH_KEPT 3 /* precompiled header sets kept on disk (CUB's: ~180 MB) */
 
-
 typedef enum { CC_COMPILED, CC_MEMORY, CC_DISK } cc_source;
 
 typedef struct ccache {
@@ -69,11 +68,8 @@ char **ccache_search_path(const ccache *c, const spec *s, int *n, int **toolkit)
 const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
                             const char *arch, cc_source *src, double *ms, char **warn, char **err);
 
-
 /* The cache key of a compile; for tests. */
 int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,
                uint8_t key[32], char **err);
-
-
 
 #endif

@@ -373,7 +373,7 @@ int ccs_main(int argc, char **argv)
 			continue;
 		}
 		unpack in;
-	unpack_init(&in, p, len);
+		unpack_init(&in, p, len);
 		jobbuf jb;
 		nvrtc_out o;
 		memset(&o, 0, sizeof o);
