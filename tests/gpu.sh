@@ -189,6 +189,31 @@ if run device 0 -c 'device'; then
 	fi
 fi
 
+# 12b. the kernel clock's check at a device's first use (a fresh cache):
+#     each calibration kernel read by the kernel clock and by the profiler;
+#     kept in the cache ("cuplay clock 2") and read back by the next
+#     process; csv rows carry the offset; where it flags, a short result
+#     says its share ("+0.96 us of 9.25 us"), where not, no note; and the
+#     runs after the check are still on the kernel clock
+ck_cache="$tmp/clockcheck"
+if XDG_CACHE_HOME="$ck_cache" run clockcheck 0 -c 'use vector_add; set N=2097152; run vadd_float4; run vadd_float4; device'; then
+	line=$(grep '^kernel clock against' "$tmp/out")
+	n2=$(echo "$line" | grep -oE '[+-][0-9]+\.[0-9]+ us for a (4 us spin|copy of 4 MiB) \([0-9.]+ against [0-9.]+ us\)' | wc -l)
+	entry=$(cat "$ck_cache"/cuplay/clock-* 2>/dev/null | head -n 1)
+	XDG_CACHE_HOME="$ck_cache" CUPLAY_TRACE=1 "$CUPLAY" --format csv -c 'use vector_add; set N=2097152; run vadd_float4' >"$tmp/out2" 2>&1
+	row=$(awk -F, '$1 == "kernel" { for (i = 1; i <= NF; i++) c[$i] = i } $1 == "vadd_float4" && c["clock_offset_us"] { print $(c["clock"]), $(c["clock_offset_us"]) }' "$tmp/out2")
+	flagged=0
+	case "$line" in *"not subtracted"*) flagged=1 ;; esac
+	if [ "$n2" = 2 ] && [ "$entry" = "cuplay clock 2" ] && grep -q "trace: clock: the kernel clock's check from" "$tmp/out2" &&
+	   [ "${row%% *}" = kernel ] && [ -n "${row#* }" ] && ! grep -q 'timed with CUDA events' "$tmp/out" &&
+	   { { [ $flagged = 1 ] && grep -q '^kernel clock: vadd_float4 [+-][0-9.]* us of [0-9.]* us' "$tmp/out"; } ||
+	     { [ $flagged = 0 ] && ! grep -q '^kernel clock: ' "$tmp/out"; }; }; then
+		ok "clock check (flagged: $flagged; csv: clock, offset = $row): $(echo "$line" | cut -c1-150)..."
+	else
+		bad "clock check: expected two readings, a 'cuplay clock 2' entry read back, kernel-clock runs after it, notes that match (n=$n2, entry '$entry', csv '$row', flagged $flagged)"
+	fi
+fi
+
 # 13. typed params on the GPU: alpha=5/2 reaches the float parameter as 2.5 and
 #     the check (the CPU saxpy with the same alpha) holds; n=2.5 is refused at
 #     set and the values stay as they were

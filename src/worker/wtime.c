@@ -327,7 +327,7 @@ static int time_samples(tctx *x, int kernel_clock)
 	uint64_t loop_t0 = now_ns();
 	const stop_rule rule = { t.rule, t.min_reps, t.max_reps, t.target, t.noise_target, t.min_time_s, t.max_time_s };
 	double *sorted = xmalloc(RES_MAX_SAMPLES * sizeof *sorted);
-	int rc = 0;
+	int rc = 0, retried = 0;
 	res->stop = STOP_NOT;
 	for (;;) {
 		uint64_t tr = now_ns();
@@ -343,6 +343,15 @@ static int time_samples(tctx *x, int kernel_clock)
 			if (got < 0) {
 				rc = -1;
 				break;
+			}
+			if (got == 0 && !retried) {
+				/* once a run, the group again: the first launch after a
+				 * profiling session has come without its record */
+				retried = 1;
+				w_trace(r, "%s: %s; the samples again", r->p->launch.name, x->tt->kclock_why);
+				x->tt->kclock_why[0] = 0;
+				res->clock_note[0] = 0;
+				continue;
 			}
 			if (got == 0) {
 				/* over to events for the rest of the run: samples are not mixed */
