@@ -598,6 +598,136 @@ prof_status prof_collect_ranges(CUcontext ctx, CUdevice dev, const char *const *
 	return st;
 }
 
+/* One launch's values into values[0..n-1]: the range the last pass left
+ * (the counter data image is started afresh for the next). */
+static prof_status take_one(session *s, double *values, int *mode, char **err)
+{
+	prof_status st;
+	CUpti_RangeProfiler_DecodeData_Params dd;
+	memset(&dd, 0, sizeof dd);
+	dd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+	dd.pRangeProfilerObject = s->rp;
+	if ((st = check(cp.RangeDecodeData(&dd), "cuptiRangeProfilerDecodeData", err)) != PROF_OK)
+		return st;
+	CUpti_RangeProfiler_GetCounterDataInfo_Params gi;
+	memset(&gi, 0, sizeof gi);
+	gi.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+	gi.pCounterDataImage = s->data;
+	gi.counterDataImageSize = s->data_size;
+	if ((st = check(cp.RangeGetCounterDataInfo(&gi), "cuptiRangeProfilerGetCounterDataInfo", err)) != PROF_OK)
+		return st;
+	if (gi.numTotalRanges < 1) {
+		fail(err, "no kernel launch was profiled");
+		return PROF_ERROR;
+	}
+	*mode = (int)gi.numTotalRanges;
+	CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
+	memset(&ev, 0, sizeof ev);
+	ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+	ev.pHostObject = s->host;
+	ev.pCounterDataImage = s->data;
+	ev.counterDataImageSize = s->data_size;
+	ev.ppMetricNames = s->names;
+	ev.numMetrics = s->n;
+	ev.rangeIndex = gi.numTotalRanges - 1;
+	ev.pMetricValues = values;
+	if ((st = check(cp.HostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues", err)) != PROF_OK)
+		return st;
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params di;
+	memset(&di, 0, sizeof di);
+	di.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+	di.pRangeProfilerObject = s->rp;
+	di.counterDataSize = s->data_size;
+	di.pCounterData = s->data;
+	if ((st = check(cp.RangeCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize",
+	                err)) != PROF_OK)
+		return st;
+	return check(set_config(s, CUPTI_UserReplay), "cuptiRangeProfilerSetConfig", err);
+}
+
+prof_status prof_collect_each(CUcontext ctx, CUdevice dev, const char *const *metrics, int n, int nsamples,
+                              int (*prologue)(void *arg), int (*launch)(void *arg), void *arg, double *values,
+                              prof_info *info, char **err)
+{
+	prof_info dummy;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof *info);
+	if (!metrics || n <= 0 || !launch || !prologue || !values || nsamples < 1) {
+		fail(err, "prof_collect_each: no metrics, prologue or launch");
+		return PROF_ERROR;
+	}
+	if (load() != 0) {
+		fail(err, "%s", cp.why);
+		return PROF_UNAVAILABLE;
+	}
+	session s;
+	memset(&s, 0, sizeof s);
+	const char **names = xcalloc((size_t)n, sizeof *names);
+	for (int i = 0; i < n; i++)
+		names[i] = metrics[i];
+	s.names = names;
+	s.n = (size_t)n;
+	s.nranges = 1;
+	prof_status st = prof_begin(dev, err);
+	if (st == PROF_OK)
+		st = chip_counters(&s, ctx, dev, info, err);
+	if (st == PROF_OK)
+		st = host_config(&s, metrics, info, err);
+	if (st == PROF_OK)
+		st = target_setup(&s, ctx, 1, info, err);
+	if (st == PROF_OK && (!info->user_replay || info->passes != 1)) {
+		fail(err, "the profiler needs %d passes%s for these metrics: not one launch each", info->passes,
+		     info->user_replay ? "" : " and its own replay");
+		st = PROF_ERROR;
+	}
+	s.t0 = now_ns();
+	for (int i = 0; st == PROF_OK && i < nsamples; i++) {
+		if (prologue(arg) != 0) {
+			fail(err, "the launch failed while profiling (before sample %d)", i + 1);
+			st = PROF_LAUNCH;
+			break;
+		}
+		CUpti_RangeProfiler_Start_Params sa;
+		memset(&sa, 0, sizeof sa);
+		sa.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+		sa.pRangeProfilerObject = s.rp;
+		if ((st = check(cp.RangeStart(&sa), "cuptiRangeProfilerStart", err)) != PROF_OK)
+			break;
+		s.started = 1;
+		int lr = launch(arg);
+		CUpti_RangeProfiler_Stop_Params sp;
+		memset(&sp, 0, sizeof sp);
+		sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+		sp.pRangeProfilerObject = s.rp;
+		s.started = 0;
+		CUptiResult r = cp.RangeStop(&sp);
+		if (lr != 0) {
+			fail(err, "the kernel launch failed while profiling (%d)", lr);
+			st = PROF_LAUNCH;
+			break;
+		}
+		if ((st = check(r, "cuptiRangeProfilerStop", err)) != PROF_OK)
+			break;
+		info->launches++;
+		if (!sp.isAllPassSubmitted) {
+			fail(err, "cuptiRangeProfilerStop: sample %d's one pass was not all that was needed", i + 1);
+			st = PROF_ERROR;
+			break;
+		}
+		int ranges = 0;
+		st = take_one(&s, values + (size_t)i * n, &ranges, err);
+		info->ranges = ranges;
+	}
+	info->ms = ms_since(s.t0);
+	if (st == PROF_OK)
+		st = session_end(&s, 1, err);
+	else
+		session_end(&s, 0, NULL);
+	free(names);
+	return st;
+}
+
 void prof_shutdown(void)
 {
 	if (!cp.lib || !cp.initialized)

@@ -81,6 +81,15 @@ prof_status prof_collect_ranges(CUcontext ctx, CUdevice dev, const char *const *
                                 int (*prologue)(void *arg), int (*launch)(void *arg), void *arg,
                                 double *values, prof_info *info, char **err);
 
+/* The same metrics for nsamples launches, each its own pass in one
+ * profiling session (set up once): prologue(arg) outside the range, then
+ * launch(arg) makes one kernel; values[i * n + m] metric m of launch i.
+ * Only for metrics of one pass under user replay (gpu__time_duration.sum):
+ * PROF_ERROR otherwise. info->ms: the samples' time, setup excluded. */
+prof_status prof_collect_each(CUcontext ctx, CUdevice dev, const char *const *metrics, int n, int nsamples,
+                              int (*prologue)(void *arg), int (*launch)(void *arg), void *arg, double *values,
+                              prof_info *info, char **err);
+
 /* cuptiProfilerDeInitialize, when the profiler was initialised; call before
  * the worker exits (and, should timings after a collect differ, after each). */
 void prof_shutdown(void);

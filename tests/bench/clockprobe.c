@@ -15,7 +15,8 @@
  * ncu, which owns CUPTI) leaves the CUPTI column out; --log writes each
  * timed launch's "mode kernel span_ns" so a script can pair them with
  * ncu's per-launch durations. --busy S keeps the device busy for S seconds
- * (the sibling GPU's load for another probe). Exit 0, or 1 with a line on
+ * (the sibling GPU's load for another probe). --prof reads the profiler's
+ * duration instead, three ways (run_prof). Exit 0, or 1 with a line on
  * stderr naming the failed call. */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "cupti_abi.h"
 #include "cuptilib.h"
 #include "nvrtc.h"
+#include "prof.h"
 #include "util.h"
 
 #define PROBE_MAX 512
@@ -79,6 +81,8 @@ static struct {
 	double rec_ns[PROBE_MAX];
 	int nrec;
 	FILE *log;
+	CUcontext ctx;
+	CUdevice dev;
 } P;
 
 static void ck(CUresult e, const char *call)
@@ -254,6 +258,99 @@ static void run_b2b(const mode *m, int reps)
 	printf("%-22s %-10s %9.0f %9s %9s %9s %7s\n", m->name, kname[m->kernel], median(cupti, n), "-", "-", "-", "-");
 }
 
+/* --prof: the profiler's own duration (gpu__time_duration.sum, what ncu
+ * reports), read in this process three ways, each sample an L2 flush then
+ * the kernel: all samples in one collection (every kernel a range, the
+ * flushes the even ones); a collection a sample (its setup, about 250 ms
+ * with the GPU idle, before each, as ncu and `metrics` do); one session
+ * with a pass a sample, the flush outside the range (prof_collect_each).
+ * Prints each way's median; the activity API stays off. */
+static int prof_kernel, prof_reps;
+static int prof_launch(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < prof_reps; i++) {
+		flush_l2();
+		ck(cu.CtxSynchronize(), "cuCtxSynchronize");
+		launch(prof_kernel);
+		ck(cu.CtxSynchronize(), "cuCtxSynchronize");
+	}
+	return 0;
+}
+
+static int each_prologue(void *arg)
+{
+	(void)arg;
+	flush_l2();
+	ck(cu.CtxSynchronize(), "cuCtxSynchronize");
+	return 0;
+}
+
+static int each_launch(void *arg)
+{
+	(void)arg;
+	launch(prof_kernel);
+	ck(cu.CtxSynchronize(), "cuCtxSynchronize");
+	return 0;
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static void run_prof(int kernel, int reps)
+{
+	static double v[2 * PROBE_MAX], k[PROBE_MAX], one[PROBE_MAX], cost[PROBE_MAX];
+	const char *m[] = { "gpu__time_duration.sum" };
+	prof_info info;
+	char *err = NULL;
+	prof_kernel = kernel;
+	prof_reps = reps;
+	double t0 = now_ms();
+	prof_status st = prof_collect_ranges(P.ctx, P.dev, m, 1, 2 * reps, NULL, prof_launch, NULL, v, &info, &err);
+	double t1 = now_ms();
+	if (st != PROF_OK) {
+		printf("prof %-10s failed: %s\n", kname[kernel], err ? err : "?");
+		free(err);
+		return;
+	}
+	for (int i = 0; i < reps; i++)
+		k[i] = v[2 * i + 1];
+	double fl = v[0];
+	double mk = median(k, reps);
+	prof_reps = 1;
+	for (int i = 0; i < reps && i < 7; i++) {
+		double a = now_ms();
+		if (prof_collect_ranges(P.ctx, P.dev, m, 1, 2, NULL, prof_launch, NULL, v, &info, &err) != PROF_OK) {
+			printf("prof1 %-10s failed: %s\n", kname[kernel], err ? err : "?");
+			free(err);
+			return;
+		}
+		cost[i] = now_ms() - a;
+		one[i] = v[1];
+	}
+	int n1 = reps < 7 ? reps : 7;
+	printf("prof %-10s batched: kernel median %.0f ns (flush %.0f ns), %d samples in %.1f ms; "
+	       "a collection a sample: median %.0f ns, %.1f ms each (first %.1f)\n",
+	       kname[kernel], mk, fl, reps, t1 - t0, median(one, n1), median(cost + 1, n1 - 1), cost[0]);
+	/* one session, a pass a sample, the flush outside the range */
+	double a = now_ms();
+	st = prof_collect_each(P.ctx, P.dev, m, 1, reps, each_prologue, each_launch, NULL, v, &info, &err);
+	double b = now_ms();
+	if (st != PROF_OK) {
+		printf("prof_each %-10s failed: %s\n", kname[kernel], err ? err : "?");
+		free(err);
+	} else
+		printf("prof %-10s each: kernel median %.0f ns (first %.0f, last %.0f), %d samples in %.1f ms "
+		       "(%.1f ms in the samples), ranges in the image at the end %d\n",
+		       kname[kernel], median(memcpy(k, v, (size_t)reps * sizeof *v), reps), v[0], v[reps - 1], reps,
+		       b - a, info.ms, info.ranges);
+	fflush(stdout);
+}
+
 static void setup(int dev_ord, int want_cupti)
 {
 	char *err = NULL;
@@ -267,6 +364,8 @@ static void setup(int dev_ord, int want_cupti)
 	ck(cu.DeviceGet(&dev, dev_ord), "cuDeviceGet");
 	ck(cu.DevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
 	ck(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent");
+	P.ctx = ctx;
+	P.dev = dev;
 	int maj = 0, min = 0, l2 = 0;
 	ck(cu.DeviceGetAttribute(&maj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute");
 	ck(cu.DeviceGetAttribute(&min, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute");
@@ -334,6 +433,7 @@ int main(int argc, char **argv)
 	int dev = 0, reps = 41, cupti = 1;
 	double busy_s = 0;
 	const char *only = NULL;
+	int prof = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--device") && i + 1 < argc)
 			dev = atoi(argv[++i]);
@@ -347,8 +447,10 @@ int main(int argc, char **argv)
 			busy_s = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--prof"))
+			prof = 1;
 		else {
-			fprintf(stderr, "usage: clockprobe [--device N] [--reps R] [--no-cupti] [--log FILE] [--busy S] [--only MODE-PREFIX]\n");
+			fprintf(stderr, "usage: clockprobe [--device N] [--reps R] [--no-cupti] [--log FILE] [--busy S] [--only MODE-PREFIX] [--prof]\n");
 			return 2;
 		}
 	}
@@ -357,6 +459,12 @@ int main(int argc, char **argv)
 	setup(dev, cupti && busy_s <= 0);
 	if (busy_s > 0) {
 		busy(busy_s);
+		return 0;
+	}
+	if (prof) { /* the profiler's duration only (CUPTI's activity API stays off) */
+		static const int pk[] = { 5, 6, 2, 3, 4 };
+		for (size_t i = 0; i < sizeof pk / sizeof pk[0]; i++)
+			run_prof(pk[i], reps);
 		return 0;
 	}
 	enum { K = CUPTI_ACTIVITY_KIND_KERNEL, CK = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };

@@ -29,6 +29,9 @@ trap 'kill $smi 2>/dev/null' EXIT
 echo
 echo "== probe, device 0 (all GPUs visible): medians of 41 launches, ns"
 "$probe" --device 0 | tee "$out/probe0.txt" | sed 's/^/   /'
+echo
+echo "== the profiler's duration in this process, device 0 (clockprobe --prof): medians, ns"
+"$probe" --device 0 --prof | tee "$out/prof0.txt" | sed 's/^/   /'
 if [ "$ngpu" -ge 2 ]; then
 	echo
 	echo "== probe, only GPU 0 visible (CUDA_VISIBLE_DEVICES=0)"

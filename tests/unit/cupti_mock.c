@@ -9,7 +9,7 @@
  *   MOCK_DISABLE   cuptiRangeProfilerDisable: UNKNOWN (999)
  *   MOCK_NO_USER   cuptiRangeProfilerSetConfig refuses user replay
  * User replay: each of the 3 passes is one Start, launch, Stop; the third
- * Stop says all passes are submitted. mock_passes() counts the Stops.
+ * Stop says all passes are submitted (MOCK_ONE_PASS: one pass, each Stop). mock_passes() counts the Stops.
  * Metric names containing "no_such" do not exist. mock_state() tells the
  * test what is still enabled, started or allocated. */
 #include <stdio.h>
@@ -148,7 +148,7 @@ CUptiResult cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_P
 	SZ(p, CUpti_Profiler_Host_GetNumOfPasses_Params);
 	if (p->configImageSize != 128 || p->pConfigImage[127] != 9)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	p->numOfPasses = 3;
+	p->numOfPasses = env("MOCK_ONE_PASS") ? 1 : 3;
 	return 0;
 }
 
@@ -213,7 +213,7 @@ CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
 	SZ(p, CUpti_RangeProfiler_Stop_Params);
 	started--;
 	stops++;
-	p->isAllPassSubmitted = !user_replay || stops >= 3;
+	p->isAllPassSubmitted = !user_replay || stops >= (env("MOCK_ONE_PASS") ? 1 : 3);
 	return 0;
 }
 

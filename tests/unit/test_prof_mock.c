@@ -72,7 +72,7 @@ static prof_status collect_user(const char *const *m, int n, double *v, prof_inf
 static void mock_env(const char *name)
 {
 	static const char *all[] = { "MOCK_SUBS", "MOCK_UNSUP", "MOCK_PRIV", "MOCK_DECODE", "MOCK_NORANGE", "MOCK_DISABLE",
-	                             "MOCK_NO_USER", "MOCK_ACT_SUBS", "MOCK_ACT_LATE", "MOCK_ACT_SPLIT", "MOCK_ACT_NOCOPY" };
+	                             "MOCK_NO_USER", "MOCK_ACT_SUBS", "MOCK_ACT_LATE", "MOCK_ACT_SPLIT", "MOCK_ACT_NOCOPY", "MOCK_ONE_PASS" };
 	for (size_t i = 0; i < ARRAY_LEN(all); i++)
 		unsetenv(all[i]);
 	if (name)
@@ -322,6 +322,44 @@ TEST(mock)
 	CHECK(prologues == 5 && launches == 6);
 	fail_prologue = 0;
 	launches = 2;
+
+	/* a pass a sample in one session (prof_collect_each): the prologue
+	 * and one launch a sample, a value each; a config of several passes
+	 * is refused before anything launches; a failing prologue stops it */
+	{
+		CUcontext ctx = (CUcontext)(void *)0x1000;
+		double ev[4] = { 0 };
+		int p0 = prologues, l0 = launches;
+		mock_env("MOCK_ONE_PASS");
+		CHECK(prof_collect_each(ctx, 3, metrics, 1, 4, prologue, launch, NULL, ev, &info, &err) == PROF_OK);
+		CHECK(err == NULL && ev[0] == 10 && ev[3] == 10 && info.launches == 4 && info.ranges == 1);
+		CHECK(prologues == p0 + 4 && launches == l0 + 4);
+		int e = -1, hs = -1, s = -1, i = -1;
+		if (mock_state) {
+			mock_state(&e, &hs, &s, &i);
+			CHECK(e == 0 && hs == 0 && s == 0);
+		}
+		mock_env(NULL);
+		CHECK(prof_collect_each(ctx, 3, metrics, 1, 4, prologue, launch, NULL, ev, &info, &err) == PROF_ERROR);
+		CHECK(err && strstr(err, "needs 3 passes") != NULL);
+		free(err);
+		err = NULL;
+		CHECK(prologues == p0 + 4 && launches == l0 + 4);
+		mock_env("MOCK_ONE_PASS");
+		fail_prologue = 1;
+		CHECK(prof_collect_each(ctx, 3, metrics, 1, 4, prologue, launch, NULL, ev, &info, &err) == PROF_LAUNCH);
+		CHECK(err && strstr(err, "before sample 1") != NULL);
+		free(err);
+		err = NULL;
+		fail_prologue = 0;
+		CHECK(launches == l0 + 4);
+		if (mock_state) {
+			mock_state(&e, &hs, &s, &i);
+			CHECK(e == 0 && hs == 0 && s == 0);
+		}
+		mock_env(NULL);
+		launches = l0, prologues = p0; /* the counts the checks below go on from */
+	}
 
 	/* an unknown metric is named, and nothing launches */
 	const char *bad[] = { "gpu__time_duration.sum", "dram__no_such_thing.sum" };
