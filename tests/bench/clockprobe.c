@@ -262,14 +262,20 @@ static void run_b2b(const mode *m, int reps)
  * reports), read in this process three ways, each sample an L2 flush then
  * the kernel: all samples in one collection (every kernel a range, the
  * flushes the even ones); a collection a sample (its setup, about 250 ms
- * with the GPU idle, before each, as ncu and `metrics` do); one session
- * with a pass a sample, the flush outside the range (prof_collect_each).
+ * with the GPU idle, before each, as ncu and `metrics` do), also with a 1
+ * ms spin before the flush, so the GPU is warm; one session with a pass a
+ * sample, the flush outside the range (prof_collect_each).
  * Prints each way's median; the activity API stays off. */
-static int prof_kernel, prof_reps;
+static int prof_kernel, prof_reps, prof_warm;
 static int prof_launch(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < prof_reps; i++) {
+		if (prof_warm) { /* the GPU busy for 1 ms first: a range of its own */
+			unsigned long long ns = 1000000;
+			void *args[] = { &ns, &P.st };
+			ck(cu.LaunchKernel(P.spin, (unsigned)P.sms, 1, 1, 128, 1, 1, 0, NULL, args, NULL), "cuLaunchKernel (warm)");
+		}
 		flush_l2();
 		ck(cu.CtxSynchronize(), "cuCtxSynchronize");
 		launch(prof_kernel);
@@ -336,6 +342,21 @@ static void run_prof(int kernel, int reps)
 	printf("prof %-10s batched: kernel median %.0f ns (flush %.0f ns), %d samples in %.1f ms; "
 	       "a collection a sample: median %.0f ns, %.1f ms each (first %.1f)\n",
 	       kname[kernel], mk, fl, reps, t1 - t0, median(one, n1), median(cost + 1, n1 - 1), cost[0]);
+	/* the same, each collection's sample after a 1 ms spin: the GPU warm
+	 * whatever the setup's idle time was */
+	prof_warm = 1;
+	for (int i = 0; i < n1; i++) {
+		if (prof_collect_ranges(P.ctx, P.dev, m, 1, 3, NULL, prof_launch, NULL, v, &info, &err) != PROF_OK) {
+			printf("prof_warm %-10s failed: %s\n", kname[kernel], err ? err : "?");
+			free(err);
+			prof_warm = 0;
+			return;
+		}
+		one[i] = v[2];
+	}
+	prof_warm = 0;
+	printf("prof %-10s a collection a sample, warmed by a 1 ms spin: median %.0f ns\n", kname[kernel],
+	       median(one, n1));
 	/* one session, a pass a sample, the flush outside the range */
 	double a = now_ms();
 	st = prof_collect_each(P.ctx, P.dev, m, 1, reps, each_prologue, each_launch, NULL, v, &info, &err);
