@@ -38,9 +38,13 @@ fid() { # fid LABEL FILE KERNEL SETTINGS
 }
 : >"$out/fid.table"
 fid "vadd_float4 N=2M" vector_add vadd_float4 "set N=2097152;"
+fid "vadd_float4 N=1M" vector_add vadd_float4 "set N=1048576;"
 fid "vadd_float4 N=256K" vector_add vadd_float4 "set N=262144;"
 fid "empty_launch" vector_add empty_launch ""
-[ "${SHORT:-}" = 1 ] || fid "transpose_tiled N=4096" transpose transpose_tiled "set N=4096;"
+if [ "${SHORT:-}" != 1 ]; then
+	fid "transpose_tiled N=4096" transpose transpose_tiled "set N=4096;"
+	fid "transpose_tiled N=8192 PAD=0" transpose transpose_tiled "set N=8192 PAD=0;"
+fi
 
 # the kernel clock's check on a fresh cache, as a first use would make it
 rm -rf "$out/ccache"
@@ -58,6 +62,7 @@ for f in "$out"/probe/probe0_alone.txt "$out"/probe/probe1.txt "$out"/probe/prob
 done
 sed -n '/^== GPU 0 (/,/^$/p' "$out/probe.txt" | grep -E '^==|^--|cuplay on|^   flush +(vadd4_2M|spin_4us) '
 grep -A 3 '^== clocks while probing' "$out/probe.txt"
+sed -n '/^== the profiler.s duration in this process/,/^$/p' "$out/probe.txt"
 echo
 echo "== cuplay (kernel clock) against ncu gpu__time_duration, medians of $PROCS processes each"
 printf '%-26s %12s %12s %9s %8s  %s\n' kernel "cuplay us" "ncu us" diff "%" "clock_offset_us"
