@@ -409,6 +409,18 @@ static prof_status host_config(session *s, const char *const *metrics, prof_info
 	return PROF_OK;
 }
 
+/* The counter data image made ready for ranges (again). */
+static prof_status image_init(session *s, char **err)
+{
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params di;
+	memset(&di, 0, sizeof di);
+	di.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+	di.pRangeProfilerObject = s->rp;
+	di.counterDataSize = s->data_size;
+	di.pCounterData = s->data;
+	return check(cp.RangeCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize", err);
+}
+
 /* 5. Target side: the range profiler on the context (permission shows
  * here), its counter data image, its configuration. User replay where the
  * caller can restore and flush between passes (user): CUPTI's own replay
@@ -438,20 +450,43 @@ static prof_status target_setup(session *s, CUcontext ctx, int user, prof_info *
 		return st;
 	s->data_size = ds2.counterDataSize;
 	s->data = xcalloc(1, s->data_size ? s->data_size : 1);
-	CUpti_RangeProfiler_CounterDataImage_Initialize_Params di;
-	memset(&di, 0, sizeof di);
-	di.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
-	di.pRangeProfilerObject = s->rp;
-	di.counterDataSize = s->data_size;
-	di.pCounterData = s->data;
-	if ((st = check(cp.RangeCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize",
-	                err)) != PROF_OK)
+	if ((st = image_init(s, err)) != PROF_OK)
 		return st;
 	info->user_replay = 0;
 	if (user && set_config(s, CUPTI_UserReplay) == CUPTI_SUCCESS)
 		info->user_replay = 1;
 	else if ((st = check(set_config(s, CUPTI_KernelReplay), "cuptiRangeProfilerSetConfig", err)) != PROF_OK)
 		return st;
+	return PROF_OK;
+}
+
+/* One pass: the range profiler started around launch(arg); *all: whether
+ * every pass the metrics need has now been submitted. A failing launch
+ * leaves it started (session_end stops it). */
+static prof_status one_pass(session *s, int (*launch)(void *arg), void *arg, int *all, prof_info *info, char **err)
+{
+	prof_status st;
+	CUpti_RangeProfiler_Start_Params sa;
+	memset(&sa, 0, sizeof sa);
+	sa.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+	sa.pRangeProfilerObject = s->rp;
+	if ((st = check(cp.RangeStart(&sa), "cuptiRangeProfilerStart", err)) != PROF_OK)
+		return st;
+	s->started = 1;
+	int lr = launch(arg);
+	if (lr != 0) {
+		fail(err, "the kernel launch failed while profiling (%d)", lr);
+		return PROF_LAUNCH;
+	}
+	info->launches++;
+	CUpti_RangeProfiler_Stop_Params sp;
+	memset(&sp, 0, sizeof sp);
+	sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+	sp.pRangeProfilerObject = s->rp;
+	s->started = 0;
+	if ((st = check(cp.RangeStop(&sp), "cuptiRangeProfilerStop", err)) != PROF_OK)
+		return st;
+	*all = sp.isAllPassSubmitted != 0;
 	return PROF_OK;
 }
 
@@ -472,27 +507,10 @@ static prof_status collect(session *s, int (*prologue)(void *arg), int (*launch)
 			fail(err, "the launch failed while profiling (before pass %d)", pass + 1);
 			return PROF_LAUNCH;
 		}
-		CUpti_RangeProfiler_Start_Params sa;
-		memset(&sa, 0, sizeof sa);
-		sa.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-		sa.pRangeProfilerObject = s->rp;
-		if ((st = check(cp.RangeStart(&sa), "cuptiRangeProfilerStart", err)) != PROF_OK)
+		int all = 0;
+		if ((st = one_pass(s, launch, arg, &all, info, err)) != PROF_OK)
 			return st;
-		s->started = 1;
-		int lr = launch(arg);
-		if (lr != 0) {
-			fail(err, "the kernel launch failed while profiling (%d)", lr);
-			return PROF_LAUNCH;
-		}
-		info->launches++;
-		CUpti_RangeProfiler_Stop_Params sp;
-		memset(&sp, 0, sizeof sp);
-		sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-		sp.pRangeProfilerObject = s->rp;
-		s->started = 0;
-		if ((st = check(cp.RangeStop(&sp), "cuptiRangeProfilerStop", err)) != PROF_OK)
-			return st;
-		if (sp.isAllPassSubmitted)
+		if (all)
 			return PROF_OK;
 		if (!info->user_replay) {
 			fail(err, "cuptiRangeProfilerStop: not all %d passes were submitted", info->passes);
@@ -547,6 +565,35 @@ static prof_status evaluate(session *s, double *values, prof_info *info, char **
 	return PROF_OK;
 }
 
+/* 1-5 for a collection: the metric names kept in *names (the caller
+ * frees them after session_end, which clears the session), the profiler
+ * set up for nranges kernels a launch, user replay where user and CUPTI
+ * allow it. */
+static prof_status session_open(session *s, const char ***names, CUcontext ctx, CUdevice dev,
+                                const char *const *metrics, int n, int nranges, int user, prof_info *info,
+                                char **err)
+{
+	memset(s, 0, sizeof *s);
+	*names = xcalloc((size_t)n, sizeof **names);
+	for (int i = 0; i < n; i++)
+		(*names)[i] = metrics[i];
+	s->names = *names;
+	s->n = (size_t)n;
+	s->nranges = nranges;
+	if (load() != 0) {
+		fail(err, "%s", cp.why);
+		return PROF_UNAVAILABLE;
+	}
+	prof_status st = prof_begin(dev, err);
+	if (st == PROF_OK)
+		st = chip_counters(s, ctx, dev, info, err);
+	if (st == PROF_OK)
+		st = host_config(s, metrics, info, err);
+	if (st == PROF_OK)
+		st = target_setup(s, ctx, user, info, err);
+	return st;
+}
+
 prof_status prof_collect_replay(CUcontext ctx, CUdevice dev, const char *const *metrics, int n,
                                 int (*prologue)(void *arg), int (*launch)(void *arg), void *arg,
                                 double *values, prof_info *info, char **err)
@@ -566,26 +613,9 @@ prof_status prof_collect_ranges(CUcontext ctx, CUdevice dev, const char *const *
 		fail(err, "prof_collect: no metrics or no launch");
 		return PROF_ERROR;
 	}
-	if (load() != 0) {
-		fail(err, "%s", cp.why);
-		return PROF_UNAVAILABLE;
-	}
 	session s;
-	memset(&s, 0, sizeof s);
-	/* kept apart: session_end clears the whole session, this pointer too */
-	const char **names = xcalloc((size_t)n, sizeof *names);
-	for (int i = 0; i < n; i++)
-		names[i] = metrics[i];
-	s.names = names;
-	s.n = (size_t)n;
-	s.nranges = nranges;
-	prof_status st = prof_begin(dev, err);
-	if (st == PROF_OK)
-		st = chip_counters(&s, ctx, dev, info, err);
-	if (st == PROF_OK)
-		st = host_config(&s, metrics, info, err);
-	if (st == PROF_OK)
-		st = target_setup(&s, ctx, prologue != NULL, info, err);
+	const char **names;
+	prof_status st = session_open(&s, &names, ctx, dev, metrics, n, nranges, prologue != NULL, info, err);
 	if (st == PROF_OK)
 		st = collect(&s, prologue, launch, arg, info, err);
 	if (st == PROF_OK)
@@ -596,53 +626,6 @@ prof_status prof_collect_ranges(CUcontext ctx, CUdevice dev, const char *const *
 		session_end(&s, 0, NULL);
 	free(names);
 	return st;
-}
-
-/* One launch's values into values[0..n-1]: the range the last pass left
- * (the counter data image is started afresh for the next). */
-static prof_status take_one(session *s, double *values, int *mode, char **err)
-{
-	prof_status st;
-	CUpti_RangeProfiler_DecodeData_Params dd;
-	memset(&dd, 0, sizeof dd);
-	dd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
-	dd.pRangeProfilerObject = s->rp;
-	if ((st = check(cp.RangeDecodeData(&dd), "cuptiRangeProfilerDecodeData", err)) != PROF_OK)
-		return st;
-	CUpti_RangeProfiler_GetCounterDataInfo_Params gi;
-	memset(&gi, 0, sizeof gi);
-	gi.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
-	gi.pCounterDataImage = s->data;
-	gi.counterDataImageSize = s->data_size;
-	if ((st = check(cp.RangeGetCounterDataInfo(&gi), "cuptiRangeProfilerGetCounterDataInfo", err)) != PROF_OK)
-		return st;
-	if (gi.numTotalRanges < 1) {
-		fail(err, "no kernel launch was profiled");
-		return PROF_ERROR;
-	}
-	*mode = (int)gi.numTotalRanges;
-	CUpti_Profiler_Host_EvaluateToGpuValues_Params ev;
-	memset(&ev, 0, sizeof ev);
-	ev.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
-	ev.pHostObject = s->host;
-	ev.pCounterDataImage = s->data;
-	ev.counterDataImageSize = s->data_size;
-	ev.ppMetricNames = s->names;
-	ev.numMetrics = s->n;
-	ev.rangeIndex = gi.numTotalRanges - 1;
-	ev.pMetricValues = values;
-	if ((st = check(cp.HostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues", err)) != PROF_OK)
-		return st;
-	CUpti_RangeProfiler_CounterDataImage_Initialize_Params di;
-	memset(&di, 0, sizeof di);
-	di.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
-	di.pRangeProfilerObject = s->rp;
-	di.counterDataSize = s->data_size;
-	di.pCounterData = s->data;
-	if ((st = check(cp.RangeCounterDataImageInitialize(&di), "cuptiRangeProfilerCounterDataImageInitialize",
-	                err)) != PROF_OK)
-		return st;
-	return check(set_config(s, CUPTI_UserReplay), "cuptiRangeProfilerSetConfig", err);
 }
 
 prof_status prof_collect_each(CUcontext ctx, CUdevice dev, const char *const *metrics, int n, int nsamples,
@@ -657,67 +640,31 @@ prof_status prof_collect_each(CUcontext ctx, CUdevice dev, const char *const *me
 		fail(err, "prof_collect_each: no metrics, prologue or launch");
 		return PROF_ERROR;
 	}
-	if (load() != 0) {
-		fail(err, "%s", cp.why);
-		return PROF_UNAVAILABLE;
-	}
 	session s;
-	memset(&s, 0, sizeof s);
-	const char **names = xcalloc((size_t)n, sizeof *names);
-	for (int i = 0; i < n; i++)
-		names[i] = metrics[i];
-	s.names = names;
-	s.n = (size_t)n;
-	s.nranges = 1;
-	prof_status st = prof_begin(dev, err);
-	if (st == PROF_OK)
-		st = chip_counters(&s, ctx, dev, info, err);
-	if (st == PROF_OK)
-		st = host_config(&s, metrics, info, err);
-	if (st == PROF_OK)
-		st = target_setup(&s, ctx, 1, info, err);
+	const char **names;
+	prof_status st = session_open(&s, &names, ctx, dev, metrics, n, 1, 1, info, err);
 	if (st == PROF_OK && (!info->user_replay || info->passes != 1)) {
 		fail(err, "the profiler needs %d passes%s for these metrics: not one launch each", info->passes,
 		     info->user_replay ? "" : " and its own replay");
 		st = PROF_ERROR;
 	}
 	s.t0 = now_ns();
+	/* each sample: its prologue outside the range, one pass, its range
+	 * evaluated, the image made ready for the next */
 	for (int i = 0; st == PROF_OK && i < nsamples; i++) {
+		int all = 0;
 		if (prologue(arg) != 0) {
 			fail(err, "the launch failed while profiling (before sample %d)", i + 1);
 			st = PROF_LAUNCH;
+		} else if ((st = one_pass(&s, launch, arg, &all, info, err)) != PROF_OK) {
 			break;
-		}
-		CUpti_RangeProfiler_Start_Params sa;
-		memset(&sa, 0, sizeof sa);
-		sa.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-		sa.pRangeProfilerObject = s.rp;
-		if ((st = check(cp.RangeStart(&sa), "cuptiRangeProfilerStart", err)) != PROF_OK)
-			break;
-		s.started = 1;
-		int lr = launch(arg);
-		CUpti_RangeProfiler_Stop_Params sp;
-		memset(&sp, 0, sizeof sp);
-		sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-		sp.pRangeProfilerObject = s.rp;
-		s.started = 0;
-		CUptiResult r = cp.RangeStop(&sp);
-		if (lr != 0) {
-			fail(err, "the kernel launch failed while profiling (%d)", lr);
-			st = PROF_LAUNCH;
-			break;
-		}
-		if ((st = check(r, "cuptiRangeProfilerStop", err)) != PROF_OK)
-			break;
-		info->launches++;
-		if (!sp.isAllPassSubmitted) {
+		} else if (!all) {
 			fail(err, "cuptiRangeProfilerStop: sample %d's one pass was not all that was needed", i + 1);
 			st = PROF_ERROR;
-			break;
+		} else if ((st = evaluate(&s, values + (size_t)i * n, info, err)) == PROF_OK &&
+		           (st = image_init(&s, err)) == PROF_OK) {
+			st = check(set_config(&s, CUPTI_UserReplay), "cuptiRangeProfilerSetConfig", err);
 		}
-		int ranges = 0;
-		st = take_one(&s, values + (size_t)i * n, &ranges, err);
-		info->ranges = ranges;
 	}
 	info->ms = ms_since(s.t0);
 	if (st == PROF_OK)

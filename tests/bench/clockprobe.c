@@ -267,23 +267,8 @@ static void run_b2b(const mode *m, int reps)
  * sample, the flush outside the range (prof_collect_each).
  * Prints each way's median; the activity API stays off. */
 static int prof_kernel, prof_reps, prof_warm;
-static int prof_launch(void *arg)
-{
-	(void)arg;
-	for (int i = 0; i < prof_reps; i++) {
-		if (prof_warm) { /* the GPU busy for 1 ms first: a range of its own */
-			unsigned long long ns = 1000000;
-			void *args[] = { &ns, &P.st };
-			ck(cu.LaunchKernel(P.spin, (unsigned)P.sms, 1, 1, 128, 1, 1, 0, NULL, args, NULL), "cuLaunchKernel (warm)");
-		}
-		flush_l2();
-		ck(cu.CtxSynchronize(), "cuCtxSynchronize");
-		launch(prof_kernel);
-		ck(cu.CtxSynchronize(), "cuCtxSynchronize");
-	}
-	return 0;
-}
 
+/* a sample's prologue: the L2 flush, waited for */
 static int each_prologue(void *arg)
 {
 	(void)arg;
@@ -292,11 +277,28 @@ static int each_prologue(void *arg)
 	return 0;
 }
 
+/* a sample's launch, waited for */
 static int each_launch(void *arg)
 {
 	(void)arg;
 	launch(prof_kernel);
 	ck(cu.CtxSynchronize(), "cuCtxSynchronize");
+	return 0;
+}
+
+/* prof_reps samples in one launch call, each (with prof_warm after a 1 ms
+ * spin, a range of its own) a flush then the kernel */
+static int prof_launch(void *arg)
+{
+	for (int i = 0; i < prof_reps; i++) {
+		if (prof_warm) {
+			unsigned long long ns = 1000000;
+			void *args[] = { &ns, &P.st };
+			ck(cu.LaunchKernel(P.spin, (unsigned)P.sms, 1, 1, 128, 1, 1, 0, NULL, args, NULL), "cuLaunchKernel (warm)");
+		}
+		each_prologue(arg);
+		each_launch(arg);
+	}
 	return 0;
 }
 
