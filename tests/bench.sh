@@ -226,7 +226,7 @@ XDG_CACHE_HOME="$tmp/kcache" "$CUPLAY" -c 'device' 2>/dev/null | grep '^kernel c
 # where a short kernel's time goes here, clock by clock (tests/bench/fidelity_probe.sh)
 if [ -x build/bench/clockprobe ]; then
 	echo
-	OUT="$tmp/probe" bash tests/bench/fidelity_probe.sh 2>&1 | sed -n '/^== probe, device 0/,/^$/p; /^== the profiler.s duration in this process/,/^$/p; /^== ncu gpu__time_duration/,/^$/p'
+	OUT="$tmp/probe" bash tests/bench/fidelity_probe.sh 2>&1 | sed -n '/^== probe, device 0/,/^$/p; /^== the profiler.s duration in this process/,/^$/p; /^== the GPU.s path to host memory/,/^$/p; /^== ncu gpu__time_duration/,/^$/p'
 fi
 
 # ---- hardware counters: cuplay (CUPTI in its worker) against ncu ----

@@ -8,6 +8,7 @@
  * the SM clock during the kernel is known.
  *
  *   clockprobe [--device N] [--reps R] [--no-cupti] [--log FILE] [--busy S]
+ *              [--only MODE-PREFIX] [--prof] [--link]
  *
  * Prints, per mode (a kernel, with or without an L2 flush before it, a
  * wait between the flush and the launch, the record kind), the medians in
@@ -16,7 +17,8 @@
  * timed launch's "mode kernel span_ns" so a script can pair them with
  * ncu's per-launch durations. --busy S keeps the device busy for S seconds
  * (the sibling GPU's load for another probe). --prof reads the profiler's
- * duration instead, three ways (run_prof). Exit 0, or 1 with a line on
+ * duration instead, three ways (run_prof); --link the latency of the path
+ * to host memory (run_link). Exit 0, or 1 with a line on
  * stderr naming the failed call. */
 #include <stdint.h>
 #include <stdio.h>
@@ -58,6 +60,14 @@ static const char probe_src[] =
 	"  unsigned long long t0; GT(t0); long long c0 = clock64();\n"
 	"  if (st) stamp(st, t0, c0);\n"
 	"}\n"
+	"extern \"C\" __global__ void pr_link(volatile unsigned *h, volatile unsigned *d, unsigned long long *out, int n) {\n"
+	"  unsigned long long t0, t1; unsigned s = 0;\n"
+	"  GT(t0); for (int i = 0; i < n; i++) s = h[i * 1024 + s]; GT(t1); out[0] = t1 - t0;\n"
+	"  GT(t0); for (int i = 0; i < n; i++) { h[i * 1024 + 1 + s] = i; __threadfence_system(); } GT(t1); out[1] = t1 - t0;\n"
+	"  GT(t0); for (int i = 0; i < n; i++) { d[i * 1024 + 1 + s] = i; __threadfence_system(); } GT(t1); out[2] = t1 - t0;\n"
+	"  GT(t0); for (int i = 0; i < n; i++) { d[i * 1024 + 2 + s] = i; __threadfence(); } GT(t1); out[3] = t1 - t0;\n"
+	"  GT(t0); for (int i = 0; i < n; i++) s = d[i * 1024 + 3 + s]; GT(t1); out[4] = t1 - t0;\n"
+	"}\n"
 	"extern \"C\" __global__ void pr_flush(const uint4 *buf, long nvec, unsigned *sink) {\n"
 	"  unsigned x = 0;\n"
 	"  for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < nvec; i += (long)gridDim.x * blockDim.x) {\n"
@@ -66,7 +76,7 @@ static const char probe_src[] =
 	"}\n";
 
 static struct {
-	CUfunction vadd, spin, empty, flush;
+	CUfunction vadd, spin, empty, flush, link;
 	CUdeviceptr a, b, c, st, fbuf, sink;
 	size_t fbytes;
 	int sms;
@@ -397,10 +407,10 @@ static void setup(int dev_ord, int want_cupti)
 	char arch[40];
 	snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", maj, min);
 	const char *opts[] = { arch, "-default-device" };
-	const char *names[] = { "pr_vadd4", "pr_spin", "pr_empty", "pr_flush" };
+	const char *names[] = { "pr_vadd4", "pr_spin", "pr_empty", "pr_flush", "pr_link" };
 	nvrtc_out out;
 	memset(&out, 0, sizeof out);
-	if (nvrtc_compile("clockprobe.cu", probe_src, opts, 2, names, 4, &out, &err) != 0) {
+	if (nvrtc_compile("clockprobe.cu", probe_src, opts, 2, names, 5, &out, &err) != 0) {
 		fprintf(stderr, "clockprobe: compile failed: %s\n", err);
 		exit(1);
 	}
@@ -410,6 +420,7 @@ static void setup(int dev_ord, int want_cupti)
 	ck(cu.ModuleGetFunction(&P.spin, mod, "pr_spin"), "cuModuleGetFunction");
 	ck(cu.ModuleGetFunction(&P.empty, mod, "pr_empty"), "cuModuleGetFunction");
 	ck(cu.ModuleGetFunction(&P.flush, mod, "pr_flush"), "cuModuleGetFunction");
+	ck(cu.ModuleGetFunction(&P.link, mod, "pr_link"), "cuModuleGetFunction");
 	size_t vb = 2097152 * 4;
 	ck(cu.MemAlloc(&P.a, vb), "cuMemAlloc");
 	ck(cu.MemAlloc(&P.b, vb), "cuMemAlloc");
@@ -439,6 +450,44 @@ static void setup(int dev_ord, int want_cupti)
 	P.cupti = 1;
 }
 
+/* --link: the latency of the GPU's path to host memory, from one thread:
+ * a read of mapped pinned host memory (each from a page of its own, each
+ * waiting for the one before), a host write followed by a system-scope
+ * fence, and the same fence and read on device memory for comparison. A
+ * kernel's end is reported to the host across this path, so a host where
+ * it is slower shows it in the kernel record's window (docs/timing.md). */
+static void run_link(int reps)
+{
+	enum { N = 32, SLOT = N * 1024 + 8 };
+	static double v[5][PROBE_MAX];
+	void *h = NULL;
+	CUdeviceptr d, o;
+	size_t bytes = (size_t)reps * SLOT * 4;
+	ck(cu.MemHostAlloc(&h, bytes, 0x02 /* CU_MEMHOSTALLOC_DEVICEMAP */), "cuMemHostAlloc");
+	memset(h, 0, bytes);
+	ck(cu.MemAlloc(&d, bytes), "cuMemAlloc");
+	ck(cu.MemsetD8(d, 0, bytes), "cuMemsetD8");
+	ck(cu.MemAlloc(&o, 64), "cuMemAlloc");
+	for (int r = 0; r < reps; r++) {
+		unsigned long long t[5];
+		CUdeviceptr hp = (CUdeviceptr)(uintptr_t)h + (size_t)r * SLOT * 4, dp = d + (size_t)r * SLOT * 4;
+		int n = N;
+		void *args[] = { &hp, &dp, &o, &n };
+		ck(cu.LaunchKernel(P.link, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL), "cuLaunchKernel (link)");
+		ck(cu.CtxSynchronize(), "cuCtxSynchronize");
+		ck(cu.MemcpyDtoH(t, o, sizeof t), "cuMemcpyDtoH");
+		for (int k = 0; k < 5; k++)
+			v[k][r] = (double)t[k] / N;
+	}
+	static const char *what[] = { "read of host memory", "host write + system fence", "device write + system fence",
+		                      "device write + GPU fence", "read of device memory" };
+	for (int k = 0; k < 5; k++)
+		printf("link %-28s %6.0f ns (median of %d launches of %d each)\n", what[k], median(v[k], reps), reps, N);
+	ck(cu.MemFreeHost(h), "cuMemFreeHost");
+	ck(cu.MemFree(d), "cuMemFree");
+	ck(cu.MemFree(o), "cuMemFree");
+}
+
 static void busy(double seconds)
 {
 	struct timespec t0, t;
@@ -456,7 +505,7 @@ int main(int argc, char **argv)
 	int dev = 0, reps = 41, cupti = 1;
 	double busy_s = 0;
 	const char *only = NULL;
-	int prof = 0;
+	int prof = 0, link = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--device") && i + 1 < argc)
 			dev = atoi(argv[++i]);
@@ -472,8 +521,10 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--prof"))
 			prof = 1;
+		else if (!strcmp(argv[i], "--link"))
+			link = 1;
 		else {
-			fprintf(stderr, "usage: clockprobe [--device N] [--reps R] [--no-cupti] [--log FILE] [--busy S] [--only MODE-PREFIX] [--prof]\n");
+			fprintf(stderr, "usage: clockprobe [--device N] [--reps R] [--no-cupti] [--log FILE] [--busy S] [--only MODE-PREFIX] [--prof] [--link]\n");
 			return 2;
 		}
 	}
@@ -482,6 +533,10 @@ int main(int argc, char **argv)
 	setup(dev, cupti && busy_s <= 0);
 	if (busy_s > 0) {
 		busy(busy_s);
+		return 0;
+	}
+	if (link) {
+		run_link(reps);
 		return 0;
 	}
 	if (prof) { /* the profiler's duration only (CUPTI's activity API stays off) */

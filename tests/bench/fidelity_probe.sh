@@ -32,6 +32,11 @@ echo "== probe, device 0 (all GPUs visible): medians of 41 launches, ns"
 echo
 echo "== the profiler's duration in this process, device 0 (clockprobe --prof): medians, ns"
 "$probe" --device 0 --prof | tee "$out/prof0.txt" | sed 's/^/   /'
+echo
+echo "== the GPU's path to host memory (clockprobe --link): one thread, ns per access, medians"
+echo "   (where a host write and its fence take longer, the kernel record's window is wider by about as much: docs/timing.md)"
+"$probe" --device 0 --link | tee "$out/link0.txt" | sed 's/^/   GPU 0: /'
+[ "$ngpu" -ge 2 ] && "$probe" --device 1 --link | tee "$out/link1.txt" | sed 's/^/   GPU 1: /'
 if [ "$ngpu" -ge 2 ]; then
 	echo
 	echo "== probe, only GPU 0 visible (CUDA_VISIBLE_DEVICES=0)"

@@ -63,6 +63,7 @@ done
 sed -n '/^== GPU 0 (/,/^$/p' "$out/probe.txt" | grep -E '^==|^--|cuplay on|^   flush +(vadd4_2M|spin_4us) '
 grep -A 3 '^== clocks while probing' "$out/probe.txt"
 sed -n '/^== the profiler.s duration in this process/,/^$/p' "$out/probe.txt"
+sed -n '/^== the GPU.s path to host memory/,/^$/p' "$out/probe.txt"
 echo
 echo "== cuplay (kernel clock) against ncu gpu__time_duration, medians of $PROCS processes each"
 printf '%-26s %12s %12s %9s %8s  %s\n' kernel "cuplay us" "ncu us" diff "%" "clock_offset_us"
