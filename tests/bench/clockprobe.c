@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cudrv.h"
@@ -312,11 +311,32 @@ static int prof_launch(void *arg)
 	return 0;
 }
 
-static double now_ms(void)
+/* n collections of one sample each (prof_warm: after a 1 ms spin), the
+ * kernel's reading in one[i], each collection's ms in cost[i] (cost may be
+ * NULL); 0, or -1 with a line printed */
+static int per_collection(int kernel, int warm, int n, double *one, double *cost)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+	static double v[3];
+	const char *m[] = { "gpu__time_duration.sum" };
+	prof_info info;
+	char *err = NULL;
+	prof_reps = 1;
+	prof_warm = warm;
+	for (int i = 0; i < n; i++) {
+		uint64_t a = now_ns();
+		if (prof_collect_ranges(P.ctx, P.dev, m, 1, warm ? 3 : 2, NULL, prof_launch, NULL, v, &info, &err) != PROF_OK) {
+			printf("prof %-10s a collection a sample%s failed: %s\n", kname[kernel], warm ? ", warmed," : "",
+			       err ? err : "?");
+			free(err);
+			prof_warm = 0;
+			return -1;
+		}
+		if (cost)
+			cost[i] = ms_since(a);
+		one[i] = v[warm ? 2 : 1];
+	}
+	prof_warm = 0;
+	return 0;
 }
 
 static void run_prof(int kernel, int reps)
@@ -327,9 +347,9 @@ static void run_prof(int kernel, int reps)
 	char *err = NULL;
 	prof_kernel = kernel;
 	prof_reps = reps;
-	double t0 = now_ms();
+	uint64_t t0 = now_ns();
 	prof_status st = prof_collect_ranges(P.ctx, P.dev, m, 1, 2 * reps, NULL, prof_launch, NULL, v, &info, &err);
-	double t1 = now_ms();
+	double batched_ms = ms_since(t0);
 	if (st != PROF_OK) {
 		printf("prof %-10s failed: %s\n", kname[kernel], err ? err : "?");
 		free(err);
@@ -339,40 +359,22 @@ static void run_prof(int kernel, int reps)
 		k[i] = v[2 * i + 1];
 	double fl = v[0];
 	double mk = median(k, reps);
-	prof_reps = 1;
-	for (int i = 0; i < reps && i < 7; i++) {
-		double a = now_ms();
-		if (prof_collect_ranges(P.ctx, P.dev, m, 1, 2, NULL, prof_launch, NULL, v, &info, &err) != PROF_OK) {
-			printf("prof1 %-10s failed: %s\n", kname[kernel], err ? err : "?");
-			free(err);
-			return;
-		}
-		cost[i] = now_ms() - a;
-		one[i] = v[1];
-	}
 	int n1 = reps < 7 ? reps : 7;
+	if (per_collection(kernel, 0, n1, one, cost) != 0)
+		return;
 	printf("prof %-10s batched: kernel median %.0f ns (flush %.0f ns), %d samples in %.1f ms; "
 	       "a collection a sample: median %.0f ns, %.1f ms each (first %.1f)\n",
-	       kname[kernel], mk, fl, reps, t1 - t0, median(one, n1), median(cost + 1, n1 - 1), cost[0]);
+	       kname[kernel], mk, fl, reps, batched_ms, median(one, n1), median(cost + 1, n1 - 1), cost[0]);
 	/* the same, each collection's sample after a 1 ms spin: the GPU warm
 	 * whatever the setup's idle time was */
-	prof_warm = 1;
-	for (int i = 0; i < n1; i++) {
-		if (prof_collect_ranges(P.ctx, P.dev, m, 1, 3, NULL, prof_launch, NULL, v, &info, &err) != PROF_OK) {
-			printf("prof_warm %-10s failed: %s\n", kname[kernel], err ? err : "?");
-			free(err);
-			prof_warm = 0;
-			return;
-		}
-		one[i] = v[2];
-	}
-	prof_warm = 0;
+	if (per_collection(kernel, 1, n1, one, NULL) != 0)
+		return;
 	printf("prof %-10s a collection a sample, warmed by a 1 ms spin: median %.0f ns\n", kname[kernel],
 	       median(one, n1));
 	/* one session, a pass a sample, the flush outside the range */
-	double a = now_ms();
+	t0 = now_ns();
 	st = prof_collect_each(P.ctx, P.dev, m, 1, reps, each_prologue, each_launch, NULL, v, &info, &err);
-	double b = now_ms();
+	double each_ms = ms_since(t0);
 	if (st != PROF_OK) {
 		printf("prof_each %-10s failed: %s\n", kname[kernel], err ? err : "?");
 		free(err);
@@ -380,7 +382,7 @@ static void run_prof(int kernel, int reps)
 		printf("prof %-10s each: kernel median %.0f ns (first %.0f, last %.0f), %d samples in %.1f ms "
 		       "(%.1f ms in the samples), ranges in the image at the end %d\n",
 		       kname[kernel], median(memcpy(k, v, (size_t)reps * sizeof *v), reps), v[0], v[reps - 1], reps,
-		       b - a, info.ms, info.ranges);
+		       each_ms, info.ms, info.ranges);
 	fflush(stdout);
 }
 
@@ -490,14 +492,12 @@ static void run_link(int reps)
 
 static void busy(double seconds)
 {
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	uint64_t t0 = now_ns();
 	do {
 		for (int i = 0; i < 20; i++)
 			launch(4);
 		ck(cu.CtxSynchronize(), "cuCtxSynchronize");
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
+	} while (ms_since(t0) < seconds * 1e3);
 }
 
 int main(int argc, char **argv)
