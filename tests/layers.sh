@@ -15,10 +15,13 @@
 #     or includes a header of a layer above;
 #   - a source file is not in a layer folder, is over MAX_LINES lines, or
 #     has a function over MAX_FUNC_LINES lines (from the line of its name
-#     to its closing brace: a brace-matching scan of the top level).
+#     to its closing brace: a brace-matching scan of the top level);
+#   - a file other than SPAWNER calls fork, exec, popen, system or
+#     posix_spawn (one way to start a process: base/child).
 #   OBJ_DIR         where the objects are (default build/rel): OBJ_DIR/L/F.o for src/L/F.c
 #   MAX_LINES       default 1000
 #   MAX_FUNC_LINES  default 100
+#   SPAWNER         the one source that starts processes (default src/base/child.c)
 # Closing line: "layers: N checks, N failed (objects: DIR)"; exit 1 on a failure, 77 when
 # it cannot run (no python3 or nm).
 #   LAYERS_ROOT     the tree to check (default: this one; tests/layers_fails.sh
@@ -33,7 +36,8 @@ if ! command -v python3 >/dev/null || ! command -v nm >/dev/null; then
 	echo "layers: skipped: needs python3 and nm"
 	exit 77
 fi
-OBJ_DIR="$OBJ_DIR" MAX_LINES="$MAX_LINES" MAX_FUNC_LINES="$MAX_FUNC_LINES" LAYERS="$LAYERS" python3 - <<'PY'
+SPAWNER=${SPAWNER:-src/base/child.c}
+SPAWNER="$SPAWNER" OBJ_DIR="$OBJ_DIR" MAX_LINES="$MAX_LINES" MAX_FUNC_LINES="$MAX_FUNC_LINES" LAYERS="$LAYERS" python3 - <<'PY'
 import collections, glob, os, re, subprocess, sys
 
 layers = os.environ["LAYERS"].split()
@@ -306,6 +310,17 @@ for comp in sccs:
         seen.add(w); v = w
     steps = " -> ".join(f"{a} ({uses[a][b][0]})" for a, b in zip(path, path[1:]))
     check(False, f"files use each other in a circle: {steps} -> {path[-1]}")
+# 8. one way to start a process: fork, exec and their kin are called by
+#    the spawner alone (whose child makes only async-signal-safe calls and
+#    restores SIGPIPE), read from the objects' undefined symbols
+PROC_CALLS = {"fork", "vfork", "clone", "execv", "execve", "execvp", "execvpe", "execl", "execle",
+              "execlp", "fexecve", "popen", "system", "posix_spawn", "posix_spawnp"}
+spawner = os.environ["SPAWNER"]
+for f, us in sorted(undef.items()):
+    calls = sorted(us & PROC_CALLS)
+    check(not calls or f == spawner,
+          f"{f} starts a process itself ({', '.join(calls)}): only {spawner} forks and execs")
+
 check(len(sccs) > 0 or not mods, "no modules read")
 check(len(objs) > 0, "no objects read")
 

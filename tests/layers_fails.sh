@@ -5,7 +5,8 @@
 #   - two files of a folder that use each other's header names (a type one
 #     way, a macro the other), with no call between them;
 #   - a file of lo that calls into hi;
-#   - a function of 101 lines; a file of 1,001 lines.
+#   - a function of 101 lines; a file of 1,001 lines;
+#   - a fork outside the one file that starts processes.
 # Closing line: "layers_fails: N passed, N failed"; exit 77 without cc,
 # python3 or nm.
 set -u
@@ -91,6 +92,12 @@ $long
 filler=$(printf '/* %d */\n' $(seq 1001))
 tree "$tmp/longfile" "$ok_a" "$ok_ac" "$ok_b" "$ok_bc" "$ok_h" "lo/c.h=$filler" &&
 	expect "$tmp/longfile" 1 "src/lo/c.h has 1001 lines (at most 1000)"
+
+# a process started outside the spawner (lo/b.c here)
+tree "$tmp/fork" "$ok_a" "$ok_ac" "$ok_b" 'lo/b.c=#include "b.h"
+#include <unistd.h>
+int b_twice(const box *b) { return fork() == 0 ? 0 : 2 * a_get(b); }' "$ok_h" &&
+	SPAWNER=src/lo/a.c expect "$tmp/fork" 1 "src/lo/b.c starts a process itself (fork): only src/lo/a.c forks and execs"
 
 echo "layers_fails: $pass passed, $fail failed"
 [ $fail -eq 0 ]

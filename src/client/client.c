@@ -12,15 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
+#include "child.h"
 #include "util.h"
 
 #define KEPT "(settings kept; the next run starts a new one)"
@@ -133,35 +130,6 @@ static int worker_ended(wclient *w, const char *after, char **err)
 	return fail(err, "the GPU worker %s%s", how, after);
 }
 
-/* Closes the descriptors lo..hi (inclusive) in a freshly forked child. */
-static void close_span(int lo, int hi)
-{
-	if (lo < 3)
-		lo = 3; /* never stdin, stdout, stderr */
-	if (lo > hi)
-		return;
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, (unsigned)lo, (unsigned)hi, 0u) == 0)
-		return;
-#endif
-	long max = sysconf(_SC_OPEN_MAX);
-	if (max < 0 || max > 65536)
-		max = 65536;
-	for (long fd = lo; fd <= hi && fd < max; fd++)
-		close((int)fd);
-}
-
-/* In the child: keeps 0-2 and the worker's two ends, closes the rest (the
- * front end's own files need not stay open in the worker). */
-static void close_other_fds(int a, int b)
-{
-	int lo = a < b ? a : b, hi = a < b ? b : a;
-	close_span(3, lo - 1);
-	if (hi != lo)
-		close_span(lo + 1, hi - 1);
-	close_span(hi + 1, INT32_MAX);
-}
-
 /* Starts `[PREFIX...] EXE --worker RFD WFD DEVICE WIRE_VERSION`: prefix NULL runs the
  * worker itself, else prefix[0] (a path) wraps it, e.g. a sanitizer. */
 /* The worker's command line: the wrapper's words, this binary, --worker
@@ -221,29 +189,6 @@ static char **wrapped_env(const char *const *prefix)
 	return envp;
 }
 
-/* In the child: the worker's own ends of the sockets kept, the rest
- * closed, then exec; says why it could not on wfd. */
-static void exec_worker(const char *const *prefix, int rfd, int wfd, char **argv, char **envp,
-                        const sigset_t *parent_mask)
-{
-#ifdef __linux__
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-	if (prefix) /* a wrapper gets SIGINT as it came */
-		sigprocmask(SIG_SETMASK, parent_mask, NULL);
-	close_other_fds(rfd, wfd);
-	fcntl(rfd, F_SETFD, 0);
-	fcntl(wfd, F_SETFD, 0);
-	if (envp)
-		execve(argv[0], argv, envp);
-	else
-		execv(argv[0], argv);
-	char msg[600];
-	snprintf(msg, sizeof msg, "cannot run the GPU worker '%s': %s", argv[0], strerror(errno));
-	wire_send(wfd, MSG_ERROR, msg, strlen(msg), NULL, 0);
-	_exit(127);
-}
-
 static int spawn(wclient *w, const char *const *prefix, char **err)
 {
 	if (w->pid > 0)
@@ -266,18 +211,21 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 	spawn_args *sa = xcalloc(1, sizeof *sa);
 	char **argv = worker_argv(w, prefix, to[0], from[1], sa);
 	char **envp = wrapped_env(prefix);
-	/* A Ctrl-C at the terminal reaches the worker too: blocked from before
-	 * the fork until its handler is in place (worker_main unblocks it), so
-	 * one typed while it starts cannot end it */
-	sigset_t si, parent_mask;
-	sigemptyset(&si);
-	sigaddset(&si, SIGINT);
-	sigprocmask(SIG_BLOCK, &si, &parent_mask);
-	pid_t pid = fork();
-	if (pid == 0)
-		exec_worker(prefix, to[0], from[1], argv, envp, &parent_mask);
-	sigprocmask(SIG_SETMASK, &parent_mask, NULL);
+	/* A Ctrl-C at the terminal reaches the worker too: blocked until its
+	 * handler is in place (worker_main unblocks it), so one typed while it
+	 * starts cannot end it; a wrapper gets SIGINT as it comes */
+	child_opts o;
+	child_opts_init(&o);
+	o.path = argv[0];
+	o.argv = argv;
+	o.envp = envp;
+	o.keep[0] = to[0];
+	o.keep[1] = from[1];
+	o.sigint = prefix ? CHILD_SIGINT_DEFAULT : CHILD_SIGINT_BLOCKED;
+	o.die_with_parent = 1;
+	pid_t pid = child_start(&o);
 	int e = errno;
+	char *path = xstrdup(argv[0]);
 	free(envp);
 	free(argv);
 	free(sa);
@@ -286,8 +234,11 @@ static int spawn(wclient *w, const char *const *prefix, char **err)
 	if (pid < 0) {
 		close(to[1]);
 		close(from[0]);
-		return fail(err, "cannot start the GPU worker: fork: %s", strerror(e));
+		int r = fail(err, "cannot run the GPU worker '%s': %s", path, strerror(e));
+		free(path);
+		return r;
 	}
+	free(path);
 	w->pid = pid;
 	w->rfd = from[0];
 	w->wfd = to[1];

@@ -5,6 +5,7 @@
 #include "clockcheck.h"
 #include "devcache.h"
 #include "fileio.h"
+#include "child.h"
 #include "sass.h"
 #include "troof.h"
 #include "timeline.h"
@@ -490,6 +491,7 @@ int app_device(app *a, int argc, char **argv)
 static char *cap_buf;
 static size_t cap_len;
 static FILE *cap_file;
+static pid_t pager_pid = -1;
 
 FILE *pager_open(app *a)
 {
@@ -501,7 +503,7 @@ FILE *pager_open(app *a)
 		return stdout;
 	const char *pg = getenv("PAGER");
 	fflush(stdout);
-	FILE *f = popen(pg && *pg ? pg : "less -FRX", "w");
+	FILE *f = child_popen(pg && *pg ? pg : "less -FRX", &pager_pid);
 	return f ? f : stdout;
 }
 
@@ -527,7 +529,8 @@ void pager_close(app *a, FILE *f, const char *kind, const char *kernel)
 		cap_buf = NULL;
 		cap_len = 0;
 	} else if (f && f != stdout && f != stderr) {
-		pclose(f);
+		child_pclose(f, pager_pid);
+		pager_pid = -1;
 	} else {
 		fflush(stdout);
 	}

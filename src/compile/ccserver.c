@@ -8,6 +8,7 @@
 #include "ccserver.h"
 #include "fdio.h"
 #include "pack.h"
+#include "child.h"
 #include "util.h"
 
 #include <errno.h>
@@ -17,13 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #define CCS_MAGIC 0x53434c43u /* "CLCS" */
 #define CCS_VERSION 1
@@ -421,23 +418,6 @@ double ccs_limit(void)
 	return g.limit_s;
 }
 
-/* In a freshly forked child: every descriptor but 0-2 and keep closed. */
-static void close_others(int keep)
-{
-	long max = sysconf(_SC_OPEN_MAX);
-	if (max < 0 || max > 65536)
-		max = 65536;
-#ifdef SYS_close_range
-	if (keep > 3)
-		syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u);
-	if (syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
-		return;
-#endif
-	for (long fd = 3; fd < max; fd++)
-		if (fd != keep)
-			close((int)fd);
-}
-
 static int spawn(char **err)
 {
 	int sv[2];
@@ -447,26 +427,23 @@ static int spawn(char **err)
 	snprintf(fdarg, sizeof fdarg, "%d", sv[1]);
 	char *argv[] = { (char *)"cuplay", (char *)"--compile-server", fdarg, NULL };
 	const char *exe = g.exe ? g.exe : "/proc/self/exe";
-	pid_t pid = fork();
+	/* the binary by its path (a build put in its place since answers a
+	 * HELLO that differs, and is refused); Ctrl-C at the terminal reaches
+	 * the whole process group: the front end decides what becomes of a
+	 * compile */
+	child_opts o;
+	child_opts_init(&o);
+	o.path = exe;
+	o.argv = argv;
+	o.keep[0] = sv[1];
+	o.sigint = CHILD_SIGINT_IGNORE;
+	o.die_with_parent = 1;
+	pid_t pid = child_start(&o);
 	if (pid < 0) {
 		int e = errno;
 		close(sv[0]);
 		close(sv[1]);
-		return fail(err, "cannot start the compiler process: fork: %s", strerror(e));
-	}
-	if (pid == 0) {
-#ifdef __linux__
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-		/* Ctrl-C at the terminal reaches the whole process group: the
-		 * front end decides what becomes of a compile */
-		signal(SIGINT, SIG_IGN);
-		close_others(sv[1]);
-		fcntl(sv[1], F_SETFD, 0);
-		/* the binary by its path (a build put in its place since answers
-		 * a HELLO that differs, and is refused) */
-		execv(exe, argv);
-		_exit(127);
+		return fail(err, "cannot start the compiler process '%s': %s", exe, strerror(e));
 	}
 	close(sv[1]);
 	g.pid = pid;

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "util.h"
 
 #ifndef CUDA_HOME_DEFAULT
 #define CUDA_HOME_DEFAULT "/usr/local/cuda"
 #endif
 
-extern char **environ;
 
 /* ---------------------------------------------------------- lines */
 
@@ -534,20 +533,24 @@ int proc_capture(const char *const *argv, double timeout_s, char **out, char **e
 		}
 		return fail(err, "cannot run '%s': %s", argv[0], strerror(e));
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	pid_t pid;
-	int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	int null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	child_opts o;
+	child_opts_init(&o);
+	o.path = argv[0];
+	o.argv = (char *const *)argv;
+	o.stdio[0] = null_in;
+	o.stdio[1] = po[1];
+	o.stdio[2] = pe[1];
+	pid_t pid = null_in < 0 ? -1 : child_start(&o);
+	int e = errno;
+	if (null_in >= 0)
+		close(null_in);
 	close(po[1]);
 	close(pe[1]);
-	if (rc != 0) {
+	if (pid < 0) {
 		close(po[0]);
 		close(pe[0]);
-		return fail(err, "cannot run '%s': %s", argv[0], strerror(rc));
+		return fail(err, "cannot run '%s': %s", argv[0], strerror(e));
 	}
 	sbuf so = {0}, se = {0};
 	int open_o = 1, open_e = 1, killed = 0;

@@ -2,6 +2,7 @@
 #include "watch.h"
 #include "files.h"
 #include "search.h"
+#include "child.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -44,18 +45,20 @@ int app_edit(app *a, const char *name, line_runner run_line)
 	if (!ed || !*ed)
 		ed = "vi";
 	fflush(stdout);
-	pid_t pid = fork();
+	/* $EDITOR may carry arguments ("code -w"): let sh split it; the file
+	 * goes in as "$1", never through the shell's parser */
+	char *cmd = xasprintf("%s \"$1\"", ed);
+	char *argv[] = { (char *)"sh", (char *)"-c", cmd, (char *)"sh", path, NULL };
+	child_opts o;
+	child_opts_init(&o);
+	o.path = "/bin/sh";
+	o.argv = argv;
+	pid_t pid = child_start(&o);
+	int e = errno;
+	free(cmd);
 	if (pid < 0) {
 		free(path);
-		return app_error(a, "edit: cannot start '%s': %s", ed, strerror(errno));
-	}
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		/* $EDITOR may carry arguments ("code -w"): let sh split it; the
-		 * file goes in as "$1", never through the shell's parser */
-		char *cmd = xasprintf("%s \"$1\"", ed);
-		execl("/bin/sh", "sh", "-c", cmd, "sh", path, (char *)NULL);
-		_exit(127);
+		return app_error(a, "edit: cannot start '%s': %s", ed, strerror(e));
 	}
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
