@@ -17,7 +17,10 @@
 #     has a function over MAX_FUNC_LINES lines (from the line of its name
 #     to its closing brace: a brace-matching scan of the top level);
 #   - a file other than SPAWNER calls fork, exec, popen, system or
-#     posix_spawn (one way to start a process: base/child).
+#     posix_spawn (one way to start a process: base/child);
+#   - a call whose result must be looked at (dup2, pipe, write, wire_send,
+#     ...) is a statement of its own without (void), or a flag's address is
+#     cast to another volatile type.
 #   OBJ_DIR         where the objects are (default build/rel): OBJ_DIR/L/F.o for src/L/F.c
 #   MAX_LINES       default 1000
 #   MAX_FUNC_LINES  default 100
@@ -320,6 +323,25 @@ for f, us in sorted(undef.items()):
     calls = sorted(us & PROC_CALLS)
     check(not calls or f == spawner,
           f"{f} starts a process itself ({', '.join(calls)}): only {spawner} forks and execs")
+
+# 9. results that must be looked at: a call of one of these as a whole
+#    statement drops what it says (a (void) before it says so on purpose)
+MUST_CHECK = ("dup", "dup2", "dup3", "pipe", "pipe2", "socketpair", "ftruncate", "write", "wire_send",
+              "fd_write_all", "fd_write_iov")
+dropped = re.compile(r"(?:[;{}:]|\belse\b|(?<!\(void)\))\s*(" + "|".join(MUST_CHECK) + r")\s*\(")
+for f in srcs:
+    if not f.endswith(".c"):
+        continue
+    for m in dropped.finditer(code[f]):
+        line = code[f].count("\n", 0, m.start(1)) + 1
+        check(False, f"{f}:{line}: the result of {m.group(1)}() is dropped (check it, or (void) it and say why)")
+
+# 10. a flag a signal handler sets is read as what it is: no cast of one
+#     to another type ((volatile int *)&flag)
+for f in srcs:
+    for m in re.finditer(r"\(\s*volatile\s+(?!sig_atomic_t)\w+\s*\*\s*\)\s*&", code[f]):
+        line = code[f].count("\n", 0, m.start()) + 1
+        check(False, f"{f}:{line}: a cast of a flag's address to another volatile type (pass volatile sig_atomic_t *)")
 
 check(len(sccs) > 0 or not mods, "no modules read")
 check(len(objs) > 0, "no objects read")

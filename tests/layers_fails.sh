@@ -6,7 +6,8 @@
 #     way, a macro the other), with no call between them;
 #   - a file of lo that calls into hi;
 #   - a function of 101 lines; a file of 1,001 lines;
-#   - a fork outside the one file that starts processes.
+#   - a fork outside the one file that starts processes;
+#   - a dup2 whose result is dropped; a flag cast to volatile int *.
 # Closing line: "layers_fails: N passed, N failed"; exit 77 without cc,
 # python3 or nm.
 set -u
@@ -98,6 +99,22 @@ tree "$tmp/fork" "$ok_a" "$ok_ac" "$ok_b" 'lo/b.c=#include "b.h"
 #include <unistd.h>
 int b_twice(const box *b) { return fork() == 0 ? 0 : 2 * a_get(b); }' "$ok_h" &&
 	SPAWNER=src/lo/a.c expect "$tmp/fork" 1 "src/lo/b.c starts a process itself (fork): only src/lo/a.c forks and execs"
+
+# a dup2 whose result is dropped; a flag's address cast to volatile int *
+tree "$tmp/dropped" "$ok_a" "$ok_ac" "$ok_b" 'lo/b.c=#include "b.h"
+#include <unistd.h>
+int b_twice(const box *b)
+{
+	if (b->n)
+		dup2(b->n, 2);
+	return 2 * a_get(b);
+}' "$ok_h" && expect "$tmp/dropped" 1 "src/lo/b.c:6: the result of dup2() is dropped"
+tree "$tmp/cast" "$ok_a" "$ok_ac" "$ok_b" 'lo/b.c=#include "b.h"
+#include <signal.h>
+static volatile sig_atomic_t flag;
+static int peek(volatile int *p) { return *p; }
+int b_twice(const box *b) { return peek((volatile int *)&flag) + 2 * a_get(b); }' "$ok_h" &&
+	expect "$tmp/cast" 1 "src/lo/b.c:5: a cast of a flag's address to another volatile type"
 
 echo "layers_fails: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -56,7 +56,7 @@ int fd_write_iov(int fd, struct iovec *iov, int n)
 /* Waits for fd to be readable: 0 yes; -1 with ETIMEDOUT or EINTR while
  * nothing came. Slices of 50 ms, so a stop set by a signal handler just
  * before the wait is seen soon. */
-static int wait_readable(int fd, uint64_t deadline_ns, volatile int *stop)
+static int wait_readable(int fd, uint64_t deadline_ns, volatile sig_atomic_t *stop)
 {
 	struct pollfd now_pf = { fd, POLLIN, 0 };
 	if (poll(&now_pf, 1, 0) > 0)
@@ -85,7 +85,7 @@ static int wait_readable(int fd, uint64_t deadline_ns, volatile int *stop)
 	}
 }
 
-int fd_read_alloc(int fd, size_t n, uint64_t deadline_ns, volatile int *stop, char **out)
+int fd_read_alloc(int fd, size_t n, uint64_t deadline_ns, volatile sig_atomic_t *stop, char **out)
 {
 	*out = NULL;
 	size_t cap = n < ((size_t)1 << 20) ? n : (size_t)1 << 20;
@@ -110,7 +110,7 @@ int fd_read_alloc(int fd, size_t n, uint64_t deadline_ns, volatile int *stop, ch
 	return 0;
 }
 
-ssize_t fd_read_until(int fd, void *p, size_t n, uint64_t deadline_ns, volatile int *stop)
+ssize_t fd_read_until(int fd, void *p, size_t n, uint64_t deadline_ns, volatile sig_atomic_t *stop)
 {
 	char *s = p;
 	size_t got = 0;

@@ -377,8 +377,10 @@ void wc_stop_wait(wclient *w, int grace_ms)
 		reap(w, 0, NULL);
 		return;
 	}
-	if (w->wfd >= 0)
-		wire_send(w->wfd, MSG_QUIT, NULL, 0, NULL, 0);
+	/* a worker that cannot be told to quit gets no grace (one whose end
+	 * is already closed reads EOF and leaves by itself) */
+	if (w->wfd >= 0 && wire_send(w->wfd, MSG_QUIT, NULL, 0, NULL, 0) != 0)
+		grace_ms = 0;
 	reap(w, grace_ms, NULL);
 }
 
@@ -546,7 +548,7 @@ static int run_unreadable(wclient *w, const waiting_run *wr, int e, char **err)
 }
 
 int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
-           double timeout_s, volatile int *interrupt, wc_progress cb, void *ctx,
+           double timeout_s, volatile sig_atomic_t *interrupt, wc_progress cb, void *ctx,
            result *res, char **err)
 {
 	memset(res, 0, sizeof *res);
@@ -560,9 +562,13 @@ int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
 		if (interrupt && *interrupt && !wr.stopped) {
 			wr.stopped = 1;
 			wr.stop_at = now;
-			wire_send(w->wfd, MSG_STOP, NULL, 0, NULL, 0);
 			if (w->pid > 0)
 				kill(w->pid, SIGINT);
+			/* a worker that cannot be told to stop is stopped */
+			if (wire_send(w->wfd, MSG_STOP, NULL, 0, NULL, 0) != 0) {
+				reap(w, 0, NULL);
+				return fail(err, "run of '%s' interrupted: worker stopped " KEPT, name);
+			}
 		}
 		uint64_t limit;
 		uint64_t deadline = run_deadline(&wr, &limit);

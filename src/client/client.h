@@ -64,7 +64,7 @@ int wc_start(wclient *w, char **err);
  * worker gets STOP and SIGINT and answers RES_INTERRUPTED with the samples
  * so far (host work that does not answer within 2 s is killed: -1). */
 int wc_run(wclient *w, const plan *p, const void *cubin, size_t cubin_len,
-           double timeout_s, volatile int *interrupt, wc_progress cb, void *ctx,
+           double timeout_s, volatile sig_atomic_t *interrupt, wc_progress cb, void *ctx,
            result *res, char **err);
 
 /* The same under a wrapper: execv(prefix[0], {prefix..., exe, "--worker",

@@ -37,7 +37,7 @@ int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len)
 }
 
 int wire_recv_until(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns,
-                    volatile int *stop)
+                    volatile sig_atomic_t *stop)
 {
 	unsigned char hdr[WIRE_HDR];
 	*payload = NULL;

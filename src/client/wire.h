@@ -3,6 +3,7 @@
 #ifndef CUPLAY_WIRE_H
 #define CUPLAY_WIRE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "plan.h"
@@ -87,6 +88,6 @@ int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len);
  * when *stop (may be NULL) becomes non-zero with -1 and EINTR: a message
  * that stalls half way never holds the reader. */
 int wire_recv_until(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns,
-                    volatile int *stop);
+                    volatile sig_atomic_t *stop);
 
 #endif

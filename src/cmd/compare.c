@@ -153,7 +153,7 @@ static void *sweep_thread(void *arg)
 		check_result checks[PLAN_MAX_CHECKS];
 		int nchecks = -1;
 		if (j->pc) {
-			if (wc_run(th->w, j->pc, j->ccubin, j->clen, pl->a->opt.timeout_s, (volatile int *)&g_interrupt,
+			if (wc_run(th->w, j->pc, j->ccubin, j->clen, pl->a->opt.timeout_s, &g_interrupt,
 			           NULL, NULL, j->res, &j->err) != 0)
 				continue;
 			if (j->res->status == RES_ERROR || j->res->status == RES_FATAL) {
@@ -163,7 +163,7 @@ static void *sweep_thread(void *arg)
 			nchecks = j->res->nchecks;
 			memcpy(checks, j->res->checks, sizeof checks);
 		}
-		if (wc_run(th->w, j->p, j->cubin, j->len, pl->a->opt.timeout_s, (volatile int *)&g_interrupt,
+		if (wc_run(th->w, j->p, j->cubin, j->len, pl->a->opt.timeout_s, &g_interrupt,
 		           NULL, NULL, j->res, &j->err) != 0)
 			continue;
 		if (j->res->status == RES_ERROR || j->res->status == RES_FATAL)

@@ -716,7 +716,7 @@ static int sanitize_run(app *a, runctx *c, int k, san_tool tool, const char *san
 		goto out;
 	}
 	double timeout = a->opt.timeout_s * 10 > 120 ? a->opt.timeout_s * 10 : 120;
-	int wr = wc_run(&sw, p, c->u->cubin, c->u->cubin_len, timeout, (volatile int *)&g_interrupt, progress, a,
+	int wr = wc_run(&sw, p, c->u->cubin, c->u->cubin_len, timeout, &g_interrupt, progress, a,
 	                res, &err);
 	if (a->opt.interactive)
 		fprintf(stderr, "\r\033[K");

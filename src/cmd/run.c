@@ -485,7 +485,7 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 {
 	memset(res, 0, sizeof *res);
 	uint64_t t_req = now_ns();
-	int wr = wc_run(&a->worker, p, c->u->cubin, c->u->cubin_len, a->opt.timeout_s, (volatile int *)&g_interrupt,
+	int wr = wc_run(&a->worker, p, c->u->cubin, c->u->cubin_len, a->opt.timeout_s, &g_interrupt,
 	                progress, a, res, err);
 	if (a->opt.interactive)
 		fprintf(stderr, "\r\033[K");
@@ -563,7 +563,7 @@ int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
 	int r = run_check_plan(a, c, k, p, pc, &cubin, &len, err);
 	if (r == 1) {
 		memset(res, 0, sizeof *res);
-		r = wc_run(&a->worker, pc, cubin, len, a->opt.timeout_s, (volatile int *)&g_interrupt, progress, a, res, err);
+		r = wc_run(&a->worker, pc, cubin, len, a->opt.timeout_s, &g_interrupt, progress, a, res, err);
 		if (r == 0 && (res->status == RES_FATAL || res->status == RES_ERROR))
 			r = fail(err, "%s%s", res->error, res->status == RES_FATAL ? ": worker restarted, settings kept" : "");
 	}

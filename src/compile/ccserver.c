@@ -33,7 +33,7 @@ enum { CCS_HELLO = 1, CCS_JOB = 2, CCS_ANSWER = 3 };
 static struct {
 	int on;
 	char *exe;       /* this binary */
-	volatile int *interrupt;
+	volatile sig_atomic_t *interrupt;
 	double limit_s;
 	pid_t pid;       /* 0: no child */
 	int fd;
@@ -73,7 +73,7 @@ static int send_msg(int fd, uint32_t type, const void *p, size_t n)
 /* One message. 0 with *payload (caller frees), 1 end of input before it,
  * -1 with errno (ETIMEDOUT, EINTR from fd_read_until; EPROTO: a bad one). */
 static int recv_msg(int fd, uint32_t *type, char **payload, size_t *len, uint64_t deadline_ns,
-                    volatile int *stop)
+                    volatile sig_atomic_t *stop)
 {
 	unsigned char hdr[CCS_HDR];
 	*payload = NULL;
@@ -394,7 +394,7 @@ int ccs_main(int argc, char **argv)
 
 /* ---- the front end ------------------------------------------------------ */
 
-void ccs_init(const char *exe, volatile int *interrupt)
+void ccs_init(const char *exe, volatile sig_atomic_t *interrupt)
 {
 	const char *e = getenv("CUPLAY_COMPILE_INPROC");
 	g.on = !(e && *e && strcmp(e, "0") != 0);

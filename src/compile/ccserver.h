@@ -13,6 +13,7 @@
 #ifndef CUPLAY_CCSERVER_H
 #define CUPLAY_CCSERVER_H
 
+#include <signal.h>
 #include "nvrtc.h"
 
 #define CCS_LIMIT_DEFAULT 120.0 /* seconds a compile may take */
@@ -21,7 +22,7 @@
  * without a '/': /proc/self/exe) run as `exe --compile-server FD`.
  * interrupt: polled while waiting (non-zero: stop). CUPLAY_COMPILE_INPROC=1
  * keeps compiles in this process. */
-void ccs_init(const char *exe, volatile int *interrupt);
+void ccs_init(const char *exe, volatile sig_atomic_t *interrupt);
 int ccs_enabled(void);
 /* The time limit of one compile, in seconds (0: none). */
 void ccs_set_limit(double seconds);

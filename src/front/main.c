@@ -376,7 +376,7 @@ int main(int argc, char **argv)
 	app_init(&a, exe);
 	command_init(&a);
 	/* NVRTC in a child the front end can abandon: Ctrl-C stops a compile */
-	ccs_init(exe, (volatile int *)&g_interrupt);
+	ccs_init(exe, &g_interrupt);
 	cli o;
 	memset(&o, 0, sizeof o);
 	o.commands = xcalloc((size_t)argc + 1, sizeof *o.commands);

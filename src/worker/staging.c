@@ -18,6 +18,9 @@
  * link busy whenever the host can; a third would only wait. */
 #include "staging.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +52,7 @@ static void pin_release(wrun *r, wstaging *st)
 		st->stream = NULL;
 	}
 	if (st->area) {
-		CUresult e = w_host_free(st->area);
+		CUresult e = cu.MemFreeHost(st->area);
 		if (r)
 			w_ck(r, e, "cuMemFreeHost");
 		st->area = NULL;
@@ -64,13 +67,14 @@ static int pin_ready(wrun *r, wstaging *st)
 	if (st->state)
 		return st->state > 0;
 	st->state = -1;
-	if (!w_host_alloc || !w_host_free) {
-		w_trace(r, "staging area: none (CUPLAY_PAGEABLE, or no cuMemHostAlloc): whole copies");
+	const char *env = getenv("CUPLAY_PAGEABLE");
+	if (env && env[0] && strcmp(env, "0") != 0) {
+		w_trace(r, "staging area: none (CUPLAY_PAGEABLE): whole copies");
 		return 0;
 	}
 	uint64_t t0 = now_ns();
 	const char *call = "cuMemHostAlloc";
-	CUresult e = w_host_alloc(&st->area, STAGE_CHUNK * STAGE_CHUNKS, 0);
+	CUresult e = cu.MemHostAlloc(&st->area, STAGE_CHUNK * STAGE_CHUNKS, 0);
 	if (e != CUDA_SUCCESS)
 		st->area = NULL;
 	if (e == CUDA_SUCCESS) {

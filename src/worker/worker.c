@@ -58,7 +58,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 {
 	wrun r;
 	run_begin(&r, p, res, &ws->chan);
-	pf_reset(&ws->printf);
+	pf_reset(&r, &ws->printf);
 	w_progress(&ws->chan, 0, WIRE_PHASE_HOST, 0);
 	wcontents c = { &ws->pool, &ws->fill, &ws->staging };
 	wkernels k;              /* prepare's: the module, its kernels, the launch's arguments */
@@ -93,7 +93,8 @@ static int answer_device(wstate *ws)
 		snprintf(msg, sizeof msg, "cuMemGetInfo failed: %s", cu_errstr(e));
 		why = msg;
 	}
-	wire_send(ws->chan.wfd, MSG_ERROR, why, strlen(why), NULL, 0);
+	/* the front end gone: the -1 says the rest */
+	(void)wire_send(ws->chan.wfd, MSG_ERROR, why, strlen(why), NULL, 0);
 	return -1;
 }
 
@@ -264,7 +265,7 @@ int worker_main(int argc, char **argv)
 	char *err = NULL;
 	signal(SIGPIPE, SIG_IGN);
 	if (wire_version_check(argc > 3 ? argv[3] : NULL, &err) != 0) {
-		wire_send(wfd, MSG_ERROR, err, strlen(err), NULL, 0);
+		(void)wire_send(wfd, MSG_ERROR, err, strlen(err), NULL, 0); /* leaving either way */
 		free(err);
 		return 1;
 	}
@@ -274,7 +275,7 @@ int worker_main(int argc, char **argv)
 	int code = 1;
 	if (start_device(&ws->start, &err) != 0 || (device_known(ws), start_thread(&ws->start, &err)) != 0) {
 		const char *m = err ? err : "cannot start the GPU worker";
-		wire_send(wfd, MSG_ERROR, m, strlen(m), NULL, 0);
+		(void)wire_send(wfd, MSG_ERROR, m, strlen(m), NULL, 0); /* leaving either way */
 		free(err);
 	} else {
 		wire_hello hello;

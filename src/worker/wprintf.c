@@ -5,6 +5,7 @@
  * with a count of the rest (a timed kernel runs thousands of times). */
 #include "wprintf.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 void pf_open(wprintf *pf)
 {
 	pf->fd = -1;
+	pf->err_hooked = 0;
 	pf->own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (pf->own_err >= 0) {
 		int d = dup(pf->own_err);
@@ -50,7 +52,7 @@ static uint64_t pf_size(wprintf *pf)
 	return (uint64_t)st.st_size;
 }
 
-void pf_reset(wprintf *pf)
+void pf_reset(wrun *r, wprintf *pf)
 {
 	fflush(stdout);
 	if (pf->fd >= 0 && ftruncate(pf->fd, 0) == 0)
@@ -58,16 +60,24 @@ void pf_reset(wprintf *pf)
 	pf->first_end = 0;
 	pf->first_launches = 0;
 	fflush(stderr);
-	if (pf->fd >= 0 && pf->own_err >= 0)
-		dup2(pf->fd, STDERR_FILENO);
+	/* an assertion's message is caught only where fd 2 now points at the
+	 * memory file; where it cannot, it goes where the worker's own go */
+	pf->err_hooked = pf->fd >= 0 && pf->own_err >= 0 && dup2(pf->fd, STDERR_FILENO) >= 0;
+	if (pf->fd >= 0 && pf->own_err >= 0 && !pf->err_hooked)
+		w_trace(r, "device printf: assertion messages not caught: dup2: %s", strerror(errno));
 }
 
-/* stderr back to the worker's own */
-static void pf_unhook(wprintf *pf)
+/* stderr back to the worker's own; where it cannot be, fd 2 stays on the
+ * memory file (emptied at each run) and the worker's own messages still
+ * go through w_errf */
+static void pf_unhook(wrun *r, wprintf *pf)
 {
 	fflush(stderr);
-	if (pf->fd >= 0 && pf->own_err >= 0)
-		dup2(pf->own_err, STDERR_FILENO);
+	if (!pf->err_hooked)
+		return;
+	pf->err_hooked = 0;
+	if (dup2(pf->own_err, STDERR_FILENO) < 0)
+		w_trace(r, "device printf: stderr not restored: dup2: %s", strerror(errno));
 }
 
 /* [from, to) of the memory file into res->printf_text. */
@@ -124,7 +134,7 @@ void pf_finish(wrun *r, wprintf *pf)
 		return;
 	fflush(stderr);
 	uint64_t end = pf_size(pf);
-	pf_unhook(pf);
+	pf_unhook(r, pf);
 	if (res->status == RES_ERROR || res->status == RES_FATAL) {
 		/* what the failing launch printed last: an assertion says
 		 * where and why */

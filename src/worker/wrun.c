@@ -201,24 +201,14 @@ int w_dalloc(wrun *r, CUdeviceptr *d, size_t bytes, int managed, const char *wha
 	return -1;
 }
 
-host_alloc_fn w_host_alloc;
-host_free_fn w_host_free;
 prefetch_fn w_prefetch;
 
-void w_load_host_alloc(void)
+void w_load_prefetch(void)
 {
-	const char *env = getenv("CUPLAY_PAGEABLE");
-	if (env && env[0] && strcmp(env, "0") != 0)
-		return;
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
 	if (!lib)
 		return;
-	void *a = dlsym(lib, "cuMemHostAlloc"), *f = dlsym(lib, "cuMemFreeHost");
-	if (a && f) {
-		/* as in cudrv.c: the bytes of a void * into a function pointer */
-		memcpy(&w_host_alloc, &a, sizeof a);
-		memcpy(&w_host_free, &f, sizeof f);
-	}
+	/* as in cudrv.c: the bytes of a void * into a function pointer */
 	void *pf = dlsym(lib, "cuMemPrefetchAsync_v2");
 	if (pf)
 		memcpy(&w_prefetch, &pf, sizeof pf);

@@ -45,7 +45,8 @@ extern int w_tracing;                       /* CUPLAY_TRACE_WORKER */
 extern uint64_t w_started_ns;               /* when the worker started (w_trace(NULL, ...)) */
 extern FILE *w_errf;                        /* the worker's stderr: fd 2 is the printf file during a run */
 void w_on_sigint(int sig);
-/* CUPLAY_TRACE_WORKER=1: one line to stderr a phase of every run. */
+/* CUPLAY_TRACE_WORKER=1: one line a phase of every run, to the worker's own
+ * stderr (w_errf). */
 void w_trace(const wrun *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* "1.5 GiB", "12 bytes": sizes in messages. */
 const char *w_bytes(uint64_t n, char *buf, size_t len);
@@ -70,14 +71,6 @@ int w_stop_now(wchan *c);
 CUresult w_dalloc_try(wrun *r, CUdeviceptr *d, size_t bytes, int managed, const char *what);
 int w_dalloc(wrun *r, CUdeviceptr *d, size_t bytes, int managed, const char *what);
 
-/* Page-locked host memory for downloads: cuMemHostAlloc and cuMemFreeHost,
- * looked up in the libcuda that cu_load opened (cudrv.h does not list
- * them). A download into pageable memory is several times slower.
- * CUPLAY_PAGEABLE=1 keeps to malloc (to compare). */
-typedef CUresult (*host_alloc_fn)(void **p, size_t bytes, unsigned int flags);
-typedef CUresult (*host_free_fn)(void *p);
-extern host_alloc_fn w_host_alloc;
-extern host_free_fn w_host_free;
 /* cuMemPrefetchAsync_v2 (CUDA 12.2+): sends managed pages back to the host
  * before each timed launch, so every sample pays the first-touch migration
  * that unified memory costs (lecture 002). */
@@ -85,6 +78,7 @@ typedef struct cu_mem_location { int type, id; } cu_mem_location;
 enum { CU_MEM_LOCATION_TYPE_DEVICE_ = 1, CU_MEM_LOCATION_TYPE_HOST_ = 2 };
 typedef CUresult (*prefetch_fn)(CUdeviceptr p, size_t bytes, cu_mem_location loc, unsigned int flags, CUstream s);
 extern prefetch_fn w_prefetch;
-void w_load_host_alloc(void);
+/* Looks it up in the libcuda that cu_load opened (NULL where it lacks it). */
+void w_load_prefetch(void);
 
 #endif

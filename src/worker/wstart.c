@@ -82,7 +82,7 @@ int start_device(wstart *ws, char **err)
 		return fail(err, "cuDeviceTotalMem failed: %s", cu_errstr(e));
 	d->total_mem = tot;
 	d->free_mem = 0; /* needs the context: MSG_DEVICE asks for it */
-	w_load_host_alloc();
+	w_load_prefetch();
 	/* for NVML, opened on the start-up thread */
 	nvml_pci_bus_id(ws->ordinal, d->pci_bus_id, (int)sizeof d->pci_bus_id);
 	w_trace(NULL, "start-up: ready for the HELLO");

@@ -406,23 +406,18 @@ static int time_samples(tctx *x, int kernel_clock)
 	return 0;
 }
 
-/* Timing: warm-ups, then samples until the stopping rule says enough, each
- * on reset outputs and (with flush) a cold L2. */
-static int time_pass(tctx *x)
+/* Warm-ups, then samples: 0; 1 interrupted during the warm-ups (said in
+ * the result); -1 on an error. */
+static int warm_and_sample(tctx *x)
 {
 	wrun *r = x->r;
 	const plan *p = r->p;
-	nvml_dev *nvml = x->st->nvml;
-	result *res = r->res;
 	int warm = p->t.warmup < 0 ? 0 : p->t.warmup;
-	w_progress(r->chan, 0, WIRE_PHASE_GPU, 0);
-	nvml_begin(nvml, &res->cond);
 	for (int i = 0; i < warm; i++) {
 		if (w_stop_now(r->chan)) {
-			res->status = RES_INTERRUPTED;
-			res->stop = STOP_INTERRUPTED;
-			nvml_end(nvml, &res->cond);
-			return 0;
+			r->res->status = RES_INTERRUPTED;
+			r->res->stop = STOP_INTERRUPTED;
+			return 1;
 		}
 		if (reset_outputs(x) < 0 || w_run_main(r, x->c->pool, x->wh, x->k) != 0 ||
 		    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
@@ -435,7 +430,24 @@ static int time_pass(tctx *x)
 	if (rc != 0)
 		return -1;
 	seq_split_result(r, &x->seq);
+	return 0;
+}
+
+/* Timing: warm-ups, then samples until the stopping rule says enough, each
+ * on reset outputs and (with flush) a cold L2. */
+static int time_pass(tctx *x)
+{
+	wrun *r = x->r;
+	nvml_dev *nvml = x->st->nvml;
+	result *res = r->res;
+	w_progress(r->chan, 0, WIRE_PHASE_GPU, 0);
+	/* the clocks' reading spans the pass, ended on every way out (an
+	 * error's too: never half filled) */
+	nvml_begin(nvml, &res->cond);
+	int rc = warm_and_sample(x);
 	nvml_end(nvml, &res->cond);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
 	if (x->tt->trace_loop)
 		time_prologue_parts(x);
 	return 0;

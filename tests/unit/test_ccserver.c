@@ -103,7 +103,7 @@ TEST(encodings)
 	free(p);
 }
 
-static volatile int g_stop;
+static volatile sig_atomic_t g_stop;
 static void on_alarm(int sig)
 {
 	(void)sig;

@@ -357,7 +357,7 @@ TEST(framing_one_write)
 
 /* Every wait of a read, after its first byte too, ends at the deadline or
  * when the stop flag is set. */
-static volatile int g_stop_flag;
+static volatile sig_atomic_t g_stop_flag;
 static void set_stop(int sig)
 {
 	(void)sig;
@@ -943,13 +943,13 @@ static plan *host_add_plan(const char *kernel, uint64_t n, int k, int host)
 	return p;
 }
 
-static int run(wclient *w, const plan *p, double timeout, volatile int *intr, result *res, char **err)
+static int run(wclient *w, const plan *p, double timeout, volatile sig_atomic_t *intr, result *res, char **err)
 {
 	return wc_run(w, p, ptx, strlen(ptx), timeout, intr, on_progress, NULL, res, err);
 }
 
 /* Progress callbacks that act in the middle of sampling. */
-static volatile int late_intr;
+static volatile sig_atomic_t late_intr;
 static void intr_at_3(void *ctx, int n, double ms)
 {
 	(void)ctx;
@@ -1317,7 +1317,7 @@ static void gpu_tests(wclient *w)
 	CHECK(w->pid == pid);
 
 	/* Ctrl-C: the run stops early, the worker stays */
-	volatile int intr = 1;
+	volatile sig_atomic_t intr = 1;
 	p = add_plan("add", 1 << 16);
 	CHECK(run(w, p, 10, &intr, res, &err) == 0);
 	CHECK(res->status == RES_INTERRUPTED);
