@@ -13,6 +13,8 @@
 #   - a module uses one of a layer above its own (the order is LAYERS in
 #     the Makefile, bottom to top: a file of layer i may use layers 0..i),
 #     or includes a header of a layer above;
+#   - modules include each other's headers in a circle (directly or
+#     through others);
 #   - a source file is not in a layer folder, is over MAX_LINES lines, or
 #     has a function over MAX_FUNC_LINES lines (from the line of its name
 #     to its closing brace: a brace-matching scan of the top level);
@@ -144,6 +146,7 @@ for f in srcs:
 # 3. the names each header declares: macros, typedefs, struct, union and
 #    enum tags, enum constants, functions, variables (include guards aside)
 declared = {}  # name -> header
+funcs = set()  # the names of functions among them
 def declare(name, h):
     if name in declared and declared[name] != h:
         declared[name] = None  # declared twice: belongs to no one
@@ -192,6 +195,7 @@ for h in srcs:
             m = re.search(r"(\w+)\s*\(", st)
             if m and m.group(1) not in ("__attribute__", "sizeof", "_Static_assert"):
                 declare(m.group(1), h)
+                funcs.add(m.group(1))
             continue
         m = re.match(r"extern\b.*?(\w+)\s*(\[[^\]]*\]\s*)*$", st)
         if m:
@@ -199,6 +203,7 @@ for h in srcs:
     # static inline functions defined in the header
     for m in re.finditer(r"\bstatic\s+inline\b[^;{]*?(\w+)\s*\([^;{]*\)\s*\{", flat):
         declare(m.group(1), h)
+        funcs.add(m.group(1))
 owner = {n: module(h) for n, h in declared.items() if h}
 
 # 4. uses: an identifier (not a member after . or ->) a file names that
@@ -269,6 +274,52 @@ for f in srcs:
         h = where[m.group(1)]
         check(rank[layer(h)] <= rank[layer(f)],
               f"{f}:{i}: includes {h}, a header of layer '{layer(h)}' above '{layer(f)}'")
+
+# 5b. no circle of includes: a module's files include another's header,
+#     that one's files include back (directly or through others). Its
+#     types then live in a header of their own (spec_types.h).
+incl = collections.defaultdict(dict)  # module -> module -> the header included
+for f in srcs:
+    for line in open(f, encoding="utf-8", errors="replace"):
+        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+        if m and m.group(1) in where and module(where[m.group(1)]) != module(f):
+            incl[module(f)].setdefault(module(where[m.group(1)]), m.group(1))
+def circles(graph, nodes):
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    def visit(v):
+        index[v] = low[v] = counter[0]; counter[0] += 1
+        stack.append(v); on.add(v)
+        for w in graph.get(v, {}):
+            if w not in index:
+                visit(w); low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop(); on.discard(w); comp.append(w)
+                if w == v:
+                    break
+            out.append(comp)
+    for v in nodes:
+        if v not in index:
+            visit(v)
+    return [c for c in out if len(c) > 1]
+def a_path(graph, comp):  # a circle through the component, from its first module
+    comp_set, start = set(comp), sorted(comp)[0]
+    path, seen, v = [start], {start}, start
+    while True:
+        nxt = sorted(w for w in graph[v] if w in comp_set)
+        w = next((x for x in nxt if x == start), None) or next((x for x in nxt if x not in seen), nxt[0])
+        path.append(w)
+        if w == start or w in seen:
+            return path
+        seen.add(w); v = w
+sys.setrecursionlimit(10000)
+for comp in circles(incl, sorted({module(f) for f in srcs})):
+    path = a_path(incl, comp)
+    steps = " -> ".join(f"{a} (#include \"{incl[a][b]}\")" for a, b in zip(path, path[1:]))
+    check(False, f"files include each other in a circle: {steps} -> {path[-1]}")
 
 # 6. no use of a layer above
 for a in sorted(uses):
@@ -342,6 +393,39 @@ for f in srcs:
     for m in re.finditer(r"\(\s*volatile\s+(?!sig_atomic_t)\w+\s*\*\s*\)\s*&", code[f]):
         line = code[f].count("\n", 0, m.start()) + 1
         check(False, f"{f}:{line}: a cast of a flag's address to another volatile type (pass volatile sig_atomic_t *)")
+
+# 11. callbacks: a function of one module whose address another takes (its
+#     name not called but assigned, passed or put in a table) is a call
+#     that neither nm nor a reader following calls sees. Each is declared
+#     in src/README.md's table of callbacks ("| `L/TAKER` | `FUNCTION` |
+#     ..."); one not declared fails, and so does a declared one no longer
+#     taken.
+declared_cb = set()
+if os.path.exists("src/README.md"):
+    for line in open("src/README.md", encoding="utf-8"):
+        m = re.match(r"\|\s*`(\w+/\w+)`\s*\|\s*`(\w+)`", line)
+        if m:
+            declared_cb.add(("src/" + m.group(1), m.group(2)))
+taken = {}
+for f in srcs:
+    if not f.endswith(".c"):
+        continue
+    a = module(f)
+    s = code[f]
+    # a function chosen and called at once, (c ? f : g)(...), is a call
+    s = re.sub(r"\([^()]*\?\s*\w+\s*:\s*\w+\s*\)\s*\(", lambda m: " " * len(m.group(0)), s)
+    s = re.sub(r"\bgoto\s+\w+", "", s)
+    s = re.sub(r"^[ \t]*\w+[ \t]*:[ \t]*$", "", s, flags=re.M)  # a label
+    for m in re.finditer(r"(?<![\w.>])(?<!->)([A-Za-z_]\w*)\b(?!\s*\()", s):
+        n = m.group(1)
+        b = owner.get(n)
+        if n in funcs and b and b != a and not declarator(s, m.start()):
+            taken.setdefault((a, n), s.count("\n", 0, m.start()) + 1)
+for (a, n), line in sorted(taken.items()):
+    check((a, n) in declared_cb,
+          f"{a}.c:{line}: takes the address of {n} ({owner[n]}): a callback not in src/README.md's table of callbacks")
+for a, n in sorted(declared_cb - set(taken)):
+    check(False, f"src/README.md declares the callback {n} taken by {a}, which takes it no more")
 
 check(len(sccs) > 0 or not mods, "no modules read")
 check(len(objs) > 0, "no objects read")

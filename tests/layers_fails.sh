@@ -7,7 +7,11 @@
 #   - a file of lo that calls into hi;
 #   - a function of 101 lines; a file of 1,001 lines;
 #   - a fork outside the one file that starts processes;
-#   - a dup2 whose result is dropped; a flag cast to volatile int *.
+#   - a dup2 whose result is dropped; a flag cast to volatile int *;
+#   - two modules that include each other's headers (no name used);
+#   - a function of one module kept in a pointer by another, not in
+#     src/README.md's table of callbacks; a row of that table that no
+#     longer holds.
 # Closing line: "layers_fails: N passed, N failed"; exit 77 without cc,
 # python3 or nm.
 set -u
@@ -115,6 +119,25 @@ static volatile sig_atomic_t flag;
 static int peek(volatile int *p) { return *p; }
 int b_twice(const box *b) { return peek((volatile int *)&flag) + 2 * a_get(b); }' "$ok_h" &&
 	expect "$tmp/cast" 1 "src/lo/b.c:5: a cast of a flag's address to another volatile type"
+
+# a.c includes b.h, which includes a.h: a circle of includes, with no
+# name used either way
+tree "$tmp/inclusion" "$ok_a" 'lo/a.c=#include "a.h"
+#include "b.h"
+int a_get(const box *b) { return b->n; }' "$ok_b" "$ok_bc" "$ok_h" &&
+	expect "$tmp/inclusion" 1 'files include each other in a circle: src/lo/a (#include "b.h") -> src/lo/b (#include "a.h") -> src/lo/a'
+
+# a function of lo kept in a pointer by hi, not in src/README.md's table;
+# then a table that lists one taken nowhere
+cb_h='hi/top.c=#include "b.h"
+static int (*get)(const box *) = a_get;
+int top(void) { box x = { 1 }; return get(&x) + b_twice(&x); }'
+tree "$tmp/callback" "$ok_a" "$ok_ac" "$ok_b" "$ok_bc" "$cb_h" &&
+	expect "$tmp/callback" 1 "src/hi/top.c:2: takes the address of a_get (src/lo/a): a callback not in src/README.md's table of callbacks"
+tree "$tmp/listed" "$ok_a" "$ok_ac" "$ok_b" "$ok_bc" "$cb_h" 'README.md=| `hi/top` | `a_get` | hi/top itself |' &&
+	expect "$tmp/listed" 0 "0 failed"
+tree "$tmp/stale" "$ok_a" "$ok_ac" "$ok_b" "$ok_bc" "$ok_h" 'README.md=| `hi/top` | `a_get` | hi/top itself |' &&
+	expect "$tmp/stale" 1 "src/README.md declares the callback a_get taken by src/hi/top, which takes it no more"
 
 echo "layers_fails: $pass passed, $fail failed"
 [ $fail -eq 0 ]

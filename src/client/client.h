@@ -40,7 +40,9 @@ typedef struct wclient {
  * created while the front end does other work. wc_start then waits. */
 int wc_spawn(wclient *w, char **err);
 
-/* Progress callback, called as samples arrive (may be NULL). */
+/* Progress callback, called as samples arrive (may be NULL): the client
+ * draws nothing; the command that runs (cmd/run's progress) does.
+ * tests/layers.sh lists where it is taken (src/README.md). */
 typedef void (*wc_progress)(void *ctx, int nsamples, double last_ms);
 
 /* Starts the worker if not running: two socket pairs used as pipes, fork,

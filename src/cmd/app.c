@@ -469,13 +469,13 @@ static void stamp(app *a, measurement *m)
 
 int app_roofs_once(app *a)
 {
-	if (a->opt.no_gpu || a->gpu == 0 || !a->roof_hook || a->roof_busy || a->roof.device == a->device + 1)
+	if (a->opt.no_gpu || a->gpu == 0 || !a->roofs_measure || a->roof_busy || a->roof.device == a->device + 1)
 		return 0;
 	int gpu = app_gpu(a);
 	if (gpu <= 0)
 		return gpu;
 	a->roof_busy = 1;
-	if (a->roof_hook(a) != 0) {
+	if (a->roofs_measure(a, 0) != 0) {
 		/* said; not tried again on this device (`roof` does): the runs go
 		 * on against the worker's copy roof */
 		memset(&a->roof, 0, sizeof a->roof);
@@ -513,13 +513,13 @@ kpipe app_kernel_pipe(const cunit *u, const char *name)
 
 int app_troofs_once(app *a)
 {
-	if (a->opt.no_gpu || a->gpu == 0 || !a->troof_hook || a->roof_busy || a->troof.device == a->device + 1)
+	if (a->opt.no_gpu || a->gpu == 0 || !a->roofs_measure || a->roof_busy || a->troof.device == a->device + 1)
 		return 0;
 	int gpu = app_gpu(a);
 	if (gpu <= 0)
 		return gpu;
 	a->roof_busy = 1;
-	if (a->troof_hook(a) != 0) {
+	if (a->roofs_measure(a, 1) != 0) {
 		/* said; not tried again on this device (`roof` does) */
 		memset(&a->troof, 0, sizeof a->troof);
 		a->troof.device = a->device + 1;

@@ -44,19 +44,6 @@ typedef struct runctx {
 	char arch[16];     /* the target compiled for: "sm_90", "sm_90a" */
 	const arch_target *target; /* the file's `arch` line chosen; NULL: none */
 } runctx;
-/* What watches `run` from outside the run loop: with `metrics on`, the
- * counters of each kernel after its timed samples; the GPU's throttling,
- * noted under the results. The run loop calls begin after run_prepare (it
- * returns this run's state), plan after each run_plan (it may ask for
- * counters), result after each record is added, and end after the results
- * table (it prints what it has and frees the state). The front end installs
- * one (cmd/look.c's look_observer); NULL: none. */
-typedef struct run_observer {
-	void *(*begin)(struct app *a, const struct runctx *c);
-	void (*plan)(void *st, plan *p);
-	void (*result)(struct app *a, void *st, const struct runctx *c, const plan *p, const result *res);
-	void (*end)(struct app *a, void *st);
-} run_observer;
 
 /* The least kernel time sampled before a rule may stop, by rule (`timing
  * rule R` sets it unless `min` comes with it): 2 ms, a few hundred samples
@@ -140,6 +127,17 @@ typedef struct app_results {
 	int have_chart;
 } app_results;
 
+/* The session's one callback. Measuring a device's roofs runs cuplay's
+ * own kernels through the run loop (cmd/inspect, cmd/troof over
+ * cmd/builtin and cmd/run), and the run loop needs the roofs before its
+ * first measurement (app_roofs_once, app_troofs_once, here): a call from
+ * the session down to the commands and back that no order of modules
+ * allows. The front end installs cmd/inspect.c's roofs_measure
+ * (front/cmds.c, command_init); tests/layers.sh lists it. tensor 0: the
+ * memory and FP32 roofs (app.roof), 1: the tensor roofs (app.troof); 0,
+ * or -1 with the error said. */
+typedef int (*roofs_measure_fn)(struct app *a, int tensor);
+
 typedef struct app {
 	app_opts opt;
 	int device;           /* --device N, or `device N` */
@@ -155,10 +153,9 @@ typedef struct app {
 	int nmore;
 	int gpu;              /* -1: not tried yet, 0: compile-only, 1: worker up */
 	roofs roof;           /* the device's ceilings, measured once per device */
-	int (*roof_hook)(struct app *a); /* measures them quietly (cmd/inspect.c's app_roof_measure) */
+	roofs_measure_fn roofs_measure; /* measures them quietly (the callback above) */
 	int roof_busy;        /* measuring them now */
 	troofs troof;         /* the tensor roofs, measured once per device when needed */
-	int (*troof_hook)(struct app *a); /* measures them quietly (cmd/troof.c's app_troof_measure) */
 	clock_cal clk;        /* the kernel clock against the profiler's duration (clockcheck.c) */
 	int clk_device;       /* the device clk is for + 1; 0: not looked for yet */
 	char *clk_why;        /* why it could not be checked; NULL */
@@ -176,7 +173,6 @@ typedef struct app {
 	timeline_kept timeline; /* the last timed run's (`timeline`) */
 	recording_file recording; /* `record FILE` */
 	/* look.c: inspection */
-	const run_observer *observer; /* what watches each run, or NULL */
 	int metrics_on;       /* `metrics on`: counters after every run */
 	char *prof_why;       /* why counters were unavailable the last time, or NULL */
 	int expect_held, expect_failed, expect_skipped; /* in this invocation */
@@ -239,11 +235,11 @@ void app_free_list(char **v, int n);
 void app_keep_chart(app *a, chart *c);
 
 /* The roofs of the current device measured once, before its first
- * measurement (through roof_hook): 0 done or nothing to do (no GPU), -1
+ * measurement (through roofs_measure): 0 done or nothing to do (no GPU), -1
  * when the GPU worker cannot start (said). */
 int app_roofs_once(app *a);
 /* The tensor roofs of the current device, as app_roofs_once (through
- * troof_hook): 0 done or nothing to do, -1 no GPU. */
+ * roofs_measure): 0 done or nothing to do, -1 no GPU. */
 int app_troofs_once(app *a);
 /* The roof of pipe p (tensor_prec, or PIPE_FP32 for the FMA roof) of the
  * current device in GFLOP/s, measured first where it is not; 0 unknown. */

@@ -5,6 +5,7 @@
 #include "explain.h"
 #include "kinfo.h"
 #include "look.h"
+#include "counters.h"
 #include "metrics.h"
 #include "occupancy.h"
 #include "ptxread.h"
@@ -54,13 +55,6 @@ static void occupancy_of(const runctx *c, const plan *p, double *theory, const c
 		*limiter = "block size";
 	else if (o.limits & OCC_LIMIT_WARPS)
 		*limiter = "threads per SM";
-}
-
-static void set_plan_metrics(const metric_sel *s, plan *p)
-{
-	p->nmetrics = s->nraw;
-	for (int i = 0; i < s->nraw; i++)
-		snprintf(p->metrics[i], sizeof p->metrics[i], "%s", s->raw[i]);
 }
 
 /* The pipe of the kernel planned in p: its tensor-core instructions (the
@@ -196,7 +190,7 @@ static int profile_again(app *a, runctx *c, int k, const char *set, metric_sel *
 	t.do_time = 0;
 	if (metrics_parse(set, s, err) != 0 || run_plan(a, c, k, &t, p, err) != 0)
 		return -1;
-	set_plan_metrics(s, p);
+	counters_ask(s, p);
 	return run_exec_checked(a, c, k, p, res, err);
 }
 
@@ -343,7 +337,7 @@ static int explain_fed(app *a, const char *path, const int *ks, int nk)
 				fig[k] = feed_val(line, sel->fig[k].name);
 			for (int k = 0; k < sel->nraw; k++)
 				raw[k] = NAN;
-			look_record_metrics(m, sel, raw, fig);
+			counters_keep(m, sel, raw, fig);
 			free(raw);
 		}
 		const explain_out *o = diagnose(a, &c, p, m, feed_val(line, "empty_ms"), sel, fig, 0);
@@ -393,7 +387,7 @@ static measurement *explain_counters(app *a, explaining *x, int k, int mi, doubl
 	if (x->counters && res->prof.n == used->nraw && res->prof.status == PROF_OK) {
 		*fig = xcalloc((size_t)(used->nfig ? used->nfig : 1), sizeof **fig);
 		metrics_compute(used, res->prof.values, *fig);
-		look_record_metrics(m, used, res->prof.values, *fig);
+		counters_keep(m, used, res->prof.values, *fig);
 		free(a->prof_why);
 		a->prof_why = NULL;
 	} else if (x->counters && res->prof.status == PROF_UNAVAILABLE) {
@@ -420,7 +414,7 @@ static int explain_kernel(app *a, explaining *x, int k)
 		return 0;
 	}
 	if (x->counters)
-		set_plan_metrics(x->sel, p);
+		counters_ask(x->sel, p);
 	if (run_exec_checked(a, &x->c, k, p, res, &err) != 0) {
 		x->rc = app_error(a, "%s: %s", name, err ? err : "the worker failed");
 		free(err);
@@ -481,7 +475,7 @@ int app_explain(app *a, int argc, char **argv)
 	}
 	x.sel = xcalloc(1, sizeof *x.sel);
 	char *err = NULL;
-	x.counters = metrics_parse("explain", x.sel, &err) == 0 && !look_counters_barred(a);
+	x.counters = metrics_parse("explain", x.sel, &err) == 0 && !counters_barred(a);
 	free(err);
 	x.p = xcalloc(1, sizeof *x.p);
 	x.res = xcalloc(1, sizeof *x.res);

@@ -14,10 +14,11 @@ int app_roof(app *a);
 int app_timeline(app *a, const char *svg_path);
 /* Writes the last timeline as an SVG file. */
 int app_timeline_svg(app *a, const char *path);
-/* Measures the roofs of the current device (app.roof) without a word but
- * its errors: the copy, the streaming kernels, the datasheet's peak, FP32.
- * The front end installs it as app.roof_hook. */
-int app_roof_measure(app *a);
+/* Measures the roofs of the current device without a word but its
+ * errors: tensor 0 the memory roofs (app.roof: the copy, the streaming
+ * kernels, the datasheet's peak, FP32), 1 the tensor roofs (app.troof).
+ * The session's roofs_measure callback (app.h says why). */
+int roofs_measure(app *a, int tensor);
 int app_device(app *a, int argc, char **argv);
 int app_ptx(app *a, const char *kernel);
 

@@ -1,6 +1,7 @@
 /* look.c: info, sass, metrics, sanitize, and what a run shows of counters
  * and of the GPU's conditions. */
 #include "look.h"
+#include "counters.h"
 #include "files.h"
 #include "run.h"
 
@@ -31,51 +32,6 @@ static char *words_line(int argc, char **argv)
 	return sb_steal(&b);
 }
 
-/* Theoretical occupancy of a planned launch (0..1), or -1 when unknown. */
-static double theory_of(const runctx *c, const plan *p)
-{
-	int ci = cunit_find(c->u, p->launch.name);
-	if (ci < 0 || !c->u->res[ci].known)
-		return -1;
-	occ_input in = kinfo_occ_input(&c->u->res[ci], &p->launch);
-	occ_result o;
-	if (occ_compute(&c->dev, &in, &o) != 0)
-		return -1;
-	return o.ok ? o.occupancy : 0;
-}
-
-static void set_plan_metrics(const metric_sel *s, plan *p)
-{
-	p->nmetrics = s->nraw;
-	for (int i = 0; i < s->nraw; i++)
-		snprintf(p->metrics[i], sizeof p->metrics[i], "%s", s->raw[i]);
-}
-
-void look_record_metrics(run_record *r, const metric_sel *s, const double *raw, const double *fig)
-{
-	for (int i = 0; i < r->nmet; i++)
-		free(r->met_names[i]);
-	free(r->met_names);
-	free(r->met_values);
-	int cap = s->nfig + s->nraw;
-	r->met_names = xcalloc((size_t)cap + 1, sizeof *r->met_names);
-	r->met_values = xcalloc((size_t)cap + 1, sizeof *r->met_values);
-	r->nmet = 0;
-	for (int i = 0; i < s->nfig; i++) {
-		r->met_names[r->nmet] = xstrdup(s->fig[i].name);
-		r->met_values[r->nmet++] = fig[i];
-	}
-	for (int i = 0; i < s->nraw; i++) {
-		int dup = 0;
-		for (int j = 0; j < s->nfig && !dup; j++)
-			dup = strcmp(s->fig[j].name, s->raw[i]) == 0;
-		if (dup)
-			continue;
-		r->met_names[r->nmet] = xstrdup(s->raw[i]);
-		r->met_values[r->nmet++] = raw[i];
-	}
-}
-
 /* ------------------------------------------------------------- metrics */
 
 void look_metrics_list(app *a)
@@ -98,25 +54,6 @@ static void print_metrics(app *a, const metric_sel *s, int nk, char **kernels, d
 	              a->format == FMT_TABLE, a->opt.mask_times);
 	app_table(a, &t, 0);
 	app_results_keep_table(&a->results, &t);
-}
-
-static void unavailable(app *a, const char *why)
-{
-	free(a->prof_why);
-	a->prof_why = xstrdup(why && *why ? why : "hardware counters unavailable");
-}
-
-/* CUPLAY_NO_COUNTERS=1 plays a machine where counters are not permitted
- * (NVreg_RestrictProfilingToAdminUsers=1, or ncu holding them): what a
- * lesson does there is tested on any machine. */
-int look_counters_barred(app *a)
-{
-	const char *e = getenv("CUPLAY_NO_COUNTERS");
-	if (!e || !*e || strcmp(e, "0") == 0)
-		return 0;
-	unavailable(a, "counters not permitted (CUPLAY_NO_COUNTERS is set; on a shared machine an administrator "
-	               "allows them with the nvidia module option NVreg_RestrictProfilingToAdminUsers=0)");
-	return 1;
 }
 
 /* The words of `metrics`: those naming kernels of the file are kernels
@@ -178,8 +115,8 @@ static int metrics_one(app *a, runctx *c, const metric_sel *sel, int k, plan *p,
 		free(err);
 		return 0;
 	}
-	set_plan_metrics(sel, p);
-	if (look_counters_barred(a)) {
+	counters_ask(sel, p);
+	if (counters_barred(a)) {
 		app_note(a, "metrics: %s", a->prof_why);
 		return 1;
 	}
@@ -198,7 +135,7 @@ static int metrics_one(app *a, runctx *c, const metric_sel *sel, int k, plan *p,
 	if (res->prof.status == PROF_UNAVAILABLE) {
 		/* not an error of the user's: said once, and the expectations on
 		 * counters say skipped */
-		unavailable(a, res->prof.error);
+		counters_unavailable(a, res->prof.error);
 		app_note(a, "metrics: %s", a->prof_why);
 		return 1;
 	}
@@ -211,8 +148,8 @@ static int metrics_one(app *a, runctx *c, const metric_sel *sel, int k, plan *p,
 	int n = out->n;
 	out->figs[n] = xcalloc((size_t)(sel->nfig ? sel->nfig : 1), sizeof **out->figs);
 	metrics_compute(sel, res->prof.values, out->figs[n]);
-	look_record_metrics(&a->results.runs[a->results.nruns - 1], sel, res->prof.values, out->figs[n]);
-	out->theory[n] = theory_of(c, p);
+	counters_keep(&a->results.runs[a->results.nruns - 1], sel, res->prof.values, out->figs[n]);
+	out->theory[n] = counters_theory(c, p);
 	out->names[out->n++] = xstrdup(name);
 	if (getenv("CUPLAY_TRACE"))
 		fprintf(stderr, "trace: %s counters: %d passes on %s, %d range(s), %d dropped, %.1f ms\n", name,
@@ -290,109 +227,6 @@ int look_metrics(app *a, int argc, char **argv)
 	free(sel);
 	return rc;
 }
-
-/* ------------------------------------------------------ metrics on, NVML */
-
-/* The state of one run for look_observer. */
-typedef struct look_run {
-	int on;             /* collecting counters */
-	metric_sel sel;
-	int n;              /* kernels with counters */
-	char **kernels;
-	double **figs;
-	double *theory;
-	sbuf notes;         /* throttling, printed under the table */
-	int stopped;        /* counters unavailable or failing: said once, no more asked */
-} look_run;
-static void *look_run_begin(app *a, const runctx *c)
-{
-	look_run *m = xcalloc(1, sizeof *m);
-	if (!a->metrics_on || !c->gpu)
-		return m;
-	char *err = NULL;
-	if (metrics_parse(NULL, &m->sel, &err) != 0) {
-		app_note(a, "metrics: %s", err ? err : "no default set");
-		free(err);
-		return m;
-	}
-	if (look_counters_barred(a)) {
-		app_note(a, "metrics: %s", a->prof_why);
-		return m;
-	}
-	m->on = 1;
-	return m;
-}
-
-static void look_run_plan(void *st, plan *p)
-{
-	const look_run *m = st;
-	if (m->on && !m->stopped)
-		set_plan_metrics(&m->sel, p);
-}
-
-static void look_run_result(app *a, void *st, const runctx *c, const plan *p, const result *res)
-{
-	look_run *m = st;
-	/* a slowed GPU explains a slow result; csv and json carry it in
-	 * columns, and masked output (golden tests) cannot hold it */
-	char w[256];
-	if (res->nsamples > 0 && !a->opt.mask_times && (a->format == FMT_TABLE || a->format == FMT_MARKDOWN) &&
-	    nvml_warning(&res->cond, w, sizeof w))
-		sb_printf(&m->notes, "%s: %s\n", p->launch.name, w);
-	if (!m->on || m->stopped || p->nmetrics <= 0 || res->prof.n != p->nmetrics)
-		return; /* off, or the run stopped before the profiled launch */
-	if (res->prof.status != PROF_OK) {
-		/* a note, not an error: the run itself went well */
-		m->stopped = 1;
-		if (res->prof.status == PROF_UNAVAILABLE) {
-			unavailable(a, res->prof.error);
-			sb_printf(&m->notes, "metrics: %s\n", a->prof_why);
-		} else {
-			sb_printf(&m->notes, "metrics: %s: %s\n", p->launch.name,
-			          res->prof.error[0] ? res->prof.error : "counters failed");
-		}
-		return;
-	}
-	double *fig = xcalloc((size_t)(m->sel.nfig ? m->sel.nfig : 1), sizeof *fig);
-	metrics_compute(&m->sel, res->prof.values, fig);
-	if (a->results.nruns > 0 && strcmp(a->results.runs[a->results.nruns - 1].kernel, p->launch.name) == 0)
-		look_record_metrics(&a->results.runs[a->results.nruns - 1], &m->sel, res->prof.values, fig);
-	m->kernels = xrealloc(m->kernels, (size_t)(m->n + 1) * sizeof *m->kernels);
-	m->figs = xrealloc(m->figs, (size_t)(m->n + 1) * sizeof *m->figs);
-	m->theory = xrealloc(m->theory, (size_t)(m->n + 1) * sizeof *m->theory);
-	m->kernels[m->n] = xstrdup(p->launch.name);
-	m->figs[m->n] = fig;
-	m->theory[m->n] = theory_of(c, p);
-	m->n++;
-}
-
-static void look_run_end(app *a, void *st)
-{
-	look_run *m = st;
-	if (m->notes.len)
-		fputs(m->notes.s, stdout);
-	fflush(stdout);
-	if (m->n > 0) {
-		/* under the results; the results table stays the one `save` writes */
-		table t;
-		metrics_table(&t, &m->sel, m->n, (const char *const *)m->kernels, (const double *const *)m->figs,
-		              m->theory, a->format == FMT_TABLE, a->opt.mask_times);
-		app_table(a, &t, 0);
-		table_free(&t);
-		fflush(stdout);
-	}
-	for (int i = 0; i < m->n; i++) {
-		free(m->kernels[i]);
-		free(m->figs[i]);
-	}
-	free(m->kernels);
-	free(m->figs);
-	free(m->theory);
-	sb_free(&m->notes);
-	free(m);
-}
-
-const run_observer look_observer = { look_run_begin, look_run_plan, look_run_result, look_run_end };
 
 /* ---------------------------------------------------------------- info */
 

@@ -21,19 +21,4 @@ int look_sass(app *a, const char *kernel);
 /* `sanitize [memcheck|racecheck|synccheck|initcheck] [KERNEL]` */
 int look_sanitize(app *a, int argc, char **argv);
 
-/* 1 when CUPLAY_NO_COUNTERS plays a machine where counters are not
- * permitted (app.prof_why then says so and how an administrator allows
- * them). */
-int look_counters_barred(app *a);
-
-/* Stores the counters of a run in its record: the figures of s (fig[i])
- * by short name, then the raw metrics (raw[i]) not already named. */
-void look_record_metrics(run_record *r, const metric_sel *s, const double *raw, const double *fig);
-
-/* What `run` adds to its results: with `metrics on`, the default counters
- * of each kernel (one profiled launch after the timed samples) and their
- * table under the results; the GPU's throttling during the samples, one
- * note a kernel. The front end puts it in app.observer. */
-extern const run_observer look_observer;
-
 #endif

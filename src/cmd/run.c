@@ -1,6 +1,7 @@
 /* run.c: the run itself: compile (cache), plan, launch in the worker,
  * check, time, report. */
 #include "run.h"
+#include "counters.h"
 #include "planshow.h"
 #include "ptxread.h"
 #include "ref.h"
@@ -775,8 +776,7 @@ int app_run(app *a, char **names, int nnames)
 	int printed_bufs = 0, nrec = 0;
 	sbuf clk_note = { 0 }; /* results the kernel clock's check concerns */
 	char *err = NULL;
-	const run_observer *ob = a->observer; /* `metrics on`, throttling notes */
-	void *ost = ob ? ob->begin(a, &c) : NULL;
+	counters_run *cr = counters_run_begin(a, &c); /* `metrics on`, throttling notes */
 	char *said = NULL; /* a plan's error shared by every kernel (a buffer's size) is said once */
 	for (int i = 0; i < nk && !g_interrupt; i++) {
 		const char *name = a->file.sp->kernels[ks[i]].name;
@@ -793,8 +793,7 @@ int app_run(app *a, char **names, int nnames)
 			run_compile_only(a, &c, p, name, &t, &printed_bufs);
 			continue;
 		}
-		if (ob)
-			ob->plan(ost, p);
+		counters_run_plan(cr, p);
 		if (run_exec_checked(a, &c, ks[i], p, res, &err) != 0) {
 			app_error(a, "%s: %s", name, err ? err : "the worker failed");
 			free(err);
@@ -804,8 +803,7 @@ int app_run(app *a, char **names, int nnames)
 		}
 		if (run_result(a, &c, p, res, name, &t, &clk_note, &pipes) != 0)
 			rc = -1;
-		if (ob)
-			ob->result(a, ost, &c, p, res);
+		counters_run_result(a, cr, &c, p, res);
 		nrec += res->nsamples > 0;
 		if (res->status == RES_INTERRUPTED)
 			break;
@@ -823,8 +821,7 @@ int app_run(app *a, char **names, int nnames)
 		app_note(a, "%s at %s ('//@ check at'), timed at the values above", c.gpu ? "checked" : "to be checked", ca);
 		free(ca);
 	}
-	if (ob)
-		ob->end(a, ost);
+	counters_run_end(a, cr);
 	if (c.gpu && nrec > 1 && a->format == FMT_TABLE && !a->opt.mask_times)
 		speedup_chart(a, nrec);
 	if (g_interrupt) {

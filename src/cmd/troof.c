@@ -119,11 +119,6 @@ int troof_measure(app *a, int fresh)
 	return rc;
 }
 
-int app_troof_measure(app *a)
-{
-	return troof_measure(a, 0);
-}
-
 /* "989 TFLOP/s" ("TOP/s" for INT8); mask: measured figures as <t>. */
 static void fmt_tflops(char *buf, size_t n, double gflops, int p, int mask)
 {

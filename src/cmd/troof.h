@@ -11,8 +11,6 @@
  * word but its errors, or reads them from the cache; fresh: measured even
  * where the cache has them (`roof`). 0, or -1 with the error said. */
 int troof_measure(app *a, int fresh);
-/* The quiet measure the front end installs as app.troof_hook. */
-int app_troof_measure(app *a);
 
 /* The rows `roof` shows for them (3 columns: roof, measured, how): one per
  * precision, with the datasheet's figure; none before sm_80. */

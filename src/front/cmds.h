@@ -7,8 +7,8 @@
 #include "command.h"
 
 
-/* Makes a fresh app (app_init) ready for the commands: installs what
- * watches each run (the counters of `metrics on`, throttling notes). */
+/* Makes a fresh app (app_init) ready for the commands: installs the
+ * session's one callback, app.roofs_measure (app.h says why). */
 void command_init(app *a);
 
 /* The table, in the order `help` lists the commands. */
@@ -30,7 +30,10 @@ int source_file(app *a, const char *path);
 int source_stream(app *a, FILE *f, const char *name);
 
 /* Optional hook: wait before a command in --step mode. 1 = go on, 0 = stop
- * (the user asked), -1 = stop: no answer can come (an error). */
+ * (the user asked), -1 = stop: no answer can come (an error). A callback:
+ * the dispatcher runs the lines of a session, and the prompt that asks
+ * before each (front/repl.c's repl_step, installed by main) uses the
+ * dispatcher; tests/layers.sh lists it. */
 extern int (*step_hook)(app *a, const char *line);
 
 #endif

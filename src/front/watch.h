@@ -7,7 +7,8 @@
 #include "app.h"
 
 /* What runs a line of commands (the front end's dispatcher, command_line):
- * the number of commands that failed. */
+ * the number of commands that failed. A callback: the dispatcher runs
+ * `edit` and `watch`, which run lines again. */
 typedef int (*line_runner)(app *a, const char *line);
 
 /* Opens $VISUAL, $EDITOR or vi on the kernel file `name` names (found as

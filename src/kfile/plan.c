@@ -2,6 +2,7 @@
  * worker can run: buffers sized, parameters bound by name, geometry and
  * checks resolved, device limits checked. */
 #include "plan.h"
+#include "spec_find.h"
 #include "ref.h"
 #include "report.h"
 #include "util.h"

@@ -2,6 +2,7 @@
  * against cuTensorMapEncodeTiled's rules, so that a mistake is an error at
  * its line before anything runs (and in compile-only mode too). */
 #include "plan_tmap.h"
+#include "spec_find.h"
 #include "util.h"
 
 #include <inttypes.h>

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 #include "types.h"
-#include "spec.h"
+#include "spec_types.h"
 #include "expr.h"
 
 #define PLAN_MAX_BUFS 16

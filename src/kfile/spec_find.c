@@ -1,7 +1,7 @@
 /* spec_find.c: looking up a kernel file's names: its params, buffers and
  * kernels (by name, by last part, templates), which kernels run, and a
  * kernel's effective launch lines. */
-#include "spec.h"
+#include "spec_find.h"
 #include "spec_scan.h"
 #include "util.h"
 

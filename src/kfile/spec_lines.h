@@ -7,7 +7,7 @@
 #define CUPLAY_SPEC_LINES_H
 
 #include "ref.h"
-#include "spec.h"
+#include "spec_types.h"
 
 int spec_arch_line(spec *s, const char *p, const char *end, int line, int col, int *errcol, char **why);
 int spec_tmap_line(spec *s, const char *p, const char *end, int line, int col, int *errcol, char **why);

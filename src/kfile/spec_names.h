@@ -2,7 +2,7 @@
 #ifndef CUPLAY_SPEC_NAMES_H
 #define CUPLAY_SPEC_NAMES_H
 
-#include "spec.h"
+#include "spec_types.h"
 
 typedef struct spec_unknown {
 	const spec_expr *e; /* the expression */

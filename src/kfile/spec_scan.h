@@ -3,7 +3,7 @@
 #ifndef CUPLAY_SPEC_SCAN_H
 #define CUPLAY_SPEC_SCAN_H
 
-#include "spec.h"
+#include "spec_types.h"
 
 /* Appends item to arr[0..n), growing it by one. */
 #define PUSH(arr, n, item) do { \

@@ -2,7 +2,7 @@
 #ifndef CUPLAY_TMAP_H
 #define CUPLAY_TMAP_H
 
-#include "spec.h"
+#include "spec_types.h"
 
 /* Parses [p, end), the text after `tensormap`, on line `line`, where p is
  * at column col_of_p, into *t (its strings owned by t: tmap_free). 0, or

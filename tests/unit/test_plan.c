@@ -1,6 +1,7 @@
 /* test_plan.c: the plan of a run on host data: chunks of `//@ streams`,
  * their sizes, offsets and grids, and the bytes copied over the bus. */
 #include "plan.h"
+#include "spec.h"
 #include "test.h"
 #include "util.h"
 
