@@ -33,14 +33,7 @@ static int g_warming;
 static void *warm_nvrtc(void *arg)
 {
 	(void)arg;
-	char *err = NULL;
-	if (nvrtc_load(&err) == 0) {
-		const char *opts[] = { "-arch=sm_90" };
-		nvrtc_out o;
-		if (nvrtc_compile("<warm-up>", "__global__ void warm_up() {}\n", opts, 1, NULL, 0, &o, &err) == 0)
-			nvrtc_out_free(&o);
-	}
-	free(err);
+	nvrtc_warm_up();
 	return NULL;
 }
 

@@ -548,3 +548,15 @@ int ptxas_parse(const char *log, const char *lowered, kres *r)
 	}
 	return r->known ? 0 : -1;
 }
+
+void nvrtc_warm_up(void)
+{
+	char *err = NULL;
+	if (nvrtc_load(&err) == 0) {
+		const char *opts[] = { "-arch=sm_90" };
+		nvrtc_out o;
+		if (nvrtc_compile("<warm-up>", "__global__ void warm_up() {}\n", opts, 1, NULL, 0, &o, &err) == 0)
+			nvrtc_out_free(&o);
+	}
+	free(err);
+}

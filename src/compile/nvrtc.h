@@ -71,6 +71,10 @@ int nvrtc_run(const nvrtc_job *job, nvrtc_out *out, char **err);
 int nvrtc_compile(const char *path, const char *src, const char *const *opts, int nopts,
                   const char *const *names, int nnames, nvrtc_out *out, char **err);
 void nvrtc_out_free(nvrtc_out *o);
+/* NVRTC's first compile in a process costs ~200 ms (loading its
+ * builtins): loads NVRTC and compiles an empty kernel, quietly (a failure
+ * is met again, and said, by the first real compile). */
+void nvrtc_warm_up(void);
 
 /* Parses a ptxas -v log for the resources of `lowered`. 0 when found. */
 int ptxas_parse(const char *log, const char *lowered, kres *r);
