@@ -129,3 +129,56 @@ ssize_t fd_read_until(int fd, void *p, size_t n, uint64_t deadline_ns, volatile 
 	}
 	return (ssize_t)got;
 }
+
+int fd_msg_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, uint64_t max)
+{
+	uint64_t len = (uint64_t)alen + (uint64_t)blen;
+	if (len > max) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	unsigned char hdr[FD_MSG_HDR];
+	memcpy(hdr, &type, 4);
+	memcpy(hdr + 4, &len, 8);
+	/* header and payload in one call where the other end has room */
+	struct iovec iov[3] = {
+		{ hdr, FD_MSG_HDR },
+		{ (void *)a, alen },
+		{ (void *)b, blen },
+	};
+	return fd_write_iov(fd, iov, 3);
+}
+
+int fd_msg_recv(int fd, uint32_t *type, char **payload, uint64_t *len, uint64_t max, uint64_t deadline_ns,
+                volatile sig_atomic_t *stop, uint64_t rest_ns)
+{
+	unsigned char hdr[FD_MSG_HDR];
+	*payload = NULL;
+	*len = 0;
+	ssize_t r = fd_read_until(fd, hdr, FD_MSG_HDR, deadline_ns, stop);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return 1;
+	uint64_t n;
+	memcpy(type, hdr, 4);
+	memcpy(&n, hdr + 4, 8);
+	if (r < FD_MSG_HDR || n > max) {
+		errno = EPROTO;
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	if (rest_ns) {
+		uint64_t soon = now_ns() + rest_ns;
+		if (!deadline_ns || soon < deadline_ns)
+			deadline_ns = soon;
+		stop = NULL;
+	}
+	char *p = NULL;
+	if (fd_read_alloc(fd, (size_t)n, deadline_ns, stop, &p) != 0)
+		return -1;
+	*payload = p;
+	*len = n;
+	return 0;
+}

@@ -29,4 +29,24 @@ ssize_t fd_read_until(int fd, void *p, size_t n, uint64_t deadline_ns, volatile 
  * at end of file before n bytes (*out NULL). */
 int fd_read_alloc(int fd, size_t n, uint64_t deadline_ns, volatile sig_atomic_t *stop, char **out);
 
+/* Framed messages between cuplay's processes (the GPU worker's wire, the
+ * compile server's): a header of FD_MSG_HDR bytes, the type (4) and the
+ * payload's length (8) in this machine's order, then the payload. */
+#define FD_MSG_HDR 12
+
+/* Sends one message whose payload is a then b (either may be empty), in
+ * one write where the other end has room. 0, or -1 with errno (EMSGSIZE:
+ * over max bytes). */
+int fd_msg_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen, uint64_t max);
+
+/* Receives one message: 0 with *type, *payload (NUL-terminated, caller
+ * frees; NULL when empty) and *len; 1 at end of input before it; -1 with
+ * errno: ETIMEDOUT or EINTR (*stop) as fd_read_until while the header has
+ * not come, EPROTO for a header cut short or a length over max. The
+ * payload is read within the same deadline and stop; with rest_ns, once
+ * the header came, within rest_ns more (and the deadline) whatever *stop
+ * says. */
+int fd_msg_recv(int fd, uint32_t *type, char **payload, uint64_t *len, uint64_t max, uint64_t deadline_ns,
+                volatile sig_atomic_t *stop, uint64_t rest_ns);
+
 #endif

@@ -4,31 +4,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include "fdio.h"
 #include "util.h"
 
-#define WIRE_HDR 12
-
 int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
 {
-	uint64_t len = (uint64_t)alen + (uint64_t)blen;
-	if (len > WIRE_MAX_PAYLOAD) {
-		errno = EMSGSIZE;
-		return -1;
-	}
-	unsigned char hdr[WIRE_HDR];
-	memcpy(hdr, &type, 4);
-	memcpy(hdr + 4, &len, 8);
-	/* header and payload in one call (atomic on a pipe up to PIPE_BUF; on
-	 * the worker's sockets whole while their buffer has room) */
-	struct iovec iov[3] = {
-		{ hdr, WIRE_HDR },
-		{ (void *)a, alen },
-		{ (void *)b, blen },
-	};
-	return fd_write_iov(fd, iov, 3);
+	return fd_msg_send(fd, type, a, alen, b, blen, WIRE_MAX_PAYLOAD);
 }
 
 int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len)
@@ -39,33 +21,10 @@ int wire_recv(int fd, uint32_t *type, void **payload, uint64_t *len)
 int wire_recv_until(int fd, uint32_t *type, void **payload, uint64_t *len, uint64_t deadline_ns,
                     volatile sig_atomic_t *stop)
 {
-	unsigned char hdr[WIRE_HDR];
-	*payload = NULL;
-	*len = 0;
-	ssize_t r = fd_read_until(fd, hdr, WIRE_HDR, deadline_ns, stop);
-	if (r < 0)
-		return -1;
-	if (r == 0)
-		return 1;
-	if (r < WIRE_HDR) {
-		errno = EPROTO;
-		return -1;
-	}
-	uint64_t n;
-	memcpy(type, hdr, 4);
-	memcpy(&n, hdr + 4, 8);
-	if (n > WIRE_MAX_PAYLOAD) {
-		errno = EPROTO;
-		return -1;
-	}
-	if (n == 0)
-		return 0;
 	char *p = NULL;
-	if (fd_read_alloc(fd, (size_t)n, deadline_ns, stop, &p) != 0)
-		return -1;
+	int r = fd_msg_recv(fd, type, &p, len, WIRE_MAX_PAYLOAD, deadline_ns, stop, 0);
 	*payload = p;
-	*len = n;
-	return 0;
+	return r;
 }
 
 /* ----------------------------------------------------------- the HELLO */

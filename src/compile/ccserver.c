@@ -23,8 +23,7 @@
 #include <unistd.h>
 
 #define CCS_MAGIC 0x53434c43u /* "CLCS" */
-#define CCS_VERSION 1
-#define CCS_HDR 16
+#define CCS_VERSION 2 /* 2: the framing of fdio.h */
 #define CCS_MAX_PAYLOAD ((uint64_t)1 << 31)
 #define CCS_KEPT "(settings kept)"
 
@@ -62,42 +61,20 @@ static char *get_str(unpack *r)
 
 static int send_msg(int fd, uint32_t type, const void *p, size_t n)
 {
-	unsigned char hdr[CCS_HDR] = {0};
-	uint64_t len = n;
-	memcpy(hdr, &type, 4);
-	memcpy(hdr + 8, &len, 8);
-	struct iovec iov[2] = { { hdr, CCS_HDR }, { (void *)p, n } };
-	return fd_write_iov(fd, iov, 2);
+	return fd_msg_send(fd, type, p, n, NULL, 0, CCS_MAX_PAYLOAD);
 }
 
 /* One message. 0 with *payload (caller frees), 1 end of input before it,
- * -1 with errno (ETIMEDOUT, EINTR from fd_read_until; EPROTO: a bad one). */
+ * -1 with errno (ETIMEDOUT, EINTR from fd_read_until; EPROTO: a bad one).
+ * The rest of a message that has begun comes soon, whatever the compile's
+ * limit. */
 static int recv_msg(int fd, uint32_t *type, char **payload, size_t *len, uint64_t deadline_ns,
                     volatile sig_atomic_t *stop)
 {
-	unsigned char hdr[CCS_HDR];
-	*payload = NULL;
-	*len = 0;
-	ssize_t r = fd_read_until(fd, hdr, CCS_HDR, deadline_ns, stop);
-	if (r < 0)
-		return -1;
-	if (r == 0)
-		return 1;
-	uint64_t n;
-	memcpy(type, hdr, 4);
-	memcpy(&n, hdr + 8, 8);
-	if (r < CCS_HDR || n > CCS_MAX_PAYLOAD) {
-		errno = EPROTO;
-		return -1;
-	}
-	/* the rest of a message that has begun: soon, whatever the compile's limit */
-	uint64_t soon = now_ns() + 10000000000ull;
-	char *p = NULL;
-	if (fd_read_alloc(fd, (size_t)n, deadline_ns && deadline_ns < soon ? deadline_ns : soon, NULL, &p) != 0)
-		return -1;
-	*payload = p;
+	uint64_t n = 0;
+	int r = fd_msg_recv(fd, type, payload, &n, CCS_MAX_PAYLOAD, deadline_ns, stop, 10000000000ull);
 	*len = (size_t)n;
-	return 0;
+	return r;
 }
 
 static void hello_make(sbuf *b)
@@ -349,16 +326,8 @@ int ccs_main(int argc, char **argv)
 	sb_free(&h);
 	if (r != 0)
 		return 1;
-	/* NVRTC's first compile in a process costs ~200 ms (its builtins):
-	 * paid now, while the front end does other things */
-	char *err = NULL;
-	if (nvrtc_load(&err) == 0) {
-		const char *opts[] = { "-arch=sm_90" };
-		nvrtc_out o;
-		if (nvrtc_compile("<warm-up>", "__global__ void warm_up() {}\n", opts, 1, NULL, 0, &o, &err) == 0)
-			nvrtc_out_free(&o);
-	}
-	free(err);
+	/* paid now, while the front end does other things */
+	nvrtc_warm_up();
 	for (;;) {
 		uint32_t type = 0;
 		char *p = NULL;
