@@ -236,44 +236,56 @@ typedef struct session {
 	int nranges;           /* kernels a launch call makes: a range each */
 } session;
 
+/* A teardown call's status: it becomes the collection's on one that went
+ * well so far (report set); after a failure that error stands. */
+static void teardown_check(prof_status *st, int report, CUptiResult r, const char *call, char **err)
+{
+	if (report && *st == PROF_OK)
+		*st = check(r, call, err);
+}
+
 /* Stops, disables and frees what a collection set up. On a collection
  * that went well (report set) a failing teardown call is reported; after a
  * failure its own error stands and teardown results are not looked at. */
 static prof_status session_end(session *s, int report, char **err)
 {
-	prof_status st = PROF_OK, st1;
+	prof_status st = PROF_OK;
 	if (s->started) {
 		CUpti_RangeProfiler_Stop_Params sp;
 		memset(&sp, 0, sizeof sp);
 		sp.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
 		sp.pRangeProfilerObject = s->rp;
-		CUptiResult r = cp.RangeStop(&sp);
-		if (report && st == PROF_OK && (st1 = check(r, "cuptiRangeProfilerStop", err)) != PROF_OK)
-			st = st1;
+		teardown_check(&st, report, cp.RangeStop(&sp), "cuptiRangeProfilerStop", err);
 	}
 	if (s->rp) {
 		CUpti_RangeProfiler_Disable_Params dp;
 		memset(&dp, 0, sizeof dp);
 		dp.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
 		dp.pRangeProfilerObject = s->rp;
-		CUptiResult r = cp.RangeDisable(&dp);
-		if (report && st == PROF_OK && (st1 = check(r, "cuptiRangeProfilerDisable", err)) != PROF_OK)
-			st = st1;
+		teardown_check(&st, report, cp.RangeDisable(&dp), "cuptiRangeProfilerDisable", err);
 	}
 	if (s->host) {
 		CUpti_Profiler_Host_Deinitialize_Params hp;
 		memset(&hp, 0, sizeof hp);
 		hp.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
 		hp.pHostObject = s->host;
-		CUptiResult r = cp.HostDeinitialize(&hp);
-		if (report && st == PROF_OK && (st1 = check(r, "cuptiProfilerHostDeinitialize", err)) != PROF_OK)
-			st = st1;
+		teardown_check(&st, report, cp.HostDeinitialize(&hp), "cuptiProfilerHostDeinitialize", err);
 	}
 	free(s->avail);
 	free(s->config);
 	free(s->data);
 	memset(s, 0, sizeof *s);
 	return st;
+}
+
+/* The end of a collection whose status so far is st: the session torn
+ * down (a teardown failure becomes the status only where st was
+ * PROF_OK), the metric names freed. The collection's status. */
+static prof_status session_close(session *s, prof_status st, const char **names, char **err)
+{
+	prof_status end = session_end(s, st == PROF_OK, st == PROF_OK ? err : NULL);
+	free(names);
+	return st == PROF_OK ? end : st;
 }
 
 prof_status prof_collect(CUcontext ctx, CUdevice dev, const char *const *metrics, int n,
@@ -620,12 +632,7 @@ prof_status prof_collect_ranges(CUcontext ctx, CUdevice dev, const char *const *
 		st = collect(&s, prologue, launch, arg, info, err);
 	if (st == PROF_OK)
 		st = evaluate(&s, values, info, err);
-	if (st == PROF_OK)
-		st = session_end(&s, 1, err);
-	else
-		session_end(&s, 0, NULL);
-	free(names);
-	return st;
+	return session_close(&s, st, names, err);
 }
 
 prof_status prof_collect_each(CUcontext ctx, CUdevice dev, const char *const *metrics, int n, int nsamples,
@@ -667,12 +674,7 @@ prof_status prof_collect_each(CUcontext ctx, CUdevice dev, const char *const *me
 		}
 	}
 	info->ms = ms_since(s.t0);
-	if (st == PROF_OK)
-		st = session_end(&s, 1, err);
-	else
-		session_end(&s, 0, NULL);
-	free(names);
-	return st;
+	return session_close(&s, st, names, err);
 }
 
 void prof_shutdown(void)
