@@ -15,6 +15,9 @@
 #     or includes a header of a layer above;
 #   - modules include each other's headers in a circle (directly or
 #     through others);
+#   - a function of one module whose address another takes is not in
+#     src/README.md's table of callbacks (or a row there no longer holds);
+#   - a module is not named in src/README.md;
 #   - a source file is not in a layer folder, is over MAX_LINES lines, or
 #     has a function over MAX_FUNC_LINES lines (from the line of its name
 #     to its closing brace: a brace-matching scan of the top level);
@@ -426,6 +429,15 @@ for (a, n), line in sorted(taken.items()):
           f"{a}.c:{line}: takes the address of {n} ({owner[n]}): a callback not in src/README.md's table of callbacks")
 for a, n in sorted(declared_cb - set(taken)):
     check(False, f"src/README.md declares the callback {n} taken by {a}, which takes it no more")
+
+# 12. src/README.md names every module (as `F` or `F.h`), so a reader
+#     finds each in its layer's line
+if os.path.exists("src/README.md"):
+    readme = open("src/README.md", encoding="utf-8").read()
+    for mod in sorted({module(f) for f in srcs}):
+        base = os.path.basename(mod)
+        check(f"`{base}`" in readme or f"`{base}.h`" in readme,
+              f"{mod} is not named in src/README.md (as `{base}`, in its layer's line)")
 
 check(len(sccs) > 0 or not mods, "no modules read")
 check(len(objs) > 0, "no objects read")

@@ -11,7 +11,7 @@
 #   - two modules that include each other's headers (no name used);
 #   - a function of one module kept in a pointer by another, not in
 #     src/README.md's table of callbacks; a row of that table that no
-#     longer holds.
+#     longer holds; a README that does not name every module.
 # Closing line: "layers_fails: N passed, N failed"; exit 77 without cc,
 # python3 or nm.
 set -u
@@ -134,8 +134,12 @@ static int (*get)(const box *) = a_get;
 int top(void) { box x = { 1 }; return get(&x) + b_twice(&x); }'
 tree "$tmp/callback" "$ok_a" "$ok_ac" "$ok_b" "$ok_bc" "$cb_h" &&
 	expect "$tmp/callback" 1 "src/hi/top.c:2: takes the address of a_get (src/lo/a): a callback not in src/README.md's table of callbacks"
-tree "$tmp/listed" "$ok_a" "$ok_ac" "$ok_b" "$ok_bc" "$cb_h" 'README.md=| `hi/top` | `a_get` | hi/top itself |' &&
+tree "$tmp/listed" "$ok_a" "$ok_ac" "$ok_b" "$ok_bc" "$cb_h" 'README.md=`a`, `b`, `top`
+| `hi/top` | `a_get` | hi/top itself |' &&
 	expect "$tmp/listed" 0 "0 failed"
+# a README that does not name every module
+tree "$tmp/unnamed" "$ok_a" "$ok_ac" "$ok_b" "$ok_bc" "$ok_h" 'README.md=`a`, `top`' &&
+	expect "$tmp/unnamed" 1 "src/lo/b is not named in src/README.md"
 tree "$tmp/stale" "$ok_a" "$ok_ac" "$ok_b" "$ok_bc" "$ok_h" 'README.md=| `hi/top` | `a_get` | hi/top itself |' &&
 	expect "$tmp/stale" 1 "src/README.md declares the callback a_get taken by src/hi/top, which takes it no more"
 
