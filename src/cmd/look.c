@@ -6,6 +6,7 @@
 
 #include "inspect.h"
 #include "kinfo.h"
+#include "kstate.h"
 #include "nvml.h"
 #include "occupancy.h"
 #include "prof.h"
@@ -457,6 +458,23 @@ static void driver_rows(table *t, const runctx *c, const plan *p, const result *
 	}
 }
 
+/* The state the kernel keeps across launches (kstate.h): a row a variable,
+ * with the header line that would reset it. */
+static void state_rows(table *t, const spec *s, const cunit *u, int k)
+{
+	kstate_var *v = NULL;
+	int n = 0;
+	if (kstate_find(s, u, k, &v, &n) != 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		char line[512];
+		snprintf(line, sizeof line, "'%s' (%s): written by the kernel, reset by nothing: %s", v[i].name,
+		         v[i].managed ? "__managed__" : "__device__", v[i].line);
+		info_row(t, "state", line);
+	}
+	free(v);
+}
+
 int look_info(app *a, int argc, char **argv)
 {
 	int *ks = NULL, nk = 0;
@@ -487,8 +505,10 @@ int look_info(app *a, int argc, char **argv)
 		const kres *kr = &c.u->res[ci];
 		table t;
 		int data = format_is_data(a->format);
-		if (!data)
+		if (!data) {
 			kinfo_table(&t, name, c.u->lowered[ci], c.arch, kr, &p->launch, &c.dev, NULL);
+			state_rows(&t, a->file.sp, c.u, ks[i]);
+		}
 		int ran = 0;
 		if (c.gpu) {
 			p->info_only = 1;

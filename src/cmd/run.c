@@ -1,6 +1,7 @@
 /* run.c: the run itself: compile (cache), plan, launch in the worker,
  * check, time, report. */
 #include "run.h"
+#include "kstate.h"
 #include "planshow.h"
 #include "ptxread.h"
 #include "ref.h"
@@ -554,6 +555,7 @@ int run_check_plan(app *a, runctx *c, int k, const plan *p, plan *pc, void **cub
 
 int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
 {
+	kstate_note_once(a, c->u, k);
 	if (a->file.sp->ncheck_at == 0 || !p->t.do_check || !c->gpu)
 		return run_exec(a, c, p, res, err);
 	/* check small: a plan at the `check at` values, checking only */
@@ -716,6 +718,9 @@ static void speedup_chart(app *a, int nrec)
  * record of what would run. */
 static void run_compile_only(app *a, runctx *c, const plan *p, const char *name, table *t, int *printed_bufs)
 {
+	int k = spec_kernel_find(a->file.sp, name);
+	if (k >= 0)
+		kstate_note_once(a, c->u, k);
 	if (!*printed_bufs)
 		planshow_buffers(a, p);
 	*printed_bufs = 1;
