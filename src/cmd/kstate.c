@@ -131,7 +131,11 @@ static int one_kernel(const spec *s, const char *ptx, const char *lowered, kstat
 		char init[48] = "zero";
 		if (pv[i].has_init && count == 1 && pv[i].init != 0)
 			snprintf(init, sizeof init, "value(%g)", pv[i].init);
-		snprintf(x->line, sizeof x->line, "//@ global %s %s%s %s output", cname, dtype_name(t), dims, init);
+		if (strstr(cname, "::")) /* the header names globals at the file's scope */
+			snprintf(x->line, sizeof x->line, "no //@ global names a namespace's variable: move it to the "
+			         "file's scope and declare it there");
+		else
+			snprintf(x->line, sizeof x->line, "//@ global %s %s%s %s output", cname, dtype_name(t), dims, init);
 	}
 	free(pv);
 	return 0;
