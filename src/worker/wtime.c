@@ -578,6 +578,7 @@ static int last_launch(tctx *x)
 	if (!any || r->res->nsamples == 0 || r->res->status != RES_OK || w_stop_now(r->chan))
 		return 0;
 	int batch = p->t.batch > 1 ? p->t.batch : 1;
+	int resets = r->res->split.resets; /* the samples' count, for the trace */
 	uint64_t t0 = now_ns();
 	x->all_outputs = 1;
 	int rc = sample_prologue(x, 0);
@@ -586,6 +587,7 @@ static int last_launch(tctx *x)
 	if (rc == 0 && batch > 1 && reset_outputs(x) < 0)
 		rc = -1;
 	x->all_outputs = 0;
+	r->res->split.resets = resets;
 	if (rc != 0 || w_run_main(r, x->c->pool, x->wh, x->k) != 0 ||
 	    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
 		return -1;
