@@ -216,8 +216,8 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 		                               "min .. max", "min", "max", "noise", "samples", "GB/s", "roof", "link", "overlap",
 		                               "GFLOP/s", "SM MHz", "temp C", "throttle", "clock", "regs",
 		                               "smem_bytes", "compile_ms", "device", "ci_lo", "ci_hi", "stop",
-		                               "steps", "steps_ms", "graph", "one by one", "over roof", "clock_offset_us",
-		                               "timed launches" };
+		                               "steps", "steps_ms", "graph", "one by one", "over roof", "timed launches",
+		                               "clock_offset_us" };
 	const char *h[64];
 	char al[64];
 	int n = first + M_N + last;
@@ -227,7 +227,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	}
 	for (int i = 0; i < M_N; i++)
 		h[first + i] = mine[i];
-	memcpy(al + first, "lllrrlrrrrrrrlrrrrllrrlrrllllrrlrl", M_N);
+	memcpy(al + first, "lllrrlrrrrrrrlrrrrllrrlrrllllrrllr", M_N);
 	for (int i = 0; i < last; i++) {
 		h[first + M_N + i] = head[first + i];
 		al[first + M_N + i] = align && align[first + i] ? align[first + i] : 'l';
