@@ -578,7 +578,9 @@ int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
 	memcpy(checks, res->checks, sizeof checks);
 	/* then time large, without checking again */
 	p->t.do_check = 0;
+	p->t.checked_apart = 1;
 	r = run_exec(a, c, p, res, err);
+	p->t.checked_apart = 0;
 	p->t.do_check = 1;
 	if (r != 0)
 		return -1;

@@ -433,7 +433,8 @@ static int time_pass(tctx *x)
 		/* timed without its check (`//@ check at`): the first launch
 		 * after the module's load, on initial outputs, is the one the
 		 * last is compared with */
-		if (i == 0 && !p->t.do_check && p->nchecks > 0 && outsums_take(r, x->gh, x->c->pool, x->sums, 1) < 0)
+		if (i == 0 && p->t.checked_apart && !p->t.do_check && p->nchecks > 0 &&
+		    outsums_take(r, x->gh, x->c->pool, x->sums, 1) < 0)
 			return -1;
 		w_progress(r->chan, 0, WIRE_PHASE_GPU, 0);
 	}
