@@ -427,14 +427,18 @@ static int time_pass(tctx *x)
 			nvml_end(nvml, &res->cond);
 			return 0;
 		}
-		if (reset_outputs(x) < 0 || w_run_main(r, x->c->pool, x->wh, x->k) != 0 ||
+		/* timed without its check (`//@ check at`): the first launch
+		 * after the module's load, on every output at its initial
+		 * contents as the last launch's are, is the one the last is
+		 * compared with */
+		int first = i == 0 && p->t.checked_apart && !p->t.do_check && p->nchecks > 0;
+		x->all_outputs = first;
+		int rr = reset_outputs(x);
+		x->all_outputs = 0;
+		if (rr < 0 || w_run_main(r, x->c->pool, x->wh, x->k) != 0 ||
 		    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
 			return -1;
-		/* timed without its check (`//@ check at`): the first launch
-		 * after the module's load, on initial outputs, is the one the
-		 * last is compared with */
-		if (i == 0 && p->t.checked_apart && !p->t.do_check && p->nchecks > 0 &&
-		    outsums_take(r, x->gh, x->c->pool, x->sums, 1) < 0)
+		if (first && outsums_take(r, x->gh, x->c->pool, x->sums, 1) < 0)
 			return -1;
 		w_progress(r->chan, 0, WIRE_PHASE_GPU, 0);
 	}
