@@ -71,6 +71,8 @@ for f in $(shipped 'kernels_src/*.cu'); do
 		bad "$f: a shipped kernel flagged or failing: $(runs kernel check timed_check | tr '\n' ' ')"
 	elif [ "$n" -eq 0 ] && case "$f" in */reduce.cu|*/dot.cu|*/scan.cu|*/histogram.cu|*/vector_add.cu) true ;; *) false ;; esac; then
 		bad "$f: no last launch compared"
+	elif [ "${f##*/}" = scan.cu ] && ! grep -q "the last launch, as the graph, on reset outputs" "$tmp/err"; then
+		bad "$f: the sequence's last launch was not made as its graph"
 	else
 		ok "$f: not flagged ($n compared:$(grep -o 'the last launch against the [a-z]* one: [a-z ]*' "$tmp/err" | sed 's/.*one: //' | sort | uniq -c | tr -s ' ' | tr '\n' ';'))"
 	fi
