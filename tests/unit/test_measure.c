@@ -153,6 +153,8 @@ TEST(timed_check)
 		free(c);
 		char *h = render(&m, FMT_TABLE, 0);
 		CHECK((strstr(h, "FAIL") != NULL) == (st == TIMED_DIFFERS));
+		CHECK((strstr(h, "timed launches") != NULL && strstr(h, "keeps state across launches?") != NULL) ==
+		      (st == TIMED_DIFFERS));
 		free(h);
 		measure_free(&m);
 	}
