@@ -53,7 +53,7 @@ static dtype var_type(const spec *s, const ptx_var *pv, const char *cname, uint6
 	const char *last = strrchr(cname, ':');
 	const char *base = last ? last + 1 : cname;
 	size_t bl = strlen(base);
-	for (const char *q = s->src ? strstr(s->src, base) : NULL; q; q = strstr(q + 1, base)) {
+	for (const char *q = s->src && bl ? strstr(s->src, base) : NULL; q; q = strstr(q + 1, base)) {
 		if ((q > s->src && (isalnum((unsigned char)q[-1]) || q[-1] == '_')) || isalnum((unsigned char)q[bl]) ||
 		    q[bl] == '_')
 			continue;
