@@ -519,6 +519,25 @@ int ptx_access_widths(const char *ptx, const char *entry_name, const char *space
 
 /* ---- the module's variables a kernel writes ---- */
 
+/* A PTX constant: 0fXXXXXXXX is a float's bits, 0dXXXXXXXXXXXXXXXX a
+ * double's, else a decimal or hexadecimal number. */
+static double ptx_number(const char *s)
+{
+	if (s[0] == '0' && (s[1] == 'f' || s[1] == 'F' || s[1] == 'd' || s[1] == 'D')) {
+		uint64_t bits = strtoull(s + 2, NULL, 16);
+		if (s[1] == 'f' || s[1] == 'F') {
+			uint32_t b32 = (uint32_t)bits;
+			float f;
+			memcpy(&f, &b32, sizeof f);
+			return f;
+		}
+		double d;
+		memcpy(&d, &bits, sizeof d);
+		return d;
+	}
+	return strtod(s, NULL);
+}
+
 /* The module-scope `.global` declarations of stripped PTX text t (depth 0,
  * outside every body), at most 64. */
 static int module_vars(const char *t, ptx_var *v, int max)
@@ -585,7 +604,7 @@ static int module_vars(const char *t, ptx_var *v, int max)
 				while (vq < q && isspace((unsigned char)*vq))
 					vq++;
 				x->has_init = 1;
-				x->init = x->count == 1 && *vq != '{' ? strtod(vq, NULL) : 0;
+				x->init = x->count == 1 && *vq != '{' ? ptx_number(vq) : 0;
 			}
 			n++;
 		}

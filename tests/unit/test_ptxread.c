@@ -224,6 +224,22 @@ TEST(globals)
 	char *why = NULL;
 	CHECK(ptx_global_writes(state_ptx, "nope", &v, &n, &why) == -1 && why && strstr(why, "no entry 'nope'"));
 	free(why);
+	/* values: a float's bits (0f...), a double's (0d...), an integer */
+	static const char init_ptx[] =
+		".version 8.0\n.target sm_80\n.address_size 64\n"
+		".visible .global .align 4 .f32 scale = 0f3FC00000;\n"
+		".global .align 8 .f64 big = 0d4004000000000000;\n"
+		".global .align 4 .u32 count = 7;\n"
+		".visible .entry w()\n{\n\t.reg .b32 %r<2>;\n\t.reg .f32 %f<2>;\n\t.reg .f64 %fd<2>;\n"
+		"\tst.global.f32 [scale], %f1;\n\tst.global.f64 [big], %fd1;\n\tred.global.add.u32 [count], 1;\n"
+		"\tret;\n}\n";
+	CHECK(ptx_global_writes(init_ptx, "w", &v, &n, NULL) == 0 && n == 3);
+	if (n == 3) {
+		CHECK(v[0].has_init && v[0].init == 1.5 && strcmp(v[0].type, "f32") == 0);
+		CHECK(v[1].has_init && v[1].init == 2.5 && strcmp(v[1].type, "f64") == 0);
+		CHECK(v[2].has_init && v[2].init == 7);
+	}
+	free(v);
 }
 
 TEST(nvrtc)
