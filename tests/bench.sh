@@ -256,6 +256,7 @@ sweep_wall scache "" ""
 sweep_wall scache2 "timing clock events;" "with 'timing clock events': "
 
 CUPLAY=$CUPLAY bash tests/bench_streams.sh
+CUPLAY=$CUPLAY bash tests/bench_recheck.sh
 echo
 echo "== the first result at the prompt, and of -c and a session (tests/first_result.py)"
 CUPLAY=$CUPLAY python3 tests/first_result.py --bench

@@ -25,6 +25,7 @@ function after(re,   m) { if (match($0, re)) { m = substr($0, RSTART + RLENGTH);
 /^vadd_naive N=1M after N=64M/ { v = after("\\) +"); if (v != "") check(v <= 60, sprintf("vadd_naive N=1M after 64M %.1f ms (<= 60)", v)) }
 /^N=8192, set PAD=0 \(a new compile\)/ { v = after("\\+ "); if (v != "") check(v <= 25, sprintf("set PAD=0 %.1f ms beyond the loop (<= 25)", v)) }
 /^N=8192, rerun \(cached, checked\)/ { v = after("\\+ "); if (v != "") check(v <= 5, sprintf("cached rerun %.1f ms beyond the loop (<= 5)", v)) }
+/^timed launches checked: at most / { v = after("at most "); if (v != "") check(v < 2, sprintf("the check of the timed launches %.2f%% of a run (< 2%%)", v)) }
 END {
 	if (nt == 0) { printf "summary (%s): no targets measured\n", host; exit }
 	if (nm == 0) printf "summary (%s): met all %d targets\n", host, nt

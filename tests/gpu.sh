@@ -255,6 +255,9 @@ sub tensor
 # sequences: a two-pass sum checked and timed as one unit, graph timing, the
 # flag on a figure over the roof, compare's DRAM bytes
 sub seq
+# the timed launches checked: kernels that keep state across launches
+# flagged, the shipped ones not
+sub recheck
 # a new configuration's data path: the staging area, the comparison in
 # chunks, references in the elements' own type, the GPU fill, against the
 # way before

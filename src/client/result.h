@@ -21,6 +21,13 @@ typedef enum res_status {
 	RES_INTERRUPTED = 3   /* Ctrl-C: partial samples may be present */
 } res_status;
 
+enum {
+	TIMED_NOT = 0,     /* not compared: nothing checked, nothing timed, or no output hashable */
+	TIMED_SAME = 1,    /* the same bits as the checked launch */
+	TIMED_CLOSE = 2,   /* other bits, the same values within the check's tolerance */
+	TIMED_DIFFERS = 3  /* other values: the kernel keeps state from launch to launch */
+};
+
 typedef struct check_result {
 	char buf[64];
 	int ok;
@@ -86,6 +93,15 @@ typedef struct result {
 	char error[512];      /* one line, for RES_ERROR / RES_FATAL */
 	int nchecks;
 	check_result checks[PLAN_MAX_CHECKS];
+	/* the timed launches checked: one more launch after them, made as they
+	 * were, on outputs reset to their initial contents (poison, unless
+	 * declared), its outputs' hashes against the checked launch's (or, in a
+	 * run timed without its check, the first launch's); where they differ,
+	 * the values against the reference at the check's tolerance */
+	int32_t timed_check;  /* TIMED_* */
+	char timed_buf[64];   /* TIMED_DIFFERS: the output that differed */
+	double timed_err;     /* its relative error */
+	double timed_ms;      /* the host time of that launch and its comparison */
 	int nsamples;
 	double samples_ms[RES_MAX_SAMPLES];
 	double roof_gbps;     /* the device-to-device copy, measured once per worker */

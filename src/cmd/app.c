@@ -220,6 +220,7 @@ void app_free(app *a)
 	doc_close(&a->out);
 	app_warm_join();
 	free(a->clock_why);
+	sb_free(&a->state_said);
 	free(a->gpu_why);
 	free(a->clk_why);
 	for (int i = -1; i < a->nmore; i++) {

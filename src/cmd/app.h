@@ -178,6 +178,7 @@ typedef struct app {
 	int expect_held, expect_failed, expect_skipped; /* in this invocation */
 	char *clock_why;      /* why the last run was timed with events, as said, or NULL */
 	kinfo_seen *kseen;    /* `info`: the last compile of each kernel looked at */
+	sbuf state_said;      /* "\nFILE\tKERNEL\n"...: kernels whose state kept across launches was said */
 	int nkseen;
 	const char *cmd_text; /* the command being run, as typed */
 	int quit;

@@ -272,6 +272,10 @@ static int expect_correct(app *a, const char *name, const run_record *r)
 		snprintf(buf, sizeof buf, "%s was not checked (no //@ check, or 'check off')", name);
 		return failed(a, buf);
 	}
+	if (r->check == MCHECK_FAIL && r->timed_bad[0]) {
+		snprintf(buf, sizeof buf, "%s is not correct: %s", name, r->timed_bad);
+		return failed(a, buf);
+	}
 	if (r->check == MCHECK_FAIL) {
 		snprintf(buf, sizeof buf, "%s is not correct (relative error %.2e)", name, r->check_err);
 		return failed(a, buf);

@@ -7,6 +7,7 @@
 
 #include "inspect.h"
 #include "kinfo.h"
+#include "kstate.h"
 #include "nvml.h"
 #include "occupancy.h"
 #include "prof.h"
@@ -291,6 +292,28 @@ static void driver_rows(table *t, const runctx *c, const plan *p, const result *
 	}
 }
 
+/* The state the kernel keeps across launches (kstate.h): for people a row
+ * a variable, with the header line that would reset it (t given); for the
+ * data, the names ("done finished", returned; caller frees). */
+static char *state_of(table *t, const spec *s, const cunit *u, int k)
+{
+	kstate_var *v = NULL;
+	int n = 0;
+	sbuf names = {0};
+	if (kstate_find(s, u, k, &v, &n) != 0)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		char line[512];
+		snprintf(line, sizeof line, "'%s' (%s): written by the kernel, reset by nothing: %s", v[i].name,
+		         v[i].managed ? "__managed__" : "__device__", v[i].line);
+		if (t)
+			info_row(t, "state", line);
+		sb_printf(&names, "%s%s", i ? " " : "", v[i].name);
+	}
+	free(v);
+	return sb_steal(&names);
+}
+
 int look_info(app *a, int argc, char **argv)
 {
 	int *ks = NULL, nk = 0;
@@ -321,8 +344,10 @@ int look_info(app *a, int argc, char **argv)
 		const kres *kr = &c.u->res[ci];
 		table t;
 		int data = format_is_data(a->format);
-		if (!data)
+		if (!data) {
 			kinfo_table(&t, name, c.u->lowered[ci], c.arch, kr, &p->launch, &c.dev, NULL);
+			free(state_of(&t, a->file.sp, c.u, ks[i]));
+		}
 		int ran = 0;
 		if (c.gpu) {
 			p->info_only = 1;
@@ -336,8 +361,12 @@ int look_info(app *a, int argc, char **argv)
 				err = NULL;
 			}
 		}
-		if (data)
-			kinfo_record(&t, name, c.u->lowered[ci], c.arch, kr, &p->launch, &c.dev, ran ? &res->fn : NULL);
+		if (data) {
+			char *state = state_of(NULL, a->file.sp, c.u, ks[i]);
+			kinfo_record(&t, name, c.u->lowered[ci], c.arch, kr, &p->launch, &c.dev, ran ? &res->fn : NULL,
+			             state);
+			free(state);
+		}
 		app_table(a, &t, 0);
 		table_free(&t);
 		struct kinfo_seen *s = seen_find(a, name);

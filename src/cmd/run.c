@@ -2,6 +2,7 @@
  * check, time, report. */
 #include "run.h"
 #include "counters.h"
+#include "kstate.h"
 #include "planshow.h"
 #include "ptxread.h"
 #include "ref.h"
@@ -555,6 +556,7 @@ int run_check_plan(app *a, runctx *c, int k, const plan *p, plan *pc, void **cub
 
 int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
 {
+	kstate_note_once(a, c->u, k);
 	if (a->file.sp->ncheck_at == 0 || !p->t.do_check || !c->gpu)
 		return run_exec(a, c, p, res, err);
 	/* check small: a plan at the `check at` values, checking only */
@@ -577,7 +579,9 @@ int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
 	memcpy(checks, res->checks, sizeof checks);
 	/* then time large, without checking again */
 	p->t.do_check = 0;
+	p->t.checked_apart = 1;
 	r = run_exec(a, c, p, res, err);
+	p->t.checked_apart = 0;
 	p->t.do_check = 1;
 	if (r != 0)
 		return -1;
@@ -717,6 +721,9 @@ static void speedup_chart(app *a, int nrec)
  * record of what would run. */
 static void run_compile_only(app *a, runctx *c, const plan *p, const char *name, table *t, int *printed_bufs)
 {
+	int k = spec_kernel_find(a->file.sp, name);
+	if (k >= 0)
+		kstate_note_once(a, c->u, k);
 	if (!*printed_bufs)
 		planshow_buffers(a, p);
 	*printed_bufs = 1;

@@ -13,6 +13,7 @@
 #include "ptxread.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -513,5 +514,217 @@ int ptx_access_widths(const char *ptx, const char *entry_name, const char *space
 	}
 	free(e.body);
 	free(e.phold);
+	return 0;
+}
+
+/* ---- the module's variables a kernel writes ---- */
+
+/* A PTX constant: 0fXXXXXXXX is a float's bits, 0dXXXXXXXXXXXXXXXX a
+ * double's, else a decimal or hexadecimal number. */
+static double ptx_number(const char *s)
+{
+	if (s[0] == '0' && (s[1] == 'f' || s[1] == 'F' || s[1] == 'd' || s[1] == 'D')) {
+		uint64_t bits = strtoull(s + 2, NULL, 16);
+		if (s[1] == 'f' || s[1] == 'F') {
+			uint32_t b32 = (uint32_t)bits;
+			float f;
+			memcpy(&f, &b32, sizeof f);
+			return f;
+		}
+		double d;
+		memcpy(&d, &bits, sizeof d);
+		return d;
+	}
+	return strtod(s, NULL);
+}
+
+/* The module-scope `.global` declarations of stripped PTX text t (depth 0,
+ * outside every body), at most 64. */
+static int module_vars(const char *t, ptx_var *v, int max)
+{
+	int n = 0, depth = 0;
+	const char *from = t;
+	for (const char *q = t; *q && n < max; q++) {
+		if (*q == '{')
+			depth++;
+		else if (*q == '}') {
+			depth--;
+			from = q + 1;
+		} else if (*q == ';' && depth == 0) {
+			const char *s = from;
+			from = q + 1;
+			while (s < q && isspace((unsigned char)*s))
+				s++;
+			/* [.visible|.weak|.extern] .global ... NAME[[N]] [= ...], after
+			 * the directives of the lines before it (.version, .target) */
+			const char *g = s;
+			while (g + 7 < q && !(strncmp(g, ".global", 7) == 0 && isspace((unsigned char)g[7]) &&
+			                      (g == s || isspace((unsigned char)g[-1]))))
+				g++;
+			if (g + 7 >= q)
+				continue;
+			const char *eq = memchr(g, '=', (size_t)(q - g));
+			const char *end = eq ? eq : q;
+			ptx_var *x = &v[n];
+			memset(x, 0, sizeof *x);
+			x->count = 1;
+			x->managed = strstr(g, ".managed") && strstr(g, ".managed") < end;
+			const char *last = NULL;
+			size_t llen = 0;
+			for (const char *w = g + 7; w < end;) {
+				if (*w == '[') {
+					x->count = strtoull(w + 1, NULL, 10);
+					while (w < end && *w != ']')
+						w++;
+					continue;
+				}
+				if (*w == '.' && (w[1] == 'u' || w[1] == 's' || w[1] == 'f' || w[1] == 'b') && isdigit((unsigned char)w[2])) {
+					size_t k = 1;
+					while (isalnum((unsigned char)w[k]))
+						k++;
+					snprintf(x->type, sizeof x->type, "%.*s", (int)(k - 1), w + 1);
+					w += k;
+					continue;
+				}
+				if (ident_start((unsigned char)*w) && *w != '.' && *w != '%') {
+					last = w;
+					while (w < end && ident_char((unsigned char)*w) && *w != '.')
+						w++;
+					llen = (size_t)(w - last);
+					continue;
+				}
+				w++;
+			}
+			if (!last || *last == '$' || llen >= sizeof x->name)
+				continue;
+			memcpy(x->name, last, llen);
+			x->name[llen] = 0;
+			if (eq) {
+				const char *vq = eq + 1;
+				while (vq < q && isspace((unsigned char)*vq))
+					vq++;
+				x->has_init = 1;
+				x->init = x->count == 1 && *vq != '{' ? ptx_number(vq) : 0;
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+static int var_index(const ptx_var *v, int n, const char *s, size_t len)
+{
+	for (int i = 0; i < n; i++)
+		if (strlen(v[i].name) == len && memcmp(v[i].name, s, len) == 0)
+			return i;
+	return -1;
+}
+
+/* The mask of variables operand o names or carries in registers. */
+static uint64_t var_mask(regs *r, const ptx_var *v, int nv, const operand *o)
+{
+	uint64_t m = 0;
+	for (size_t i = 0; i < o->n;) {
+		unsigned char c = (unsigned char)o->s[i];
+		if (!ident_start(c) || (i > 0 && ident_char((unsigned char)o->s[i - 1]))) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < o->n && ident_char((unsigned char)o->s[j]))
+			j++;
+		int vi = var_index(v, nv, o->s + i, j - i);
+		if (vi >= 0) {
+			m |= (uint64_t)1 << vi;
+		} else {
+			reg *g = reg_find(r, o->s + i, j - i, 0);
+			if (g)
+				m |= g->mask;
+		}
+		i = j;
+	}
+	return m;
+}
+
+/* One statement: a destination register takes its sources' variables; a
+ * store, atomic or reduction through an address that carries them writes
+ * them. 1 when a mask grew. */
+static int var_stmt(regs *r, const ptx_var *v, int nv, const stmt *st, uint64_t *written)
+{
+	int writes = op_is(st, "st") || op_is(st, "atom") || op_is(st, "red");
+	int grew = 0;
+	for (int i = 0; i < st->nops; i++)
+		if (st->ops[i].mem && writes) {
+			uint64_t m = var_mask(r, v, nv, &st->ops[i]);
+			grew |= (*written | m) != *written;
+			*written |= m;
+		}
+	if (writes || op_is(st, "ld") || st->nops == 0 || st->ops[0].mem)
+		return grew;
+	uint64_t src = 0;
+	for (int i = 1; i < st->nops; i++)
+		src |= var_mask(r, v, nv, &st->ops[i]);
+	if (!src)
+		return grew;
+	const operand *d = &st->ops[0];
+	for (size_t i = 0; i < d->n;) {
+		if (!ident_start((unsigned char)d->s[i]) || (i > 0 && ident_char((unsigned char)d->s[i - 1]))) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < d->n && ident_char((unsigned char)d->s[j]))
+			j++;
+		reg *g = reg_find(r, d->s + i, j - i, 1);
+		if ((g->mask | src) != g->mask) {
+			g->mask |= src;
+			grew = 1;
+		}
+		i = j;
+	}
+	return grew;
+}
+
+int ptx_global_writes(const char *ptx, const char *entry_name, ptx_var **vars, int *n, char **why)
+{
+	*vars = NULL;
+	*n = 0;
+	if (!ptx || !entry_name || !*entry_name)
+		return fail(why, "no PTX");
+	entry e;
+	if (find_entry(ptx, entry_name, &e, why) != 0)
+		return -1;
+	char *t = strip_comments(ptx, strlen(ptx));
+	ptx_var *v = xcalloc(64, sizeof *v);
+	int nv = module_vars(t, v, 64);
+	free(t);
+	uint64_t written = 0;
+	regs r;
+	memset(&r, 0, sizeof r);
+	int grew = 1;
+	for (int passes = 0; grew && nv > 0 && passes < 1000; passes++) {
+		grew = 0;
+		for (const char *s = e.body; *s;) {
+			const char *semi = strchr(s, ';');
+			size_t len = semi ? (size_t)(semi - s) : strlen(s);
+			stmt st;
+			if (parse_stmt(s, len, &st) == 0)
+				grew |= var_stmt(&r, v, nv, &st, &written);
+			s += len + (semi ? 1 : 0);
+		}
+	}
+	free(r.slot);
+	free(e.body);
+	free(e.phold);
+	int k = 0;
+	for (int i = 0; i < nv; i++)
+		if (written >> i & 1)
+			v[k++] = v[i];
+	if (k == 0) {
+		free(v);
+		v = NULL;
+	}
+	*vars = v;
+	*n = k;
 	return 0;
 }

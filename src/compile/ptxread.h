@@ -27,4 +27,22 @@ int ptx_param_reads(const char *ptx, const char *entry, uint64_t *reads, char **
 int ptx_access_widths(const char *ptx, const char *entry, const char *space, int *ld_bytes, int *st_bytes,
                       char **why);
 
+/* A variable of the module's global state space (`__device__` or
+ * `__managed__`, `.global` in the PTX) that a kernel writes. */
+typedef struct ptx_var {
+	char name[128];     /* as the PTX names it (C++ names mangled) */
+	char type[8];       /* the PTX type: "u32", "f32", "b8", ... */
+	uint64_t count;     /* elements of type; 1 for a scalar */
+	int managed;        /* `.attribute(.managed)`: __managed__ */
+	int has_init;       /* declared with a value (`= ...`) */
+	double init;        /* a scalar's value */
+} ptx_var;
+
+/* The module-scope `.global` variables the entry `entry` writes (a store,
+ * an atomic, a reduction whose address comes from the variable's, through
+ * registers, flow-insensitively), in the order the PTX declares them,
+ * into *vars (caller frees; *n of them). String constants ($str) are left
+ * out. 0, or -1 with *why (caller frees) when the entry is not there. */
+int ptx_global_writes(const char *ptx, const char *entry, ptx_var **vars, int *n, char **why);
+
 #endif

@@ -138,6 +138,8 @@ typedef struct timing_opts {
 	int batch;           /* > 1: each sample times this many back-to-back launches */
 	int clock;           /* timing_clock asked for; batches and device launches use events */
 	int graph;           /* a sequence is also timed as one CUDA graph (`timing graph on`) */
+	int checked_apart;   /* timed without its check, which ran in a request of its own
+	                        (`//@ check at`): the last timed launch is compared with the first */
 } timing_opts;
 
 /* The wall time a timing loop may take, for samples of median_s seconds

@@ -105,22 +105,24 @@ void kinfo_table(table *t, const char *name, const char *lowered, const char *ar
 
 enum { K_KERNEL, K_LOWERED, K_SM, K_REGS, K_SMEM, K_STACK, K_SPILL_ST, K_SPILL_LD, K_GRID, K_BLOCK, K_THREADS,
        K_DYN, K_CLUSTER, K_OCC, K_WARPS, K_MAXW, K_BPS, K_LIMIT, K_DRV_BLOCKS, K_BEST_BLOCK, K_BEST_GRID, K_ARCH,
-       K_N };
+       K_STATE, K_N };
 
 void kinfo_record(table *t, const char *name, const char *lowered, const char *arch, const kres *r,
-                  const plan_launch *l, const devinfo *d, const struct func_info *fi)
+                  const plan_launch *l, const devinfo *d, const struct func_info *fi, const char *state)
 {
 	static const char *const head[K_N] = {
 		"kernel", "lowered", "sm", "regs", "smem_static_bytes", "stack_bytes", "spill_store_bytes",
 		"spill_load_bytes", "grid", "block", "threads", "dyn_smem_bytes", "cluster", "occupancy_frac",
 		"active_warps", "max_warps", "blocks_per_sm", "limited_by", "driver_blocks_per_sm", "best_block",
-		"best_grid", "arch"
+		"best_grid", "arch", "state"
 	};
 	table_init(t, K_N, head, NULL);
 	table_kind(t, "info");
 	int row = table_row(t);
 	char x[64];
 	table_set(t, row, K_KERNEL, "%s", name ? name : "");
+	if (state && *state)
+		table_set(t, row, K_STATE, "%s", state);
 	if (lowered)
 		table_set(t, row, K_LOWERED, "%s", lowered);
 	if (arch && strncmp(arch, "sm_", 3) == 0) {

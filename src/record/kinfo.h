@@ -28,10 +28,11 @@ void kinfo_table(table *t, const char *name, const char *lowered, const char *ar
 
 /* The same facts as one typed record ("info") for csv and json: the
  * resources, the launch, the occupancy, and the driver's figures when fi
- * is given (NULL: compile-only). */
+ * is given (NULL: compile-only), and state: the variables the kernel
+ * writes and nothing resets ("done finished"; NULL or "": none). */
 struct func_info;
 void kinfo_record(table *t, const char *name, const char *lowered, const char *arch, const kres *r,
-                  const plan_launch *l, const devinfo *d, const struct func_info *fi);
+                  const plan_launch *l, const devinfo *d, const struct func_info *fi, const char *state);
 
 /* What changed between two compiles of one kernel on device d:
  * "registers 32 -> 40, spills 0 B -> 24 B, occupancy 100% -> 75% (limited

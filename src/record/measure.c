@@ -95,6 +95,15 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 		}
 		m->check = ok ? MCHECK_OK : MCHECK_FAIL;
 	}
+	m->timed_check = res->timed_check;
+	m->timed_ms = res->timed_ms;
+	if (res->timed_check == TIMED_DIFFERS) {
+		/* timed at what it did not compute: out of the charts and "best" */
+		m->check = MCHECK_FAIL;
+		snprintf(m->timed_bad, sizeof m->timed_bad,
+		         "the timed launches did not compute what the checked launch did: a kernel that keeps state "
+		         "across launches? ('%.63s', relative error %.2e)", res->timed_buf, res->timed_err);
+	}
 	m->interrupted = res->status == RES_INTERRUPTED;
 	m->roof_gbps = res->roof_gbps;
 	if (m->link[0]) {
@@ -207,7 +216,8 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 		                               "min .. max", "min", "max", "noise", "samples", "GB/s", "roof", "link", "overlap",
 		                               "GFLOP/s", "SM MHz", "temp C", "throttle", "clock", "regs",
 		                               "smem_bytes", "compile_ms", "device", "ci_lo", "ci_hi", "stop",
-		                               "steps", "steps_ms", "graph", "one by one", "over roof", "clock_offset_us" };
+		                               "steps", "steps_ms", "graph", "one by one", "over roof", "timed launches",
+		                               "clock_offset_us" };
 	const char *h[64];
 	char al[64];
 	int n = first + M_N + last;
@@ -217,7 +227,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	}
 	for (int i = 0; i < M_N; i++)
 		h[first + i] = mine[i];
-	memcpy(al + first, "lllrrlrrrrrrrlrrrrllrrlrrllllrrlr", M_N);
+	memcpy(al + first, "lllrrlrrrrrrrlrrrrllrrlrrllllrrllr", M_N);
 	for (int i = 0; i < last; i++) {
 		h[first + M_N + i] = head[first + i];
 		al[first + M_N + i] = align && align[first + i] ? align[first + i] : 'l';
@@ -256,6 +266,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	table_col(t, first + M_GRAPH, "graph_ms", U_MS, COL_BOTH);
 	table_col(t, first + M_STREAMED, "streamed_ms", U_MS, COL_BOTH);
 	table_col(t, first + M_OVER, "over_roof", U_PLAIN, COL_BOTH);
+	table_col(t, first + M_TIMED, "timed_check", U_PLAIN, COL_BOTH);
 }
 
 /* "±0.2%": the median's interval, its wider side as a percentage of it */
@@ -335,6 +346,10 @@ static void row_more(table *t, int r, int first, const measurement *m, int mask)
 	if (m->over_roof[0]) {
 		table_set(t, r, COL(M_OVER), "%s", m->over_roof);
 		table_style(t, r, COL(M_OVER), "1;33");
+	}
+	if (m->timed_bad[0]) {
+		table_set(t, r, COL(M_TIMED), "%s", m->timed_bad);
+		table_style(t, r, COL(M_TIMED), "1;31");
 	}
 	if (m->cond_known) {
 		if (m->sm_mhz)

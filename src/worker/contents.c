@@ -79,14 +79,15 @@ int contents_reverify(wrun *r, const wcontents *c)
 	return 0;
 }
 
-/* Resets every output the kernel may read to its initial contents before
- * a timed launch, queued on the stream. Returns how many. */
-int contents_restore_outputs(wrun *r, const wcontents *c)
+/* Resets every output the kernel may read (all: every output) to its
+ * initial contents before a timed launch, queued on the stream. Returns
+ * how many. */
+int contents_restore_outputs(wrun *r, const wcontents *c, int all)
 {
 	int n = 0;
 	for (int i = 0; i < r->p->nbufs; i++) {
 		pbuf *e = &c->pool->buf[i];
-		if (!r->p->bufs[i].output || r->p->bufs[i].unread || e->bytes == 0)
+		if (!r->p->bufs[i].output || (r->p->bufs[i].unread && !all) || e->bytes == 0)
 			continue;
 		CUresult x;
 		const char *call;

@@ -26,7 +26,8 @@ int contents_reset_dirty(wrun *r, const wcontents *c);
 int contents_all_verified(wrun *r, const wpool *pool);
 /* Every buffer not verified written again from its host copy. */
 int contents_reverify(wrun *r, const wcontents *c);
-/* The outputs reset before a timed launch, queued: how many, or -1. */
-int contents_restore_outputs(wrun *r, const wcontents *c);
+/* The outputs reset before a timed launch, queued: how many, or -1. all:
+ * those the kernel never reads too. */
+int contents_restore_outputs(wrun *r, const wcontents *c, int all);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "outhash.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Thread t of the grid hashes words t, t + threads, ...; the two sums are
@@ -112,4 +113,46 @@ int gpu_outhash(wrun *r, gpuhash *gh, CUdeviceptr d, uint64_t bytes, uint64_t h[
 		outhash_words(&v, nw, nw + 1, h);
 	}
 	return 0;
+}
+
+int outsum_able(const plan *p, int i)
+{
+	const plan_check *c = &p->checks[i];
+	return p->nchunks <= 0 && c->out >= 0 && c->out < p->nbufs && !p->bufs[c->out].managed;
+}
+
+int outsums_take(wrun *r, gpuhash *gh, const wpool *pool, outsums *s, int copy)
+{
+	const plan *p = r->p;
+	for (int i = 0; i < p->nchecks; i++) {
+		const pbuf *ob = &pool->buf[p->checks[i].out];
+		s->have[i] = 0;
+		if (!outsum_able(p, i) || !ob->d || !ob->bytes)
+			continue;
+		int k = gpu_outhash(r, gh, ob->d, ob->bytes, s->h[i]);
+		if (k != 0)
+			return k;
+		if (copy) {
+			char what[128];
+			snprintf(what, sizeof what, "the first launch's copy of buffer '%s'", p->bufs[p->checks[i].out].name);
+			if (!s->copy[i] && w_dalloc(r, &s->copy[i], ob->bytes, 0, what) != 0)
+				return -1;
+			if (w_ck(r, cu.MemcpyDtoD(s->copy[i], ob->d, ob->bytes), "cuMemcpyDtoD") != 0)
+				return -1;
+		}
+		s->have[i] = 1;
+	}
+	return 0;
+}
+
+int outsums_clear(wrun *r, outsums *s)
+{
+	int rc = 0;
+	for (int i = 0; i < PLAN_MAX_CHECKS; i++) {
+		CUresult e = s->copy[i] ? cu.MemFree(s->copy[i]) : CUDA_SUCCESS;
+		if (r && rc == 0 && w_ck(r, e, "cuMemFree") != 0)
+			rc = -1;
+	}
+	memset(s, 0, sizeof *s);
+	return rc;
 }

@@ -19,6 +19,7 @@ typedef struct wchecks {
 	ref_cache refs;        /* reference results of recent checks */
 	verdict_cache verdicts; /* results of comparisons, by the hash of the output compared */
 	gpuhash hash;          /* the output hash on the GPU */
+	outsums sums;          /* this run's: the checked launch's output hashes */
 } wchecks;
 
 /* References computed on the host beside the GPU work. */
@@ -32,7 +33,8 @@ ref_ahead *check_ahead(wrun *r, wpool *pool, wchecks *ck);
 /* The end of a run: a reference thread still running is waited for. */
 void check_end(ref_ahead **a);
 /* The checks (the references started early in *early, if any), each one's
- * result in res->checks; res->check_ms. 0, or -1 with the run's error
+ * result in res->checks; res->check_ms; where every check passed, the
+ * hashes of the outputs checked in ck->sums. 0, or -1 with the run's error
  * recorded. */
 int check_stage(wrun *r, const wcontents *c, whost *wh, wkernels *k, wprintf *pf, wchecks *ck, ref_ahead **early);
 

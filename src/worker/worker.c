@@ -4,16 +4,16 @@
  * It answers every RUN with exactly one RESULT, sending PROGRESS messages
  * before; a sticky CUDA error makes it answer RES_FATAL and exit.
  *
- * A request flows through six stages, each a file with one entry; the
+ * A request flows through seven stages, each a file with one entry; the
  * loop owns the worker's state and hands each stage the parts it needs,
  * and takes back what the stage made for the next:
  *
- *   RUN -> prepare ------> buffers -----> fill ---------> check -------> time --------> reply
- *          wprepare.c      wbuffers.c     wfill.c        wcheck.c       wtime.c        wreply.c
- *          plan checked,   pool reused    initial        launch once,   samples,       printf,
- *          context, roofs, or allocated   contents,      outputs        timeline,      module
- *          module loaded   (wfresh)       host buffers,  compared       counters       unloaded;
- *          (wkernels)                     arguments                                    RESULT
+ *   RUN -> prepare ------> buffers -----> fill ---------> check -------> time --------> recheck ------> reply
+ *          wprepare.c      wbuffers.c     wfill.c        wcheck.c       wtime.c        wrecheck.c      wreply.c
+ *          plan checked,   pool reused    initial        launch once,   samples,       the last timed  printf,
+ *          context, roofs, or allocated   contents,      outputs        timeline,      launch's output module
+ *          module loaded   (wfresh)       host buffers,  compared,      counters,      hashed against  unloaded;
+ *          (wkernels)                     arguments      hashed         a last launch  the checked     RESULT
  *
  * An info-only request goes from prepare to winfo.c and then to reply. A
  * stage that fails records the run's error and the rest are skipped; reply
@@ -35,6 +35,7 @@
 #include "wfill.h"
 #include "winfo.h"
 #include "wprepare.h"
+#include "wrecheck.h"
 #include "wreply.h"
 #include "wtime.h"
 
@@ -69,10 +70,13 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 			info_stage(&r, &k, &ws->nvml);
 		else if (buffers_stage(&r, &ws->pool, k.mod, &fresh) == 0 &&
 		         (ahead = check_ahead(&r, &ws->pool, &ws->checks), fill_stage(&r, &c, &ws->host, &fresh, &k) == 0) &&
-		         check_stage(&r, &c, &ws->host, &k, &ws->printf, &ws->checks, &ahead) == 0)
-			time_stage(&r, &ws->times, &c, &ws->host, &k, &ws->start, &ws->timer);
+		         check_stage(&r, &c, &ws->host, &k, &ws->printf, &ws->checks, &ahead) == 0 &&
+		         time_stage(&r, &ws->times, &c, &ws->host, &k, &ws->start, &ws->timer, &ws->checks.hash,
+		                    &ws->checks.sums) == 0)
+			recheck_stage(&r, &c, &ws->checks);
 	}
 	check_end(&ahead);
+	outsums_clear(&r, &ws->checks.sums);
 	reply_stage(&r, &ws->pool, &ws->printf, &k, &ws->staging, &ws->roofs);
 }
 

@@ -18,6 +18,7 @@ void reply_stage(wrun *r, wpool *pool, wprintf *pf, wkernels *k, wstaging *sg, c
 	res->roof_gbps = rf->roof_gbps;
 	memcpy(res->link_gbps, rf->link_gbps, sizeof res->link_gbps);
 	res->launch_ms = ms_since(r->t0);
+	w_trace(r, "request done");
 }
 
 int reply_send(wchan *c, const result *res)

@@ -218,6 +218,27 @@ int seq_graph_pass(wrun *r, wpool *pool, wkernels *k, wtimer *tm, wseq_prologue 
 		rc = -1;
 	return rc;
 }
+int seq_graph_once(wrun *r, wpool *pool, wkernels *k, wseq_prologue pro, void *ctx)
+{
+	CUstream st = NULL;
+	CUgraph g = NULL;
+	CUgraphExec e = NULL;
+	int rc = w_ck(r, cu.StreamCreate(&st, CU_STREAM_DEFAULT), "cuStreamCreate");
+	if (rc == 0)
+		rc = seq_capture(r, pool, k, st, &g, &e);
+	if (rc == 0 && (pro(ctx, 0) != 0 || w_ck_kernel(r, cu.CtxSynchronize(), r->p->launch.name) != 0 ||
+	                w_ck(r, cu.GraphLaunch(e, st), "cuGraphLaunch") != 0 ||
+	                w_ck_kernel(r, cu.StreamSynchronize(st), r->p->launch.name) != 0))
+		rc = -1;
+	if (e && w_ck(r, cu.GraphExecDestroy(e), "cuGraphExecDestroy") != 0)
+		rc = -1;
+	if (g && w_ck(r, cu.GraphDestroy(g), "cuGraphDestroy") != 0)
+		rc = -1;
+	if (st && w_ck(r, cu.StreamDestroy(st), "cuStreamDestroy") != 0)
+		rc = -1;
+	return rc;
+}
+
 static int ends_with(const char *s, const char *end)
 {
 	size_t a = strlen(s), b = strlen(end);

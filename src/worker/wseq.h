@@ -32,6 +32,10 @@ void seq_split_result(wrun *r, const wseq *sq);
  * from an idle GPU (res->seq). 0, or -1 on an error; a driver without
  * graphs is a note. */
 int seq_graph_pass(wrun *r, wpool *pool, wkernels *k, wtimer *tm, wseq_prologue pro, void *ctx);
+/* The steps captured into a CUDA graph and the graph launched once, as the
+ * graph's samples were, after its prologue; waited for. 0, or -1 on an
+ * error. */
+int seq_graph_once(wrun *r, wpool *pool, wkernels *k, wseq_prologue pro, void *ctx);
 /* The counters of ns kernels (per[r * n + i]) as one: a `.sum` added, a
  * `.max` the largest, a `.min` the smallest; any other (averages, ratios,
  * rates) averaged weighted by each kernel's gpu__time_duration.sum where

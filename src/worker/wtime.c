@@ -23,6 +23,9 @@ typedef struct tctx {
 	wtimer *tm;
 	wstart *st;
 	wseq seq;              /* a sequence's samples split into steps and gaps */
+	gpuhash *gh;           /* the output hash, for the first and the last launch */
+	outsums *sums;         /* the hashes the last launch is compared with */
+	int all_outputs;       /* reset every output, those the kernel never reads too */
 } tctx;
 
 /* An empty kernel as PTX (the driver compiles it for this device): what any
@@ -138,7 +141,7 @@ static int kernel_clock_begin(tctx *x, int batch)
 static int reset_outputs(tctx *x)
 {
 	wrun *r = x->r;
-	int n = contents_restore_outputs(r, x->c);
+	int n = contents_restore_outputs(r, x->c, x->all_outputs);
 	if (n >= 0)
 		r->res->split.resets = n;
 	return n;
@@ -419,8 +422,18 @@ static int warm_and_sample(tctx *x)
 			r->res->stop = STOP_INTERRUPTED;
 			return 1;
 		}
-		if (reset_outputs(x) < 0 || w_run_main(r, x->c->pool, x->wh, x->k) != 0 ||
+		/* timed without its check (`//@ check at`): the first launch
+		 * after the module's load, on every output at its initial
+		 * contents as the last launch's are, is the one the last is
+		 * compared with */
+		int first = i == 0 && p->t.checked_apart && !p->t.do_check && p->nchecks > 0;
+		x->all_outputs = first;
+		int rr = reset_outputs(x);
+		x->all_outputs = 0;
+		if (rr < 0 || w_run_main(r, x->c->pool, x->wh, x->k) != 0 ||
 		    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
+			return -1;
+		if (first && outsums_take(r, x->gh, x->c->pool, x->sums, 1) < 0)
 			return -1;
 		w_progress(r->chan, 0, WIRE_PHASE_GPU, 0);
 	}
@@ -565,11 +578,50 @@ static void metrics_pass(tctx *x)
 		w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name); /* a fault during the replays is sticky */
 }
 
-int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernels *k, wstart *st, wtimer *tm)
+/* The last launch: one more after the timed ones and outside their
+ * statistics, made as they were (the prologue, with flush a cold L2, a
+ * batch's launches before it), on every output reset to its initial
+ * contents (poison, unless declared), those the kernel never reads too, so
+ * that work skipped leaves its poison. Its outputs stay in the buffers for
+ * the comparison (wrecheck.c). Only where some output's hash is there to
+ * compare with. */
+static int last_launch(tctx *x)
+{
+	wrun *r = x->r;
+	const plan *p = r->p;
+	int any = 0;
+	for (int i = 0; i < p->nchecks; i++)
+		any |= x->sums->have[i];
+	if (!any || r->res->nsamples == 0 || r->res->status != RES_OK || w_stop_now(r->chan))
+		return 0;
+	int batch = p->t.batch > 1 ? p->t.batch : 1;
+	int resets = r->res->split.resets; /* the samples' count, for the trace */
+	uint64_t t0 = now_ns();
+	x->all_outputs = 1;
+	/* a sequence timed as a CUDA graph too: its last launch as the graph */
+	int graph = p->nsteps > 0 && r->res->seq.graph_n > 0;
+	int rc = graph ? seq_graph_once(r, x->c->pool, x->k, prologue_of, x) : sample_prologue(x, 0);
+	for (int b = 0; !graph && b + 1 < batch && rc == 0; b++)
+		rc = w_run_main(r, x->c->pool, x->wh, x->k);
+	if (rc == 0 && !graph && batch > 1 && reset_outputs(x) < 0)
+		rc = -1;
+	x->all_outputs = 0;
+	r->res->split.resets = resets;
+	if (rc != 0 || (!graph && (w_run_main(r, x->c->pool, x->wh, x->k) != 0 ||
+	                           w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)))
+		return -1;
+	x->sums->last = 1;
+	r->res->timed_ms = ms_since(t0);
+	w_trace(r, "the last launch%s, on reset outputs: %.3f ms", graph ? ", as the graph" : "", r->res->timed_ms);
+	return 0;
+}
+
+int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernels *k, wstart *st, wtimer *tm,
+               gpuhash *gh, outsums *sums)
 {
 	const plan *p = r->p;
 	result *res = r->res;
-	tctx x = { r, tt, c, wh, k, tm, st, { NULL } };
+	tctx x = { r, tt, c, wh, k, tm, st, { NULL }, gh, sums, 0 };
 	uint64_t t0 = now_ns();
 	if (p->t.do_time || p->nmetrics > 0)
 		start_join(st); /* NVML and CUPTI set up */
@@ -587,6 +639,8 @@ int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernel
 	w_trace(r, "timing done: %d samples", res->nsamples);
 	if (p->nmetrics > 0 && res->status == RES_OK && !w_stop_now(r->chan) && w_gpu_lock(r, &st->info) == 0)
 		metrics_pass(&x);
+	if (p->t.do_time && res->status == RES_OK)
+		last_launch(&x);
 	w_gpu_unlock();
 	seq_free(&x.seq);
 	return res->status == RES_OK ? 0 : -1;

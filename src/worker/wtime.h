@@ -3,6 +3,7 @@
 #define CUPLAY_WTIME_H
 
 #include "contents.h"
+#include "gpuhash.h"
 #include "launch.h"
 #include "wstart.h"
 
@@ -18,8 +19,11 @@ typedef struct wtimes {
 
 /* The timed samples until the stopping rule says enough, each on reset
  * outputs and (with flush) a cold L2, then the timeline's run; the
- * counters pass; alone on the GPU. res->time_ms. 0, or -1 when the run
- * did not end OK. */
-int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernels *k, wstart *st, wtimer *tm);
+ * counters pass; the last launch, made as the samples were, its outputs
+ * left for a comparison with those hashed in *sums (the checked launch's;
+ * in a run timed without its check, the first launch's, taken here);
+ * alone on the GPU. res->time_ms. 0, or -1 when the run did not end OK. */
+int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernels *k, wstart *st, wtimer *tm,
+               gpuhash *gh, outsums *sums);
 
 #endif

@@ -122,10 +122,51 @@ TEST(over_roof)
 	measure_free(&m);
 }
 
+/* The timed launches' last against the checked one: other values fail the
+ * check and say why in the row and the data; other bits within the
+ * tolerance (float atomics), or the same bits, keep it ok. */
+TEST(timed_check)
+{
+	plan *p = xcalloc(1, sizeof *p);
+	snprintf(p->launch.name, sizeof p->launch.name, "once");
+	result *res = xcalloc(1, sizeof *res);
+	res->nchecks = 1;
+	res->checks[0].ok = 1;
+	res->checks[0].rel_err = 1e-7;
+	double x[20];
+	for (int i = 0; i < 20; i++)
+		x[i] = 0.042;
+	res->nsamples = 20;
+	memcpy(res->samples_ms, x, sizeof x);
+	for (int st = TIMED_NOT; st <= TIMED_DIFFERS; st++) {
+		res->timed_check = st;
+		snprintf(res->timed_buf, sizeof res->timed_buf, "y");
+		res->timed_err = 0.5;
+		measurement m;
+		measure_make(&m, "once.cu", p, res, "N=16", 1);
+		CHECK(m.check == (st == TIMED_DIFFERS ? MCHECK_FAIL : MCHECK_OK));
+		CHECK((m.timed_bad[0] != 0) == (st == TIMED_DIFFERS));
+		char *c = render(&m, FMT_CSV, 0);
+		CHECK(strstr(c, "timed_check") != NULL);
+		CHECK((strstr(c, "did not compute what the checked launch did: a kernel that keeps state across "
+		                 "launches? ('y', relative error 5.00e-01)") != NULL) == (st == TIMED_DIFFERS));
+		free(c);
+		char *h = render(&m, FMT_TABLE, 0);
+		CHECK((strstr(h, "FAIL") != NULL) == (st == TIMED_DIFFERS));
+		CHECK((strstr(h, "timed launches") != NULL && strstr(h, "keeps state across launches?") != NULL) ==
+		      (st == TIMED_DIFFERS));
+		free(h);
+		measure_free(&m);
+	}
+	free(res);
+	free(p);
+}
+
 int main(void)
 {
 	RUN(row);
 	RUN(roof);
 	RUN(over_roof);
+	RUN(timed_check);
 	return test_report("measure");
 }

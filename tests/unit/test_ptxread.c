@@ -180,6 +180,68 @@ TEST(widths)
 	CHECK(ptx_access_widths(cp_ptx, "stage", "shared", &ld, &st, NULL) == 0 && ld == 0 && st == 0);
 }
 
+/* The module's variables a kernel writes: a flag stored, a counter taken
+ * by an atomic through a register, an array through an address computed
+ * from it, a managed counter; a variable only read is not written. */
+static const char state_ptx[] =
+	".version 8.0\n.target sm_80\n.address_size 64\n"
+	".global .align 4 .u32 done_flag;\n"
+	".global .align 4 .u32 finished;\n"
+	".global .align 4 .b8 acc[4096];\n"
+	".global .attribute(.managed) .align 4 .u32 mcount;\n"
+	".global .align 4 .u32 ro = 5;\n"
+	".global .align 1 .b8 $str[3] = {104, 105, 0};\n"
+	".global .align 8 .u64 _ZN2ns3nsvE;\n"
+	".visible .entry once(\n\t.param .u64 once_param_0\n)\n{\n"
+	"\t.reg .pred %p<6>;\n\t.reg .b32 %r<14>;\n\t.reg .b64 %rd<16>;\n\t.reg .f32 %f<7>;\n"
+	"\tld.global.u32 %r4, [done_flag];\n\tsetp.ne.s32 %p1, %r4, 0;\n\t@%p1 bra $L__BB0_9;\n"
+	"\tld.global.u32 %r7, [ro];\n"
+	"\tmov.u64 %rd10, finished;\n\tatom.global.add.u32 %r8, [%rd10], 1;\n"
+	"\tmov.u32 %r11, 1;\n\tst.global.u32 [done_flag], %r11;\n"
+	"\tmov.u64 %rd12, acc;\n\tadd.s64 %rd13, %rd12, %rd11;\n\tld.global.f32 %f5, [%rd13];\n"
+	"\tst.global.f32 [%rd13], %f6;\n"
+	"\tmov.u64 %rd14, mcount;\n\tcvta.global.u64 %rd15, %rd14;\n\tatom.add.u32 %r12, [%rd15], 1;\n"
+	"\tst.global.u64 [_ZN2ns3nsvE+0], %rd15;\n"
+	"$L__BB0_9:\n\tret;\n}\n"
+	".visible .entry reader(\n\t.param .u64 reader_param_0\n)\n{\n"
+	"\t.reg .b32 %r<3>;\n\tld.global.u32 %r1, [ro];\n\tld.global.u32 %r2, [done_flag];\n\tret;\n}\n";
+
+TEST(globals)
+{
+	ptx_var *v = NULL;
+	int n = 0;
+	CHECK(ptx_global_writes(state_ptx, "once", &v, &n, NULL) == 0);
+	CHECK(n == 5);
+	if (n == 5) {
+		CHECK(strcmp(v[0].name, "done_flag") == 0 && strcmp(v[0].type, "u32") == 0 && v[0].count == 1);
+		CHECK(strcmp(v[1].name, "finished") == 0 && !v[1].managed);
+		CHECK(strcmp(v[2].name, "acc") == 0 && strcmp(v[2].type, "b8") == 0 && v[2].count == 4096);
+		CHECK(strcmp(v[3].name, "mcount") == 0 && v[3].managed);
+		CHECK(strcmp(v[4].name, "_ZN2ns3nsvE") == 0 && strcmp(v[4].type, "u64") == 0);
+	}
+	free(v);
+	CHECK(ptx_global_writes(state_ptx, "reader", &v, &n, NULL) == 0 && n == 0 && v == NULL);
+	char *why = NULL;
+	CHECK(ptx_global_writes(state_ptx, "nope", &v, &n, &why) == -1 && why && strstr(why, "no entry 'nope'"));
+	free(why);
+	/* values: a float's bits (0f...), a double's (0d...), an integer */
+	static const char init_ptx[] =
+		".version 8.0\n.target sm_80\n.address_size 64\n"
+		".visible .global .align 4 .f32 scale = 0f3FC00000;\n"
+		".global .align 8 .f64 big = 0d4004000000000000;\n"
+		".global .align 4 .u32 count = 7;\n"
+		".visible .entry w()\n{\n\t.reg .b32 %r<2>;\n\t.reg .f32 %f<2>;\n\t.reg .f64 %fd<2>;\n"
+		"\tst.global.f32 [scale], %f1;\n\tst.global.f64 [big], %fd1;\n\tred.global.add.u32 [count], 1;\n"
+		"\tret;\n}\n";
+	CHECK(ptx_global_writes(init_ptx, "w", &v, &n, NULL) == 0 && n == 3);
+	if (n == 3) {
+		CHECK(v[0].has_init && v[0].init == 1.5 && strcmp(v[0].type, "f32") == 0);
+		CHECK(v[1].has_init && v[1].init == 2.5 && strcmp(v[1].type, "f64") == 0);
+		CHECK(v[2].has_init && v[2].init == 7);
+	}
+	free(v);
+}
+
 TEST(nvrtc)
 {
 	static const char *const names[] = { "copy", "transpose", "sum", "axpy", "vec4", "via_call", "scale_inplace",
@@ -217,6 +279,7 @@ int main(void)
 {
 	RUN(written);
 	RUN(widths);
+	RUN(globals);
 	char *err = NULL;
 	if (nvrtc_load(&err) != 0) {
 		printf("ptxread: skipped the NVRTC tests: %s\n", err);

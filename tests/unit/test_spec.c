@@ -406,6 +406,12 @@ TEST(globals)
 		PATH ":1:38: buffer 'x' has 'prefetch' without 'managed': only unified memory is prefetched");
 	EXPECT_SPEC_ERR("//@ buffer w float[2] {1, 2}\n",
 		PATH ":1:23: unexpected '{' in buffer 'w' (expected random, zero, one, iota, value(X), poison, output, managed or host)");
+	/* the lines `info` and a first run give for state a kernel keeps */
+	EXPECT_SPEC_OK("//@ global done unsigned zero output\n//@ global acc float[4194304] zero output\n"
+	               "//@ global total uint64 value(3) output\n");
+	EXPECT_SPEC_ERR("//@ global done unsigned zero\n//@ global acc float[4194304] zero ouptut\n",
+		PATH ":2:36: unknown word 'ouptut' in global 'acc' (expected: random, zero, one, iota, value, poison, "
+		"output); did you mean 'output'?");
 	EXPECT_SPEC_ERR("//@ global w flot\n",
 		PATH ":1:14: unknown global type 'flot' (known: float, double, int, unsigned, long, half, "
 		"bfloat16, int8, uint8, int16, uint16, uint64, fp8_e4m3, fp8_e5m2, float2, float4, double2, int2, int4, uint2, "

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# tests/gpu_recheck.sh: the timed launches must compute what the checked
+# launch computed. A kernel that does its work on its first launch only (a
+# __device__ flag) or that accumulates into a __device__ array nothing
+# clears is flagged, in the row and the data, and fails `expect correct`,
+# made alone, in a batch, in a sweep and timed without its check (`//@ check
+# at`); declared with //@ global, the same kernel is ok; the shipped kernels
+# (float atomics, the look-back scan, sequences) are not flagged. Called by
+# tests/gpu.sh; alone: `bash tests/gpu_recheck.sh` (CUPLAY=./cuplay).
+. "$(dirname "$0")/lib.sh"
+export XDG_CACHE_HOME="$tmp/cache"
+if ! have_gpu; then
+	echo "gpu-recheck: skipped: no GPU"
+	exit 0
+fi
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; cat "$tmp/out" "$tmp/err" 2>/dev/null | sed 's/^/    /' | tail -n 25; }
+doc='import json, sys; t = open(sys.argv[1]).read(); d = json.JSONDecoder().raw_decode(t[t.index("{\"cuplay\""):])[0]'
+# runs FIELD...: those fields of every run record, a line each, tab-separated
+runs() { python3 -c "$doc"'; [print("\t".join(str(x.get(k)) for k in sys.argv[2:])) for x in d["records"] if x.get("type") == "run"]' "$tmp/out" "$@" 2>/dev/null; }
+msg='the timed launches did not compute what the checked launch did: a kernel that keeps state across launches?'
+
+# 1. flagged: the row, the data, expect correct; alone and in a batch
+for what in "once.cu|once|" "once.cu|once|batch 10;" "accumulate.cu|accumulate|"; do
+	IFS='|' read -r file kernel pre <<<"$what"
+	CUPLAY_TRACE_WORKER=1 "$CUPLAY" --format json -c "use tests/kernels/$file; $pre run" >"$tmp/out" 2>"$tmp/err"
+	got=$(runs check timed_check)
+	if [ "${got%%	*}" = FAIL ] && [[ "$got" == *"$msg"* ]] && grep -q "the last launch against the checked one: other values" "$tmp/err"; then
+		ok "$file${pre:+ ($pre)}: flagged in the data: $got"
+	else
+		bad "$file${pre:+ ($pre)}: expected check FAIL and the timed_check message, got '$got'"
+	fi
+done
+if "$CUPLAY" -c 'use tests/kernels/once.cu; run; expect once correct' >"$tmp/out" 2>"$tmp/err"; then
+	bad "once.cu: 'expect once correct' held"
+elif grep -q "once is not correct: $msg" "$tmp/out" "$tmp/err" && grep -q "^once .*FAIL" "$tmp/out"; then
+	ok "once.cu: FAIL in the table, 'expect once correct' fails and says why"
+else
+	bad "once.cu: expected FAIL in the row and the expectation's message"
+fi
+
+# 2. each configuration of a sweep; and timed without its check (check at):
+#    against the first launch of the timed request
+"$CUPLAY" --format json -c 'use tests/kernels/once.cu; sweep N=1048576,4194304' >"$tmp/out" 2>"$tmp/err"
+if [ "$(runs check | sort | uniq -c | awk '{ print $1, $2 }')" = "2 FAIL" ]; then
+	ok "once.cu: both configurations of a sweep flagged"
+else
+	bad "once.cu sweep: expected 2 FAIL rows, got '$(runs check | tr '\n' ' ')'"
+fi
+sed 's|^//@ check y = scale(x, 2)|&\n//@ check at N = 100000|' tests/kernels/once.cu >"$tmp/once_at.cu"
+CUPLAY_TRACE_WORKER=1 "$CUPLAY" --format json -c "use $tmp/once_at.cu; run" >"$tmp/out" 2>"$tmp/err"
+if [ "$(runs check)" = FAIL ] && grep -q "the last launch against the first one: other values" "$tmp/err"; then
+	ok "once.cu with check at: the timed request's last launch against its first: flagged"
+else
+	bad "once.cu with check at: expected FAIL against the first launch, got '$(runs check)'"
+fi
+
+# 3. declared with //@ global, reset before each launch: ok, the same bits
+CUPLAY_TRACE_WORKER=1 "$CUPLAY" --format json -c 'use tests/kernels/once_reset.cu; run' >"$tmp/out" 2>"$tmp/err"
+if [ "$(runs check timed_check)" = "ok	None" ] && grep -q "the last launch against the checked one: the same bits" "$tmp/err"; then
+	ok "once_reset.cu: its state declared and reset: ok, the last launch gives the checked bits"
+else
+	bad "once_reset.cu: expected ok with the same bits, got '$(runs check timed_check)'"
+fi
+
+# 4. every shipped kernel file: nothing flagged; the float-atomic sums and
+#    the look-back scan (with a sequence and its graph) compared
+for f in $(shipped 'kernels_src/*.cu'); do
+	CUPLAY_TRACE_WORKER=1 "$CUPLAY" --format json -c "use $f; timing graph on; run" >"$tmp/out" 2>"$tmp/err"
+	n=$(grep -c "the last launch against the" "$tmp/err")
+	if grep -q "the last launch against the [a-z]* one: other values" "$tmp/err" || runs check | grep -q FAIL; then
+		bad "$f: a shipped kernel flagged or failing: $(runs kernel check timed_check | tr '\n' ' ')"
+	elif [ "$n" -eq 0 ] && case "$f" in */reduce.cu|*/dot.cu|*/scan.cu|*/histogram.cu|*/vector_add.cu) true ;; *) false ;; esac; then
+		bad "$f: no last launch compared"
+	elif [ "${f##*/}" = scan.cu ] && ! grep -q "the last launch, as the graph, on reset outputs" "$tmp/err"; then
+		bad "$f: the sequence's last launch was not made as its graph"
+	else
+		ok "$f: not flagged ($n compared:$(grep -o 'the last launch against the [a-z]* one: [a-z ]*' "$tmp/err" | sed 's/.*one: //' | sort | uniq -c | tr -s ' ' | tr '\n' ';'))"
+	fi
+done
+
+echo "gpu-recheck: $pass passed, $fail failed"

@@ -1,0 +1,32 @@
+// once_reset.cu: once.cu with its flag and counter declared: reset before
+// each launch, so every launch does the work it is timed at.
+//@ param  N = 16777216
+//@ buffer x float[N] random
+//@ buffer y float[N] output
+//@ grid  cdiv(N, 256)
+//@ block 256
+//@ bytes 2 * N * 4
+//@ check y = scale(x, 2)
+//@ global done     unsigned zero output
+//@ global finished unsigned zero output
+__device__ unsigned int done;
+__device__ unsigned int finished;
+
+__global__ void once(const float *x, float *y, int N)
+{
+	__shared__ unsigned int skip;
+	if (threadIdx.x == 0)
+		skip = *(volatile unsigned int *)&done;
+	__syncthreads();
+	if (skip)
+		return;
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < N)
+		y[i] = 2.0f * x[i];
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		__threadfence();
+		if (atomicAdd(&finished, 1u) == gridDim.x - 1)
+			done = 1;
+	}
+}
