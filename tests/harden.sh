@@ -62,6 +62,49 @@ c -c "$RUN; save $d/mine.csv"
 if [ $st = 0 ] && [ "$(stat -c %a "$d/mine.csv")" = 600 ] && grep -q '^saxpy,' "$d/mine.csv"; then
 	ok "save: a file replaced keeps its mode (600)"
 else bad "save keeps the mode: $(stat -c %a "$d/mine.csv")"; fi
+# a file the user may not write is refused as the shell's `>` refuses it,
+# though the directory is the user's: never replaced (owner, hard link kept)
+# u ARGS...: as c, as a user without privileges (root: nobody, through setpriv)
+u() {
+	if [ "$(id -u)" = 0 ]; then
+		timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups env XDG_CACHE_HOME="$ud/cache" \
+			"$CUPLAY" --no-gpu "$@" </dev/null >"$tmp/out" 2>&1
+	else
+		timeout 60 "$CUPLAY" --no-gpu "$@" </dev/null >"$tmp/out" 2>&1
+	fi
+	st=$?
+}
+ud=$tmp/unpriv
+mkdir -p "$ud"
+if [ "$(id -u)" = 0 ] && ! { command -v setpriv >/dev/null && chmod 711 "$tmp" && chown 65534:65534 "$ud" &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CUPLAY" -a -r "$K"; }; then
+	skipped "save over a file the user may not write: no setpriv, or 'nobody' cannot run $CUPLAY"
+else
+	echo old >"$ud/ro.csv"; chmod 444 "$ud/ro.csv"; ln "$ud/ro.csv" "$ud/ro-link.csv"
+	echo old >"$ud/ro.md"; chmod 444 "$ud/ro.md"
+	[ "$(id -u)" = 0 ] && chown 65534:65534 "$ud/ro.csv" "$ud/ro.md"
+	u -c "$RUN; save $ud/ro.csv; report $ud/ro.md"
+	if [ $st = 1 ] && has "error: save: cannot write '$ud/ro.csv': Permission denied" &&
+	   has "error: report: cannot write '$ud/ro.md': Permission denied" && [ "$(cat "$ud/ro.csv")" = old ] &&
+	   [ "$(stat -c %h:%a "$ud/ro.csv")" = 2:444 ]; then
+		ok "save, report over a read-only file (0444): 'Permission denied', the file and its hard link kept"
+	else bad "save over a read-only file: exit $st, $(cat "$ud/ro.csv" | head -n 1), $(stat -c %h:%a "$ud/ro.csv")"; fi
+	if [ "$(id -u)" = 0 ]; then
+		echo old >"$ud/root.csv"; chmod 644 "$ud/root.csv"
+		u -c "$RUN; save $ud/root.csv"
+		if [ $st = 1 ] && has "error: save: cannot write '$ud/root.csv': Permission denied" &&
+		   [ "$(stat -c %U "$ud/root.csv")" = root ] && [ "$(cat "$ud/root.csv")" = old ]; then
+			ok "save over root's file (0644) by another user: 'Permission denied', the owner kept"
+		else bad "save over root's file: exit $st, owner $(stat -c %U "$ud/root.csv")"; fi
+		echo old >"$ud/theirs.csv"; chown 65534:65534 "$ud/theirs.csv"; chmod 640 "$ud/theirs.csv"
+		c -c "$RUN; save $ud/theirs.csv"
+		if [ $st = 0 ] && [ "$(stat -c %U:%a "$ud/theirs.csv")" = nobody:640 ] && grep -q '^saxpy,' "$ud/theirs.csv"; then
+			ok "save by root over another's file: written, its owner and mode kept"
+		else bad "save by root over another's file: exit $st, $(stat -c %U:%a "$ud/theirs.csv")"; fi
+	else
+		skipped "save over root's file: not root, so no second user to be"
+	fi
+fi
 (umask 022; timeout 60 "$CUPLAY" --no-gpu -c "$RUN; save $d/new.csv; plot $d/p.svg; report $d/r.md" </dev/null >"$tmp/out" 2>&1)
 if [ "$(stat -c %a "$d/new.csv")" = 644 ] && [ "$(stat -c %a "$d/r.md")" = 644 ]; then
 	ok "save, report: a new file is 0666 less the umask (644)"

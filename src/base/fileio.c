@@ -117,9 +117,14 @@ static int write_in_place(const char *path, int flags, const void *data, size_t 
 }
 
 /* A regular file (or none): replaced at once; where its directory cannot
- * take a temporary file but the file itself may be written, in place. */
+ * take a temporary file but the file itself may be written, in place. A
+ * file the user may not write (another's, or read-only) is refused as the
+ * shell's `>` refuses it, though its directory would let a new file take
+ * its place. */
 static int replace(const char *path, const void *data, size_t len, char **why)
 {
+	if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0 && errno != ENOENT)
+		return refuse(why, errno, NULL, NULL);
 	if (write_file_atomic(path, data, len) == 0)
 		return 0;
 	int e = errno;

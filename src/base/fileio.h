@@ -24,7 +24,8 @@ const char *file_kind(const char *path);
 /* Writes data as the whole contents of path:
  *   - no file there, or a regular file: replaced at once (a temporary file
  *     made with mkstemp in the same directory, then renamed over it), its
- *     mode kept (a new one: 0666 less the umask);
+ *     mode kept (a new one: 0666 less the umask); a file the user may not
+ *     write is refused ("Permission denied"), as the shell's `>` refuses it;
  *   - a symbolic link: written through, to the file it points to, as the
  *     shell's `>` does (the link stays);
  *   - /dev/stdout, /dev/stderr, /dev/fd/N: written to that descriptor of

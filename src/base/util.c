@@ -264,8 +264,12 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		return -1;
 	}
 	struct stat st;
-	mode_t mode = lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777
-	                                                           : 0666 & ~current_umask();
+	int had = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	mode_t mode = had ? st.st_mode & 07777 : 0666 & ~current_umask();
+	/* the owner and group kept where this process may give them (root, or
+	 * a group of its own); before the mode, which a change of owner clears */
+	if (had && fchown(fd, st.st_uid, st.st_gid) != 0)
+		(void)!fchown(fd, (uid_t)-1, st.st_gid);
 	if (fchmod(fd, mode) != 0)
 		goto bad;
 	const char *p = data;

@@ -65,7 +65,8 @@ int read_file(const char *path, char **out, size_t *len);
 /* Replaces path at once: a temporary file made with mkstemp in the same
  * directory, written, synced, then renamed over path (whatever path was,
  * a link too: see fileio.h for files a user names). The mode of the file
- * replaced is kept; a new one gets 0666 less the umask. */
+ * replaced is kept, and its owner and group where this process may give
+ * them; a new one gets 0666 less the umask. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p; 0 or -1 (errno set). */
 int mkdir_p(const char *path, int mode);
