@@ -2,7 +2,9 @@
 # tests/harden.sh: what a careless user or an attacker does, on the CPU side.
 #   - save, plot, report: a link is written through, a device in place (never
 #     replaced), a directory or a FIFO no one reads refused; modes kept;
-#     nothing left behind
+#     nothing left behind; a file the user may not write refused (as an
+#     unprivileged user); cuplay's own files (its descriptors, the kernel file
+#     in use, a session being read) refused
 #   - record: a write that fails stops the recording with one error
 #   - source, a session on the command line, use: a directory, a device, a
 #     FIFO, a file with no __global__ function are refused in one line, exit 1
@@ -148,6 +150,32 @@ if grep -q '^not launched (no GPU)$' "$d/stdout.txt" && grep -q '^saved 1 rows t
    [ "$(grep -c '^saxpy ' "$d/stdout.txt")" = 2 ]; then
 	ok "save /dev/stdout into a file: appended where the output stands"
 else bad "save /dev/stdout: $(cat "$d/stdout.txt")"; fi
+
+# cuplay's own files: its descriptors (the compile server's socket, a
+# recording), the kernel file in use, a session being read; one line each,
+# the files untouched. A descriptor given by the shell is written.
+mkdir -p "$d/own12/kernels_src"
+cp $K "$d/own12/kernels_src/x.cu"
+(cd "$d/own12" && timeout 60 "$CUPLAY" --no-gpu -c "use kernels_src/x.cu; set n=1000; run; save /dev/fd/3; record r.session;
+	save /dev/fd/4; save r.session; save kernels_src/x.cu; save /dev/fd/9; save mine.csv; set BLOCK=128; run" \
+	</dev/null >"$tmp/out" 2>&1 9>"$d/own12/given.txt")
+st=$?
+if [ $st = 1 ] && has "error: save: cannot write '/dev/fd/3': it is a descriptor of cuplay's own, not one it was given" &&
+   has "error: save: cannot write '/dev/fd/4': it is a descriptor of cuplay's own, not one it was given" &&
+   has "error: save: cannot write 'r.session': cuplay itself has it open (a session it reads, a recording, a pipe to its compile server or worker)" &&
+   has "error: save: cannot write 'kernels_src/x.cu': it is the kernel file in use" &&
+   cmp -s $K "$d/own12/kernels_src/x.cu" && ! grep -q '^saxpy' "$d/own12/r.session" &&
+   grep -q '^saxpy' "$d/own12/given.txt" && grep -q '^saxpy,' "$d/own12/mine.csv" &&
+   [ "$(grep -c '^error:' "$tmp/out")" = 4 ] && [ "$(grep -c '(compiled in .* ms, ' "$tmp/out")" = 2 ]; then
+	ok "save into cuplay's own files (compile server, recording, kernel file): refused, one line each, the next compile fine"
+else bad "save into cuplay's own files: exit $st"; fi
+printf 'record %s\nsay hi\n' "$d/self.session" >"$d/self.session"
+cp "$d/self.session" "$d/self.before"
+c "$d/self.session"
+if [ $st = 1 ] && cmp -s "$d/self.session" "$d/self.before" &&
+   has "$d/self.session:1: record: cannot open '$d/self.session': cuplay itself has it open (a session it reads, a recording, a pipe to its compile server or worker)"; then
+	ok "a session that records into itself: refused at its line, the file unchanged"
+else bad "a session recording itself: exit $st, $(wc -c <"$d/self.session") bytes"; fi
 
 # ---- record --------------------------------------------------------------
 if [ -c /dev/full ]; then

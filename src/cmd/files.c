@@ -142,6 +142,7 @@ static int use_file(app *a, const char *name)
 	free(a->file.path);
 	a->file.sp = s;
 	a->file.path = path;
+	file_guard("the kernel file in use", path);
 	app_prestart(a);
 	int launchable = 0;
 	for (int i = 0; i < s->nkernels; i++)
