@@ -281,6 +281,15 @@ if [ $st = 1 ] && [ "$(grep -c 'too large' "$tmp/out")" = 1 ] &&
    has "$d/big2.cu:5:20: buffer 'x' is too large (9000000000000000000 elements)"; then
 	ok "a buffer too large: file:line:column, said once for two kernels"
 else bad "buffer too large: exit $st"; fi
+# 16-byte elements: a count below UINT64_MAX/8 whose bytes do not fit in 64 bits
+for t in float4 double2 int4; do
+	printf '//@ param n = 1000\n//@ buffer x %s[n] random\n//@ buffer y %s[2000000000000000000] random output\n//@ grid 1\n//@ block 32\n__global__ void k(int n, const %s *x, %s *y) {}\n' \
+		$t $t $t $t >"$d/big16.cu"
+	c -c "use $d/big16.cu; run"
+	if [ $st = 1 ] && has "$d/big16.cu:3:$((15 + ${#t})): buffer 'y' is too large (2000000000000000000 elements)"; then
+		ok "a $t buffer whose bytes pass 64 bits: too large, at its line"
+	else bad "$t buffer whose bytes wrap: exit $st"; fi
+done
 sed 's/float\[9000000000000000000\] random$/float[n*n*n*n] random/' "$d/big2.cu" >"$d/ovf.cu"
 c -c "use $d/ovf.cu; run all"
 if [ $st = 1 ] && [ "$(grep -c 'overflow' "$tmp/out")" = 1 ]; then ok "an overflow in a buffer's size: said once for two kernels"
