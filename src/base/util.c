@@ -188,6 +188,11 @@ int sb_copy_out(sbuf *b, char *buf, int n)
 
 int read_file(const char *path, char **out, size_t *len)
 {
+	return read_file_max(path, out, len, SIZE_MAX);
+}
+
+int read_file_max(const char *path, char **out, size_t *len, size_t max)
+{
 	/* never waits on a FIFO nor reads a device: a regular file or nothing */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
@@ -199,9 +204,9 @@ int read_file(const char *path, char **out, size_t *len)
 		errno = e;
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
 		close(fd);
-		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		errno = S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? EINVAL : EFBIG;
 		return -1;
 	}
 	FILE *f = fdopen(fd, "rb");
@@ -214,10 +219,14 @@ int read_file(const char *path, char **out, size_t *len)
 	sbuf b = {0};
 	char buf[65536];
 	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		sb_add(&b, buf, n);
-	int bad = ferror(f);
-	int saved = errno;
+	int big = 0;
+	while (!big && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+		big = n > max - b.len; /* grown since fstat */
+		if (!big)
+			sb_add(&b, buf, n);
+	}
+	int bad = ferror(f) || big;
+	int saved = big ? EFBIG : errno;
 	fclose(f);
 	if (bad) {
 		sb_free(&b);

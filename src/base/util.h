@@ -62,6 +62,9 @@ int fail(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
  * set (EISDIR for a directory, EINVAL for another kind of file: a FIFO is
  * never waited on, a device never read). */
 int read_file(const char *path, char **out, size_t *len);
+/* read_file of a file of at most max bytes; a larger one (or one grown
+ * past max while read) is not read: -1 with errno EFBIG. */
+int read_file_max(const char *path, char **out, size_t *len, size_t max);
 /* Replaces path at once: a temporary file made with mkstemp in the same
  * directory, written, synced, then renamed over path (whatever path was,
  * a link too: see fileio.h for files a user names). The mode of the file
