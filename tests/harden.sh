@@ -15,7 +15,8 @@
 #   - 0xff and NUL bytes in kernel files, headers, sessions: file:line:column
 #   - messages: header errors with a column, one error for all kernels, a
 #     200 KB expression not echoed whole, a define declared below, control
-#     bytes of file names escaped (use, ls)
+#     bytes of file names escaped (use, ls, the use and run banners), a '"'
+#     in a file name compiles
 # Closing line: "harden: N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
@@ -318,6 +319,30 @@ if ! grep -q "$(printf '\033')" "$tmp/out" && grep -q '^bad\\x1b\[31mname ' "$tm
    grep -q "^error: cannot find kernel file '$d/bad\\\\x1b\[31mname'" "$tmp/out"; then
 	ok "file names with control bytes: escaped by ls, use and its errors"
 else bad "control bytes printed raw"; cat -v "$tmp/out" | sed 's/^/    /'; fi
+
+# a newline in a file name: escaped in the use and run banners, never a
+# line of its own (a name cannot forge output)
+nl=$(printf 'a\nerror: forged.cu')
+cp $K "$d/$nl"
+c -c "use '$d/$nl'; set n=1000; run; use '$d/none.cu'"
+if ! grep -q '^error: forged' "$tmp/out" && has "$d/a\\x0aerror: forged.cu: 1 kernel (saxpy)" &&
+   grep -q '^a\\x0aerror: forged.cu  BLOCK=256 n=1000 alpha=2.5  (compiled in ' "$tmp/out" &&
+   has "(still using $d/a\\x0aerror: forged.cu)"; then
+	ok "a newline in a file name: escaped in the use and run banners"
+else bad "a newline in a file name printed raw"; cat -A "$tmp/out" | sed 's/^/    /'; fi
+
+# a '"' in a file name: compiles (NVRTC is given a name PTX can quote), and
+# the compiler's messages name the user's file
+q='q"x'
+cp $K "$d/$q.cu"
+sed 's/y\[i\] = alpha \* x\[i\] + y\[i\];/y[i] = alpha * x[i] + y[i] + undefined_name;/' $K >"$d/$q-bad.cu"
+grep -q undefined_name "$d/$q-bad.cu" || bad "the fixture for a '\"' in a name did not change"
+c -c "use '$d/$q.cu'; set n=1000; run; use '$d/$q-bad.cu'; run"
+if grep -q '^q"x.cu  BLOCK=256 n=1000 alpha=2.5  (compiled in ' "$tmp/out" &&
+   grep -q "^$d/q\"x-bad.cu:[0-9]*: error: identifier \"undefined_name\" is undefined\$" "$tmp/out" &&
+   ! grep -q 'q_x' "$tmp/out"; then
+	ok "a '\"' in a file name: compiles; errors name the file as it is"
+else bad "a '\"' in a file name: exit $st"; fi
 
 # ---- bytes NVRTC and the line reader would take for an end ------------------
 # 0xff (NVRTC's end of file) and NUL, in a kernel file, in a header it

@@ -81,8 +81,11 @@ int app_use(app *a, const char *name)
 	int r = use_file(a, name);
 	free(a->file.use_failed);
 	a->file.use_failed = r != 0 && !a->file.sp ? str_excerpt(name, 200) : NULL;
-	if (r != 0 && a->file.sp)
-		app_note(a, "(still using %s)", a->file.path);
+	if (r != 0 && a->file.sp) {
+		char *shown = str_visible(a->file.path);
+		app_note(a, "(still using %s)", shown);
+		free(shown);
+	}
 	return r;
 }
 
@@ -148,7 +151,9 @@ static int use_file(app *a, const char *name)
 	for (int i = 0; i < s->nkernels; i++)
 		launchable += spec_kernel_launchable(s, i);
 	sbuf b = {0};
-	sb_printf(&b, "%s: %d kernel%s", path, launchable, launchable == 1 ? "" : "s");
+	char *shown = str_visible(path); /* a newline in a name never makes a line of its own */
+	sb_printf(&b, "%s: %d kernel%s", shown, launchable, launchable == 1 ? "" : "s");
+	free(shown);
 	for (int i = 0, k = 0; i < s->nkernels; i++)
 		if (spec_kernel_launchable(s, i))
 			sb_printf(&b, "%s%s%s", k++ ? ", " : " (", s->kernels[i].name,
