@@ -11,6 +11,7 @@
 #   - stdout that cannot be written (/dev/full): one line, exit 1
 #   - --step without a terminal: refused (exit 2), never a silent exit 0
 #   - set: all assignments of one command or none
+#   - 200,000 params (ls, use) and a set of 20,000 names: linear, in time
 #   - a compile that takes minutes: 'timeout compile' stops it, values kept
 #   - 0xff and NUL bytes in kernel files, headers, sessions: file:line:column
 #   - messages: header errors with a column, one error for all kernels, a
@@ -256,6 +257,33 @@ if [ $st = 1 ] && grep -q '^  PAD .* 0 (set) ' "$tmp/out" && grep -q '^  N  .* 8
    grep -q '^  TILE_SIZE .* 32  ' "$tmp/out"; then
 	ok "set: a failed assignment leaves every value of the command as it was"
 else bad "set is not all or nothing: exit $st"; fi
+
+# ---- many names: linear, not quadratic -----------------------------------------
+# 200,000 params: where each name is checked against all before it (or
+# every value evaluated again for each name set) this takes minutes; linear,
+# a second or two. The limit (60 s) is far from both.
+mkdir -p "$d/many/kernels_src"
+python3 -c "
+n = 200000
+print('// many: two hundred thousand params')
+print('//@ param p0 = 1')
+for i in range(1, n): print('//@ param p%d = p%d %% 7 + 1' % (i, i - 1))
+print('//@ buffer y float[p0] random output')
+print('//@ grid 1')
+print('//@ block 32')
+print('__global__ void k(float *y) {}')" >"$d/many/kernels_src/many.cu"
+python3 -c "print('use many'); print('set ' + ' '.join('p%d=%d' % (i, i % 5 + 1) for i in range(0, 200000, 10))); print('show')" \
+	>"$d/many/set.session"
+cd "$d/many"; c -c "ls"; cd "$ROOT"
+if [ $st = 0 ] && grep -q '^many  *1  many: two hundred thousand params$' "$tmp/out"; then
+	ok "ls of a file of 200,000 params: in time"
+else bad "ls of a file of 200,000 params: exit $st (124: past 60 s)"; fi
+cd "$d/many"; c -c "use many; set p199999=3; show"; cd "$ROOT"
+if [ $st = 0 ] && grep -q '^  p199999 .* 3 (set) ' "$tmp/out"; then ok "use of a file of 200,000 params: in time"
+else bad "use of a file of 200,000 params: exit $st (124: past 60 s)"; fi
+cd "$d/many"; c set.session; cd "$ROOT"
+if [ $st = 0 ] && [ "$(grep -c ' (set) ' "$tmp/out")" = 20000 ]; then ok "set of 20,000 names: in time"
+else bad "set of 20,000 names: exit $st (124: past 60 s)"; fi
 
 # ---- a compile that takes minutes: stopped at the limit, the session goes on
 t0=$(date +%s%N)

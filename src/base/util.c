@@ -394,6 +394,47 @@ uint64_t fnv1a64(const void *data, size_t n)
 	return h;
 }
 
+/* The slot of name in x: where it is, or the empty one where it would go. */
+static int nix_slot(const name_ix *x, const char *name, size_t len)
+{
+	unsigned mask = (unsigned)x->cap - 1, h = (unsigned)fnv1a64(name, len) & mask;
+	while (x->e[h].key && !(strncmp(x->e[h].key, name, len) == 0 && x->e[h].key[len] == 0))
+		h = (h + 1) & mask;
+	return (int)h;
+}
+
+void nix_put(name_ix *x, const char *key, int val)
+{
+	if (2 * (x->n + 1) > x->cap) { /* at most half full: short probes */
+		name_ix old = *x;
+		x->cap = old.cap ? 2 * old.cap : 64;
+		x->e = xcalloc((size_t)x->cap, sizeof *x->e);
+		x->n = 0;
+		for (int i = 0; i < old.cap; i++)
+			if (old.e[i].key)
+				nix_put(x, old.e[i].key, old.e[i].val);
+		free(old.e);
+	}
+	int h = nix_slot(x, key, strlen(key));
+	if (!x->e[h].key)
+		x->n++;
+	x->e[h] = (name_ix_entry){ key, val };
+}
+
+int nix_get(const name_ix *x, const char *name, size_t len)
+{
+	if (x->cap == 0)
+		return -1;
+	int h = nix_slot(x, name, len);
+	return x->e[h].key ? x->e[h].val : -1;
+}
+
+void nix_free(name_ix *x)
+{
+	free(x->e);
+	memset(x, 0, sizeof *x);
+}
+
 static int edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);

@@ -92,6 +92,23 @@ char *str_trim(char *s);
 /* The 64-bit FNV-1a hash of n bytes. */
 uint64_t fnv1a64(const void *data, size_t n);
 
+/* An index of names, by hash: each name (not copied: it must stay where it
+ * is while indexed) with a number its owner gives it (a position). Names
+ * are found in constant time, so a file or a command of N names costs N. */
+typedef struct name_ix_entry {
+	const char *key;
+	int val;
+} name_ix_entry;
+typedef struct name_ix {
+	name_ix_entry *e;
+	int cap, n;
+} name_ix;
+/* Adds key with val (a key already there: its val replaced). */
+void nix_put(name_ix *x, const char *key, int val);
+/* The val of the name of len bytes at name, or -1 when absent. */
+int nix_get(const name_ix *x, const char *name, size_t len);
+void nix_free(name_ix *x);
+
 /* Sizes in bytes. */
 #define KiB ((uint64_t)1024)
 #define MiB (KiB * 1024)

@@ -222,9 +222,13 @@ int app_set(app *a, const char *name, const char *text)
 		dev = a->worker.dev;
 	else
 		devinfo_for_arch(a->opt.arch_sm ? a->opt.arch_sm : 90, &dev);
-	symtab vals;
+	symtab vals = {0};
 	char *err = NULL;
-	if (plan_values(a->file.sp, &a->file.settings, &dev, &vals, &err) != 0) {
+	/* a number alone (most values) needs no other value: `set` of N
+	 * numbers costs N, not N evaluations of every value of the file */
+	int pos = 0, at, len;
+	if (expr_next_name(text, &pos, &at, &len) &&
+	    plan_values(a->file.sp, &a->file.settings, &dev, &vals, &err) != 0) {
 		/* a broken default must not block setting another value */
 		free(err);
 		err = NULL;
@@ -253,14 +257,8 @@ int app_set(app *a, const char *name, const char *text)
 
 int app_unset(app *a, const char *name)
 {
-	symtab *t = &a->file.settings;
-	for (int i = 0; i < t->n; i++)
-		if (strcmp(t->v[i].name, name) == 0) {
-			free(t->v[i].name);
-			memmove(&t->v[i], &t->v[i + 1], (size_t)(t->n - i - 1) * sizeof t->v[0]);
-			t->n--;
-			return 0;
-		}
+	if (symtab_remove(&a->file.settings, name) == 0)
+		return 0;
 	if (a->file.sp && spec_var_find(a->file.sp, name))
 		return 0; /* already at its default */
 	return app_error(a, "'%s' is not set", name);
