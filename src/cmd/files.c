@@ -491,7 +491,7 @@ void app_ls(app *a)
 	table_col(&t, 5, NULL, U_PLAIN, COL_RAW);
 	int sc = 3; /* the summary's column */
 	int data = format_is_data(a->format);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && !g_interrupt; i++) { /* Ctrl-C: the files read so far */
 		const char *path = e[i].path;
 		char *src = NULL;
 		spec s;
