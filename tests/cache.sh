@@ -5,8 +5,8 @@
 #   - XDG_CACHE_HOME is a file, not a directory
 #   - the cache directory is on a read-only file system
 #   - the disk is full (a 4 KiB tmpfs)
-#   - cache entries corrupted (bytes flipped, truncated, emptied): recompiled,
-#     replaced, never a crash
+#   - cache entries corrupted (bytes flipped, truncated, emptied, a sparse
+#     50 GB file): recompiled, replaced, never a crash, never read whole
 #   - a header edited after a run (angle and quoted includes, nested): the
 #     next run recompiles, in the same process and the next
 #   - #include of /dev/zero or a FIFO: ignored in a comment, refused in code,
@@ -104,8 +104,12 @@ if [ "$st" != 0 ] || [ -z "$entry" ]; then
 else
 	size=$(stat -c %s "$entry")
 	cp "$entry" "$tmp/pristine"
-	for how in flip-middle flip-header flip-end truncate empty garbage; do
+	for how in flip-middle flip-header flip-end truncate empty garbage huge; do
 		cp "$tmp/pristine" "$entry"
+		if [ $how = huge ] && ! truncate -s 50G "$entry" 2>/dev/null; then
+			skipped "corrupted cache (huge): cannot make a sparse 50 GB file here"
+			continue
+		fi
 		case $how in
 		flip-middle) printf '\xff\x00\xff\x00' | dd of="$entry" bs=1 seek=$((size / 2)) conv=notrunc status=none ;;
 		flip-header) printf 'X' | dd of="$entry" bs=1 seek=3 conv=notrunc status=none ;;
@@ -114,7 +118,13 @@ else
 		empty)       : >"$entry" ;;
 		garbage)     head -c "$size" /dev/urandom >"$entry" ;;
 		esac
-		run "$cache" -c "use $K; set n=1000; run; run"
+		# huge: read whole, it would take memory until none is left; a bound
+		# on the address space makes that an exit, not a machine swapping
+		# (not under ASan, whose shadow memory needs more)
+		lim=unlimited
+		[ $how = huge ] && [ -z "${ASAN_OPTIONS:-}" ] && lim=$((4 * 1024 * 1024))
+		({ [ $lim = unlimited ] || ulimit -v $lim; } && run "$cache" -c "use $K; set n=1000; run; run" && exit $st)
+		st=$?
 		if [ "$st" != 0 ]; then bad "corrupted cache ($how): exit $st, expected 0"
 		elif ! grep -q '^saxpy.cu  BLOCK=256 n=1000 alpha=2.5  (compiled in <t>, sm_90)$' "$tmp/out"; then
 			bad "corrupted cache ($how): not recompiled"

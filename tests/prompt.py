@@ -8,7 +8,7 @@ Ctrl-R, Tab), with readline or, in a build without it, the line editor
 built in, and the history outlives the process. GPU=1: a GPU is present
 (the banner then names none missing). Prints "prompt: N passed, N failed,
 N skipped"; HAVE_READLINE=0 says the build is the one without readline."""
-import fcntl, os, pty, re, select, shutil, struct, subprocess, sys, tempfile, termios, time
+import fcntl, os, pty, re, select, shutil, struct, subprocess, sys, tempfile, termios, threading, time
 
 CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -132,6 +132,38 @@ try:
            "editor got: %r" % edited)
     report(back and "saxpy.cu  BLOCK=256" in out and "vadd_naive" not in out,
            "edit NAME: runs the edited file, not the previous one", out[-800:])
+
+    # watch: another file of the folder that keeps changing never holds
+    # typed commands back (the debounce after a save is bounded)
+    wdir = os.path.join(tmp, "watched")
+    os.makedirs(wdir)
+    shutil.copy(os.path.join(ROOT, "tests/golden/kernels/saxpy.cu"), os.path.join(wdir, "k.cu"))
+    stop = threading.Event()
+    def churn():
+        while not stop.is_set():
+            with open(os.path.join(wdir, "other.txt"), "w") as f:
+                f.write("x")
+            time.sleep(0.02)
+    pid, fd = start([CUPLAY, "-X", "--no-gpu"], env, wdir)
+    read_until(fd, "cuplay>", 20)
+    os.write(fd, b"use k.cu\rset n=1000\rwatch\r")
+    read_until(fd, "watching", 30)
+    read_until(fd, "\x00", 1)
+    churner = threading.Thread(target=churn)
+    churner.start()
+    try:
+        time.sleep(0.5)
+        os.write(fd, b"say typed-while-another-file-changes\r")
+        out, _ = read_until(fd, "\ntyped-while-another-file-changes", 20)
+        os.write(fd, b"watch off\r")
+        out2, off = read_until(fd, "watch off", 20)
+    finally:
+        stop.set()
+        churner.join()
+    finish(pid, fd)
+    clean = out.replace("\r", "")
+    report("\ntyped-while-another-file-changes\n" in clean and off,
+           "watch: a command typed while another file of the folder keeps changing runs", (out + out2)[-400:])
 
     # completion of file names, on a terminal the line editor draws on
     edit_env = dict(env, TERM="xterm")

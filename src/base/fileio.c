@@ -52,6 +52,130 @@ static int open_failed(const char *path, char **why)
 	return refuse(why, e, NULL, NULL);
 }
 
+/* ---- the program's own files ------------------------------------------- */
+
+/* A descriptor open when the program started: its number and file. */
+typedef struct fd_file {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+} fd_file;
+
+static fd_file *inherited;
+static int ninherited = -1; /* -1: not noted, every descriptor above 2 is the program's */
+
+/* A file the program reads and no write may replace (the kernel file in use). */
+static struct {
+	const char *what;
+	char *path;
+} guarded[4];
+
+/* Calls each(fd, arg) for every open descriptor above 2 (but the one
+ * reading /proc/self/fd); stops at the first nonzero return, returned. */
+static int each_fd(int (*each)(int fd, void *arg), void *arg)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d) {
+		long max = sysconf(_SC_OPEN_MAX);
+		for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+			if (fcntl(fd, F_GETFD) >= 0) {
+				int r = each(fd, arg);
+				if (r)
+					return r;
+			}
+		return 0;
+	}
+	int r = 0;
+	struct dirent *e;
+	while (!r && (e = readdir(d)) != NULL) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd <= 2 || fd > INT_MAX || fd == dirfd(d))
+			continue;
+		r = each((int)fd, arg);
+	}
+	closedir(d);
+	return r;
+}
+
+static int note_one(int fd, void *arg)
+{
+	(void)arg;
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return 0;
+	inherited = xrealloc(inherited, (size_t)(ninherited + 1) * sizeof *inherited);
+	inherited[ninherited++] = (fd_file){ fd, st.st_dev, st.st_ino };
+	return 0;
+}
+
+void file_note_inherited(void)
+{
+	free(inherited);
+	inherited = NULL;
+	ninherited = 0;
+	each_fd(note_one, NULL);
+}
+
+/* fd was opened by this program (not inherited from the one that started it). */
+static int own_fd(int fd, const struct stat *st)
+{
+	if (fd <= 2)
+		return 0;
+	for (int i = 0; i < ninherited; i++)
+		if (inherited[i].fd == fd && inherited[i].dev == st->st_dev && inherited[i].ino == st->st_ino)
+			return 0;
+	return 1;
+}
+
+static int same_own(int fd, void *arg)
+{
+	const struct stat *t = arg;
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_dev == t->st_dev && st.st_ino == t->st_ino && own_fd(fd, &st);
+}
+
+void file_guard(const char *what, const char *path)
+{
+	int i = 0;
+	while (i < (int)(sizeof guarded / sizeof *guarded) - 1 && guarded[i].what && strcmp(guarded[i].what, what) != 0)
+		i++;
+	free(guarded[i].path);
+	guarded[i].what = path ? what : NULL;
+	guarded[i].path = path ? xstrdup(path) : NULL;
+}
+
+void file_guards_free(void)
+{
+	for (size_t i = 0; i < sizeof guarded / sizeof *guarded; i++) {
+		free(guarded[i].path);
+		guarded[i].path = NULL;
+		guarded[i].what = NULL;
+	}
+	free(inherited);
+	inherited = NULL;
+	ninherited = -1;
+}
+
+/* 0 where the file st describes is none of the program's own: a file it
+ * has open (a session being read, a recording, a pipe or socket to its
+ * compile server or worker) or one guarded; else -1 with *why. Devices
+ * (/dev/null, a terminal) are shared by design and never refused. */
+static int not_own(const struct stat *st, char **why)
+{
+	if (S_ISCHR(st->st_mode))
+		return 0;
+	for (size_t i = 0; i < sizeof guarded / sizeof *guarded; i++) {
+		struct stat g;
+		if (guarded[i].path && stat(guarded[i].path, &g) == 0 && g.st_dev == st->st_dev && g.st_ino == st->st_ino)
+			return refuse(why, EPERM, "it is %s", guarded[i].what);
+	}
+	if (each_fd(same_own, (void *)st))
+		return refuse(why, EPERM, "%s", "cuplay itself has it open (a session it reads, a recording, "
+		              "a pipe to its compile server or worker)");
+	return 0;
+}
+
 static int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
@@ -117,9 +241,14 @@ static int write_in_place(const char *path, int flags, const void *data, size_t 
 }
 
 /* A regular file (or none): replaced at once; where its directory cannot
- * take a temporary file but the file itself may be written, in place. */
+ * take a temporary file but the file itself may be written, in place. A
+ * file the user may not write (another's, or read-only) is refused as the
+ * shell's `>` refuses it, though its directory would let a new file take
+ * its place. */
 static int replace(const char *path, const void *data, size_t len, char **why)
 {
+	if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0 && errno != ENOENT)
+		return refuse(why, errno, NULL, NULL);
 	if (write_file_atomic(path, data, len) == 0)
 		return 0;
 	int e = errno;
@@ -152,14 +281,20 @@ int write_file(const char *path, const void *data, size_t len, char **why)
 	if (why)
 		*why = NULL;
 	int fd = fd_named(path);
+	struct stat lst, st;
 	if (fd >= 0) {
+		if (fstat(fd, &st) == 0 && own_fd(fd, &st))
+			return refuse(why, EPERM, "%s", "it is a descriptor of cuplay's own, not one it was given");
+		if (fstat(fd, &st) == 0 && not_own(&st, why) != 0)
+			return -1;
 		if (fd == 1)
 			fflush(stdout);
 		if (fcntl(fd, F_GETFL) < 0 || write_all(fd, data, len) != 0)
 			return refuse(why, errno, NULL, NULL);
 		return 0;
 	}
-	struct stat lst, st;
+	if (stat(path, &st) == 0 && not_own(&st, why) != 0)
+		return -1;
 	if (lstat(path, &lst) != 0) {
 		if (errno != ENOENT)
 			return refuse(why, errno, NULL, NULL);
@@ -197,6 +332,8 @@ int open_append(const char *path, char **why)
 	struct stat st;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
 		return refuse(why, S_ISDIR(st.st_mode) ? EISDIR : EINVAL, "it is %s", file_kind_of_mode(st.st_mode));
+	if (stat(path, &st) == 0 && not_own(&st, why) != 0)
+		return -1;
 	return open_in_place(path, O_CREAT | O_APPEND, why);
 }
 

@@ -24,7 +24,8 @@ const char *file_kind(const char *path);
 /* Writes data as the whole contents of path:
  *   - no file there, or a regular file: replaced at once (a temporary file
  *     made with mkstemp in the same directory, then renamed over it), its
- *     mode kept (a new one: 0666 less the umask);
+ *     mode kept (a new one: 0666 less the umask); a file the user may not
+ *     write is refused ("Permission denied"), as the shell's `>` refuses it;
  *   - a symbolic link: written through, to the file it points to, as the
  *     shell's `>` does (the link stays);
  *   - /dev/stdout, /dev/stderr, /dev/fd/N: written to that descriptor of
@@ -39,6 +40,21 @@ int write_file(const char *path, const void *data, size_t len, char **why);
 /* write_file of b's text, then b freed: 0, or -1 with *err (caller frees)
  * "cannot write 'PATH': why". */
 int write_sbuf(const char *path, sbuf *b, char **err);
+
+/* Notes the descriptors open at the start (given by the program that
+ * started this one), called first in main: any other above 2 is the
+ * program's own. write_file and open_append refuse a file the program
+ * has open itself (a session it reads, a recording, the socket to its
+ * compile server: "cuplay itself has it open ..."), a descriptor of its
+ * own ("/dev/fd/N"), and a file guarded. */
+void file_note_inherited(void);
+
+/* Guards path from write_file and open_append ("it is WHAT"), in place of
+ * what was guarded as what (a static string) before; NULL: none. */
+void file_guard(const char *what, const char *path);
+
+/* Forgets the guarded files and the descriptors noted at the start. */
+void file_guards_free(void);
 
 /* Opens path to append to (record): created when absent (0666 less the
  * umask), written through a link; a character device or a FIFO that a

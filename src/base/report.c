@@ -319,12 +319,34 @@ static void csv_cell(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong form, no surrogate, nothing past U+10FFFF), or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || (c == 0xf0 && s[1] < 0x90) ||
+	    (c == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
 static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
+		if (c >= 0x80) { /* JSON is UTF-8: a byte of no character is U+FFFD */
+			int n = utf8_len((const unsigned char *)s);
+			if (n)
+				fwrite(s, 1, (size_t)n, f);
+			else
+				fputs("\\ufffd", f);
+			s += n ? n - 1 : 0;
+		} else if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", f);

@@ -188,6 +188,11 @@ int sb_copy_out(sbuf *b, char *buf, int n)
 
 int read_file(const char *path, char **out, size_t *len)
 {
+	return read_file_max(path, out, len, SIZE_MAX);
+}
+
+int read_file_max(const char *path, char **out, size_t *len, size_t max)
+{
 	/* never waits on a FIFO nor reads a device: a regular file or nothing */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
@@ -199,9 +204,9 @@ int read_file(const char *path, char **out, size_t *len)
 		errno = e;
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
 		close(fd);
-		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		errno = S_ISDIR(st.st_mode) ? EISDIR : !S_ISREG(st.st_mode) ? EINVAL : EFBIG;
 		return -1;
 	}
 	FILE *f = fdopen(fd, "rb");
@@ -214,10 +219,14 @@ int read_file(const char *path, char **out, size_t *len)
 	sbuf b = {0};
 	char buf[65536];
 	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		sb_add(&b, buf, n);
-	int bad = ferror(f);
-	int saved = errno;
+	int big = 0;
+	while (!big && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+		big = n > max - b.len; /* grown since fstat */
+		if (!big)
+			sb_add(&b, buf, n);
+	}
+	int bad = ferror(f) || big;
+	int saved = big ? EFBIG : errno;
 	fclose(f);
 	if (bad) {
 		sb_free(&b);
@@ -264,8 +273,12 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		return -1;
 	}
 	struct stat st;
-	mode_t mode = lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777
-	                                                           : 0666 & ~current_umask();
+	int had = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	mode_t mode = had ? st.st_mode & 07777 : 0666 & ~current_umask();
+	/* the owner and group kept where this process may give them (root, or
+	 * a group of its own); before the mode, which a change of owner clears */
+	if (had && fchown(fd, st.st_uid, st.st_gid) != 0)
+		(void)!fchown(fd, (uid_t)-1, st.st_gid);
 	if (fchmod(fd, mode) != 0)
 		goto bad;
 	const char *p = data;
@@ -379,6 +392,47 @@ uint64_t fnv1a64(const void *data, size_t n)
 		h *= 0x100000001b3ull;
 	}
 	return h;
+}
+
+/* The slot of name in x: where it is, or the empty one where it would go. */
+static int nix_slot(const name_ix *x, const char *name, size_t len)
+{
+	unsigned mask = (unsigned)x->cap - 1, h = (unsigned)fnv1a64(name, len) & mask;
+	while (x->e[h].key && !(strncmp(x->e[h].key, name, len) == 0 && x->e[h].key[len] == 0))
+		h = (h + 1) & mask;
+	return (int)h;
+}
+
+void nix_put(name_ix *x, const char *key, int val)
+{
+	if (2 * (x->n + 1) > x->cap) { /* at most half full: short probes */
+		name_ix old = *x;
+		x->cap = old.cap ? 2 * old.cap : 64;
+		x->e = xcalloc((size_t)x->cap, sizeof *x->e);
+		x->n = 0;
+		for (int i = 0; i < old.cap; i++)
+			if (old.e[i].key)
+				nix_put(x, old.e[i].key, old.e[i].val);
+		free(old.e);
+	}
+	int h = nix_slot(x, key, strlen(key));
+	if (!x->e[h].key)
+		x->n++;
+	x->e[h] = (name_ix_entry){ key, val };
+}
+
+int nix_get(const name_ix *x, const char *name, size_t len)
+{
+	if (x->cap == 0)
+		return -1;
+	int h = nix_slot(x, name, len);
+	return x->e[h].key ? x->e[h].val : -1;
+}
+
+void nix_free(name_ix *x)
+{
+	free(x->e);
+	memset(x, 0, sizeof *x);
 }
 
 static int edit_distance(const char *a, const char *b)

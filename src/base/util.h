@@ -62,10 +62,14 @@ int fail(char **err, const char *fmt, ...) PRINTF_LIKE(2, 3);
  * set (EISDIR for a directory, EINVAL for another kind of file: a FIFO is
  * never waited on, a device never read). */
 int read_file(const char *path, char **out, size_t *len);
+/* read_file of a file of at most max bytes; a larger one (or one grown
+ * past max while read) is not read: -1 with errno EFBIG. */
+int read_file_max(const char *path, char **out, size_t *len, size_t max);
 /* Replaces path at once: a temporary file made with mkstemp in the same
  * directory, written, synced, then renamed over path (whatever path was,
  * a link too: see fileio.h for files a user names). The mode of the file
- * replaced is kept; a new one gets 0666 less the umask. */
+ * replaced is kept, and its owner and group where this process may give
+ * them; a new one gets 0666 less the umask. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p; 0 or -1 (errno set). */
 int mkdir_p(const char *path, int mode);
@@ -87,6 +91,23 @@ int threads_run(int n, void *(*fn)(void *), void *args, size_t size, thread_star
 char *str_trim(char *s);
 /* The 64-bit FNV-1a hash of n bytes. */
 uint64_t fnv1a64(const void *data, size_t n);
+
+/* An index of names, by hash: each name (not copied: it must stay where it
+ * is while indexed) with a number its owner gives it (a position). Names
+ * are found in constant time, so a file or a command of N names costs N. */
+typedef struct name_ix_entry {
+	const char *key;
+	int val;
+} name_ix_entry;
+typedef struct name_ix {
+	name_ix_entry *e;
+	int cap, n;
+} name_ix;
+/* Adds key with val (a key already there: its val replaced). */
+void nix_put(name_ix *x, const char *key, int val);
+/* The val of the name of len bytes at name, or -1 when absent. */
+int nix_get(const name_ix *x, const char *name, size_t len);
+void nix_free(name_ix *x);
 
 /* Sizes in bytes. */
 #define KiB ((uint64_t)1024)

@@ -81,8 +81,11 @@ int app_use(app *a, const char *name)
 	int r = use_file(a, name);
 	free(a->file.use_failed);
 	a->file.use_failed = r != 0 && !a->file.sp ? str_excerpt(name, 200) : NULL;
-	if (r != 0 && a->file.sp)
-		app_note(a, "(still using %s)", a->file.path);
+	if (r != 0 && a->file.sp) {
+		char *shown = str_visible(a->file.path);
+		app_note(a, "(still using %s)", shown);
+		free(shown);
+	}
 	return r;
 }
 
@@ -142,12 +145,15 @@ static int use_file(app *a, const char *name)
 	free(a->file.path);
 	a->file.sp = s;
 	a->file.path = path;
+	file_guard("the kernel file in use", path);
 	app_prestart(a);
 	int launchable = 0;
 	for (int i = 0; i < s->nkernels; i++)
 		launchable += spec_kernel_launchable(s, i);
 	sbuf b = {0};
-	sb_printf(&b, "%s: %d kernel%s", path, launchable, launchable == 1 ? "" : "s");
+	char *shown = str_visible(path); /* a newline in a name never makes a line of its own */
+	sb_printf(&b, "%s: %d kernel%s", shown, launchable, launchable == 1 ? "" : "s");
+	free(shown);
 	for (int i = 0, k = 0; i < s->nkernels; i++)
 		if (spec_kernel_launchable(s, i))
 			sb_printf(&b, "%s%s%s", k++ ? ", " : " (", s->kernels[i].name,
@@ -216,9 +222,13 @@ int app_set(app *a, const char *name, const char *text)
 		dev = a->worker.dev;
 	else
 		devinfo_for_arch(a->opt.arch_sm ? a->opt.arch_sm : 90, &dev);
-	symtab vals;
+	symtab vals = {0};
 	char *err = NULL;
-	if (plan_values(a->file.sp, &a->file.settings, &dev, &vals, &err) != 0) {
+	/* a number alone (most values) needs no other value: `set` of N
+	 * numbers costs N, not N evaluations of every value of the file */
+	int pos = 0, at, len;
+	if (expr_next_name(text, &pos, &at, &len) &&
+	    plan_values(a->file.sp, &a->file.settings, &dev, &vals, &err) != 0) {
 		/* a broken default must not block setting another value */
 		free(err);
 		err = NULL;
@@ -247,14 +257,8 @@ int app_set(app *a, const char *name, const char *text)
 
 int app_unset(app *a, const char *name)
 {
-	symtab *t = &a->file.settings;
-	for (int i = 0; i < t->n; i++)
-		if (strcmp(t->v[i].name, name) == 0) {
-			free(t->v[i].name);
-			memmove(&t->v[i], &t->v[i + 1], (size_t)(t->n - i - 1) * sizeof t->v[0]);
-			t->n--;
-			return 0;
-		}
+	if (symtab_remove(&a->file.settings, name) == 0)
+		return 0;
 	if (a->file.sp && spec_var_find(a->file.sp, name))
 		return 0; /* already at its default */
 	return app_error(a, "'%s' is not set", name);
@@ -487,7 +491,7 @@ void app_ls(app *a)
 	table_col(&t, 5, NULL, U_PLAIN, COL_RAW);
 	int sc = 3; /* the summary's column */
 	int data = format_is_data(a->format);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && !g_interrupt; i++) { /* Ctrl-C: the files read so far */
 		const char *path = e[i].path;
 		char *src = NULL;
 		spec s;

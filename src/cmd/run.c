@@ -295,13 +295,14 @@ int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 		return -1;
 	}
 	if (announce) {
-		const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
+		char *base = str_visible(strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path);
 		char msbuf[32];
 		snprintf(msbuf, sizeof msbuf, "%.0f ms", c->compile_ms);
 		if (c->from == CC_COMPILED)
 			app_note(a, "%s  %s  (compiled in %s, %s)", base, c->vline, masked(a, msbuf), c->arch);
 		else
 			app_note(a, "%s  %s  (cached, %s)", base, c->vline, c->arch);
+		free(base);
 		if (c->u->warnings)
 			app_note(a, "%s", c->u->warnings);
 	}

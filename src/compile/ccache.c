@@ -228,6 +228,8 @@ typedef struct prep {
 	int nopts;
 	char *program;          /* the program NVRTC compiles */
 	char *program_name;
+	const char *path;       /* the kernel file */
+	char *hname;            /* its name for NVRTC: its path, '_' for a byte PTX cannot quote */
 	const char **hnames, **htexts;
 	int nh;
 	const char **exprs, **names;
@@ -251,6 +253,7 @@ static void prep_free(prep *p)
 	free(p->opts);
 	free(p->program);
 	free(p->program_name);
+	free(p->hname);
 	free(p->hnames);
 	free(p->htexts);
 	for (int i = 0; i < p->nexprs; i++)
@@ -372,12 +375,45 @@ static void prep_options(const spec *s, prep *p, char *const *sorted, int ndefs,
  * program: the toolkit headers the file starts with (when nothing before
  * them can change them), a declaration that ends the precompiled part,
  * the defines, the file. */
+/* The file's path as NVRTC may name it: it goes into the PTX's `.file`
+ * lines and an `#include "..."`, where a quote, a backslash or a control
+ * byte breaks them, so each becomes '_' (messages say the path again:
+ * user_path). */
+static char *nvrtc_name(const char *path)
+{
+	char *n = xstrdup(path);
+	for (unsigned char *c = (unsigned char *)n; *c; c++)
+		if (*c == '"' || *c == '\\' || *c < 0x20 || *c == 0x7f)
+			*c = '_';
+	return n;
+}
+
+/* msg (taken) with NVRTC's name of the file back to the user's path. */
+static char *user_path(char *msg, const prep *p)
+{
+	const char *path = p->path;
+	if (!msg || !p->hname || !path || strcmp(p->hname, path) == 0)
+		return msg;
+	sbuf b = {0};
+	size_t hl = strlen(p->hname);
+	const char *q = msg;
+	for (const char *f; (f = strstr(q, p->hname)) != NULL; q = f + hl) {
+		sb_add(&b, q, (size_t)(f - q));
+		sb_puts(&b, path);
+	}
+	sb_puts(&b, q);
+	free(msg);
+	return sb_steal(&b);
+}
+
 static void prep_program(const spec *s, prep *p, char *const *sorted, int ndefs, int wrap, int early)
 {
+	p->path = s->path;
+	p->hname = nvrtc_name(s->path);
 	p->hnames = xcalloc((size_t)p->nshims + 3, sizeof *p->hnames);
 	p->htexts = xcalloc((size_t)p->nshims + 3, sizeof *p->htexts);
 	if (wrap) {
-		p->hnames[p->nh] = s->path;
+		p->hnames[p->nh] = p->hname;
 		p->htexts[p->nh++] = s->src;
 	}
 	p->hnames[p->nh] = PRELUDE_NAME;
@@ -409,11 +445,11 @@ static void prep_program(const spec *s, prep *p, char *const *sorted, int ndefs,
 			else
 				sb_printf(&prog, "#define %s\n", sorted[i]);
 		}
-		sb_printf(&prog, "#include \"%s\"\n", s->path);
-		p->program_name = xasprintf("%s (defines)", s->path);
+		sb_printf(&prog, "#include \"%s\"\n", p->hname);
+		p->program_name = xasprintf("%s (defines)", p->hname);
 	} else {
 		sb_puts(&prog, s->src);
-		p->program_name = xstrdup(s->path);
+		p->program_name = xstrdup(p->hname);
 	}
 	p->program = sb_steal(&prog);
 }
@@ -574,7 +610,7 @@ static char *name_defines(char *msg, const char *program)
 static void compile_error(char **err, const prep *p, const char *const *defs, int ndefs)
 {
 	if (err && *err)
-		*err = name_defines(*err, p->program_name);
+		*err = user_path(name_defines(*err, p->program_name), p);
 	if (!err || !*err)
 		return;
 	sbuf b = {0};
@@ -629,8 +665,8 @@ static cunit *unit_of(prep *p, nvrtc_out *out)
 	u->cubin = out->cubin;
 	u->cubin_len = out->cubin_len;
 	u->ptx = out->ptx;
-	u->warnings = name_defines(nvrtc_user_log_names(out->log, p->exprs, (const char *const *)p->where, p->nexprs),
-	                           p->program_name);
+	u->warnings = user_path(name_defines(nvrtc_user_log_names(out->log, p->exprs, (const char *const *)p->where,
+	                                                          p->nexprs), p->program_name), p);
 	u->nk = p->nexprs;
 	u->names = xcalloc((size_t)p->nexprs + 1, sizeof *u->names);
 	for (int i = 0; i < p->nexprs; i++)

@@ -49,6 +49,11 @@ int ccdisk_store(const char *dir, const cunit *u, uint64_t max_bytes, int *prune
 	sb_add(&file, (const char *)sum, 32);
 	sb_add(&file, pay.s, pay.len);
 	sb_free(&pay);
+	if (file.len > CCDISK_MAX_ENTRY) {
+		sb_free(&file);
+		errno = EFBIG;
+		return -1;
+	}
 	char *path = unit_path(dir, u->key);
 	int rc = 0;
 	if (mkdir_p(dir, 0700) != 0 || write_file_atomic(path, file.s, file.len) != 0) {
@@ -100,10 +105,12 @@ cunit *ccdisk_load(const char *dir, const uint8_t key[32], int *corrupt)
 	char *path = unit_path(dir, key);
 	char *data = NULL;
 	size_t len = 0;
-	int r = read_file(path, &data, &len);
+	int r = read_file_max(path, &data, &len, CCDISK_MAX_ENTRY);
 	if (r == 0)
 		utimensat(AT_FDCWD, path, NULL, 0); /* used now: pruned last */
 	free(path);
+	if (r != 0 && errno == EFBIG) /* damaged: never read, recompiled and replaced */
+		goto corrupt;
 	if (r != 0)
 		return NULL;
 	unpack f;

@@ -48,6 +48,8 @@ static int set_pairs(app *a, const char *rest)
 	const char *p = rest;
 	int any = 0;
 	while (*p) {
+		if (g_interrupt) /* Ctrl-C: none of the command's values */
+			return app_error(a, "set: interrupted: the values are as they were");
 		while (isspace((unsigned char)*p))
 			p++;
 		if (!*p)

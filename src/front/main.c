@@ -4,6 +4,7 @@
  * failed, 2 usage. */
 #include "app.h"
 #include "ccserver.h"
+#include "fileio.h"
 #include "cmds.h"
 #include "repl.h"
 #include "client.h"
@@ -371,6 +372,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "--compile-server") == 0)
 		return ccs_main(argc - 2, argv + 2);
 
+	file_note_inherited();
 	char *exe = self_exe(argv[0]);
 	app a;
 	app_init(&a, exe);
@@ -389,6 +391,7 @@ int main(int argc, char **argv)
 	}
 	app_free(&a);
 	ccs_stop();
+	file_guards_free();
 	free(o.commands);
 	free(o.files);
 	free(exe);

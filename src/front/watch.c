@@ -141,12 +141,17 @@ int app_watch(app *a, line_runner run_line)
 		}
 		if (pf[0].revents & POLLIN) {
 			int hit = 0;
-			/* debounce: one save is often several events; collect them for 100 ms */
-			for (;;) {
+			/* debounce: one save is often several events; after one that
+			 * names a watched file, collect them until 100 ms pass quiet,
+			 * 500 ms at most: another file of the folder that never stops
+			 * changing never holds typed commands back */
+			uint64_t t0 = now_ns();
+			while (!g_interrupt && ms_since(t0) < 500) {
 				ssize_t len = read(fd, buf, sizeof buf);
 				if (len <= 0) {
 					struct pollfd q = { fd, POLLIN, 0 };
-					if (poll(&q, 1, 100) <= 0)
+					int left = 500 - (int)ms_since(t0);
+					if (!hit || left <= 0 || poll(&q, 1, left < 100 ? left : 100) <= 0)
 						break;
 					continue;
 				}

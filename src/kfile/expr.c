@@ -27,29 +27,60 @@
 
 #define MAX_DEPTH 200 /* nesting of parentheses and unary operators */
 
+/* The position of name (len bytes) in t, or -1. */
+static int symtab_find(const symtab *t, const char *name, size_t len)
+{
+	if (t->ix.n == t->n && t->n > 0)
+		return nix_get(&t->ix, name, len);
+	for (int i = 0; i < t->n; i++)
+		if (strncmp(t->v[i].name, name, len) == 0 && t->v[i].name[len] == 0)
+			return i;
+	return -1;
+}
+
+/* The index made again from the names (after a removal). */
+static void symtab_reindex(symtab *t)
+{
+	nix_free(&t->ix);
+	for (int i = 0; i < t->n; i++)
+		nix_put(&t->ix, t->v[i].name, i);
+}
+
 void symtab_set(symtab *t, const char *name, value v, int hidden)
 {
-	for (int i = 0; i < t->n; i++)
-		if (strcmp(t->v[i].name, name) == 0) {
-			t->v[i].v = v;
-			t->v[i].hidden = hidden;
-			return;
-		}
+	if (t->ix.n != t->n)
+		symtab_reindex(t);
+	int i = symtab_find(t, name, strlen(name));
+	if (i >= 0) {
+		t->v[i].v = v;
+		t->v[i].hidden = hidden;
+		return;
+	}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 16;
 		t->v = xrealloc(t->v, (size_t)t->cap * sizeof *t->v);
 	}
-	t->v[t->n++] = (sym){ xstrdup(name), v, hidden };
+	t->v[t->n] = (sym){ xstrdup(name), v, hidden };
+	nix_put(&t->ix, t->v[t->n].name, t->n);
+	t->n++;
 }
 
 const sym *symtab_get(const symtab *t, const char *name, int len)
 {
-	if (len < 0)
-		len = (int)strlen(name);
-	for (int i = 0; i < t->n; i++)
-		if (strncmp(t->v[i].name, name, (size_t)len) == 0 && t->v[i].name[len] == 0)
-			return &t->v[i];
-	return NULL;
+	int i = symtab_find(t, name, len < 0 ? strlen(name) : (size_t)len);
+	return i >= 0 ? &t->v[i] : NULL;
+}
+
+int symtab_remove(symtab *t, const char *name)
+{
+	int i = symtab_find(t, name, strlen(name));
+	if (i < 0)
+		return -1;
+	free(t->v[i].name);
+	memmove(&t->v[i], &t->v[i + 1], (size_t)(t->n - i - 1) * sizeof t->v[0]);
+	t->n--;
+	symtab_reindex(t);
+	return 0;
 }
 
 void symtab_free(symtab *t)
@@ -57,6 +88,7 @@ void symtab_free(symtab *t)
 	for (int i = 0; i < t->n; i++)
 		free(t->v[i].name);
 	free(t->v);
+	nix_free(&t->ix);
 	t->v = NULL;
 	t->n = t->cap = 0;
 }

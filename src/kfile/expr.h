@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "util.h"
+
 typedef struct value {
 	int is_float;
 	int64_t i;
@@ -26,10 +28,13 @@ typedef struct sym {
 typedef struct symtab {
 	sym *v;
 	int n, cap;
+	name_ix ix; /* the names, by hash, while it holds all n */
 } symtab;
 
 void symtab_set(symtab *t, const char *name, value v, int hidden);
 const sym *symtab_get(const symtab *t, const char *name, int len);
+/* Removes name; 0, or -1 when it is not there. */
+int symtab_remove(symtab *t, const char *name);
 void symtab_free(symtab *t);
 
 /* Evaluates s. On error returns -1, sets *col to the 1-based column in s

@@ -592,7 +592,8 @@ static int plan_buffer(const spec *s, int i, const symtab *t, plan *p, char **er
 	free(what);
 	if (r != 0)
 		return -1;
-	if ((uint64_t)n > UINT64_MAX / 8)
+	/* its bytes (count * element size, to 16 bytes) must fit in 64 bits */
+	if ((uint64_t)n > UINT64_MAX / dtype_size(b->type))
 		return fail(err, "%s:%d:%d: buffer '%s' is too large (%" PRId64 " elements)", s->path,
 		            b->count.line, b->count.col, b->name, n);
 	pb->count = (uint64_t)n;

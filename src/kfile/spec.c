@@ -69,14 +69,12 @@ int spec_text_check(const char *path, const char *text, size_t len, char **err)
 static int check_new_name(cur *c, const char *w, int n)
 {
 	const spec *s = c->s;
-	for (int i = 0; i < s->nvars; i++)
-		if (scan_word_is(w, n, s->vars[i].name))
-			return cur_err(c, w, "duplicate name '%.*s' (already a %s at line %d)", n, w,
-			            s->vars[i].is_define ? "define" : "param", s->vars[i].line);
-	for (int i = 0; i < s->nbufs; i++)
-		if (scan_word_is(w, n, s->bufs[i].name))
-			return cur_err(c, w, "duplicate name '%.*s' (already a buffer at line %d)", n, w,
-			            s->bufs[i].line);
+	int b, k = spec_name_find(s, w, (size_t)n, &b);
+	if (k >= 0 && !b)
+		return cur_err(c, w, "duplicate name '%.*s' (already a %s at line %d)", n, w,
+		               s->vars[k].is_define ? "define" : "param", s->vars[k].line);
+	if (k >= 0)
+		return cur_err(c, w, "duplicate name '%.*s' (already a buffer at line %d)", n, w, s->bufs[k].line);
 	for (int i = 0; i < s->ntmaps; i++)
 		if (scan_word_is(w, n, s->tmaps[i].name))
 			return cur_err(c, w, "duplicate name '%.*s' (already a tensormap at line %d)", n, w,
@@ -125,6 +123,7 @@ static int dir_var(cur *c, const char *dir)
 	v.line = c->line;
 	v.col = cur_col(c, w);
 	PUSH(c->s->vars, c->s->nvars, v);
+	spec_name_added(c->s, 0);
 	return 0;
 }
 
@@ -297,6 +296,7 @@ static int dir_buffer(cur *c, const char *dir)
 	}
 	b.name = xstrndup(w, (size_t)n);
 	PUSH(c->s->bufs, c->s->nbufs, b);
+	spec_name_added(c->s, 1);
 	return 0;
 }
 

@@ -8,20 +8,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+int spec_name_find(const spec *s, const char *name, size_t len, int *is_buf)
+{
+	*is_buf = 0;
+	if (s->names.n > 0 && s->names.n == s->nvars + s->nbufs) {
+		int v = nix_get(&s->names, name, len);
+		*is_buf = v >= 0 && (v & 1);
+		return v < 0 ? -1 : v >> 1;
+	}
+	/* a spec made by hand (tests) has no index */
+	for (int i = 0; i < s->nvars; i++)
+		if (strncmp(s->vars[i].name, name, len) == 0 && s->vars[i].name[len] == 0)
+			return i;
+	*is_buf = 1;
+	for (int i = 0; i < s->nbufs; i++)
+		if (strncmp(s->bufs[i].name, name, len) == 0 && s->bufs[i].name[len] == 0)
+			return i;
+	return -1;
+}
+
+void spec_name_added(spec *s, int is_buf)
+{
+	if (s->names.n != s->nvars + s->nbufs - 1)
+		return; /* not indexed: found one by one */
+	int i = (is_buf ? s->nbufs : s->nvars) - 1;
+	nix_put(&s->names, is_buf ? s->bufs[i].name : s->vars[i].name, 2 * i + is_buf);
+}
+
 const spec_var *spec_var_find(const spec *s, const char *name)
 {
-	for (int i = 0; i < s->nvars; i++)
-		if (strcmp(s->vars[i].name, name) == 0)
-			return &s->vars[i];
-	return NULL;
+	int b, i = spec_name_find(s, name, strlen(name), &b);
+	return i >= 0 && !b ? &s->vars[i] : NULL;
 }
 
 int spec_buffer_find(const spec *s, const char *name)
 {
-	for (int i = 0; i < s->nbufs; i++)
-		if (strcmp(s->bufs[i].name, name) == 0)
-			return i;
-	return -1;
+	int b, i = spec_name_find(s, name, strlen(name), &b);
+	return i >= 0 && b ? i : -1;
 }
 
 /* The part of a kernel name after its last `::` outside template arguments. */

@@ -5,6 +5,11 @@
 
 #include "spec_types.h"
 
+/* The define, param or buffer named by the len bytes at name: its index
+ * in s->vars (*is_buf 0) or s->bufs (*is_buf 1), or -1; by hash. */
+int spec_name_find(const spec *s, const char *name, size_t len, int *is_buf);
+/* Indexes the last define or param (is_buf 0) or buffer (1) added. */
+void spec_name_added(spec *s, int is_buf);
 const spec_var *spec_var_find(const spec *s, const char *name);
 int spec_buffer_find(const spec *s, const char *name); /* index or -1 */
 int spec_tmap_find(const spec *s, const char *name);   /* index or -1 (tmap.c) */

@@ -79,6 +79,7 @@ void spec_free(spec *s)
 	free(s->tmaps);
 	launch_free(&s->base);
 	free(s->vars);
+	nix_free(&s->names);
 	free(s->bufs);
 	free(s->kernels);
 	free(s->includes);

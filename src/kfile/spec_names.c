@@ -11,12 +11,9 @@
  * device fact, or (where bufs) a buffer. */
 static int declared(const spec *s, const char *name, int len, int bufs)
 {
-	for (int i = 0; i < s->nvars; i++)
-		if ((int)strlen(s->vars[i].name) == len && strncmp(s->vars[i].name, name, (size_t)len) == 0)
-			return 1;
-	for (int i = 0; bufs && i < s->nbufs; i++)
-		if ((int)strlen(s->bufs[i].name) == len && strncmp(s->bufs[i].name, name, (size_t)len) == 0)
-			return 1;
+	int b;
+	if (spec_name_find(s, name, (size_t)len, &b) >= 0 && (!b || bufs))
+		return 1;
 	return expr_is_fact(name, len);
 }
 

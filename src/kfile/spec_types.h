@@ -60,6 +60,7 @@
 #include <stddef.h>
 #include "types.h"
 #include "target.h"
+#include "util.h"
 
 #define SPEC_MAX_DIMS 3
 #define SPEC_MAX_CHECKS 8
@@ -205,6 +206,9 @@ typedef struct spec {
 	spec_expr streams;
 	char *split;         /* the param cut in chunks */
 	int split_line, split_col;
+	/* the defines', params' and buffers' names, by hash (spec_name_find),
+	 * while it holds them all */
+	name_ix names;
 } spec;
 
 #endif

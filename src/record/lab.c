@@ -6,6 +6,7 @@
 #include "roofline.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,23 @@ static void t_end(tw *t)
 	fputs(t->fmt == LAB_HTML ? "</tbody>\n</table>\n" : "\n", t->f);
 }
 
+/* Text on one Markdown line (a heading: a file name): a character that
+ * would start emphasis, a link, a code span, HTML or an entity is
+ * escaped, a control byte written as \xNN, so the name reads as it is. */
+static void md_line(FILE *f, const char *text)
+{
+	for (const unsigned char *s = (const unsigned char *)text; *s; s++) {
+		/* '_' inside a word (kernels_src) starts nothing */
+		int inword = *s == '_' && s > (const unsigned char *)text && isalnum(s[-1]) && isalnum(s[1]);
+		if (*s < 0x20 || *s == 0x7f)
+			fprintf(f, "\\\\x%02x", *s);
+		else if (strchr("\\`*_[]<>#|~&", *s) && !inword)
+			fprintf(f, "\\%c", *s);
+		else
+			fputc(*s, f);
+	}
+}
+
 static void heading(FILE *f, lab_format fmt, int level, const char *text)
 {
 	if (fmt == LAB_HTML) {
@@ -164,7 +182,9 @@ static void heading(FILE *f, lab_format fmt, int level, const char *text)
 	} else {
 		for (int i = 0; i < level; i++)
 			fputc('#', f);
-		fprintf(f, " %s\n\n", text);
+		fputc(' ', f);
+		md_line(f, text);
+		fputs("\n\n", f);
 	}
 }
 
@@ -195,7 +215,23 @@ static void code(FILE *f, lab_format fmt, const char *lang, const char *text)
 		}
 		fputs("</code></pre>\n", f);
 	} else {
-		fprintf(f, "```%s\n%s%s```\n\n", lang, text, text[0] && text[strlen(text) - 1] == '\n' ? "" : "\n");
+		/* a fence longer than any run of backquotes inside: the text
+		 * (a kernel's comment) can never close it */
+		int fence = 3;
+		for (const char *s = text; *s;) {
+			int run = 0;
+			while (s[run] == '`')
+				run++;
+			if (run >= fence)
+				fence = run + 1;
+			s += run ? run : 1;
+		}
+		for (int i = 0; i < fence; i++)
+			fputc('`', f);
+		fprintf(f, "%s\n%s%s", lang, text, text[0] && text[strlen(text) - 1] == '\n' ? "" : "\n");
+		for (int i = 0; i < fence; i++)
+			fputc('`', f);
+		fputs("\n\n", f);
 	}
 }
 

@@ -141,7 +141,22 @@ TEST(devices)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	CHECK(fd >= 0 && write(fd, "head\n", 5) == 5);
 	char *name = xasprintf("/dev/fd/%d", fd);
+	/* a descriptor of the program's own: refused, the file untouched */
+	CHECK(write_file(name, "tail\n", 5, &why) == -1 && errno == EPERM);
+	CHECK_STREQ(why, "it is a descriptor of cuplay's own, not one it was given");
+	free(why);
+	why = NULL;
+	CHECK(write_file(path, "new\n", 4, &why) == -1);
+	CHECK_STREQ(why, "cuplay itself has it open (a session it reads, a recording, a pipe to its compile server or worker)");
+	free(why);
+	why = NULL;
+	CHECK(open_append(path, &why) == -1);
+	free(why);
+	why = NULL;
+	/* given by the program that started this one: written */
+	file_note_inherited();
 	CHECK(write_file(name, "tail\n", 5, &why) == 0);
+	file_guards_free();
 	close(fd);
 	char *s = contents(path);
 	CHECK_STREQ(s, "head\ntail\n");
@@ -149,6 +164,36 @@ TEST(devices)
 	free(name);
 	unlink(path);
 	free(path);
+}
+
+/* A guarded file (the kernel file in use) is refused, through a link too;
+ * another guard in its place frees it. */
+TEST(guarded)
+{
+	char *why = NULL;
+	char *path = in_dir("k.cu"), *link = in_dir("k-link.cu"), *other = in_dir("other.cu");
+	write_file(path, "k\n", 2, NULL);
+	CHECK(symlink(path, link) == 0);
+	file_guard("the kernel file in use", path);
+	CHECK(write_file(link, "x", 1, &why) == -1 && errno == EPERM);
+	CHECK_STREQ(why, "it is the kernel file in use");
+	free(why);
+	why = NULL;
+	CHECK(open_append(path, &why) == -1);
+	CHECK_STREQ(why, "it is the kernel file in use");
+	free(why);
+	why = NULL;
+	file_guard("the kernel file in use", other);
+	CHECK(write_file(path, "y\n", 2, &why) == 0);
+	char *s = contents(path);
+	CHECK_STREQ(s, "y\n");
+	free(s);
+	file_guards_free();
+	unlink(link);
+	unlink(path);
+	free(path);
+	free(link);
+	free(other);
 }
 
 /* What cannot be written is refused at once, in words. */
@@ -170,7 +215,9 @@ TEST(refused)
 	/* with a reader: written */
 	int rd = open(fifo, O_RDONLY | O_NONBLOCK);
 	CHECK(rd >= 0);
+	file_note_inherited(); /* the reader is another program's */
 	CHECK(write_file(fifo, "hi", 2, &why) == 0);
+	file_guards_free();
 	char buf[8] = "";
 	CHECK(read(rd, buf, sizeof buf) == 2 && memcmp(buf, "hi", 2) == 0);
 	close(rd);
@@ -249,6 +296,7 @@ int main(void)
 	RUN(through_link);
 	RUN(devices);
 	RUN(refused);
+	RUN(guarded);
 	RUN(listing);
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -141,9 +141,39 @@ TEST(raw_names)
 		measure_free(&r[i]);
 }
 
+/* The Markdown stays Markdown: a kernel's comment with backquotes never
+ * closes its code block, a file name's marks and control bytes are
+ * escaped in its heading. */
+TEST(markdown_escapes)
+{
+	char dir[] = "/tmp/cuplay-lab-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *path = xasprintf("%s/a*b_c[x]\n<i>.cu", dir);
+	const char *src = "__global__ void k(float *y)\n{\n\t// ```\n\t// ````` </code><script>x</script>\n"
+	                  "\ty[0] = 1;\n}\n";
+	CHECK(write_file_atomic(path, src, strlen(src)) == 0);
+	measurement r;
+	timed(&r, "k", 1.0);
+	free(r.file);
+	r.file = xstrdup(path);
+	char *m = write(&r, 1, LAB_MARKDOWN);
+	char *want = xasprintf("## %s/a\\*b_c\\[x\\]\\\\x0a\\<i\\>.cu\n", dir);
+	CHECK(strstr(m, want) != NULL);
+	free(want);
+	/* six backquotes around a text whose longest run is five */
+	CHECK(strstr(m, "\n``````cuda\n__global__ void k(float *y)\n") != NULL);
+	CHECK(strstr(m, "\ty[0] = 1;\n}\n``````\n") != NULL);
+	free(m);
+	measure_free(&r);
+	remove(path);
+	remove(dir);
+	free(path);
+}
+
 int main(void)
 {
 	RUN(rows_and_counters);
 	RUN(raw_names);
+	RUN(markdown_escapes);
 	return test_report("lab");
 }

@@ -75,6 +75,35 @@ TEST(json)
 	table_free(&t);
 }
 
+/* JSON is UTF-8: a byte of no character (a .cu file's Latin-1, a cut
+ * sequence, an overlong form, a surrogate) is U+FFFD; characters stay. */
+TEST(json_utf8)
+{
+	const char *head[] = { "kernel" };
+	static const struct { const char *in, *out; } c[] = {
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "caf\xe9", "caf\\ufffd" },
+		{ "\xff\xfe", "\\ufffd\\ufffd" },
+		{ "x\xc3", "x\\ufffd" },
+		{ "\xc0\xaf", "\\ufffd\\ufffd" },
+		{ "\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd" },
+		{ "\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd" },
+		{ "\xe2\x82", "\\ufffd\\ufffd" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(c); i++) {
+		table t;
+		table_init(&t, 1, head, "l");
+		table_kind(&t, "run");
+		table_set(&t, table_row(&t), 0, c[i].in);
+		char *s = render(&t, FMT_JSONL);
+		char *want = xasprintf("{\"type\": \"run\", \"kernel\": \"%s\"}\n", c[i].out);
+		CHECK_STREQ(s, want);
+		free(want);
+		free(s);
+		table_free(&t);
+	}
+}
+
 TEST(markdown)
 {
 	table t;
@@ -204,6 +233,7 @@ int main(void)
 	RUN(text);
 	RUN(csv);
 	RUN(json);
+	RUN(json_utf8);
 	RUN(markdown);
 	RUN(figures);
 	RUN(chart);
