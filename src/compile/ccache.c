@@ -2,6 +2,7 @@
 #include "ccache.h"
 #include "ccdisk.h"
 #include "prelude.h"
+#include "reduce.h"
 #include "ccserver.h"
 #include "cubin.h"
 #include "incscan.h"
@@ -235,6 +236,8 @@ typedef struct prep {
 	int nexprs;
 	int nhoisted;           /* toolkit headers compiled ahead of the defines */
 	char *display;          /* the options line */
+	const char *src;        /* the file's text, or the file cut down to some kernels (reduce.h) */
+	const int *need;        /* the kernels compiled (NULL: all) */
 	uint8_t key[32];
 } prep;
 
@@ -328,7 +331,7 @@ static int prep_headers(const ccache *c, const spec *s, prep *p, char **err)
 			p->shims[p->nshims++] = &all[i];
 	}
 	shimset ss = { p->shims, p->nshims };
-	if (inc_scan(s->path, s->src, dirs, p->ndirs, shim_text, &ss, &p->g, err) != 0) {
+	if (inc_scan(s->path, p->src, dirs, p->ndirs, shim_text, &ss, &p->g, err) != 0) {
 		free(dirs);
 		return -1;
 	}
@@ -378,7 +381,7 @@ static void prep_program(const spec *s, prep *p, char *const *sorted, int ndefs,
 	p->htexts = xcalloc((size_t)p->nshims + 3, sizeof *p->htexts);
 	if (wrap) {
 		p->hnames[p->nh] = s->path;
-		p->htexts[p->nh++] = s->src;
+		p->htexts[p->nh++] = p->src;
 	}
 	p->hnames[p->nh] = PRELUDE_NAME;
 	p->htexts[p->nh++] = prelude_text();
@@ -412,13 +415,13 @@ static void prep_program(const spec *s, prep *p, char *const *sorted, int ndefs,
 		sb_printf(&prog, "#include \"%s\"\n", s->path);
 		p->program_name = xasprintf("%s (defines)", s->path);
 	} else {
-		sb_puts(&prog, s->src);
+		sb_puts(&prog, p->src);
 		p->program_name = xstrdup(s->path);
 	}
 	p->program = sb_steal(&prog);
 }
 
-/* Every launchable kernel gets a name expression. */
+/* Every launchable kernel compiled gets a name expression. */
 static void prep_kernels(const spec *s, prep *p)
 {
 	p->exprs = xcalloc((size_t)s->nkernels + 1, sizeof *p->exprs);
@@ -426,7 +429,7 @@ static void prep_kernels(const spec *s, prep *p)
 	p->where = xcalloc((size_t)s->nkernels + 1, sizeof *p->where);
 	for (int i = 0; i < s->nkernels; i++) {
 		const spec_kernel *k = &s->kernels[i];
-		if (k->is_template || k->nsteps > 0)
+		if (k->is_template || k->nsteps > 0 || (p->need && !p->need[i]))
 			continue;
 		p->exprs[p->nexprs] = k->expr ? k->expr : k->name;
 		p->names[p->nexprs] = k->name;
@@ -454,7 +457,7 @@ static void prep_key(const spec *s, prep *p)
 		sha256_update(&h, p->htexts[i], strlen(p->htexts[i]) + 1);
 	}
 	sha256_update(&h, "source\0", 7);
-	sha256_update(&h, s->src, strlen(s->src) + 1);
+	sha256_update(&h, p->src, strlen(p->src) + 1);
 	for (int i = 0; i < p->g.nrefs; i++) {
 		const inc_ref *r = &p->g.refs[i];
 		int v[2] = { r->angle, (int)r->kind };
@@ -471,10 +474,14 @@ static void prep_key(const spec *s, prep *p)
 	sha256_final(&h, p->key);
 }
 
-static int prepare(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,
-                   prep *p, char **err)
+/* src: the text compiled (s->src, or less of it: reduce.h); need: the
+ * kernels compiled (NULL: all). */
+static int prepare(const ccache *c, const spec *s, const char *src, const int *need, const char *const *defs,
+                   int ndefs, const char *arch, prep *p, char **err)
 {
 	memset(p, 0, sizeof *p);
+	p->src = src;
+	p->need = need;
 	if (prep_headers(c, s, p, err) != 0) {
 		prep_free(p);
 		return -1;
@@ -502,7 +509,7 @@ int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndef
 	if (nvrtc_load(err) != 0)
 		return -1;
 	prep p;
-	if (prepare(c, s, defs, ndefs, arch, &p, err) != 0)
+	if (prepare(c, s, s->src, NULL, defs, ndefs, arch, &p, err) != 0)
 		return -1;
 	memcpy(key, p.key, 32);
 	prep_free(&p);
@@ -683,23 +690,14 @@ static cunit *cached(ccache *c, const uint8_t key[32], cc_source *src)
 	return u;
 }
 
-const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
-                            const char *arch, cc_source *src, double *ms, char **warn, char **err)
+/* The unit of a prepared compile, from the cache or NVRTC (p freed). */
+static const cunit *compile_prepared(ccache *c, const spec *s, prep *pp, const char *const *defs, int ndefs,
+                                     const char *arch, cc_source *src, char **warn, char **err)
 {
-	uint64_t t0 = now_ns();
-	if (nvrtc_load(err) != 0)
-		return NULL;
-	if (c->off_why && warn && !c->disk_warned) {
-		*warn = xstrdup(c->off_why);
-		c->disk_warned = 1;
-	}
-	prep p;
-	if (prepare(c, s, defs, ndefs, arch, &p, err) != 0)
-		return NULL;
+	prep p = *pp;
 	cunit *u = cached(c, p.key, src);
 	if (u) {
 		add_sequences(u, s); /* from the disk: without them */
-		*ms = ms_since(t0);
 		prep_free(&p);
 		return u;
 	}
@@ -735,6 +733,64 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 	add_sequences(u, s);
 	mem_insert(c, u);
 	*src = CC_COMPILED;
+	return u;
+}
+
+/* NVRTC loaded, and the note about the disk cache said once. */
+static int compile_start(ccache *c, char **warn, char **err)
+{
+	if (nvrtc_load(err) != 0)
+		return -1;
+	if (c->off_why && warn && !c->disk_warned) {
+		*warn = xstrdup(c->off_why);
+		c->disk_warned = 1;
+	}
+	return 0;
+}
+
+const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
+                            const char *arch, cc_source *src, double *ms, char **warn, char **err)
+{
+	uint64_t t0 = now_ns();
+	prep p;
+	if (compile_start(c, warn, err) != 0 || prepare(c, s, s->src, NULL, defs, ndefs, arch, &p, err) != 0)
+		return NULL;
+	const cunit *u = compile_prepared(c, s, &p, defs, ndefs, arch, src, warn, err);
+	*ms = ms_since(t0);
+	return u;
+}
+
+const cunit *ccache_compile_some(ccache *c, const spec *s, const int *want, int nwant, const char *const *defs,
+                                 int ndefs, const char *arch, cc_source *src, double *ms, char **warn, char **err)
+{
+	uint64_t t0 = now_ns();
+	prep p;
+	if (compile_start(c, warn, err) != 0 || prepare(c, s, s->src, NULL, defs, ndefs, arch, &p, err) != 0)
+		return NULL;
+	char *why = NULL, *cut = NULL;
+	cunit *whole = cached(c, p.key, src); /* the whole file's unit holds every kernel */
+	if (whole) {
+		add_sequences(whole, s);
+		prep_free(&p);
+		*ms = ms_since(t0);
+		return whole;
+	}
+	cut = spec_reduce(s, want, nwant, &why);
+	if (why && getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: %s compiles whole: %s\n", s->path, why);
+	free(why);
+	const cunit *u;
+	if (!cut) {
+		u = compile_prepared(c, s, &p, defs, ndefs, arch, src, warn, err);
+	} else {
+		int *need = xcalloc((size_t)s->nkernels + 1, sizeof *need);
+		spec_needed(s, want, nwant, need);
+		prep_free(&p);
+		u = prepare(c, s, cut, need, defs, ndefs, arch, &p, err) == 0
+		    ? compile_prepared(c, s, &p, defs, ndefs, arch, src, warn, err) : NULL;
+		free(need);
+		free(cut);
+	}
 	*ms = ms_since(t0);
 	return u;
 }

@@ -68,6 +68,13 @@ char **ccache_search_path(const ccache *c, const spec *s, int *n, int **toolkit)
 const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
                             const char *arch, cc_source *src, double *ms, char **warn, char **err);
 
+/* The same for the kernels want[0..nwant) of s (indices) and what they
+ * need (reduce.h): the file cut down to them, every line in its place, so
+ * each kernel is compiled and cached on its own; the whole file's unit
+ * when it is cached already, and the whole file where it cannot be cut. */
+const cunit *ccache_compile_some(ccache *c, const spec *s, const int *want, int nwant, const char *const *defs,
+                                 int ndefs, const char *arch, cc_source *src, double *ms, char **warn, char **err);
+
 /* The cache key of a compile; for tests. */
 int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,
                uint8_t key[32], char **err);
