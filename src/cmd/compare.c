@@ -390,7 +390,7 @@ static void sweep_configs(app *a, sweep *sw)
 		if (a->opt.interactive)
 			fprintf(stderr, "\r\033[Ksweep %ld/%ld: %s", done + 1, sw->total, lab.s);
 		runctx c;
-		int prepared = run_prepare(a, &extra, 0, &c) == 0;
+		int prepared = run_prepare_for(a, &extra, 0, sw->ks, sw->nk, &c) == 0;
 		if (prepared)
 			sw->gpu = c.gpu;
 		for (int k = 0; k < sw->nk; k++)
@@ -562,7 +562,7 @@ static void dram_pass(app *a, variant *v, int nv)
 	for (int i = 0; i < nv && !g_interrupt; i++) {
 		runctx c;
 		char *err = NULL;
-		if (run_prepare(a, &v[i].extra, 0, &c) != 0)
+		if (run_prepare_for(a, &v[i].extra, 0, &v[i].k, 1, &c) != 0)
 			break;
 		int r = run_plan(a, &c, v[i].k, &t, &v[i].p, &err);
 		if (r == 0) {
@@ -650,7 +650,7 @@ static timing_opts round_opts(const app *a)
 static int compare_once(app *a, variant *v, int round, const timing_opts *t, result *res, int *gpu)
 {
 	runctx c;
-	if (run_prepare(a, &v->extra, 0, &c) != 0)
+	if (run_prepare_for(a, &v->extra, 0, &v->k, 1, &c) != 0)
 		return -1;
 	*gpu = c.gpu;
 	char *err = NULL;
