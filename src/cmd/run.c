@@ -2,6 +2,7 @@
  * check, time, report. */
 #include "run.h"
 #include "planshow.h"
+#include "prefetch.h"
 #include "ptxread.h"
 #include "ref.h"
 #include "search.h"
@@ -771,6 +772,7 @@ int app_run(app *a, char **names, int nnames)
 		free(ks);
 		return -1;
 	}
+	app_prefetch_note_run(a, ks, nk);
 	int rc = 0;
 	sbuf pipes = {0};
 	table t;

@@ -82,6 +82,7 @@ static const char *pch_dir(ccache *c)
 
 void ccache_free(ccache *c)
 {
+	ccache_cancel(c);
 	if (c->pch_dir) {
 		pch_trim(c->pch_dir, 0);
 		rmdir(c->pch_dir);
@@ -690,6 +691,105 @@ static cunit *cached(ccache *c, const uint8_t key[32], cc_source *src)
 	return u;
 }
 
+/* What the compile server gets for p. */
+static nvrtc_job job_of(ccache *c, const spec *s, prep *p)
+{
+	nvrtc_job job = {
+		.name = p->program_name, .path = s->path, .src = p->program,
+		.nheaders = p->nh, .header_names = p->hnames, .header_texts = p->htexts,
+		.opts = (const char *const *)p->opts, .nopts = p->nopts,
+		.exprs = p->exprs, .where = (const char *const *)p->where, .nexprs = p->nexprs,
+		/* precompiled headers where there are headers to precompile: NVRTC's
+		 * own alone save little and cost the first compile ~40 ms */
+		.pch = c->pch && p->nhoisted > 0,
+	};
+	if (job.pch)
+		job.pch_dir = pch_dir(c);
+	return job;
+}
+
+/* The unit of what NVRTC made of p (out's parts move into it; p freed),
+ * linked, kept in memory and on disk. */
+static cunit *unit_made(ccache *c, const char *path, prep *p, nvrtc_out *out, char **warn)
+{
+	if (getenv("CUPLAY_NVRTC_LOG") && *getenv("CUPLAY_NVRTC_LOG"))
+		fprintf(stderr, "nvrtc %s log of %s:\n%s\n", nvrtc_version(), path, out->log ? out->log : "(none)");
+	cunit *u = unit_of(p, out);
+	if (out->pch == PCH_CREATED)
+		pch_trim(c->pch_dir, CCACHE_PCH_KEPT);
+	prep_free(p);
+	c->misses++;
+	disk_store(c, u, warn);
+	mem_insert(c, u);
+	return u;
+}
+
+/* ---- compiles in the background ---------------------------------------- */
+
+/* A compile sent to the compile server ahead of the command that needs it. */
+struct ccpending {
+	prep p;
+	char *src;    /* the text compiled, when cut (p points into it) */
+	int links;    /* the file has `//@ link` libraries: its unit is linked by the compile that waits */
+};
+
+static void pending_free(ccache *c)
+{
+	if (!c->pending)
+		return;
+	prep_free(&c->pending->p);
+	free(c->pending->src);
+	free(c->pending);
+	c->pending = NULL;
+}
+
+/* Before a compile of key (NULL: none): a background compile of another
+ * key is taken into the cache when it has finished (a `set` and back costs
+ * nothing twice), stopped when it has not. One of key is left to run. */
+static void pending_settle(ccache *c, const uint8_t *key)
+{
+	if (!c->pending || (key && memcmp(c->pending->p.key, key, 32) == 0))
+		return;
+	nvrtc_out out;
+	char *err = NULL;
+	int r = ccs_collect(&out, &err);
+	free(err);
+	if (r == 1 && !c->pending->links) {
+		unit_made(c, c->pending->p.program_name, &c->pending->p, &out, NULL);
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: background compile kept in the cache\n");
+	} else {
+		if (r == 1)
+			nvrtc_out_free(&out);
+		if (r == 0 && ccs_cancel() && getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: background compile stopped: another is wanted\n");
+	}
+	pending_free(c);
+}
+
+/* After the compile of key: a background compile of it is done with. */
+static void pending_drop(ccache *c, const uint8_t *key)
+{
+	if (c->pending && memcmp(c->pending->p.key, key, 32) == 0)
+		pending_free(c);
+}
+
+int ccache_cancel(ccache *c)
+{
+	int had = c->pending != NULL && ccs_pending();
+	if (had)
+		ccs_cancel();
+	pending_free(c);
+	if (had && getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: background compile stopped\n");
+	return had;
+}
+
+int ccache_pending(const ccache *c)
+{
+	return c->pending != NULL && ccs_pending();
+}
+
 /* The unit of a prepared compile, from the cache or NVRTC (p freed). */
 static const cunit *compile_prepared(ccache *c, const spec *s, prep *pp, const char *const *defs, int ndefs,
                                      const char *arch, cc_source *src, char **warn, char **err)
@@ -701,19 +801,12 @@ static const cunit *compile_prepared(ccache *c, const spec *s, prep *pp, const c
 		prep_free(&p);
 		return u;
 	}
-	nvrtc_job job = {
-		.name = p.program_name, .path = s->path, .src = p.program,
-		.nheaders = p.nh, .header_names = p.hnames, .header_texts = p.htexts,
-		.opts = (const char *const *)p.opts, .nopts = p.nopts,
-		.exprs = p.exprs, .where = (const char *const *)p.where, .nexprs = p.nexprs,
-		/* precompiled headers where there are headers to precompile: NVRTC's
-		 * own alone save little and cost the first compile ~40 ms */
-		.pch = c->pch && p.nhoisted > 0,
-	};
-	if (job.pch)
-		job.pch_dir = pch_dir(c);
+	pending_settle(c, p.key);
+	nvrtc_job job = job_of(c, s, &p);
 	nvrtc_out out;
-	if (ccs_run(&job, &out, err) != 0) { /* in the compile server, which Ctrl-C can abandon */
+	int rc = ccs_run(&job, &out, err); /* in the compile server, which Ctrl-C can abandon */
+	pending_drop(c, p.key);
+	if (rc != 0) {
 		compile_error(err, &p, defs, ndefs);
 		prep_free(&p);
 		return NULL;
@@ -722,16 +815,8 @@ static const cunit *compile_prepared(ccache *c, const spec *s, prep *pp, const c
 		prep_free(&p);
 		return NULL;
 	}
-	if (getenv("CUPLAY_NVRTC_LOG") && *getenv("CUPLAY_NVRTC_LOG"))
-		fprintf(stderr, "nvrtc %s log of %s:\n%s\n", nvrtc_version(), s->path, out.log ? out.log : "(none)");
-	u = unit_of(&p, &out);
-	if (out.pch == PCH_CREATED)
-		pch_trim(c->pch_dir, CCACHE_PCH_KEPT);
-	prep_free(&p);
-	c->misses++;
-	disk_store(c, u, warn);
+	u = unit_made(c, s->path, &p, &out, warn);
 	add_sequences(u, s);
-	mem_insert(c, u);
 	*src = CC_COMPILED;
 	return u;
 }
@@ -793,4 +878,66 @@ const cunit *ccache_compile_some(ccache *c, const spec *s, const int *want, int 
 	}
 	*ms = ms_since(t0);
 	return u;
+}
+
+int ccache_prefetch_some(ccache *c, const spec *s, const int *want, int nwant, const char *const *defs, int ndefs,
+                         const char *arch)
+{
+	if (!ccs_enabled() || nvrtc_load(NULL) != 0)
+		return -1;
+	prep p;
+	char *err = NULL;
+	if (prepare(c, s, s->src, NULL, defs, ndefs, arch, &p, &err) != 0) {
+		free(err);
+		ccache_cancel(c);
+		return -1;
+	}
+	cc_source from;
+	char *why = NULL, *cut = NULL;
+	int *need = NULL;
+	if (cached(c, p.key, &from)) {
+		prep_free(&p);
+		return 0;
+	}
+	cut = spec_reduce(s, want, nwant, &why);
+	free(why);
+	if (cut) {
+		need = xcalloc((size_t)s->nkernels + 1, sizeof *need);
+		spec_needed(s, want, nwant, need);
+		prep_free(&p);
+		int r = prepare(c, s, cut, need, defs, ndefs, arch, &p, &err);
+		free(err);
+		if (r != 0) {
+			free(need);
+			free(cut);
+			ccache_cancel(c);
+			return -1;
+		}
+	}
+	int rc = 0;
+	if (cached(c, p.key, &from)) {
+		prep_free(&p);
+	} else if (c->pending && memcmp(c->pending->p.key, p.key, 32) == 0) {
+		prep_free(&p); /* under way */
+	} else {
+		pending_settle(c, p.key);
+		nvrtc_job job = job_of(c, s, &p);
+		p.need = NULL;
+		if (ccs_submit(&job) == 0) {
+			c->pending = xcalloc(1, sizeof *c->pending);
+			c->pending->p = p;
+			c->pending->src = cut;
+			cut = NULL;
+			c->pending->links = s->nlinks > 0;
+			if (getenv("CUPLAY_TRACE"))
+				fprintf(stderr, "trace: background compile of %s (%d kernel%s) started\n", s->path,
+				        p.nexprs, p.nexprs == 1 ? "" : "s");
+		} else {
+			prep_free(&p);
+			rc = -1;
+		}
+	}
+	free(cut);
+	free(need);
+	return rc;
 }

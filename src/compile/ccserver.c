@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ static struct {
 	int fd;
 	int hello_read;
 	int asked;       /* a job was sent to this child */
+	sbuf pending;    /* a job sent in the background, not answered yet (len 0: none) */
 } g = { .limit_s = CCS_LIMIT_DEFAULT, .fd = -1 };
 
 /* ---- messages ---------------------------------------------------------- */
@@ -473,6 +475,7 @@ static int spawn(char **err)
 	g.fd = sv[0];
 	g.hello_read = 0;
 	g.asked = 0;
+	sb_free(&g.pending);
 	return 0;
 }
 
@@ -493,6 +496,7 @@ static int end_child(int *status, int kill_it)
 			;
 	}
 	g.pid = 0;
+	sb_free(&g.pending);
 	if (status)
 		*status = st;
 	return got;
@@ -520,8 +524,9 @@ void ccs_stop(void)
 	 * would read the end: it goes at once. */
 	close(g.fd);
 	g.fd = -1;
-	if (!g.asked)
+	if (!g.asked || g.pending.len > 0) /* a compile in the background: nobody waits for it */
 		kill(g.pid, SIGKILL);
+	sb_free(&g.pending);
 	uint64_t end = now_ns() + 5000000000ull;
 	int st;
 	for (;;) {
@@ -608,16 +613,26 @@ int ccs_run(const nvrtc_job *job, nvrtc_out *out, char **err)
 	uint64_t t0 = now_ns();
 	uint64_t deadline = g.limit_s > 0 ? t0 + (uint64_t)(g.limit_s * 1e9) : 0;
 	int r = 0;
+	sbuf b = {0};
+	job_write(&b, job);
+	/* the same job sent in the background: its answer is this one's */
+	int sent = g.pending.len == b.len && memcmp(g.pending.s, b.s, b.len) == 0;
+	if (!sent && g.pending.len > 0) { /* another: superseded, with its process */
+		end_child(NULL, 1);
+		if (spawn(err) != 0) {
+			sb_free(&b);
+			return -1;
+		}
+	}
+	sb_free(&g.pending);
 	if (!g.hello_read)
 		r = read_hello(who, deadline, err);
-	if (r == 0) {
-		sbuf b = {0};
-		job_write(&b, job);
+	if (r == 0 && !sent) {
 		g.asked = 1;
 		if (send_msg(g.fd, CCS_JOB, b.s, b.len) != 0)
 			r = child_lost(who, err);
-		sb_free(&b);
 	}
+	sb_free(&b);
 	uint32_t type = 0;
 	char *p = NULL;
 	size_t len = 0;
@@ -650,4 +665,87 @@ int ccs_run(const nvrtc_job *job, nvrtc_out *out, char **err)
 	if (r != 0 && in.bad)
 		end_child(NULL, 1); /* its answers cannot be trusted */
 	return r;
+}
+
+int ccs_submit(const nvrtc_job *job)
+{
+	if (!g.on)
+		return -1;
+	sbuf b = {0};
+	job_write(&b, job);
+	if (g.pending.len == b.len && memcmp(g.pending.s, b.s, b.len) == 0) {
+		sb_free(&b);
+		return 0; /* under way already */
+	}
+	if (g.pending.len > 0)
+		ccs_cancel();
+	if (g.pid > 0) {
+		int st;
+		if (waitpid(g.pid, &st, WNOHANG) == g.pid) {
+			g.pid = 0;
+			end_child(NULL, 0);
+		}
+	}
+	char *err = NULL;
+	if (g.pid <= 0 && spawn(&err) != 0) {
+		free(err);
+		sb_free(&b);
+		return -1;
+	}
+	/* sent before the HELLO is read: the child reads it after its warm-up,
+	 * and the HELLO is checked when the answer is waited for */
+	g.asked = 1;
+	if (send_msg(g.fd, CCS_JOB, b.s, b.len) != 0) {
+		end_child(NULL, 1);
+		sb_free(&b);
+		return -1;
+	}
+	g.pending = b;
+	return 0;
+}
+
+int ccs_pending(void)
+{
+	return g.pending.len > 0;
+}
+
+int ccs_cancel(void)
+{
+	if (g.pending.len == 0)
+		return 0;
+	end_child(NULL, 1);
+	ccs_prestart();
+	return 1;
+}
+
+int ccs_collect(nvrtc_out *out, char **err)
+{
+	memset(out, 0, sizeof *out);
+	if (g.pending.len == 0 || g.fd < 0)
+		return 0;
+	struct pollfd pf = { g.fd, POLLIN, 0 };
+	if (poll(&pf, 1, 0) <= 0)
+		return 0;
+	uint64_t deadline = now_ns() + 1000000000ull;
+	if (!g.hello_read && read_hello("a background compile", deadline, err) != 0)
+		return -1;
+	if (poll(&pf, 1, 0) <= 0)
+		return 0;
+	uint32_t type = 0;
+	char *p = NULL;
+	size_t len = 0;
+	if (recv_msg(g.fd, &type, &p, &len, deadline, NULL) != 0 || type != CCS_ANSWER) {
+		free(p);
+		end_child(NULL, 1);
+		ccs_prestart();
+		return fail(err, "the compiler process stopped answering");
+	}
+	sb_free(&g.pending);
+	unpack in;
+	unpack_init(&in, p, len);
+	int r = answer_read(&in, out, err);
+	free(p);
+	if (r != 0 && in.bad)
+		end_child(NULL, 1);
+	return r == 0 ? 1 : -1;
 }
