@@ -8,6 +8,7 @@
 #include "target.h"
 
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,4 +111,48 @@ void app_prefetch(app *a)
 void app_prefetch_cancel(app *a)
 {
 	ccache_cancel(&a->cache);
+}
+
+/* The defines of the current file with the settings and extra (caller
+ * frees), or NULL when a run would refuse the values. */
+static char **defines_with(const app *a, const devinfo *dev, const symtab *extra, int *ndefs)
+{
+	symtab merged = {0}, vals = {0};
+	for (int i = 0; i < a->file.settings.n; i++)
+		symtab_set(&merged, a->file.settings.v[i].name, a->file.settings.v[i].v, 0);
+	for (int i = 0; extra && i < extra->n; i++)
+		symtab_set(&merged, extra->v[i].name, extra->v[i].v, 0);
+	char *err = NULL;
+	char **defs = NULL;
+	if (plan_values(a->file.sp, &merged, dev, &vals, &err) == 0)
+		defs = plan_defines(a->file.sp, &vals, ndefs);
+	free(err);
+	symtab_free(&merged);
+	symtab_free(&vals);
+	return defs;
+}
+
+void app_compile_ahead(app *a, const ahead_item *items, int n)
+{
+	const spec *s = a->file.sp;
+	devinfo dev;
+	char arch[24];
+	if (!s || n < 2 || quiet_target(a, s, &dev, arch, sizeof arch) != 0)
+		return;
+	cc_item *it = xcalloc((size_t)n, sizeof *it);
+	char ***defs = xcalloc((size_t)n, sizeof *defs);
+	int *nd = xcalloc((size_t)n, sizeof *nd);
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		defs[i] = defines_with(a, &dev, items[i].extra, &nd[i]);
+		if (defs[i])
+			it[m++] = (cc_item){ (const char *const *)defs[i], nd[i], items[i].ks, items[i].nk };
+	}
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	ccache_compile_batch(&a->cache, s, it, m, arch, cores > 0 ? (int)cores : 1);
+	for (int i = 0; i < n; i++)
+		app_free_list(defs[i], nd[i]);
+	free(defs);
+	free(nd);
+	free(it);
 }

@@ -23,4 +23,17 @@ void app_prefetch_cancel(app *a);
  * is of those. */
 void app_prefetch_note_run(app *a, const int *ks, int nk);
 
+/* The compiles of several runs at once, before the first of them: a
+ * sweep's configurations, a comparison's variants. Each is a run of kernels
+ * ks[0..nk) with the values set and extra; they are compiled in parallel,
+ * never more at once than the machine has cores, each into the cache on its
+ * own, where each run then finds it (ccache_compile_batch). Prints nothing;
+ * nothing when the device is not known yet. */
+typedef struct ahead_item {
+	const symtab *extra;
+	const int *ks;
+	int nk;
+} ahead_item;
+void app_compile_ahead(app *a, const ahead_item *items, int n);
+
 #endif

@@ -1,6 +1,7 @@
 /* ccache.c: the compile cache (memory, then disk, then NVRTC). */
 #include "ccache.h"
 #include "ccdisk.h"
+#include "ccprog.h"
 #include "prelude.h"
 #include "reduce.h"
 #include "ccserver.h"
@@ -154,70 +155,6 @@ char **ccache_search_path(const ccache *c, const spec *s, int *n, int **toolkit)
 	return v;
 }
 
-/* A define NVRTC must see before every header: one a header can test
- * (reserved or a library's prefix). The others go after the toolkit
- * headers, where a change of value costs no re-parse of them. */
-static int define_for_headers(const char *def)
-{
-	static const char *const prefixes[] = {
-		"_", "CUB_", "CCCL_", "THRUST_", "LIBCUDACXX_", "CUDA_", "NV_", "CUTLASS_", "CUTE_",
-	};
-	for (size_t i = 0; i < ARRAY_LEN(prefixes); i++)
-		if (strncmp(def, prefixes[i], strlen(prefixes[i])) == 0)
-			return 1;
-	return 0;
-}
-
-/* The header at path starts with an include guard or `#pragma once`: the
- * file's own #include of it after the precompiled one reads nothing. */
-static int guarded(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	char buf[16384];
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* the first two directives, after comments */
-	char words[2][3][64];
-	int nd = 0;
-	for (const char *p = buf; *p && nd < 2;) {
-		if (p[0] == '/' && p[1] == '*') {
-			const char *e = strstr(p + 2, "*/");
-			if (!e)
-				return 0;
-			p = e + 2;
-		} else if (p[0] == '/' && p[1] == '/') {
-			while (*p && *p != '\n')
-				p++;
-		} else if (*p == '#') {
-			p++;
-			memset(words[nd], 0, sizeof words[nd]);
-			for (int w = 0; w < 3; w++) {
-				while (*p == ' ' || *p == '\t')
-					p++;
-				int l = 0;
-				while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r' && l < 63)
-					words[nd][w][l++] = *p++;
-			}
-			while (*p && *p != '\n')
-				p++;
-			nd++;
-		} else if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
-			p++;
-		} else {
-			return 0;
-		}
-	}
-	if (nd >= 1 && strcmp(words[0][0], "pragma") == 0 && strcmp(words[0][1], "once") == 0)
-		return 1;
-	return nd == 2 && strcmp(words[0][0], "ifndef") == 0 && strcmp(words[1][0], "define") == 0 &&
-	       words[0][1][0] && strcmp(words[0][1], words[1][1]) == 0;
-}
-
 /* Everything one compile needs, and its key. */
 typedef struct prep {
 	char **dirs;            /* the search list */
@@ -278,15 +215,6 @@ static const char *shim_text(const char *name, void *ctx)
 		if (strcmp(s->v[i]->name, name) == 0)
 			return s->v[i]->text;
 	return NULL;
-}
-
-/* A name can stand in a #include "..." line of the program. */
-static int includable(const char *name)
-{
-	for (const char *p = name; *p; p++)
-		if (*p == '"' || *p == '\\' || *p == '\n' || *p == '\r' || (unsigned char)*p < 0x20)
-			return 0;
-	return *name != 0;
 }
 
 static char *where_of(const spec *s, const spec_kernel *k)
@@ -350,7 +278,7 @@ static void prep_options(const spec *s, prep *p, char *const *sorted, int ndefs,
 	sbuf disp = {0};
 	sb_printf(&disp, "-arch=%s", arch);
 	for (int i = 0; i < ndefs; i++) {
-		if (!wrap || define_for_headers(sorted[i]))
+		if (!wrap || ccprog_define_for_headers(sorted[i]))
 			p->opts[p->nopts++] = xasprintf("-D%s", sorted[i]);
 		sb_printf(&disp, " -D%s", sorted[i]);
 	}
@@ -398,14 +326,14 @@ static void prep_program(const spec *s, prep *p, char *const *sorted, int ndefs,
 			if (r->from != 0)
 				continue;
 			if (!r->leading || !(r->kind == INC_TOOLKIT || r->kind == INC_MEMORY) ||
-			    (r->kind == INC_TOOLKIT && !guarded(r->path)))
+			    (r->kind == INC_TOOLKIT && !ccprog_guarded(r->path)))
 				break;
 			sb_printf(&prog, "#include %c%s%c\n", r->angle ? '<' : '"', r->name, r->angle ? '>' : '"');
 			p->nhoisted++;
 		}
 		sb_puts(&prog, "typedef int __cuplay_precompiled_above;\n");
 		for (int i = 0; i < ndefs; i++) {
-			if (define_for_headers(sorted[i]))
+			if (ccprog_define_for_headers(sorted[i]))
 				continue;
 			const char *eq = strchr(sorted[i], '=');
 			if (eq)
@@ -494,8 +422,8 @@ static int prepare(const ccache *c, const spec *s, const char *src, const int *n
 	qsort(sorted, (size_t)ndefs, sizeof *sorted, cmp_str);
 	int early = 0;
 	for (int i = 0; i < ndefs; i++)
-		early |= define_for_headers(sorted[i]);
-	int wrap = includable(s->path);
+		early |= ccprog_define_for_headers(sorted[i]);
+	int wrap = ccprog_includable(s->path);
 	prep_options(s, p, sorted, ndefs, arch, wrap);
 	prep_program(s, p, sorted, ndefs, wrap, early);
 	free(sorted);
@@ -549,40 +477,12 @@ static void mem_insert(ccache *c, cunit *u)
 	c->n--;
 }
 
-/* NVRTC's words for a macro of the program around the file: "(declared
- * at line 3 of k.cu (defines))" becomes "(a define: //@ define or set)".
- * Takes msg; returns it or its rewrite. */
-static char *name_defines(char *msg, const char *program)
-{
-	if (!msg)
-		return NULL;
-	sbuf b = {0};
-	const char *p = msg;
-	for (const char *q; (q = strstr(p, "(declared at line ")) != NULL;) {
-		const char *d = q + strlen("(declared at line ");
-		while (*d >= '0' && *d <= '9')
-			d++;
-		size_t pl = strlen(program);
-		if (strncmp(d, " of ", 4) == 0 && strncmp(d + 4, program, pl) == 0 && d[4 + pl] == ')') {
-			sb_add(&b, p, (size_t)(q - p));
-			sb_puts(&b, "(a define: //@ define or set)");
-			p = d + 5 + pl;
-		} else {
-			sb_add(&b, p, (size_t)(d - p));
-			p = d;
-		}
-	}
-	sb_puts(&b, p);
-	free(msg);
-	return sb_steal(&b);
-}
-
 /* A compile's error, with the defines in force (and why the toolkit's
  * headers are missing, when a header could not be opened). */
 static void compile_error(char **err, const prep *p, const char *const *defs, int ndefs)
 {
 	if (err && *err)
-		*err = name_defines(*err, p->program_name);
+		*err = ccprog_name_defines(*err, p->program_name);
 	if (!err || !*err)
 		return;
 	sbuf b = {0};
@@ -637,7 +537,7 @@ static cunit *unit_of(prep *p, nvrtc_out *out)
 	u->cubin = out->cubin;
 	u->cubin_len = out->cubin_len;
 	u->ptx = out->ptx;
-	u->warnings = name_defines(nvrtc_user_log_names(out->log, p->exprs, (const char *const *)p->where, p->nexprs),
+	u->warnings = ccprog_name_defines(nvrtc_user_log_names(out->log, p->exprs, (const char *const *)p->where, p->nexprs),
 	                           p->program_name);
 	u->nk = p->nexprs;
 	u->names = xcalloc((size_t)p->nexprs + 1, sizeof *u->names);
@@ -940,4 +840,100 @@ int ccache_prefetch_some(ccache *c, const spec *s, const int *want, int nwant, c
 	free(cut);
 	free(need);
 	return rc;
+}
+
+/* One compile of a batch: prepared, with the text it compiles. */
+typedef struct batch_one {
+	prep p;
+	char *cut;
+} batch_one;
+
+/* The prepared compile of item it, or -1 when it is cached (or cannot be
+ * prepared: the compile that needs it says why). */
+static int batch_prepare(ccache *c, const spec *s, const cc_item *it, const char *arch, batch_one *b)
+{
+	memset(b, 0, sizeof *b);
+	char *err = NULL, *why = NULL;
+	cc_source from;
+	if (prepare(c, s, s->src, NULL, it->defs, it->ndefs, arch, &b->p, &err) != 0) {
+		free(err);
+		return -1;
+	}
+	if (cached(c, b->p.key, &from)) {
+		prep_free(&b->p);
+		return -1;
+	}
+	b->cut = it->want ? spec_reduce(s, it->want, it->nwant, &why) : NULL;
+	free(why);
+	if (!b->cut)
+		return 0;
+	int *need = xcalloc((size_t)s->nkernels + 1, sizeof *need);
+	spec_needed(s, it->want, it->nwant, need);
+	prep_free(&b->p);
+	int r = prepare(c, s, b->cut, need, it->defs, it->ndefs, arch, &b->p, &err);
+	b->p.need = NULL;
+	free(need);
+	free(err);
+	if (r != 0 || cached(c, b->p.key, &from)) {
+		if (r == 0)
+			prep_free(&b->p);
+		free(b->cut);
+		return -1;
+	}
+	return 0;
+}
+
+int ccache_compile_batch(ccache *c, const spec *s, const cc_item *items, int n, const char *arch, int width)
+{
+	if (n <= 0 || nvrtc_load(NULL) != 0)
+		return 0;
+	pending_settle(c, NULL);
+	batch_one *b = xcalloc((size_t)n, sizeof *b);
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		if (batch_prepare(c, s, &items[i], arch, &b[m]) != 0)
+			continue;
+		int dup = 0;
+		for (int j = 0; j < m && !dup; j++)
+			dup = memcmp(b[j].p.key, b[m].p.key, 32) == 0;
+		if (dup) {
+			prep_free(&b[m].p);
+			free(b[m].cut);
+		} else {
+			m++;
+		}
+	}
+	nvrtc_job *jobs = xcalloc((size_t)m + 1, sizeof *jobs);
+	const nvrtc_job **jp = xcalloc((size_t)m + 1, sizeof *jp);
+	nvrtc_out *outs = xcalloc((size_t)m + 1, sizeof *outs);
+	int *rc = xcalloc((size_t)m + 1, sizeof *rc);
+	char **errs = xcalloc((size_t)m + 1, sizeof *errs);
+	for (int j = 0; j < m; j++) {
+		jobs[j] = job_of(c, s, &b[j].p);
+		jp[j] = &jobs[j];
+	}
+	int made = 0;
+	if (m > 0)
+		ccs_run_batch(jp, m, width, outs, rc, errs);
+	for (int j = 0; j < m; j++) {
+		char *err = NULL;
+		if (rc[j] == 0 && (s->nlinks == 0 || link_libraries(s, arch, &outs[j], &err) == 0)) {
+			unit_made(c, s->path, &b[j].p, &outs[j], NULL);
+			made++;
+		} else {
+			prep_free(&b[j].p); /* the compile that needs it says the error */
+		}
+		free(err);
+		free(errs[j]);
+		free(b[j].cut);
+	}
+	if (getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: %d of %d compiles made at once, %d at a time\n", made, n, width < m ? width : m);
+	free(jobs);
+	free(jp);
+	free(outs);
+	free(rc);
+	free(errs);
+	free(b);
+	return made;
 }

@@ -91,6 +91,21 @@ int ccache_cancel(ccache *c);
 /* 1 while a compile in the background runs. */
 int ccache_pending(const ccache *c);
 
+/* One compile of a batch: the defines, and the kernels (want NULL: the
+ * whole file). */
+typedef struct cc_item {
+	const char *const *defs;
+	int ndefs;
+	const int *want;
+	int nwant;
+} cc_item;
+/* Compiles the items not cached yet at once, up to width at a time (the
+ * compile server and more processes for the batch: ccs_run_batch), each
+ * into the cache on its own, so that the ccache_compile_some of each then
+ * finds it. Prints nothing: a compile that fails is compiled again, and
+ * its error said, by the command that needs it. How many were made. */
+int ccache_compile_batch(ccache *c, const spec *s, const cc_item *items, int n, const char *arch, int width);
+
 /* The cache key of a compile; for tests. */
 int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,
                uint8_t key[32], char **err);

@@ -440,7 +440,8 @@ static void close_others(int keep)
 			close((int)fd);
 }
 
-static int spawn(char **err)
+/* A new child: its pid and socket. */
+static int spawn_child(pid_t *child, int *sock, char **err)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
@@ -471,8 +472,19 @@ static int spawn(char **err)
 		_exit(127);
 	}
 	close(sv[1]);
+	*child = pid;
+	*sock = sv[0];
+	return 0;
+}
+
+static int spawn(char **err)
+{
+	pid_t pid;
+	int fd;
+	if (spawn_child(&pid, &fd, err) != 0)
+		return -1;
 	g.pid = pid;
-	g.fd = sv[0];
+	g.fd = fd;
 	g.hello_read = 0;
 	g.asked = 0;
 	sb_free(&g.pending);
@@ -748,4 +760,174 @@ int ccs_collect(nvrtc_out *out, char **err)
 	if (r != 0 && in.bad)
 		end_child(NULL, 1);
 	return r == 0 ? 1 : -1;
+}
+
+/* ---- several at once ---------------------------------------------------- */
+
+/* A compiler process of a batch: the server itself (slot 0) or one more. */
+typedef struct slot {
+	pid_t pid;
+	int fd, hello, job; /* job: the index compiling, -1 idle */
+	uint64_t started;
+} slot;
+
+static void slot_end(slot *sl, int main_one)
+{
+	if (main_one) {
+		end_child(NULL, 1);
+		ccs_prestart();
+	} else if (sl->pid > 0) {
+		close(sl->fd);
+		kill(sl->pid, SIGKILL);
+		while (waitpid(sl->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	sl->pid = 0;
+	sl->fd = -1;
+	sl->job = -1;
+}
+
+/* The message waiting on slot i: a HELLO checked, or job's answer into
+ * outs. 0, or -1 (the slot is lost: its job failed). */
+static int slot_read(slot *sl, const nvrtc_job *const *jobs, nvrtc_out *outs, int *rc, char **errs)
+{
+	uint32_t type = 0;
+	char *p = NULL;
+	size_t len = 0;
+	int j = sl->job;
+	const char *who = j >= 0 && jobs[j]->path ? jobs[j]->path : "a kernel file";
+	if (recv_msg(sl->fd, &type, &p, &len, now_ns() + 10000000000ull, NULL) != 0) {
+		if (j >= 0)
+			rc[j] = fail(&errs[j], "the compiler process stopped answering while compiling '%s' " CCS_KEPT, who);
+		return -1;
+	}
+	if (type == CCS_HELLO && !sl->hello) {
+		sbuf want = {0};
+		hello_make(&want);
+		sl->hello = len == want.len && memcmp(p, want.s, len) == 0;
+		sb_free(&want);
+		free(p);
+		if (!sl->hello && j >= 0)
+			rc[j] = fail(&errs[j], "the compiler process is from another build of cuplay: restart cuplay");
+		return sl->hello ? 0 : -1;
+	}
+	if (type != CCS_ANSWER || j < 0) {
+		free(p);
+		return -1;
+	}
+	unpack in;
+	unpack_init(&in, p, len);
+	rc[j] = answer_read(&in, &outs[j], &errs[j]);
+	free(p);
+	sl->job = -1;
+	return rc[j] != 0 && in.bad ? -1 : 0;
+}
+
+/* Sends job j to slot sl (starting its process when it has none). */
+static int slot_send(slot *sl, int main_one, const nvrtc_job *job, int j, char **err)
+{
+	if (sl->pid <= 0) {
+		if (main_one) {
+			if (g.pid <= 0 && spawn(err) != 0) /* one warming up already (ccs_prestart) will do */
+				return -1;
+			sl->pid = g.pid;
+			sl->fd = g.fd;
+		} else if (spawn_child(&sl->pid, &sl->fd, err) != 0) {
+			return -1;
+		}
+		sl->hello = main_one ? g.hello_read : 0;
+	}
+	sbuf b = {0};
+	job_write(&b, job);
+	int r = send_msg(sl->fd, CCS_JOB, b.s, b.len);
+	sb_free(&b);
+	if (r != 0)
+		return fail(err, "cannot send a compile to the compiler process " CCS_KEPT);
+	if (main_one)
+		g.asked = 1;
+	sl->job = j;
+	sl->started = now_ns();
+	return 0;
+}
+
+int ccs_run_batch(const nvrtc_job *const *jobs, int n, int width, nvrtc_out *outs, int *rc, char **errs)
+{
+	for (int j = 0; j < n; j++) {
+		memset(&outs[j], 0, sizeof outs[j]);
+		rc[j] = -1;
+		errs[j] = NULL;
+	}
+	if (width > n)
+		width = n;
+	if (!g.on || width <= 1) {
+		for (int j = 0; j < n; j++)
+			if (!(g.interrupt && *g.interrupt))
+				rc[j] = ccs_run(jobs[j], &outs[j], &errs[j]);
+		return g.interrupt && *g.interrupt ? -1 : 0;
+	}
+	if (g.pending.len > 0)
+		ccs_cancel();
+	if (g.pid > 0 && waitpid(g.pid, NULL, WNOHANG) == g.pid) {
+		g.pid = 0;
+		end_child(NULL, 0);
+	}
+	slot *sl = xcalloc((size_t)width, sizeof *sl);
+	for (int i = 0; i < width; i++)
+		sl[i] = (slot){ i == 0 ? g.pid : 0, i == 0 ? g.fd : -1, i == 0 ? g.hello_read : 0, -1, 0 };
+	int next = 0, busy = 0, stopped = 0;
+	for (;;) {
+		for (int i = 0; i < width && next < n; i++)
+			if (sl[i].job < 0) {
+				int j = next++;
+				if (slot_send(&sl[i], i == 0, jobs[j], j, &errs[j]) != 0)
+					slot_end(&sl[i], i == 0);
+				else
+					busy++;
+			}
+		if (busy == 0)
+			break;
+		if (g.interrupt && *g.interrupt) {
+			stopped = 1;
+			break;
+		}
+		struct pollfd pf[64];
+		int np = width < 64 ? width : 64;
+		for (int i = 0; i < np; i++)
+			pf[i] = (struct pollfd){ sl[i].job >= 0 ? sl[i].fd : -1, POLLIN, 0 };
+		if (poll(pf, (nfds_t)np, 50) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < np; i++) {
+			int j = sl[i].job;
+			int late = j >= 0 && g.limit_s > 0 && now_ns() - sl[i].started > (uint64_t)(g.limit_s * 1e9);
+			if (late) {
+				rc[j] = fail(&errs[j], "compile of '%s' took longer than %g s: the compiler was stopped "
+				             "(settings kept; 'timeout compile SECONDS' sets the limit)",
+				             jobs[j]->path ? jobs[j]->path : jobs[j]->name, g.limit_s);
+				slot_end(&sl[i], i == 0);
+				busy--;
+			} else if (j >= 0 && (pf[i].revents & (POLLIN | POLLHUP | POLLERR))) {
+				if (slot_read(&sl[i], jobs, outs, rc, errs) != 0) {
+					slot_end(&sl[i], i == 0);
+					busy--;
+				} else if (sl[i].job < 0) {
+					busy--;
+				}
+			}
+		}
+	}
+	for (int i = 0; i < width; i++) {
+		if (i == 0 && sl[0].pid > 0) {
+			if (stopped && sl[0].job >= 0)
+				slot_end(&sl[0], 1);
+			else
+				g.hello_read = sl[0].hello;
+		} else if (i > 0) {
+			slot_end(&sl[i], 0);
+		}
+	}
+	free(sl);
+	for (int j = 0; j < n && stopped; j++)
+		if (rc[j] != 0 && !errs[j])
+			errs[j] = xstrdup("interrupted");
+	return stopped ? -1 : 0;
 }

@@ -47,6 +47,11 @@ int ccs_cancel(void);
 /* The answer of a job submitted, when it has come: 1 with *out, -1 with
  * *err (the compile's error), 0 when there is none yet (or no job). */
 int ccs_collect(nvrtc_out *out, char **err);
+/* Compiles jobs[0..n) at once in up to width compiler processes: the
+ * server and width-1 more, started for the batch and let go after it.
+ * rc[j] 0 with outs[j], or -1 with errs[j] (caller frees both). Ctrl-C
+ * stops them all: -1 (the jobs not done failed); else 0. */
+int ccs_run_batch(const nvrtc_job *const *jobs, int n, int width, nvrtc_out *outs, int *rc, char **errs);
 /* Lets the child go (it ends at the end of its input; one compiling in the
  * background is stopped). */
 void ccs_stop(void);
