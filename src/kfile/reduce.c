@@ -43,8 +43,28 @@ void spec_needed(const spec *s, const int *want, int n, int *need)
 
 typedef struct span {
 	size_t a, b;      /* [a, b) in the source */
-	int pragma;       /* a directive: #pragma */
+	int kind;         /* a directive's (DIR_*) */
 } span;
+
+/* Directives by what blanking them does: nothing outside the region
+ * (#pragma; a conditional group whole inside it), or what cannot be known. */
+enum { DIR_PRAGMA, DIR_IF, DIR_ELSE, DIR_ENDIF, DIR_OTHER };
+
+static int dir_kind(const char *w)
+{
+	static const struct { const char *w; int k; } kinds[] = {
+		{ "pragma", DIR_PRAGMA }, { "ifdef", DIR_IF }, { "ifndef", DIR_IF }, { "if", DIR_IF },
+		{ "elifdef", DIR_ELSE }, { "elifndef", DIR_ELSE }, { "elif", DIR_ELSE }, { "else", DIR_ELSE },
+		{ "endif", DIR_ENDIF },
+	};
+	int n = 0;
+	while (is_ident_char((unsigned char)w[n]))
+		n++;
+	for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+		if ((int)strlen(kinds[i].w) == n && strncmp(w, kinds[i].w, (size_t)n) == 0)
+			return kinds[i].k;
+	return DIR_OTHER;
+}
 
 typedef struct cut {
 	char *blank;      /* comments, literals, directives as spaces */
@@ -77,7 +97,7 @@ static void cut_blank(const char *src, cut *c)
 			const char *w = src + i + 1;
 			while (*w == ' ' || *w == '\t')
 				w++;
-			span d = { i, e, strncmp(w, "pragma", 6) == 0 };
+			span d = { i, e, dir_kind(w) };
 			PUSH(c->dir, c->ndir, d);
 		} else {
 			e = cxx_skip_literal_or_comment(src, i);
@@ -262,10 +282,20 @@ static char *unsafe(const spec *s, const int *need, const cut *c)
 		    scan_tok_is(&c->t.v[i + 1], "<") && c->t.v[i + 2].p == c->t.v[i].p + 2 &&
 		    scan_tok_is(&c->t.v[i + 2], "<"))
 			return xasprintf("a kernel is launched at line %d (dynamic parallelism)", c->t.v[i].line);
-	for (int r = 0; r < c->nout; r++)
-		for (int d = 0; d < c->ndir; d++)
-			if (!c->dir[d].pragma && c->dir[d].a >= c->out[r].a && c->dir[d].a < c->out[r].b)
-				return xasprintf("a preprocessor directive inside a kernel not run, at offset %zu", c->dir[d].a);
+	/* inside a region: #pragma, and conditional groups whole */
+	for (int r = 0; r < c->nout; r++) {
+		int depth = 0;
+		for (int d = 0; d < c->ndir; d++) {
+			const span *x = &c->dir[d];
+			if (x->a < c->out[r].a || x->a >= c->out[r].b)
+				continue;
+			depth += x->kind == DIR_IF ? 1 : x->kind == DIR_ENDIF ? -1 : 0;
+			if (x->kind == DIR_OTHER || depth < 0 || (x->kind == DIR_ELSE && depth == 0))
+				return xasprintf("a preprocessor directive inside a kernel not run, at offset %zu", x->a);
+		}
+		if (depth != 0)
+			return xasprintf("a conditional group crosses the end of a kernel not run");
+	}
 	for (int k = 0; k < s->nkernels; k++) {
 		const spec_kernel *sk = &s->kernels[k];
 		if (need[k] || sk->tmpl >= 0 || sk->nsteps > 0)

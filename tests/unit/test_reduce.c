@@ -152,7 +152,13 @@ TEST(fallbacks)
 		"//@ link cudadevrt\n"
 		"__global__ void a(float *x) { x[0] = 1; }\n"
 		"__global__ void b(float *x) { x[0] = 2; }\n";
+	static const char half_group[] =
+		"//@ buffer x float[N] zero output\n//@ define N = 64\n//@ grid 1\n//@ block 64\n"
+		"__global__ void a(float *x) {\n#if N > 8\n x[0] = 1; }\n"
+		"__global__ void b(float *x) { x[0] = 3; }\n#else\n x[0] = 2; }\n#endif\n"
+		"__global__ void c(float *x) { x[0] = 4; }\n";
 	struct { const char *src, *k, *why; } cases[] = {
+		{ half_group, "c", "kernel not run" },
 		{ launches, "parent", "launched" },
 		{ launches, "other", "launched" },
 		{ tmpl_twice, "fill<1>", "instantiated by two kernels" },
@@ -178,6 +184,15 @@ TEST(fallbacks)
 	free(why);
 	r = reduce_for(shared_global, "other", &why); /* 'counter' is not kept */
 	CHECK(r != NULL && why == NULL);
+	free(r);
+	free(why);
+	/* a conditional group whole inside a kernel not run is blanked with it */
+	static const char group[] =
+		"//@ buffer x float[N] zero output\n//@ define N = 64\n//@ grid 1\n//@ block 64\n"
+		"__global__ void a(float *x) {\n#if N > 8\n x[0] = 1;\n#else\n x[0] = 2;\n#endif\n}\n"
+		"__global__ void b(float *x) { x[0] = 3; }\n";
+	r = reduce_for(group, "b", &why);
+	CHECK(r != NULL && why == NULL && strstr(r, "#if") == NULL && lines_of(r) == lines_of(group));
 	free(r);
 	free(why);
 	/* every kernel run: nothing to cut, and no reason */
