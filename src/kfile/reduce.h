@@ -11,11 +11,11 @@
  * Where blanking could change what K is, the file compiles whole:
  * relocatable device code (`//@ link`), a kernel launch inside device code
  * (`<<<`), a preprocessor directive inside a kernel to be blanked other
- * than #pragma and conditional groups whole inside it, a blanked kernel named outside its own definition, a
- * __device__ or __managed__ variable used both by a blanked kernel and by
- * the code kept, a template kernel instantiated as two kernels of the
- * file, a definition the parser did not take for a kernel (a name defined
- * twice under #if). */
+ * than #pragma and conditional groups whole inside it, a blanked kernel
+ * named outside its own definition, a __device__ or __managed__ variable
+ * used both by a blanked kernel and by the code kept, a template kernel
+ * instantiated as two kernels of the file, a definition the parser did not
+ * take for a kernel (a name defined twice under #if). */
 #ifndef CUPLAY_REDUCE_H
 #define CUPLAY_REDUCE_H
 
