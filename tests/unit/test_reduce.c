@@ -381,11 +381,58 @@ TEST(shipped_same_sass)
 	CHECK(only || ncut >= nk / 2);
 }
 
+/* The cache keys per kernel: each kernel's unit on its own, found again;
+ * the whole file's unit, once cached, serves every kernel. */
+TEST(cache_per_kernel)
+{
+	char *err = NULL;
+	if (nvrtc_load(&err) != 0) {
+		printf("reduce: skipped the cache test: %s\n", err);
+		free(err);
+		return;
+	}
+	spec s;
+	if (parse_text(two, &s) != 0) {
+		CHECK(0);
+		return;
+	}
+	ccache c;
+	ccache_init(&c, "");
+	int ka = spec_kernel_find(&s, "a"), kc = spec_kernel_find(&s, "c");
+	const char *defs[] = { "N=64" };
+	cc_source from;
+	double ms;
+	char *warn = NULL;
+	const cunit *u = ccache_compile_some(&c, &s, &ka, 1, defs, 1, "sm_90", &from, &ms, &warn, &err);
+	CHECK(u && from == CC_COMPILED && u->nk == 1 && cunit_find(u, "a") >= 0 && cunit_find(u, "c") < 0);
+	u = ccache_compile_some(&c, &s, &kc, 1, defs, 1, "sm_90", &from, &ms, &warn, &err);
+	CHECK(u && from == CC_COMPILED && u->nk == 1 && cunit_find(u, "c") >= 0);
+	CHECK(c.misses == 2);
+	u = ccache_compile_some(&c, &s, &ka, 1, defs, 1, "sm_90", &from, &ms, &warn, &err);
+	CHECK(u && from == CC_MEMORY && cunit_find(u, "a") >= 0 && c.misses == 2);
+	/* another value: a's own unit again */
+	const char *defs2[] = { "N=128" };
+	u = ccache_compile_some(&c, &s, &ka, 1, defs2, 1, "sm_90", &from, &ms, &warn, &err);
+	CHECK(u && from == CC_COMPILED && c.misses == 3);
+	/* the whole file, then any kernel of it from that unit */
+	u = ccache_compile(&c, &s, defs, 1, "sm_90", &from, &ms, &warn, &err);
+	CHECK(u && from == CC_COMPILED && u->nk == 3);
+	u = ccache_compile_some(&c, &s, &kc, 1, defs, 1, "sm_90", &from, &ms, &warn, &err);
+	CHECK(u && from == CC_MEMORY && u->nk == 3); /* the whole file's unit, not c's own */
+	if (err)
+		fprintf(stderr, "  %s\n", err);
+	free(err);
+	free(warn);
+	ccache_free(&c);
+	spec_free(&s);
+}
+
 int main(void)
 {
 	RUN(blanks_others_keeps_lines);
 	RUN(needed_kernels);
 	RUN(fallbacks);
+	RUN(cache_per_kernel);
 	RUN(shipped_same_sass);
 	return test_report("reduce");
 }
