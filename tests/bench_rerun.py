@@ -22,7 +22,8 @@ CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOGPU = "--no-gpu" in sys.argv
 
-# two values of a define that each file compiles with (neither its default)
+# two values of a define that each file compiles with (neither its default;
+# the second may be another define's NAME=VALUE)
 VALUES = {
     "coalescing": ("BLOCK_SIZE", "128", "512"), "convolution": ("BLOCK", "128", "512"),
     "dot": ("BLOCK_SIZE", "128", "512"), "dynpar": ("BLOCK_DIM", "128", "512"),
@@ -31,7 +32,7 @@ VALUES = {
     "sgemm": ("WT_MINB", "2", "3"), "softmax": ("BLOCK", "128", "512"),
     "staging": ("TILE", "2048", "8192"), "streams": ("BLOCK_SIZE", "128", "512"),
     "sum_passes": ("BLOCK", "128", "512"), "tensor_gemm": ("STAGES", "2", "4"),
-    "tensor_wgmma": ("STAGES", "3", "2"), "transpose": ("PAD", "0", "2"),
+    "tensor_wgmma": ("STAGES", "3", "WG_BN=128"), "transpose": ("PAD", "0", "2"),
     "unified": ("BLOCK_SIZE", "128", "512"), "vector_add": ("BLOCK_SIZE", "128", "512"),
 }
 COMPILED = re.compile(r"\(compiled in ([0-9.]+) ms")
@@ -115,7 +116,7 @@ def typed(name, kernel, define, v1, v2, tmp):
     t0 = s.type(f"run {kernel}")
     t1 = s.wait_prompt(300)
     time.sleep(0.5)
-    t2 = s.type(f"set {define}={v2}; run {kernel}")
+    t2 = s.type(f"set {v2 if '=' in v2 else define + '=' + v2}; run {kernel}")
     t3 = s.wait_prompt(300)
     s.close()
     return ((t1 - t0) * 1e3 if t1 else None, (t3 - t2) * 1e3 if t3 else None)
