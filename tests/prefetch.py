@@ -5,10 +5,11 @@ compile of the kernels of the file's last run, and the `run` typed after it
 waits for that compile rather than start another; Ctrl-C at the prompt, a
 new `set`, `quit`, a value the header refuses and a header broken under the
 file stop it: no compile is left running and nothing is printed that was
-not asked for. What happens is read from the trace (CUPLAY_TRACE, stderr
+not asked for; a sweep compiles its configurations at once, never more
+than the machine has cores. What happens is read from the trace (CUPLAY_TRACE, stderr
 to a file), the compiler processes from /proc. Prints "prefetch: N passed,
 N failed"."""
-import os, pty, select, shutil, sys, tempfile, time
+import os, pty, re, select, shutil, subprocess, sys, tempfile, time
 
 CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -201,6 +202,18 @@ def main():
         report(any("sgemm.cu:1:" in l for l in said), "the header error is said at its line", "\n".join(said))
         took, alive = r.quit()
         report(alive == [], "no compiler process left after the header error", str(alive))
+        # a sweep compiles its configurations at once, at most a core each, each cached
+        env = dict(os.environ, NO_COLOR="1", CUPLAY_TRACE="1", XDG_CACHE_HOME=os.path.join(tmp, "sweep"))
+        cmd = "use transpose; set N=1024; sweep PAD=0,1,2 TILE_SIZE=8,16,32 transpose_tiled"
+        runs = [subprocess.run([CUPLAY, "--no-gpu", "-c", cmd], capture_output=True, text=True, cwd=ROOT, env=env,
+                               timeout=300) for _ in range(2)]
+        got = [re.search(r"trace: (\d+) of (\d+) compiles made at once, (\d+) at a time", r.stderr) for r in runs]
+        cores = os.cpu_count() or 1
+        report(got[0] is not None and got[0].group(1) == "9" and got[0].group(2) == "9" and
+               0 < int(got[0].group(3)) <= min(cores, 9),
+               "sweep: nine configurations compiled at once, at most one a core", runs[0].stderr[-800:])
+        report(got[1] is not None and got[1].group(1) == "0" and runs[1].stdout == runs[0].stdout,
+               "sweep again: every configuration from the cache, the same output", runs[1].stderr[-800:])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"prefetch: {passed} passed, {failed} failed")
