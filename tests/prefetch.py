@@ -6,9 +6,11 @@ waits for that compile rather than start another; Ctrl-C at the prompt, a
 new `set`, `quit`, a value the header refuses and a header broken under the
 file stop it: no compile is left running and nothing is printed that was
 not asked for; a sweep compiles its configurations at once, never more
-than the machine has cores. What happens is read from the trace (CUPLAY_TRACE, stderr
-to a file), the compiler processes from /proc. Prints "prefetch: N passed,
-N failed"."""
+than the machine has cores. What happens is read from the trace
+(CUPLAY_TRACE, stderr to a file), the compiler processes from /proc.
+--gpu (tests/gpu_start.sh): on the GPU, `set` after a run starts the
+compile for the worker's device, and the run typed after it waits for it
+and checks ok. Prints "prefetch: N passed, N failed"."""
 import os, pty, re, select, shutil, subprocess, sys, tempfile, time
 
 CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
@@ -27,7 +29,7 @@ def report(ok, what, detail=""):
 
 
 class Repl:
-    def __init__(self, tmp, cwd=ROOT):
+    def __init__(self, tmp, cwd=ROOT, gpu=False):
         self.trace = os.path.join(tmp, "trace")
         env = dict(os.environ, NO_COLOR="1", TERM="dumb", CUPLAY_TRACE="1", HOME=tmp,
                    XDG_CACHE_HOME=os.path.join(tmp, "cache"))
@@ -37,7 +39,7 @@ class Repl:
             os.chdir(cwd)
             f = os.open(self.trace, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             os.dup2(f, 2)
-            os.execve(CUPLAY, [CUPLAY, "--no-gpu", "-X"], env)
+            os.execve(CUPLAY, [CUPLAY] + ([] if gpu else ["--no-gpu"]) + ["-X"], env)
         self.out = ""
         self.read_until("> ", 20)
 
@@ -118,7 +120,37 @@ def between_prompts(text):
     return [l for l in lines[1:] if l and not l.startswith("cuplay ") and l != "^C"]
 
 
+def on_gpu():
+    tmp = tempfile.mkdtemp(prefix="cuplay-prefetch-")
+    try:
+        r = Repl(tmp, gpu=True)
+        r.line("use transpose")
+        r.line("set N=4096")
+        first = r.line("run transpose_tiled", 120)
+        n0 = len(r.traced())
+        shown = r.line("set PAD=0")
+        t = r.traced()[n0:]
+        report(any("started" in l and "(1 kernel)" in l for l in t),
+               "GPU: set after a run starts its kernel's compile for the worker's device", "\n".join(r.traced()))
+        report(between_prompts(shown) == [], "GPU: set prints nothing", shown)
+        time.sleep(0.3)
+        n1 = len(r.traced())
+        ran = r.line("run transpose_tiled", 120)
+        t = r.traced()[n1:]
+        report(not any("started" in l or "stopped" in l for l in t) and
+               re.search(r"transpose_tiled +ok ", ran) is not None and "PAD=0" in ran,
+               "GPU: the run typed after set waits for that compile and checks ok", first + ran + "\n".join(t))
+        took, alive = r.quit()
+        report(alive == [], "GPU: quit leaves no compiler process", str(alive))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"prefetch: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 def main():
+    if "--gpu" in sys.argv:
+        return on_gpu()
     tmp = tempfile.mkdtemp(prefix="cuplay-prefetch-")
     try:
         # set, then run: one compile, waited for by the run
