@@ -258,6 +258,9 @@ sweep_wall scache2 "timing clock events;" "with 'timing clock events': "
 CUPLAY=$CUPLAY bash tests/bench_streams.sh
 CUPLAY=$CUPLAY bash tests/bench_recheck.sh
 echo
+echo "== a rerun after a value is set, for every shipped file; the first result; a sweep (tests/bench_rerun.py)"
+CUPLAY=$CUPLAY python3 tests/bench_rerun.py
+echo
 echo "== the first result at the prompt, and of -c and a session (tests/first_result.py)"
 CUPLAY=$CUPLAY python3 tests/first_result.py --bench
 bash tests/bench_blink.sh

@@ -15,6 +15,8 @@
 #   5. at the prompt (tests/first_result.py, a pty): the worker started in
 #      the background is ready before a run typed 1 s later; nothing printed
 #      meanwhile; Ctrl-C or quit during its start leave no worker behind
+#   6. at the prompt (tests/prefetch.py --gpu): `set` after a run starts the
+#      kernel's compile in the background; the run typed after it waits for it
 # On a failure it prints the trace or output it judged. Closing line:
 # "gpu-start: N passed, N failed".
 . "$(dirname "$0")/lib.sh"
@@ -140,5 +142,16 @@ while IFS= read -r l; do
 	esac
 done <"$tmp/out"
 grep -q '^first-result: ' "$tmp/out" || bad "prompt: tests/first_result.py did not finish"
+
+# 6. at the prompt, `set` after a run starts its kernel's compile for the
+#    worker's device; the run typed 300 ms later waits for it and checks ok
+CUPLAY="$CUPLAY" python3 tests/prefetch.py --gpu >"$tmp/out" 2>&1
+while IFS= read -r l; do
+	case $l in
+	"ok:   "*) ok "${l#ok:   }" ;;
+	"FAIL: "*) bad "${l#FAIL: }" ;;
+	esac
+done <"$tmp/out"
+grep -q '^prefetch: ' "$tmp/out" || bad "tests/prefetch.py --gpu did not finish"
 
 echo "gpu-start: $pass passed, $fail failed"

@@ -266,6 +266,20 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	fi
 fi
 
+# 3f. the compile started when a value is typed: run waits for it; Ctrl-C,
+# a new set, quit and errors stop it; nothing printed unasked
+if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
+	CUPLAY="$CUPLAY" TMPDIR="$tmp" python3 tests/prefetch.py >"$tmp/prefetch" 2>&1
+	p=$(sed -n 's/^prefetch: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/prefetch")
+	if [ -n "$p" ]; then
+		set -- $p
+		pass=$((pass + $1)); fail=$((fail + $2))
+		grep '^ok:\|^FAIL\|^    ' "$tmp/prefetch" | sed 's/^ok:   /prefetch: /'
+	else
+		bad "prefetch tests did not finish"; sed 's/^/    /' "$tmp/prefetch" | tail -n 20
+	fi
+fi
+
 # suite NAME: runs tests/NAME.sh, whose last line is "NAME: N passed, N
 # failed, N skipped", and adds its counts; what is not "ok:" is shown
 suite() {

@@ -217,6 +217,8 @@ void app_file_free(app_file *f)
 
 void app_free(app *a)
 {
+	app_free_list(a->last_run.names, a->last_run.n);
+	free(a->last_run.path);
 	doc_close(&a->out);
 	app_warm_join();
 	free(a->clock_why);

@@ -113,6 +113,14 @@ typedef struct app_file {
 	int nsaved;
 } app_file;
 
+/* The kernels of the last `run` and their file: the next compile started
+ * ahead of a run is of those (prefetch.h). */
+typedef struct app_prefetch_memo {
+	char *path;
+	char **names;
+	int n;
+} app_prefetch_memo;
+
 /* What the commands produced: every run's record, the commands as typed,
  * the last results table and chart (for `report`, `save`, `plot`, `edit`). */
 typedef struct app_results {
@@ -148,6 +156,7 @@ typedef struct app {
 
 	/* machinery */
 	ccache cache;
+	app_prefetch_memo last_run;
 	wclient worker;
 	wclient *more;        /* `sweep ... on all`: a worker for each other GPU */
 	int nmore;

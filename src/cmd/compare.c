@@ -1,6 +1,7 @@
 /* compare.c: sweeps over values, interleaved comparisons of variants, and
  * writing the last results (save) and chart (plot). */
 #include "compare.h"
+#include "prefetch.h"
 #include "run.h"
 #include "fileio.h"
 
@@ -390,7 +391,7 @@ static void sweep_configs(app *a, sweep *sw)
 		if (a->opt.interactive)
 			fprintf(stderr, "\r\033[Ksweep %ld/%ld: %s", done + 1, sw->total, lab.s);
 		runctx c;
-		int prepared = run_prepare(a, &extra, 0, &c) == 0;
+		int prepared = run_prepare_for(a, &extra, 0, sw->ks, sw->nk, &c) == 0;
 		if (prepared)
 			sw->gpu = c.gpu;
 		for (int k = 0; k < sw->nk; k++)
@@ -405,6 +406,33 @@ static void sweep_configs(app *a, sweep *sw)
 			idx[i] = 0;
 		}
 	}
+	free(idx);
+}
+
+/* Every configuration's compile, at once, before the first is run. */
+static void sweep_compile_ahead(app *a, const sweep *sw)
+{
+	if (sw->total < 2 || sw->total > 1024)
+		return;
+	int n = (int)sw->total;
+	symtab *ex = xcalloc((size_t)n, sizeof *ex);
+	ahead_item *it = xcalloc((size_t)n, sizeof *it);
+	int *idx = xcalloc((size_t)sw->nax + 1, sizeof *idx);
+	for (int d = 0; d < n; d++) {
+		for (int i = 0; i < sw->nax; i++)
+			symtab_set(&ex[d], sw->ax[i].name, sw->ax[i].v[idx[i]], 0);
+		it[d] = (ahead_item){ &ex[d], sw->ks, sw->nk };
+		for (int i = sw->nax - 1; i >= 0; i--) {
+			if (++idx[i] < sw->ax[i].n)
+				break;
+			idx[i] = 0;
+		}
+	}
+	app_compile_ahead(a, it, n);
+	for (int d = 0; d < n; d++)
+		symtab_free(&ex[d]);
+	free(ex);
+	free(it);
 	free(idx);
 }
 
@@ -518,6 +546,7 @@ int app_sweep(app *a, int argc, char **argv)
 		sw.opts.max_time_s = 0.1;
 	if (sw.opts.max_wall_s == 0 || sw.opts.max_wall_s > 0.1)
 		sw.opts.max_wall_s = 0.1;
+	sweep_compile_ahead(a, &sw);
 	sweep_configs(a, &sw);
 	if (sw.parallel && sw.njobs > 0)
 		sweep_parallel(a, &sw);
@@ -562,7 +591,7 @@ static void dram_pass(app *a, variant *v, int nv)
 	for (int i = 0; i < nv && !g_interrupt; i++) {
 		runctx c;
 		char *err = NULL;
-		if (run_prepare(a, &v[i].extra, 0, &c) != 0)
+		if (run_prepare_for(a, &v[i].extra, 0, &v[i].k, 1, &c) != 0)
 			break;
 		int r = run_plan(a, &c, v[i].k, &t, &v[i].p, &err);
 		if (r == 0) {
@@ -650,7 +679,7 @@ static timing_opts round_opts(const app *a)
 static int compare_once(app *a, variant *v, int round, const timing_opts *t, result *res, int *gpu)
 {
 	runctx c;
-	if (run_prepare(a, &v->extra, 0, &c) != 0)
+	if (run_prepare_for(a, &v->extra, 0, &v->k, 1, &c) != 0)
 		return -1;
 	*gpu = c.gpu;
 	char *err = NULL;
@@ -788,8 +817,14 @@ int app_compare(app *a, int argc, char **argv)
 			rc = -1;
 	if (rc == 0 && app_roofs_once(a) != 0)
 		rc = -1;
-	if (rc == 0)
+	if (rc == 0) {
+		ahead_item *it = xcalloc((size_t)nv, sizeof *it);
+		for (int i = 0; i < nv; i++)
+			it[i] = (ahead_item){ &v[i].extra, &v[i].k, 1 };
+		app_compile_ahead(a, it, nv); /* every variant's compile at once */
+		free(it);
 		rc = compare_rounds(a, v, nv, &gpu);
+	}
 	if (rc == 0 && !gpu) {
 		for (int i = 0; i < nv; i++)
 			app_note(a, "%s: %s", v[i].label, v[i].vline ? v[i].vline : "");

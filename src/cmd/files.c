@@ -177,8 +177,10 @@ int app_reload(app *a)
 	if (same)
 		return 0;
 	spec *s = NULL;
-	if (load_spec(a, a->file.path, &s) != 0)
+	if (load_spec(a, a->file.path, &s) != 0) {
+		ccache_cancel(&a->cache); /* what it compiles is of a file no longer there */
 		return -1;
+	}
 	if (a->file.sp) {
 		spec_free(a->file.sp);
 		free(a->file.sp);

@@ -549,7 +549,7 @@ int app_ptx(app *a, const char *kernel)
 	int k = ks[0];
 	free(ks);
 	runctx c;
-	if (run_prepare(a, NULL, 0, &c) != 0)
+	if (run_prepare_for(a, NULL, 0, &k, 1, &c) != 0)
 		return -1;
 	int ci = cunit_find(c.u, a->file.sp->kernels[k].name);
 	if (!c.u->ptx || ci < 0) {

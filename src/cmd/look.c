@@ -410,7 +410,7 @@ int look_sass(app *a, const char *kernel)
 	}
 	free(tool);
 	runctx c;
-	if (run_prepare(a, NULL, 0, &c) != 0)
+	if (run_prepare_for(a, NULL, 0, &k, 1, &c) != 0)
 		return -1;
 	const char *name = a->file.sp->kernels[k].name;
 	int ci = cunit_find(c.u, name);

@@ -4,6 +4,7 @@
 #include "counters.h"
 #include "kstate.h"
 #include "planshow.h"
+#include "prefetch.h"
 #include "ptxread.h"
 #include "ref.h"
 #include "search.h"
@@ -249,6 +250,11 @@ static int target_known(app *a, const spec *s, const runctx *c)
 
 int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 {
+	return run_prepare_for(a, extra, announce, NULL, 0, c);
+}
+
+int run_prepare_for(app *a, const symtab *extra, int announce, const int *ks, int nk, runctx *c)
+{
 	memset(c, 0, sizeof *c);
 	const spec *s = a->file.sp;
 	int gpu = app_gpu(a);
@@ -282,7 +288,10 @@ int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 		run_release(c);
 		return -1;
 	}
-	c->u = ccache_compile(&a->cache, s, (const char *const *)defs, ndefs, c->arch, &c->from, &c->compile_ms, &warn, &err);
+	c->u = ks ? ccache_compile_some(&a->cache, s, ks, nk, (const char *const *)defs, ndefs, c->arch, &c->from,
+	                                &c->compile_ms, &warn, &err)
+	          : ccache_compile(&a->cache, s, (const char *const *)defs, ndefs, c->arch, &c->from, &c->compile_ms,
+	                           &warn, &err);
 	app_free_list(defs, ndefs);
 	if (warn) {
 		app_note(a, "warning: %s", warn);
@@ -768,10 +777,11 @@ int app_run(app *a, char **names, int nnames)
 	/* the tensor roofs too where the source may hold tensor-core code: each
 	 * such kernel's GFLOP/s is said against its precision's roof */
 	if (app_roofs_once(a) != 0 || (app_src_tensor(a->file.sp->src) && app_troofs_once(a) != 0) ||
-	    run_prepare(a, NULL, 1, &c) != 0) {
+	    run_prepare_for(a, NULL, 1, ks, nk, &c) != 0) {
 		free(ks);
 		return -1;
 	}
+	app_prefetch_note_run(a, ks, nk);
 	int rc = 0;
 	sbuf pipes = {0};
 	table t;

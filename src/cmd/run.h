@@ -10,6 +10,9 @@ int app_run(app *a, char **kernels, int nk); /* the file re-read first (CMD_FRES
  * the launch of kernel k; run_exec sends it to the worker. Each prints or
  * returns its one-line error. */
 int run_prepare(app *a, const symtab *extra, int announce, runctx *c);
+/* The same for the kernels ks[0..nk) alone (and what they need: reduce.h);
+ * ks NULL: every kernel of the file. */
+int run_prepare_for(app *a, const symtab *extra, int announce, const int *ks, int nk, runctx *c);
 void run_release(runctx *c);
 int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err);
 int run_exec(app *a, runctx *c, const plan *p, result *res, char **err);

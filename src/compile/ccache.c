@@ -1,7 +1,9 @@
 /* ccache.c: the compile cache (memory, then disk, then NVRTC). */
 #include "ccache.h"
 #include "ccdisk.h"
+#include "ccprog.h"
 #include "prelude.h"
+#include "reduce.h"
 #include "ccserver.h"
 #include "cubin.h"
 #include "incscan.h"
@@ -81,6 +83,7 @@ static const char *pch_dir(ccache *c)
 
 void ccache_free(ccache *c)
 {
+	ccache_cancel(c);
 	if (c->pch_dir) {
 		pch_trim(c->pch_dir, 0);
 		rmdir(c->pch_dir);
@@ -152,70 +155,6 @@ char **ccache_search_path(const ccache *c, const spec *s, int *n, int **toolkit)
 	return v;
 }
 
-/* A define NVRTC must see before every header: one a header can test
- * (reserved or a library's prefix). The others go after the toolkit
- * headers, where a change of value costs no re-parse of them. */
-static int define_for_headers(const char *def)
-{
-	static const char *const prefixes[] = {
-		"_", "CUB_", "CCCL_", "THRUST_", "LIBCUDACXX_", "CUDA_", "NV_", "CUTLASS_", "CUTE_",
-	};
-	for (size_t i = 0; i < ARRAY_LEN(prefixes); i++)
-		if (strncmp(def, prefixes[i], strlen(prefixes[i])) == 0)
-			return 1;
-	return 0;
-}
-
-/* The header at path starts with an include guard or `#pragma once`: the
- * file's own #include of it after the precompiled one reads nothing. */
-static int guarded(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	char buf[16384];
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* the first two directives, after comments */
-	char words[2][3][64];
-	int nd = 0;
-	for (const char *p = buf; *p && nd < 2;) {
-		if (p[0] == '/' && p[1] == '*') {
-			const char *e = strstr(p + 2, "*/");
-			if (!e)
-				return 0;
-			p = e + 2;
-		} else if (p[0] == '/' && p[1] == '/') {
-			while (*p && *p != '\n')
-				p++;
-		} else if (*p == '#') {
-			p++;
-			memset(words[nd], 0, sizeof words[nd]);
-			for (int w = 0; w < 3; w++) {
-				while (*p == ' ' || *p == '\t')
-					p++;
-				int l = 0;
-				while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r' && l < 63)
-					words[nd][w][l++] = *p++;
-			}
-			while (*p && *p != '\n')
-				p++;
-			nd++;
-		} else if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
-			p++;
-		} else {
-			return 0;
-		}
-	}
-	if (nd >= 1 && strcmp(words[0][0], "pragma") == 0 && strcmp(words[0][1], "once") == 0)
-		return 1;
-	return nd == 2 && strcmp(words[0][0], "ifndef") == 0 && strcmp(words[1][0], "define") == 0 &&
-	       words[0][1][0] && strcmp(words[0][1], words[1][1]) == 0;
-}
-
 /* Everything one compile needs, and its key. */
 typedef struct prep {
 	char **dirs;            /* the search list */
@@ -237,6 +176,8 @@ typedef struct prep {
 	int nexprs;
 	int nhoisted;           /* toolkit headers compiled ahead of the defines */
 	char *display;          /* the options line */
+	const char *src;        /* the file's text, or the file cut down to some kernels (reduce.h) */
+	const int *need;        /* the kernels compiled (NULL: all) */
 	uint8_t key[32];
 } prep;
 
@@ -277,15 +218,6 @@ static const char *shim_text(const char *name, void *ctx)
 		if (strcmp(s->v[i]->name, name) == 0)
 			return s->v[i]->text;
 	return NULL;
-}
-
-/* A name can stand in a #include "..." line of the program. */
-static int includable(const char *name)
-{
-	for (const char *p = name; *p; p++)
-		if (*p == '"' || *p == '\\' || *p == '\n' || *p == '\r' || (unsigned char)*p < 0x20)
-			return 0;
-	return *name != 0;
 }
 
 static char *where_of(const spec *s, const spec_kernel *k)
@@ -331,7 +263,7 @@ static int prep_headers(const ccache *c, const spec *s, prep *p, char **err)
 			p->shims[p->nshims++] = &all[i];
 	}
 	shimset ss = { p->shims, p->nshims };
-	if (inc_scan(s->path, s->src, dirs, p->ndirs, shim_text, &ss, &p->g, err) != 0) {
+	if (inc_scan(s->path, p->src, dirs, p->ndirs, shim_text, &ss, &p->g, err) != 0) {
 		free(dirs);
 		return -1;
 	}
@@ -349,7 +281,7 @@ static void prep_options(const spec *s, prep *p, char *const *sorted, int ndefs,
 	sbuf disp = {0};
 	sb_printf(&disp, "-arch=%s", arch);
 	for (int i = 0; i < ndefs; i++) {
-		if (!wrap || define_for_headers(sorted[i]))
+		if (!wrap || ccprog_define_for_headers(sorted[i]))
 			p->opts[p->nopts++] = xasprintf("-D%s", sorted[i]);
 		sb_printf(&disp, " -D%s", sorted[i]);
 	}
@@ -414,7 +346,7 @@ static void prep_program(const spec *s, prep *p, char *const *sorted, int ndefs,
 	p->htexts = xcalloc((size_t)p->nshims + 3, sizeof *p->htexts);
 	if (wrap) {
 		p->hnames[p->nh] = p->hname;
-		p->htexts[p->nh++] = s->src;
+		p->htexts[p->nh++] = p->src;
 	}
 	p->hnames[p->nh] = PRELUDE_NAME;
 	p->htexts[p->nh++] = prelude_text();
@@ -430,14 +362,14 @@ static void prep_program(const spec *s, prep *p, char *const *sorted, int ndefs,
 			if (r->from != 0)
 				continue;
 			if (!r->leading || !(r->kind == INC_TOOLKIT || r->kind == INC_MEMORY) ||
-			    (r->kind == INC_TOOLKIT && !guarded(r->path)))
+			    (r->kind == INC_TOOLKIT && !ccprog_guarded(r->path)))
 				break;
 			sb_printf(&prog, "#include %c%s%c\n", r->angle ? '<' : '"', r->name, r->angle ? '>' : '"');
 			p->nhoisted++;
 		}
 		sb_puts(&prog, "typedef int __cuplay_precompiled_above;\n");
 		for (int i = 0; i < ndefs; i++) {
-			if (define_for_headers(sorted[i]))
+			if (ccprog_define_for_headers(sorted[i]))
 				continue;
 			const char *eq = strchr(sorted[i], '=');
 			if (eq)
@@ -448,13 +380,13 @@ static void prep_program(const spec *s, prep *p, char *const *sorted, int ndefs,
 		sb_printf(&prog, "#include \"%s\"\n", p->hname);
 		p->program_name = xasprintf("%s (defines)", p->hname);
 	} else {
-		sb_puts(&prog, s->src);
+		sb_puts(&prog, p->src);
 		p->program_name = xstrdup(p->hname);
 	}
 	p->program = sb_steal(&prog);
 }
 
-/* Every launchable kernel gets a name expression. */
+/* Every launchable kernel compiled gets a name expression. */
 static void prep_kernels(const spec *s, prep *p)
 {
 	p->exprs = xcalloc((size_t)s->nkernels + 1, sizeof *p->exprs);
@@ -462,7 +394,7 @@ static void prep_kernels(const spec *s, prep *p)
 	p->where = xcalloc((size_t)s->nkernels + 1, sizeof *p->where);
 	for (int i = 0; i < s->nkernels; i++) {
 		const spec_kernel *k = &s->kernels[i];
-		if (k->is_template || k->nsteps > 0)
+		if (k->is_template || k->nsteps > 0 || (p->need && !p->need[i]))
 			continue;
 		p->exprs[p->nexprs] = k->expr ? k->expr : k->name;
 		p->names[p->nexprs] = k->name;
@@ -490,7 +422,7 @@ static void prep_key(const spec *s, prep *p)
 		sha256_update(&h, p->htexts[i], strlen(p->htexts[i]) + 1);
 	}
 	sha256_update(&h, "source\0", 7);
-	sha256_update(&h, s->src, strlen(s->src) + 1);
+	sha256_update(&h, p->src, strlen(p->src) + 1);
 	for (int i = 0; i < p->g.nrefs; i++) {
 		const inc_ref *r = &p->g.refs[i];
 		int v[2] = { r->angle, (int)r->kind };
@@ -507,10 +439,14 @@ static void prep_key(const spec *s, prep *p)
 	sha256_final(&h, p->key);
 }
 
-static int prepare(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,
-                   prep *p, char **err)
+/* src: the text compiled (s->src, or less of it: reduce.h); need: the
+ * kernels compiled (NULL: all). */
+static int prepare(const ccache *c, const spec *s, const char *src, const int *need, const char *const *defs,
+                   int ndefs, const char *arch, prep *p, char **err)
 {
 	memset(p, 0, sizeof *p);
+	p->src = src;
+	p->need = need;
 	if (prep_headers(c, s, p, err) != 0) {
 		prep_free(p);
 		return -1;
@@ -522,8 +458,8 @@ static int prepare(const ccache *c, const spec *s, const char *const *defs, int 
 	qsort(sorted, (size_t)ndefs, sizeof *sorted, cmp_str);
 	int early = 0;
 	for (int i = 0; i < ndefs; i++)
-		early |= define_for_headers(sorted[i]);
-	int wrap = includable(s->path);
+		early |= ccprog_define_for_headers(sorted[i]);
+	int wrap = ccprog_includable(s->path);
 	prep_options(s, p, sorted, ndefs, arch, wrap);
 	prep_program(s, p, sorted, ndefs, wrap, early);
 	free(sorted);
@@ -538,7 +474,7 @@ int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndef
 	if (nvrtc_load(err) != 0)
 		return -1;
 	prep p;
-	if (prepare(c, s, defs, ndefs, arch, &p, err) != 0)
+	if (prepare(c, s, s->src, NULL, defs, ndefs, arch, &p, err) != 0)
 		return -1;
 	memcpy(key, p.key, 32);
 	prep_free(&p);
@@ -577,40 +513,12 @@ static void mem_insert(ccache *c, cunit *u)
 	c->n--;
 }
 
-/* NVRTC's words for a macro of the program around the file: "(declared
- * at line 3 of k.cu (defines))" becomes "(a define: //@ define or set)".
- * Takes msg; returns it or its rewrite. */
-static char *name_defines(char *msg, const char *program)
-{
-	if (!msg)
-		return NULL;
-	sbuf b = {0};
-	const char *p = msg;
-	for (const char *q; (q = strstr(p, "(declared at line ")) != NULL;) {
-		const char *d = q + strlen("(declared at line ");
-		while (*d >= '0' && *d <= '9')
-			d++;
-		size_t pl = strlen(program);
-		if (strncmp(d, " of ", 4) == 0 && strncmp(d + 4, program, pl) == 0 && d[4 + pl] == ')') {
-			sb_add(&b, p, (size_t)(q - p));
-			sb_puts(&b, "(a define: //@ define or set)");
-			p = d + 5 + pl;
-		} else {
-			sb_add(&b, p, (size_t)(d - p));
-			p = d;
-		}
-	}
-	sb_puts(&b, p);
-	free(msg);
-	return sb_steal(&b);
-}
-
 /* A compile's error, with the defines in force (and why the toolkit's
  * headers are missing, when a header could not be opened). */
 static void compile_error(char **err, const prep *p, const char *const *defs, int ndefs)
 {
 	if (err && *err)
-		*err = user_path(name_defines(*err, p->program_name), p);
+		*err = user_path(ccprog_name_defines(*err, p->program_name), p);
 	if (!err || !*err)
 		return;
 	sbuf b = {0};
@@ -665,8 +573,8 @@ static cunit *unit_of(prep *p, nvrtc_out *out)
 	u->cubin = out->cubin;
 	u->cubin_len = out->cubin_len;
 	u->ptx = out->ptx;
-	u->warnings = user_path(name_defines(nvrtc_user_log_names(out->log, p->exprs, (const char *const *)p->where,
-	                                                          p->nexprs), p->program_name), p);
+	u->warnings = user_path(ccprog_name_defines(nvrtc_user_log_names(out->log, p->exprs, (const char *const *)p->where,
+	                                                                 p->nexprs), p->program_name), p);
 	u->nk = p->nexprs;
 	u->names = xcalloc((size_t)p->nexprs + 1, sizeof *u->names);
 	for (int i = 0; i < p->nexprs; i++)
@@ -719,39 +627,122 @@ static cunit *cached(ccache *c, const uint8_t key[32], cc_source *src)
 	return u;
 }
 
-const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
-                            const char *arch, cc_source *src, double *ms, char **warn, char **err)
+/* What the compile server gets for p. */
+static nvrtc_job job_of(ccache *c, const spec *s, prep *p)
 {
-	uint64_t t0 = now_ns();
-	if (nvrtc_load(err) != 0)
-		return NULL;
-	if (c->off_why && warn && !c->disk_warned) {
-		*warn = xstrdup(c->off_why);
-		c->disk_warned = 1;
-	}
-	prep p;
-	if (prepare(c, s, defs, ndefs, arch, &p, err) != 0)
-		return NULL;
-	cunit *u = cached(c, p.key, src);
-	if (u) {
-		add_sequences(u, s); /* from the disk: without them */
-		*ms = ms_since(t0);
-		prep_free(&p);
-		return u;
-	}
 	nvrtc_job job = {
-		.name = p.program_name, .path = s->path, .src = p.program,
-		.nheaders = p.nh, .header_names = p.hnames, .header_texts = p.htexts,
-		.opts = (const char *const *)p.opts, .nopts = p.nopts,
-		.exprs = p.exprs, .where = (const char *const *)p.where, .nexprs = p.nexprs,
+		.name = p->program_name, .path = s->path, .src = p->program,
+		.nheaders = p->nh, .header_names = p->hnames, .header_texts = p->htexts,
+		.opts = (const char *const *)p->opts, .nopts = p->nopts,
+		.exprs = p->exprs, .where = (const char *const *)p->where, .nexprs = p->nexprs,
 		/* precompiled headers where there are headers to precompile: NVRTC's
 		 * own alone save little and cost the first compile ~40 ms */
-		.pch = c->pch && p.nhoisted > 0,
+		.pch = c->pch && p->nhoisted > 0,
 	};
 	if (job.pch)
 		job.pch_dir = pch_dir(c);
+	return job;
+}
+
+/* The unit of what NVRTC made of p (out's parts move into it; p freed),
+ * linked, kept in memory and on disk. */
+static cunit *unit_made(ccache *c, const char *path, prep *p, nvrtc_out *out, char **warn)
+{
+	if (getenv("CUPLAY_NVRTC_LOG") && *getenv("CUPLAY_NVRTC_LOG"))
+		fprintf(stderr, "nvrtc %s log of %s:\n%s\n", nvrtc_version(), path, out->log ? out->log : "(none)");
+	cunit *u = unit_of(p, out);
+	if (out->pch == PCH_CREATED)
+		pch_trim(c->pch_dir, CCACHE_PCH_KEPT);
+	prep_free(p);
+	c->misses++;
+	disk_store(c, u, warn);
+	mem_insert(c, u);
+	return u;
+}
+
+/* ---- compiles in the background ---------------------------------------- */
+
+/* A compile sent to the compile server ahead of the command that needs it. */
+struct ccpending {
+	prep p;
+	char *src;    /* the text compiled, when cut (p points into it) */
+	int links;    /* the file has `//@ link` libraries: its unit is linked by the compile that waits */
+};
+
+static void pending_free(ccache *c)
+{
+	if (!c->pending)
+		return;
+	prep_free(&c->pending->p);
+	free(c->pending->src);
+	free(c->pending);
+	c->pending = NULL;
+}
+
+/* Before a compile of key (NULL: none): a background compile of another
+ * key is taken into the cache when it has finished (a `set` and back costs
+ * nothing twice), stopped when it has not. One of key is left to run. */
+static void pending_settle(ccache *c, const uint8_t *key)
+{
+	if (!c->pending || (key && memcmp(c->pending->p.key, key, 32) == 0))
+		return;
 	nvrtc_out out;
-	if (ccs_run(&job, &out, err) != 0) { /* in the compile server, which Ctrl-C can abandon */
+	char *err = NULL;
+	int r = ccs_collect(&out, &err);
+	free(err);
+	if (r == 1 && !c->pending->links) {
+		unit_made(c, c->pending->p.program_name, &c->pending->p, &out, NULL);
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: background compile kept in the cache\n");
+	} else {
+		if (r == 1)
+			nvrtc_out_free(&out);
+		if (r == 0 && ccs_cancel() && getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: background compile stopped: another is wanted\n");
+	}
+	pending_free(c);
+}
+
+/* After the compile of key: a background compile of it is done with. */
+static void pending_drop(ccache *c, const uint8_t *key)
+{
+	if (c->pending && memcmp(c->pending->p.key, key, 32) == 0)
+		pending_free(c);
+}
+
+int ccache_cancel(ccache *c)
+{
+	int had = c->pending != NULL && ccs_pending();
+	if (had)
+		ccs_cancel();
+	pending_free(c);
+	if (had && getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: background compile stopped\n");
+	return had;
+}
+
+int ccache_pending(const ccache *c)
+{
+	return c->pending != NULL && ccs_pending();
+}
+
+/* The unit of a prepared compile, from the cache or NVRTC (p freed). */
+static const cunit *compile_prepared(ccache *c, const spec *s, prep *pp, const char *const *defs, int ndefs,
+                                     const char *arch, cc_source *src, char **warn, char **err)
+{
+	prep p = *pp;
+	cunit *u = cached(c, p.key, src);
+	if (u) {
+		add_sequences(u, s); /* from the disk: without them */
+		prep_free(&p);
+		return u;
+	}
+	pending_settle(c, p.key);
+	nvrtc_job job = job_of(c, s, &p);
+	nvrtc_out out;
+	int rc = ccs_run(&job, &out, err); /* in the compile server, which Ctrl-C can abandon */
+	pending_drop(c, p.key);
+	if (rc != 0) {
 		compile_error(err, &p, defs, ndefs);
 		prep_free(&p);
 		return NULL;
@@ -760,17 +751,225 @@ const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, i
 		prep_free(&p);
 		return NULL;
 	}
-	if (getenv("CUPLAY_NVRTC_LOG") && *getenv("CUPLAY_NVRTC_LOG"))
-		fprintf(stderr, "nvrtc %s log of %s:\n%s\n", nvrtc_version(), s->path, out.log ? out.log : "(none)");
-	u = unit_of(&p, &out);
-	if (out.pch == PCH_CREATED)
-		pch_trim(c->pch_dir, CCACHE_PCH_KEPT);
-	prep_free(&p);
-	c->misses++;
-	disk_store(c, u, warn);
+	u = unit_made(c, s->path, &p, &out, warn);
 	add_sequences(u, s);
-	mem_insert(c, u);
 	*src = CC_COMPILED;
+	return u;
+}
+
+/* NVRTC loaded, and the note about the disk cache said once. */
+static int compile_start(ccache *c, char **warn, char **err)
+{
+	if (nvrtc_load(err) != 0)
+		return -1;
+	if (c->off_why && warn && !c->disk_warned) {
+		*warn = xstrdup(c->off_why);
+		c->disk_warned = 1;
+	}
+	return 0;
+}
+
+const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
+                            const char *arch, cc_source *src, double *ms, char **warn, char **err)
+{
+	uint64_t t0 = now_ns();
+	prep p;
+	if (compile_start(c, warn, err) != 0 || prepare(c, s, s->src, NULL, defs, ndefs, arch, &p, err) != 0)
+		return NULL;
+	const cunit *u = compile_prepared(c, s, &p, defs, ndefs, arch, src, warn, err);
 	*ms = ms_since(t0);
 	return u;
+}
+
+const cunit *ccache_compile_some(ccache *c, const spec *s, const int *want, int nwant, const char *const *defs,
+                                 int ndefs, const char *arch, cc_source *src, double *ms, char **warn, char **err)
+{
+	uint64_t t0 = now_ns();
+	prep p;
+	if (compile_start(c, warn, err) != 0 || prepare(c, s, s->src, NULL, defs, ndefs, arch, &p, err) != 0)
+		return NULL;
+	char *why = NULL, *cut = NULL;
+	cunit *whole = cached(c, p.key, src); /* the whole file's unit holds every kernel */
+	if (whole) {
+		add_sequences(whole, s);
+		prep_free(&p);
+		*ms = ms_since(t0);
+		return whole;
+	}
+	cut = spec_reduce(s, want, nwant, &why);
+	if (why && getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: %s compiles whole: %s\n", s->path, why);
+	free(why);
+	const cunit *u;
+	if (!cut) {
+		u = compile_prepared(c, s, &p, defs, ndefs, arch, src, warn, err);
+	} else {
+		int *need = xcalloc((size_t)s->nkernels + 1, sizeof *need);
+		spec_needed(s, want, nwant, need);
+		prep_free(&p);
+		u = prepare(c, s, cut, need, defs, ndefs, arch, &p, err) == 0
+		    ? compile_prepared(c, s, &p, defs, ndefs, arch, src, warn, err) : NULL;
+		free(need);
+		free(cut);
+	}
+	*ms = ms_since(t0);
+	return u;
+}
+
+int ccache_prefetch_some(ccache *c, const spec *s, const int *want, int nwant, const char *const *defs, int ndefs,
+                         const char *arch)
+{
+	if (!ccs_enabled() || nvrtc_load(NULL) != 0)
+		return -1;
+	prep p;
+	char *err = NULL;
+	if (prepare(c, s, s->src, NULL, defs, ndefs, arch, &p, &err) != 0) {
+		free(err);
+		ccache_cancel(c);
+		return -1;
+	}
+	cc_source from;
+	char *why = NULL, *cut = NULL;
+	int *need = NULL;
+	if (cached(c, p.key, &from)) {
+		prep_free(&p);
+		return 0;
+	}
+	cut = spec_reduce(s, want, nwant, &why);
+	free(why);
+	if (cut) {
+		need = xcalloc((size_t)s->nkernels + 1, sizeof *need);
+		spec_needed(s, want, nwant, need);
+		prep_free(&p);
+		int r = prepare(c, s, cut, need, defs, ndefs, arch, &p, &err);
+		free(err);
+		if (r != 0) {
+			free(need);
+			free(cut);
+			ccache_cancel(c);
+			return -1;
+		}
+	}
+	int rc = 0;
+	if (cached(c, p.key, &from)) {
+		prep_free(&p);
+	} else if (c->pending && memcmp(c->pending->p.key, p.key, 32) == 0) {
+		prep_free(&p); /* under way */
+	} else {
+		pending_settle(c, p.key);
+		nvrtc_job job = job_of(c, s, &p);
+		p.need = NULL;
+		if (ccs_submit(&job) == 0) {
+			c->pending = xcalloc(1, sizeof *c->pending);
+			c->pending->p = p;
+			c->pending->src = cut;
+			cut = NULL;
+			c->pending->links = s->nlinks > 0;
+			if (getenv("CUPLAY_TRACE"))
+				fprintf(stderr, "trace: background compile of %s (%d kernel%s) started\n", s->path,
+				        p.nexprs, p.nexprs == 1 ? "" : "s");
+		} else {
+			prep_free(&p);
+			rc = -1;
+		}
+	}
+	free(cut);
+	free(need);
+	return rc;
+}
+
+/* One compile of a batch: prepared, with the text it compiles. */
+typedef struct batch_one {
+	prep p;
+	char *cut;
+} batch_one;
+
+/* The prepared compile of item it, or -1 when it is cached (or cannot be
+ * prepared: the compile that needs it says why). */
+static int batch_prepare(ccache *c, const spec *s, const cc_item *it, const char *arch, batch_one *b)
+{
+	memset(b, 0, sizeof *b);
+	char *err = NULL, *why = NULL;
+	cc_source from;
+	if (prepare(c, s, s->src, NULL, it->defs, it->ndefs, arch, &b->p, &err) != 0) {
+		free(err);
+		return -1;
+	}
+	if (cached(c, b->p.key, &from)) {
+		prep_free(&b->p);
+		return -1;
+	}
+	b->cut = it->want ? spec_reduce(s, it->want, it->nwant, &why) : NULL;
+	free(why);
+	if (!b->cut)
+		return 0;
+	int *need = xcalloc((size_t)s->nkernels + 1, sizeof *need);
+	spec_needed(s, it->want, it->nwant, need);
+	prep_free(&b->p);
+	int r = prepare(c, s, b->cut, need, it->defs, it->ndefs, arch, &b->p, &err);
+	b->p.need = NULL;
+	free(need);
+	free(err);
+	if (r != 0 || cached(c, b->p.key, &from)) {
+		if (r == 0)
+			prep_free(&b->p);
+		free(b->cut);
+		return -1;
+	}
+	return 0;
+}
+
+int ccache_compile_batch(ccache *c, const spec *s, const cc_item *items, int n, const char *arch, int width)
+{
+	if (n <= 0 || nvrtc_load(NULL) != 0)
+		return 0;
+	pending_settle(c, NULL);
+	batch_one *b = xcalloc((size_t)n, sizeof *b);
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		if (batch_prepare(c, s, &items[i], arch, &b[m]) != 0)
+			continue;
+		int dup = 0;
+		for (int j = 0; j < m && !dup; j++)
+			dup = memcmp(b[j].p.key, b[m].p.key, 32) == 0;
+		if (dup) {
+			prep_free(&b[m].p);
+			free(b[m].cut);
+		} else {
+			m++;
+		}
+	}
+	nvrtc_job *jobs = xcalloc((size_t)m + 1, sizeof *jobs);
+	const nvrtc_job **jp = xcalloc((size_t)m + 1, sizeof *jp);
+	nvrtc_out *outs = xcalloc((size_t)m + 1, sizeof *outs);
+	int *rc = xcalloc((size_t)m + 1, sizeof *rc);
+	char **errs = xcalloc((size_t)m + 1, sizeof *errs);
+	for (int j = 0; j < m; j++) {
+		jobs[j] = job_of(c, s, &b[j].p);
+		jp[j] = &jobs[j];
+	}
+	int made = 0;
+	if (m > 0)
+		ccs_run_batch(jp, m, width, outs, rc, errs);
+	for (int j = 0; j < m; j++) {
+		char *err = NULL;
+		if (rc[j] == 0 && (s->nlinks == 0 || link_libraries(s, arch, &outs[j], &err) == 0)) {
+			unit_made(c, s->path, &b[j].p, &outs[j], NULL);
+			made++;
+		} else {
+			prep_free(&b[j].p); /* the compile that needs it says the error */
+		}
+		free(err);
+		free(errs[j]);
+		free(b[j].cut);
+	}
+	if (getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: %d of %d compiles made at once, %d at a time\n", made, n, width < m ? width : m);
+	free(jobs);
+	free(jp);
+	free(outs);
+	free(rc);
+	free(errs);
+	free(b);
+	return made;
 }

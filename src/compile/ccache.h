@@ -42,6 +42,7 @@ typedef struct ccache {
 	char *pch_dir;    /* this process's, made at the first use, removed by ccache_free */
 	char **incdirs;   /* the user's header directories (-I, `include`) */
 	int nincdirs;
+	struct ccpending *pending; /* a compile in the background (ccache_prefetch_some) */
 	/* counters, for tests and `show` */
 	int hits_mem, hits_disk, misses, corrupt, pruned;
 } ccache;
@@ -67,6 +68,43 @@ char **ccache_search_path(const ccache *c, const spec *s, int *n, int **toolkit)
  * (caller prints it; set at most once per cache). */
 const cunit *ccache_compile(ccache *c, const spec *s, const char *const *defs, int ndefs,
                             const char *arch, cc_source *src, double *ms, char **warn, char **err);
+
+/* The same for the kernels want[0..nwant) of s (indices) and what they
+ * need (reduce.h): the file cut down to them, every line in its place, so
+ * each kernel is compiled and cached on its own; the whole file's unit
+ * when it is cached already, and the whole file where it cannot be cut. */
+const cunit *ccache_compile_some(ccache *c, const spec *s, const int *want, int nwant, const char *const *defs,
+                                 int ndefs, const char *arch, cc_source *src, double *ms, char **warn, char **err);
+
+/* Starts in the background (the compile server) the compile that
+ * ccache_compile_some would make for these arguments, unless it is cached
+ * or under way: the compile that asks for it later waits for it instead of
+ * starting one. One at a time: another one started, or another compile
+ * asked for, takes the one before into the cache when it has finished and
+ * stops it when it has not. Prints nothing; its errors are the later
+ * compile's to say. 0, or -1 when none was started (no compile server, a
+ * file that cannot be prepared). */
+int ccache_prefetch_some(ccache *c, const spec *s, const int *want, int nwant, const char *const *defs, int ndefs,
+                         const char *arch);
+/* Stops a compile in the background: 1 when there was one running. */
+int ccache_cancel(ccache *c);
+/* 1 while a compile in the background runs. */
+int ccache_pending(const ccache *c);
+
+/* One compile of a batch: the defines, and the kernels (want NULL: the
+ * whole file). */
+typedef struct cc_item {
+	const char *const *defs;
+	int ndefs;
+	const int *want;
+	int nwant;
+} cc_item;
+/* Compiles the items not cached yet at once, up to width at a time (the
+ * compile server and more processes for the batch: ccs_run_batch), each
+ * into the cache on its own, so that the ccache_compile_some of each then
+ * finds it. Prints nothing: a compile that fails is compiled again, and
+ * its error said, by the command that needs it. How many were made. */
+int ccache_compile_batch(ccache *c, const spec *s, const cc_item *items, int n, const char *arch, int width);
 
 /* The cache key of a compile; for tests. */
 int ccache_key(const ccache *c, const spec *s, const char *const *defs, int ndefs, const char *arch,

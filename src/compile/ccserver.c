@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ static struct {
 	int fd;
 	int hello_read;
 	int asked;       /* a job was sent to this child */
+	sbuf pending;    /* a job sent in the background, not answered yet (len 0: none) */
 } g = { .limit_s = CCS_LIMIT_DEFAULT, .fd = -1 };
 
 /* ---- messages ---------------------------------------------------------- */
@@ -387,7 +389,8 @@ double ccs_limit(void)
 	return g.limit_s;
 }
 
-static int spawn(char **err)
+/* A new child: its pid and socket. */
+static int spawn_child(pid_t *child, int *sock, char **err)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
@@ -415,10 +418,22 @@ static int spawn(char **err)
 		return fail(err, "cannot start the compiler process '%s': %s", exe, strerror(e));
 	}
 	close(sv[1]);
+	*child = pid;
+	*sock = sv[0];
+	return 0;
+}
+
+static int spawn(char **err)
+{
+	pid_t pid;
+	int fd;
+	if (spawn_child(&pid, &fd, err) != 0)
+		return -1;
 	g.pid = pid;
-	g.fd = sv[0];
+	g.fd = fd;
 	g.hello_read = 0;
 	g.asked = 0;
+	sb_free(&g.pending);
 	return 0;
 }
 
@@ -439,6 +454,7 @@ static int end_child(int *status, int kill_it)
 			;
 	}
 	g.pid = 0;
+	sb_free(&g.pending);
 	if (status)
 		*status = st;
 	return got;
@@ -466,8 +482,9 @@ void ccs_stop(void)
 	 * would read the end: it goes at once. */
 	close(g.fd);
 	g.fd = -1;
-	if (!g.asked)
+	if (!g.asked || g.pending.len > 0) /* a compile in the background: nobody waits for it */
 		kill(g.pid, SIGKILL);
+	sb_free(&g.pending);
 	uint64_t end = now_ns() + 5000000000ull;
 	int st;
 	for (;;) {
@@ -554,16 +571,26 @@ int ccs_run(const nvrtc_job *job, nvrtc_out *out, char **err)
 	uint64_t t0 = now_ns();
 	uint64_t deadline = g.limit_s > 0 ? t0 + (uint64_t)(g.limit_s * 1e9) : 0;
 	int r = 0;
+	sbuf b = {0};
+	job_write(&b, job);
+	/* the same job sent in the background: its answer is this one's */
+	int sent = g.pending.len == b.len && memcmp(g.pending.s, b.s, b.len) == 0;
+	if (!sent && g.pending.len > 0) { /* another: superseded, with its process */
+		end_child(NULL, 1);
+		if (spawn(err) != 0) {
+			sb_free(&b);
+			return -1;
+		}
+	}
+	sb_free(&g.pending);
 	if (!g.hello_read)
 		r = read_hello(who, deadline, err);
-	if (r == 0) {
-		sbuf b = {0};
-		job_write(&b, job);
+	if (r == 0 && !sent) {
 		g.asked = 1;
 		if (send_msg(g.fd, CCS_JOB, b.s, b.len) != 0)
 			r = child_lost(who, err);
-		sb_free(&b);
 	}
+	sb_free(&b);
 	uint32_t type = 0;
 	char *p = NULL;
 	size_t len = 0;
@@ -596,4 +623,257 @@ int ccs_run(const nvrtc_job *job, nvrtc_out *out, char **err)
 	if (r != 0 && in.bad)
 		end_child(NULL, 1); /* its answers cannot be trusted */
 	return r;
+}
+
+int ccs_submit(const nvrtc_job *job)
+{
+	if (!g.on)
+		return -1;
+	sbuf b = {0};
+	job_write(&b, job);
+	if (g.pending.len == b.len && memcmp(g.pending.s, b.s, b.len) == 0) {
+		sb_free(&b);
+		return 0; /* under way already */
+	}
+	if (g.pending.len > 0)
+		ccs_cancel();
+	if (g.pid > 0) {
+		int st;
+		if (waitpid(g.pid, &st, WNOHANG) == g.pid) {
+			g.pid = 0;
+			end_child(NULL, 0);
+		}
+	}
+	char *err = NULL;
+	if (g.pid <= 0 && spawn(&err) != 0) {
+		free(err);
+		sb_free(&b);
+		return -1;
+	}
+	/* sent before the HELLO is read: the child reads it after its warm-up,
+	 * and the HELLO is checked when the answer is waited for */
+	g.asked = 1;
+	if (send_msg(g.fd, CCS_JOB, b.s, b.len) != 0) {
+		end_child(NULL, 1);
+		sb_free(&b);
+		return -1;
+	}
+	g.pending = b;
+	return 0;
+}
+
+int ccs_pending(void)
+{
+	return g.pending.len > 0;
+}
+
+int ccs_cancel(void)
+{
+	if (g.pending.len == 0)
+		return 0;
+	end_child(NULL, 1);
+	ccs_prestart();
+	return 1;
+}
+
+int ccs_collect(nvrtc_out *out, char **err)
+{
+	memset(out, 0, sizeof *out);
+	if (g.pending.len == 0 || g.fd < 0)
+		return 0;
+	struct pollfd pf = { g.fd, POLLIN, 0 };
+	if (poll(&pf, 1, 0) <= 0)
+		return 0;
+	uint64_t deadline = now_ns() + 1000000000ull;
+	if (!g.hello_read && read_hello("a background compile", deadline, err) != 0)
+		return -1;
+	if (poll(&pf, 1, 0) <= 0)
+		return 0;
+	uint32_t type = 0;
+	char *p = NULL;
+	size_t len = 0;
+	if (recv_msg(g.fd, &type, &p, &len, deadline, NULL) != 0 || type != CCS_ANSWER) {
+		free(p);
+		end_child(NULL, 1);
+		ccs_prestart();
+		return fail(err, "the compiler process stopped answering");
+	}
+	sb_free(&g.pending);
+	unpack in;
+	unpack_init(&in, p, len);
+	int r = answer_read(&in, out, err);
+	free(p);
+	if (r != 0 && in.bad)
+		end_child(NULL, 1);
+	return r == 0 ? 1 : -1;
+}
+
+/* ---- several at once ---------------------------------------------------- */
+
+/* A compiler process of a batch: the server itself (slot 0) or one more. */
+typedef struct slot {
+	pid_t pid;
+	int fd, hello, job; /* job: the index compiling, -1 idle */
+	uint64_t started;
+} slot;
+
+static void slot_end(slot *sl, int main_one)
+{
+	if (main_one) {
+		end_child(NULL, 1);
+		ccs_prestart();
+	} else if (sl->pid > 0) {
+		close(sl->fd);
+		kill(sl->pid, SIGKILL);
+		while (waitpid(sl->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	sl->pid = 0;
+	sl->fd = -1;
+	sl->job = -1;
+}
+
+/* The message waiting on slot i: a HELLO checked, or job's answer into
+ * outs. 0, or -1 (the slot is lost: its job failed). */
+static int slot_read(slot *sl, const nvrtc_job *const *jobs, nvrtc_out *outs, int *rc, char **errs)
+{
+	uint32_t type = 0;
+	char *p = NULL;
+	size_t len = 0;
+	int j = sl->job;
+	const char *who = j >= 0 && jobs[j]->path ? jobs[j]->path : "a kernel file";
+	if (recv_msg(sl->fd, &type, &p, &len, now_ns() + 10000000000ull, NULL) != 0) {
+		if (j >= 0)
+			rc[j] = fail(&errs[j], "the compiler process stopped answering while compiling '%s' " CCS_KEPT, who);
+		return -1;
+	}
+	if (type == CCS_HELLO && !sl->hello) {
+		sbuf want = {0};
+		hello_make(&want);
+		sl->hello = len == want.len && memcmp(p, want.s, len) == 0;
+		sb_free(&want);
+		free(p);
+		if (!sl->hello && j >= 0)
+			rc[j] = fail(&errs[j], "the compiler process is from another build of cuplay: restart cuplay");
+		return sl->hello ? 0 : -1;
+	}
+	if (type != CCS_ANSWER || j < 0) {
+		free(p);
+		return -1;
+	}
+	unpack in;
+	unpack_init(&in, p, len);
+	rc[j] = answer_read(&in, &outs[j], &errs[j]);
+	free(p);
+	sl->job = -1;
+	return rc[j] != 0 && in.bad ? -1 : 0;
+}
+
+/* Sends job j to slot sl (starting its process when it has none). */
+static int slot_send(slot *sl, int main_one, const nvrtc_job *job, int j, char **err)
+{
+	if (sl->pid <= 0) {
+		if (main_one) {
+			if (g.pid <= 0 && spawn(err) != 0) /* one warming up already (ccs_prestart) will do */
+				return -1;
+			sl->pid = g.pid;
+			sl->fd = g.fd;
+		} else if (spawn_child(&sl->pid, &sl->fd, err) != 0) {
+			return -1;
+		}
+		sl->hello = main_one ? g.hello_read : 0;
+	}
+	sbuf b = {0};
+	job_write(&b, job);
+	int r = send_msg(sl->fd, CCS_JOB, b.s, b.len);
+	sb_free(&b);
+	if (r != 0)
+		return fail(err, "cannot send a compile to the compiler process " CCS_KEPT);
+	if (main_one)
+		g.asked = 1;
+	sl->job = j;
+	sl->started = now_ns();
+	return 0;
+}
+
+int ccs_run_batch(const nvrtc_job *const *jobs, int n, int width, nvrtc_out *outs, int *rc, char **errs)
+{
+	for (int j = 0; j < n; j++) {
+		memset(&outs[j], 0, sizeof outs[j]);
+		rc[j] = -1;
+		errs[j] = NULL;
+	}
+	if (width > n)
+		width = n;
+	if (!g.on || width <= 1) {
+		for (int j = 0; j < n; j++)
+			if (!(g.interrupt && *g.interrupt))
+				rc[j] = ccs_run(jobs[j], &outs[j], &errs[j]);
+		return g.interrupt && *g.interrupt ? -1 : 0;
+	}
+	if (g.pending.len > 0)
+		ccs_cancel();
+	if (g.pid > 0 && waitpid(g.pid, NULL, WNOHANG) == g.pid) {
+		g.pid = 0;
+		end_child(NULL, 0);
+	}
+	slot *sl = xcalloc((size_t)width, sizeof *sl);
+	for (int i = 0; i < width; i++)
+		sl[i] = (slot){ i == 0 ? g.pid : 0, i == 0 ? g.fd : -1, i == 0 ? g.hello_read : 0, -1, 0 };
+	int next = 0, busy = 0, stopped = 0;
+	for (;;) {
+		for (int i = 0; i < width && next < n; i++)
+			if (sl[i].job < 0) {
+				int j = next++;
+				if (slot_send(&sl[i], i == 0, jobs[j], j, &errs[j]) != 0)
+					slot_end(&sl[i], i == 0);
+				else
+					busy++;
+			}
+		if (busy == 0)
+			break;
+		if (g.interrupt && *g.interrupt) {
+			stopped = 1;
+			break;
+		}
+		struct pollfd pf[64];
+		int np = width < 64 ? width : 64;
+		for (int i = 0; i < np; i++)
+			pf[i] = (struct pollfd){ sl[i].job >= 0 ? sl[i].fd : -1, POLLIN, 0 };
+		if (poll(pf, (nfds_t)np, 50) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < np; i++) {
+			int j = sl[i].job;
+			int late = j >= 0 && g.limit_s > 0 && now_ns() - sl[i].started > (uint64_t)(g.limit_s * 1e9);
+			if (late) {
+				rc[j] = fail(&errs[j], "compile of '%s' took longer than %g s: the compiler was stopped "
+				             "(settings kept; 'timeout compile SECONDS' sets the limit)",
+				             jobs[j]->path ? jobs[j]->path : jobs[j]->name, g.limit_s);
+				slot_end(&sl[i], i == 0);
+				busy--;
+			} else if (j >= 0 && (pf[i].revents & (POLLIN | POLLHUP | POLLERR))) {
+				if (slot_read(&sl[i], jobs, outs, rc, errs) != 0) {
+					slot_end(&sl[i], i == 0);
+					busy--;
+				} else if (sl[i].job < 0) {
+					busy--;
+				}
+			}
+		}
+	}
+	for (int i = 0; i < width; i++) {
+		if (i == 0 && sl[0].pid > 0) {
+			if (stopped && sl[0].job >= 0)
+				slot_end(&sl[0], 1);
+			else
+				g.hello_read = sl[0].hello;
+		} else if (i > 0) {
+			slot_end(&sl[i], 0);
+		}
+	}
+	free(sl);
+	for (int j = 0; j < n && stopped; j++)
+		if (rc[j] != 0 && !errs[j])
+			errs[j] = xstrdup("interrupted");
+	return stopped ? -1 : 0;
 }

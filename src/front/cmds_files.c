@@ -1,5 +1,6 @@
 /* cmds_files.c: the commands of the kernel file and its values: ls, use, show, set, unset, include; each command's entry beside its handler. */
 #include "cmds_files.h"
+#include "prefetch.h"
 #include "files.h"
 #include "ccserver.h"
 #include "diagnose.h"
@@ -32,7 +33,10 @@ static int cmd_ls(app *a, int argc, char **argv, const char *rest)
 
 static int cmd_use(app *a, int argc, char **argv, const char *rest)
 {
-	return app_use(a, argv[1]);
+	int r = app_use(a, argv[1]);
+	if (r == 0)
+		app_prefetch(a); /* the compile `run` will want, started now */
+	return r;
 }
 
 static int cmd_show(app *a, int argc, char **argv, const char *rest)
@@ -114,8 +118,10 @@ static int cmd_set(app *a, int argc, char **argv, const char *rest)
 	if (r != 0) {
 		symtab_free(&a->file.settings);
 		a->file.settings = before;
+		app_prefetch_cancel(a);
 	} else {
 		symtab_free(&before);
+		app_prefetch(a);
 	}
 	return r;
 }
@@ -126,6 +132,7 @@ static int cmd_unset(app *a, int argc, char **argv, const char *rest)
 	for (int i = 1; i < argc; i++)
 		if (app_unset(a, argv[i]) != 0)
 			rc = -1;
+	app_prefetch(a);
 	return rc;
 }
 

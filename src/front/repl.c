@@ -5,6 +5,7 @@
  * list of candidates. On a terminal neither can drive (not a terminal,
  * TERM=dumb) and in a build with neither: plain line reads. */
 #include "repl.h"
+#include "prefetch.h"
 #include "files.h"
 #include "cmds.h"
 #include "help.h"
@@ -204,6 +205,7 @@ static char *read_line(app *a, const char *prompt)
 	rl_callback_handler_install(prompt, line_handler);
 	while (!g_line_done) {
 		if (g_interrupt) {
+			app_prefetch_cancel(a);
 			drop_line();
 			continue;
 		}
@@ -265,7 +267,7 @@ static void repl_end(void)
  * prompt, however close it comes to the wait. */
 static sbuf g_pending; /* bytes after a newline, for the next line */
 
-static char *plain_read_line(const char *prompt)
+static char *plain_read_line(app *a, const char *prompt)
 {
 	sbuf line = {0};
 	int eof = 0;
@@ -287,6 +289,7 @@ static char *plain_read_line(const char *prompt)
 		if (g_interrupt) {
 			/* Ctrl-C: the terminal has dropped the line; a fresh prompt */
 			g_interrupt = 0;
+			app_prefetch_cancel(a);
 			g_pending.len = 0;
 			fputs("\n", stdout);
 			fputs(prompt, stdout);
@@ -409,7 +412,7 @@ static char *read_line(app *a, const char *prompt)
 {
 	(void)a;
 	if (!can_edit())
-		return plain_read_line(prompt);
+		return plain_read_line(a, prompt);
 	for (;;) {
 		errno = 0;
 		char *line = linenoise(prompt);
@@ -418,6 +421,7 @@ static char *read_line(app *a, const char *prompt)
 		if (errno != EAGAIN && !(errno == EINTR && g_interrupt))
 			return NULL; /* Ctrl-D on an empty line, or the end of input */
 		g_interrupt = 0;
+		app_prefetch_cancel(a);
 	}
 }
 
@@ -485,7 +489,7 @@ static void repl_end(void)
 static char *read_line(app *a, const char *prompt)
 {
 	(void)a;
-	return plain_read_line(prompt);
+	return plain_read_line(a, prompt);
 }
 
 static void repl_begin(app *a) { (void)a; }

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""tests/bench_rerun.py: how soon a rerun answers after a value is changed,
+for every shipped kernel file (part of `make bench`). Prints figures
+measured in this run; never fails on them.
+
+Per file, with the first define it has and the first kernel it lists:
+  whole   the whole file's compile, in a warm process (-c: nothing ahead)
+  alone   the kernel's own compile, the same way; ratio = whole / alone
+  typed   `set DEF=V` then, 300 ms later, `run KERNEL` typed at the prompt
+          of a warm REPL (a pseudo-terminal): ms from Enter on `run` to the
+          prompt after its result
+  at once `set DEF=V; run KERNEL` on one line: ms from Enter to the prompt
+Then the first result on an empty cache (use, set N=4096, run typed as three
+lines, the prompt up 1 s before), and `sweep PAD=0,1,2 TILE_SIZE=8,16,32
+transpose_tiled` at N=4096 from Enter, on an empty cache and a warm one.
+
+--no-gpu: everything compile-only (the machine has no GPU: the compile
+figures alone mean anything then). BENCH_FILES=a,b: those files alone."""
+import os, pty, re, select, subprocess, sys, tempfile, time
+
+CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NOGPU = "--no-gpu" in sys.argv
+
+# two values of a define that each file compiles with (neither its default;
+# the second may be another define's NAME=VALUE)
+VALUES = {
+    "coalescing": ("BLOCK_SIZE", "128", "512"), "convolution": ("BLOCK", "128", "512"),
+    "dot": ("BLOCK_SIZE", "128", "512"), "dynpar": ("BLOCK_DIM", "128", "512"),
+    "histogram": ("BINS", "8192", "4096"), "matmul": ("TILE_SIZE", "16", "8"),
+    "reduce": ("BLOCK_SIZE", "128", "512"), "scan": ("ITEMS", "4", "16"),
+    "sgemm": ("WT_MINB", "2", "3"), "softmax": ("BLOCK", "128", "512"),
+    "staging": ("TILE", "2048", "8192"), "streams": ("BLOCK_SIZE", "128", "512"),
+    "sum_passes": ("BLOCK", "128", "512"), "tensor_gemm": ("STAGES", "2", "4"),
+    "tensor_wgmma": ("STAGES", "3", "WG_BN=128"), "transpose": ("PAD", "0", "2"),
+    "unified": ("BLOCK_SIZE", "128", "512"), "vector_add": ("BLOCK_SIZE", "128", "512"),
+}
+COMPILED = re.compile(r"\(compiled in ([0-9.]+) ms")
+
+
+def env_for(cache):
+    e = dict(os.environ, NO_COLOR="1", TERM="dumb", XDG_CACHE_HOME=cache)
+    e.pop("CUPLAY_TRACE", None)
+    return e
+
+
+class Pty:
+    def __init__(self, args, env):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.chdir(ROOT)
+            os.execvpe(args[0], args, env)
+        self.out = ""
+        self.wait_prompt(30)
+
+    def wait_prompt(self, timeout):
+        """Reads until a prompt ends the output: the time it came, or None."""
+        end = time.monotonic() + timeout
+        buf = ""
+        while time.monotonic() < end:
+            r, _, _ = select.select([self.fd], [], [], 0.002)
+            if r:
+                try:
+                    c = os.read(self.fd, 65536)
+                except OSError:
+                    break
+                if not c:
+                    break
+                buf += c.decode(errors="replace")
+                if re.search(r"cuplay[^>\n]*> $", buf):
+                    self.out += buf
+                    return time.monotonic()
+        self.out += buf
+        return None
+
+    def type(self, line):
+        os.write(self.fd, (line + "\r").encode())
+        return time.monotonic()
+
+    def close(self):
+        self.type("quit")
+        self.wait_prompt(5)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        os.close(self.fd)
+
+
+def gpu_args():
+    return [CUPLAY] + (["--no-gpu"] if NOGPU else []) + ["-X"]
+
+
+def compiles(name, kernel, define, v, tmp):
+    """The whole file's compile and the kernel's own, in one warm process."""
+    # the kernel alone first: the whole file's unit, cached, would serve it
+    cmd = f"use {name}; run {kernel}; set {define}={v}; run {kernel}; run all"
+    out = subprocess.run([CUPLAY, "--no-gpu", "-c", cmd], capture_output=True, text=True, cwd=ROOT,
+                         env=env_for(os.path.join(tmp, "c-" + name)), timeout=300).stdout
+    ms = [float(x) for x in COMPILED.findall(out)]
+    if len(ms) == 2:  # the file compiles whole: `run all` found the kernel's unit
+        return (ms[1], ms[1])
+    return (ms[2], ms[1]) if len(ms) >= 3 else (None, None)
+
+
+def typed(name, kernel, define, v1, v2, tmp):
+    s = Pty(gpu_args(), env_for(os.path.join(tmp, "t-" + name)))
+    s.type(f"use {name}")
+    s.wait_prompt(30)
+    time.sleep(1.5)
+    s.type(f"run {kernel}")
+    s.wait_prompt(300)
+    s.type(f"set {define}={v1}")
+    s.wait_prompt(10)
+    time.sleep(0.3)
+    t0 = s.type(f"run {kernel}")
+    t1 = s.wait_prompt(300)
+    time.sleep(0.5)
+    t2 = s.type(f"set {v2 if '=' in v2 else define + '=' + v2}; run {kernel}")
+    t3 = s.wait_prompt(300)
+    s.close()
+    return ((t1 - t0) * 1e3 if t1 else None, (t3 - t2) * 1e3 if t3 else None)
+
+
+def first_kernel(name):
+    out = subprocess.run([CUPLAY, "--no-gpu", "-c", f"use {name}"], capture_output=True, text=True, cwd=ROOT,
+                         env=env_for("/nonexistent-cache")).stdout
+    m = re.search(r"kernels? \(([^,)\s]+)", out)
+    return m.group(1) if m else None
+
+
+def fmt(x, f="%.0f"):
+    return f % x if x is not None else "-"
+
+
+def main():
+    with open(os.path.join(ROOT, "MANIFEST")) as f:
+        files = [os.path.basename(l.strip())[:-3] for l in f if l.startswith("kernels_src/") and l.strip().endswith(".cu")]
+    only = os.environ.get("BENCH_FILES")
+    if only:
+        files = [f for f in files if f in only.split(",")]
+    tmp = tempfile.mkdtemp(prefix="cuplay-rerun-")
+    print(f"== set a define, then run the file's first kernel ({'compile-only' if NOGPU else 'on the GPU'};"
+          f" {os.cpu_count()} cores)")
+    print("%-13s %-22s %-16s %8s %8s %6s %9s %9s" % ("file", "kernel", "set", "whole", "alone", "ratio",
+                                                    "typed", "at once"))
+    for name in files:
+        if name not in VALUES:
+            print("%-13s (no define to set)" % name)
+            continue
+        define, v1, v2 = VALUES[name]
+        kernel = first_kernel(name)
+        if not kernel:
+            print("%-13s (no kernel found)" % name)
+            continue
+        whole, alone = compiles(name, kernel, define, v1, tmp)
+        t_after, t_once = typed(name, kernel, define, v1, v2, tmp)
+        ratio = whole / alone if whole and alone else None
+        print("%-13s %-22s %-16s %8s %8s %6s %9s %9s" % (name, kernel[:22], f"{define}={v1}", fmt(whole),
+                                                        fmt(alone), fmt(ratio, "%.1fx"), fmt(t_after), fmt(t_once)))
+        sys.stdout.flush()
+
+    print()
+    print("== the first result on an empty cache: use transpose, set N=4096, run transpose_tiled (prompt up 1 s)")
+    for label in ("empty cache", "warm cache"):
+        cache = os.path.join(tmp, "first")
+        s = Pty(gpu_args(), env_for(cache))
+        time.sleep(1.0)
+        s.type("use transpose")
+        s.wait_prompt(30)
+        s.type("set N=4096")
+        s.wait_prompt(30)
+        t0 = s.type("run transpose_tiled")
+        t1 = s.wait_prompt(120)
+        s.close()
+        print("%-12s %s ms from Enter on run" % (label, fmt((t1 - t0) * 1e3 if t1 else None)))
+
+    print()
+    print("== sweep PAD=0,1,2 TILE_SIZE=8,16,32 transpose_tiled at N=4096, from Enter")
+    for label in ("empty cache", "warm cache"):
+        cache = os.path.join(tmp, "sweep")
+        s = Pty(gpu_args(), env_for(cache))
+        s.type("use transpose")
+        s.wait_prompt(30)
+        s.type("set N=4096")
+        s.wait_prompt(30)
+        time.sleep(1.0)
+        t0 = s.type("sweep PAD=0,1,2 TILE_SIZE=8,16,32 transpose_tiled")
+        t1 = s.wait_prompt(300)
+        s.close()
+        print("%-12s %s ms" % (label, fmt((t1 - t0) * 1e3 if t1 else None)))
+    subprocess.run(["rm", "-rf", tmp])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
