@@ -627,17 +627,18 @@ static void launch_bound_note(app *a, const char *name, const result *res, const
 /* compile-only: what the compile says of each kernel, and its launch */
 static void resource_table_init(table *t)
 {
-	const char *head[] = { "kernel", "regs", "smem", "stack", "spills", "grid", "block", "dyn smem" };
-	table_init(t, 8, head, "lrrrrlll");
+	const char *head[] = { "kernel", "regs", "smem", "stack", "spills", "grid", "block", "dyn smem", "file" };
+	table_init(t, 9, head, "lrrrrllll");
 	table_kind(t, "resources");
 	table_col(t, 1, NULL, U_INT, COL_BOTH);
 	table_col(t, 2, "smem_bytes", U_BYTES, COL_BOTH);
 	table_col(t, 3, "stack_bytes", U_BYTES, COL_BOTH);
 	table_col(t, 4, "spill_bytes", U_BYTES, COL_BOTH);
 	table_col(t, 7, "dyn_smem_bytes", U_BYTES, COL_BOTH);
+	table_col(t, 8, NULL, U_PLAIN, COL_RAW); /* rows of several files in one stream */
 }
 
-static void launch_row(table *t, const runctx *c, const plan_launch *l, const char *seq)
+static void launch_row(table *t, const runctx *c, const plan_launch *l, const char *seq, const char *file)
 {
 	const kres *kr = &c->u->res[cunit_find(c->u, l->name)];
 	int r = table_row(t);
@@ -658,15 +659,16 @@ static void launch_row(table *t, const runctx *c, const plan_launch *l, const ch
 	table_set(t, r, 6, "%s", b);
 	if (l->smem)
 		table_num(t, r, 7, l->smem);
+	table_set(t, r, 8, "%s", file);
 }
 
 /* A kernel's row; a sequence's steps a row each, "SEQUENCE/STEP". */
-static void resource_row(table *t, const runctx *c, const plan *p)
+static void resource_row(table *t, const runctx *c, const plan *p, const char *file)
 {
 	if (p->nsteps == 0)
-		launch_row(t, c, &p->launch, NULL);
+		launch_row(t, c, &p->launch, NULL, file);
 	for (int j = 0; j < p->nsteps; j++)
-		launch_row(t, c, &p->steps[j], p->launch.name);
+		launch_row(t, c, &p->steps[j], p->launch.name, file);
 }
 
 /* A kernel on the tensor cores: its GFLOP/s against the roof of its
@@ -721,7 +723,7 @@ static void run_compile_only(app *a, runctx *c, const plan *p, const char *name,
 	*printed_bufs = 1;
 	if (p->nchunks > 0)
 		planshow_pipeline(a, p);
-	resource_row(t, c, p);
+	resource_row(t, c, p, a->file.path);
 	measurement cm;
 	measure_init(&cm, a->file.path, p, c->vline, a->opt.topt.do_check, &c->u->res[cunit_find(c->u, name)]);
 	cm.sm = c->sm;

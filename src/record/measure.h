@@ -102,7 +102,7 @@ const char *measure_check_word(const measurement *m); /* ok, FAIL, no check, off
 /* The columns of a measurement in a table, after the caller's first ones */
 enum { M_KERNEL, M_VALUES, M_CHECK, M_ERR, M_MEDIAN, M_CI, M_RANGE, M_MIN, M_MAX, M_NOISE, M_SAMPLES, M_GBPS,
        M_ROOF, M_LINK, M_OVERLAP, M_GFLOPS, M_SM_MHZ, M_TEMP, M_THROTTLE, M_CLOCK, M_REGS, M_SMEM, M_COMPILE, M_DEVICE,
-       M_CI_LO, M_CI_HI, M_STOP, M_STEPS, M_STEPS_MS, M_GRAPH, M_STREAMED, M_OVER, M_CLOCK_OFFSET, M_N };
+       M_CI_LO, M_CI_HI, M_STOP, M_STEPS, M_STEPS_MS, M_GRAPH, M_STREAMED, M_OVER, M_CLOCK_OFFSET, M_FILE, M_N };
 
 /* The table of runs: `first` columns of the caller's (e.g. a sweep's
  * axes), the record's M_N, then `last` of the caller's (a verdict); head

@@ -58,6 +58,40 @@ TEST(csv)
 	table_free(&t);
 }
 
+/* Tables of the same columns, one after another, are one CSV: a header
+ * once; a table of other columns a header of its own after a blank line. */
+TEST(csv_stream)
+{
+	table t, u;
+	sample_table(&t);
+	const char *head[] = { "file", "kernels" };
+	table_init(&u, 2, head, "lr");
+	table_kind(&u, "file");
+	table_col(&u, 1, NULL, U_INT, COL_BOTH);
+	table_set(&u, table_row(&u), 0, "transpose");
+	table_num(&u, 0, 1, 3);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	doc d;
+	doc_open(&d, m, FMT_CSV, 0, "1.0");
+	doc_table(&d, &t, 0);
+	doc_table(&d, &t, 0);
+	doc_table(&d, &u, 0);
+	doc_table(&d, &t, 0);
+	doc_close(&d);
+	fclose(m);
+	const char *row1 = "transpose_tiled,\"a \"\"quoted\"\", comma | pipe\\ <tag> & tab\there\",0.194\n";
+	char *want = xasprintf("kernel,note,median_ms\n%stranspose_naive,,1.17\n%stranspose_naive,,1.17\n"
+	                       "\nfile,kernels\ntranspose,3\n\nkernel,note,median_ms\n%stranspose_naive,,1.17\n",
+	                       row1, row1, row1);
+	CHECK_STREQ(buf, want);
+	free(want);
+	free(buf);
+	table_free(&u);
+	table_free(&t);
+}
+
 TEST(json)
 {
 	table t;
@@ -203,6 +237,7 @@ int main(void)
 {
 	RUN(text);
 	RUN(csv);
+	RUN(csv_stream);
 	RUN(json);
 	RUN(markdown);
 	RUN(figures);
