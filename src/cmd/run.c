@@ -339,6 +339,24 @@ static void mark_unread_outputs(const char *ptx, plan *p)
 	}
 }
 
+/* The inputs a launch may write, from its PTX (every input it takes where
+ * the PTX cannot say): the worker restores them before the next run, so
+ * that no kernel's check stands on what another left in an input. */
+static void mark_written_inputs(const char *ptx, plan *p, const plan_launch *l)
+{
+	uint64_t reads, writes;
+	ptx_param_access(ptx, l->lowered[0] ? l->lowered : l->name, &reads, &writes, NULL);
+	for (int j = 0; j < l->nargs; j++) {
+		const plan_arg *g = &l->args[j];
+		if (g->kind != ARG_PTR || g->buf < 0 || p->bufs[g->buf].output || !(j >= 63 || (writes >> j & 1)))
+			continue;
+		p->bufs[g->buf].written = 1;
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: %s: input '%s' may be written: restored before the next run\n", l->name,
+			        p->bufs[g->buf].name);
+	}
+}
+
 int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err)
 {
 	const spec *s = a->file.sp;
@@ -365,6 +383,9 @@ int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err
 	}
 	if (p->nsteps == 0) /* a step may read what another wrote: a sequence resets every output */
 		mark_unread_outputs(c->u->ptx, p);
+	mark_written_inputs(c->u->ptx, p, &p->launch);
+	for (int j = 0; j < p->nsteps; j++)
+		mark_written_inputs(c->u->ptx, p, &p->steps[j]);
 	plan_bus(p);
 	/* each global is a variable of the module, of the size declared */
 	for (int i = 0; i < p->nbufs; i++) {
