@@ -109,6 +109,11 @@ if have_gpu; then
 		CUPLAY_NO_COUNTERS=1 check "explain without counters" $f "$T; set N=1024; explain transpose_tiled" \
 			'any(r["part"] == "needs" for r in recs) and not any(r["part"] == "sol" for r in recs)'
 	done
+	check "one roof: run, sweep and compare divide by what roof prints" json \
+		"roof; $T; set N=4096; run transpose_tiled; sweep PAD=0,1 transpose_tiled; compare transpose_tiled[PAD=0] transpose_tiled" \
+		'len([r for r in recs if r["type"] in ("run", "sweep", "compare")]) == 5 and \
+		 all(abs(r["roof_frac"] * recs[0]["memory_gbps"] - r["gbps"]) <= 1e-6 * r["gbps"] \
+		     for r in recs if r["type"] in ("run", "sweep", "compare"))'
 	check "roof: every figure" json "roof" \
 		'recs[0]["memory_gbps"] >= max(recs[0]["copy_gbps"], recs[0]["read_gbps"], recs[0]["write_gbps"], \
 		 recs[0]["stream_copy_gbps"]) and recs[0]["fp32_gflops"] > 0'

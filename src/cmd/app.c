@@ -580,13 +580,16 @@ static void timeline_keep(timeline_kept *t, const result *res, const measurement
 	}
 }
 
+void app_roof_record(app *a, measurement *m)
+{
+	measure_use_roof(m, a->roof.device == a->device + 1 ? a->roof.best : 0);
+}
+
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p)
 {
 	measurement *m = new_record(a);
 	measure_make(m, a->file.path, p, res, values, a->opt.topt.do_check);
-	/* the device's memory roof, but for a run on host data: its roof is the link's */
-	if (a->roof.device == a->device + 1 && a->roof.best > m->roof_gbps && !m->link[0])
-		measure_set_roof(m, a->roof.best);
+	app_roof_record(a, m);
 	stamp(a, m);
 	if (res->nsamples > 0)
 		timeline_keep(&a->timeline, res, m);

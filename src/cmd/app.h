@@ -249,6 +249,10 @@ int app_troofs_once(app *a);
  * current device in GFLOP/s, measured first where it is not; 0 unknown. */
 double app_pipe_roof(app *a, int p);
 
+/* m's "% of roof" against the device's measured memory roof (what `roof`
+ * prints), where it is measured: every record that says a roof fraction
+ * (run, sweep, compare, explain) is given it here. */
+void app_roof_record(app *a, measurement *m);
 /* Shared by run.c and compare.c: the record of res, kept in a->results.runs (the
  * pointer holds until the next one is added). */
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p);

@@ -664,6 +664,7 @@ static int compare_once(app *a, variant *v, int round, const timing_opts *t, res
 		v->vline = xstrdup(c.vline);
 	if (*gpu && round == 0) {
 		measure_make(&v->m, a->file.path, &v->p, res, v->vline, a->opt.topt.do_check);
+		app_roof_record(a, &v->m); /* the roof `run` and `roof` divide by, not the worker's copy */
 		app_set_pipe(a, &v->m, app_kernel_pipe(c.u, a->file.sp->kernels[v->k].name));
 		v->have_m = 1;
 	}

@@ -157,6 +157,12 @@ void measure_set_roof(measurement *m, double roof_gbps)
 	flag_over_roof(m, 0);
 }
 
+void measure_use_roof(measurement *m, double device_roof_gbps)
+{
+	if (device_roof_gbps > 0 && !m->link[0])
+		measure_set_roof(m, device_roof_gbps);
+}
+
 void measure_free(measurement *m)
 {
 	free(m->file);

@@ -87,6 +87,10 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 void measure_set_samples(measurement *m, const double *ms, int n);
 /* The memory roof of m replaced (a better one measured), roof_frac again. */
 void measure_set_roof(measurement *m, double roof_gbps);
+/* The one memory roof every "% of roof" divides by: the device's measured
+ * roof, what `roof` prints (device_roof_gbps; 0 not measured: the worker's
+ * copy stays), for every record but one on host data (the link's). */
+void measure_use_roof(measurement *m, double device_roof_gbps);
 /* The compute roof (GFLOP/s) against which flops are flagged; 0 unknown. */
 void measure_set_flops_roof(measurement *m, double roof_gflops);
 /* "pass1 25.3 us, gap 1.2 us, pass2 3.6 us": a split sequence's parts, or
