@@ -88,7 +88,7 @@ void app_prestart(app *a)
 	}
 	if (!a->opt.no_gpu && a->gpu != 0 && !a->worker.pid && !getenv("CUPLAY_NO_WARMUP") && !gpu_absent(a)) {
 		char *err = NULL;
-		a->worker.device = a->device;
+		a->worker.device = a->device_set ? a->device : -1;
 		if (wc_spawn(&a->worker, &err) != 0)
 			free(err); /* said again, properly, by the first run */
 		else if (getenv("CUPLAY_TRACE"))
@@ -370,6 +370,19 @@ void app_keep_chart(app *a, chart *c)
 
 /* ---- kernel files ---- */
 
+/* The first worker not told which GPU to use claimed one: its GPU is the
+ * session's from now on, said once where there was a choice. */
+static void claimed_note(app *a)
+{
+	if (a->device_set)
+		return;
+	a->device = a->worker.device = a->worker.dev.ordinal;
+	a->device_set = 1;
+	if (a->worker.dev.count > 1)
+		app_note(a, "GPU %d of %d (%s): the one of its kind fewest cuplay processes use; 'device N' "
+		         "or --device N picks one", a->device, a->worker.dev.count, a->worker.dev.name);
+}
+
 int app_gpu(app *a)
 {
 	if (a->opt.no_gpu) {
@@ -390,9 +403,11 @@ int app_gpu(app *a)
 		return 1;
 	}
 	char *err = NULL;
-	a->worker.device = a->device;
+	if (!a->worker.pid)
+		a->worker.device = a->device_set ? a->device : -1;
 	if (wc_start(&a->worker, &err) == 0) {
 		a->gpu = 1;
+		claimed_note(a);
 		return 1;
 	}
 	if (a->worker.other_build) {

@@ -142,7 +142,9 @@ typedef struct app_results {
 
 typedef struct app {
 	app_opts opt;
-	int device;           /* --device N, or `device N` */
+	int device;           /* --device N, or `device N`, else the GPU the first worker claimed */
+	int device_set;       /* device is the user's or claimed: a worker started again takes it; 0:
+	                         the first worker claims the least claimed GPU of device 0's kind */
 	out_format format;    /* set with app_format */
 	doc out;              /* what this invocation prints: one document */
 
