@@ -730,6 +730,7 @@ static void speedup_chart(app *a, int nrec)
 			ch.best = ch.n;
 		}
 		chart_add(&ch, r->kernel, sp, r->check == MCHECK_FAIL ? "FAIL" : NULL);
+		chart_noise(&ch, r->st.has_ci ? r->st.ci_rel : 0);
 	}
 	chart_print(&ch, stdout, a->opt.tty, a->opt.color, 40);
 	app_keep_chart(a, &ch);

@@ -3,6 +3,7 @@
 #include "test.h"
 #include "chart.h"
 #include "report.h"
+#include "svgfit.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -233,6 +234,58 @@ TEST(writers_to_files)
 	table_free(&t);
 }
 
+/* A sweep's chart with long labels (a kernel and its values) and a best
+ * within the noise of another: every word inside the picture; the tie said
+ * on both bars, in the SVG and in the terminal. */
+TEST(chart_fits)
+{
+	chart c;
+	chart_init(&c, "kernels_src/transpose.cu: sweep of 6 configurations", "GB/s");
+	const double gbps[] = { 2210, 3647, 3649, 1480, 2954, 2961 };
+	const double noise[] = { 0.003, 0.003, 0.003, 0.003, 0.003, 0 };
+	for (int i = 0; i < 6; i++) {
+		char *l = xasprintf("transpose_tiled [TILE_SIZE=%d BLOCK_ROWS=8 PAD=%d N=8192]", i < 3 ? 32 : 16, i % 3);
+		chart_add(&c, l, gbps[i], NULL);
+		chart_noise(&c, noise[i]);
+		free(l);
+	}
+	c.best = 2;
+	CHECK(chart_tie(&c, 1) && !chart_tie(&c, 0) && !chart_tie(&c, 4) && !chart_tie(&c, 5) && !chart_tie(&c, 2));
+	CHECK(chart_ties(&c) == 1);
+	sbuf b = { 0 };
+	chart_svg_text(&c, &b, 1);
+	char why[512] = "";
+	int fit = svg_texts_fit(b.s, why, sizeof why);
+	CHECK(fit);
+	if (!fit)
+		fprintf(stderr, "  %s\n", why);
+	CHECK(strstr(b.s, "3649 GB/s  (best, a tie)") != NULL);
+	CHECK(strstr(b.s, "3647 GB/s  (tie for best: within the noise)") != NULL);
+	const char *dir = getenv("WRITERS_OUT");
+	if (dir && *dir) {
+		char *path = xasprintf("%s/sweep.svg", dir);
+		CHECK(write_file_atomic(path, b.s, b.len) == 0);
+		free(path);
+	}
+	sb_free(&b);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	chart_print(&c, m, 0, 0, 20);
+	fclose(m);
+	CHECK(strstr(buf, "3649 GB/s  <- best, a tie\n") != NULL);
+	CHECK(strstr(buf, "3647 GB/s  <- tie for best (within the noise)\n") != NULL);
+	free(buf);
+	/* apart by more than the noise: a best alone */
+	c.values[1] = 3600;
+	CHECK(chart_ties(&c) == 0);
+	chart_free(&c);
+	/* the estimate errs wide: capitals and W wider than digits, narrow letters narrowest */
+	CHECK(svg_text_px("WWW", 10, 0) > svg_text_px("000", 10, 0));
+	CHECK(svg_text_px("000", 10, 0) > svg_text_px("iii", 10, 0));
+	CHECK(svg_text_px("ABC", 10, 1) > svg_text_px("ABC", 10, 0));
+}
+
 int main(void)
 {
 	RUN(text);
@@ -242,6 +295,7 @@ int main(void)
 	RUN(markdown);
 	RUN(figures);
 	RUN(chart);
+	RUN(chart_fits);
 	RUN(writers_to_files);
 	return test_report("report");
 }
