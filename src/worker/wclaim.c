@@ -29,10 +29,11 @@ const char *gpu_lock_dir(void)
 	return dir && *dir ? dir : "/tmp";
 }
 
-/* A lock file, opened as wlock.c opens its own; -1 where it cannot be. */
-static int open_file(const char *path)
+/* A lock file, opened as wlock.c opens its own (made where create says);
+ * -1 where it cannot be. */
+static int open_file(const char *path, int create)
 {
-	int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDONLY | (create ? O_CREAT : 0) | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
 	struct stat st;
 	if (fd < 0)
 		return -1;
@@ -56,7 +57,8 @@ static void slot_path(char *buf, size_t n, const char *dir, const char *id, int 
 }
 
 /* GPU id's claims by other processes; with take, the first free slot is
- * kept locked and its descriptor in *fd (-1: all taken). */
+ * kept locked and its descriptor in *fd (-1: all taken). A slot's file is
+ * made only to be taken: counting makes none. */
 static int count_claims(const char *dir, const char *id, int take, int *fd)
 {
 	int held = 0;
@@ -65,7 +67,9 @@ static int count_claims(const char *dir, const char *id, int take, int *fd)
 	for (int k = 0; k < CLAIM_SLOTS; k++) {
 		char path[4200];
 		slot_path(path, sizeof path, dir, id, k);
-		int f = open_file(path);
+		int f = open_file(path, 0);
+		if (f < 0 && errno == ENOENT && take && *fd < 0)
+			f = open_file(path, 1);
 		if (f < 0)
 			continue;
 		if (flock(f, LOCK_EX | LOCK_NB) != 0) {
@@ -90,7 +94,7 @@ int gpu_claim(const char *dir, const char *const *ids, int n, int want, int *fd,
 		return fallback;
 	char path[4200];
 	snprintf(path, sizeof path, "%s/cuplay-claim.lock", dir);
-	int big = open_file(path);
+	int big = open_file(path, 1);
 	if (big < 0) {
 		*why = "cannot open the claims' lock";
 		return fallback;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,25 @@
 static char dir[] = "/tmp/cuplay-test-gpuclaim-XXXXXX";
 static const char *const ids[] = { "0000:1b:00.0", "0000:2c:00.0" };
 
+/* the slot files in dir */
+static size_t slot_files(void)
+{
+	char *pat = xasprintf("%s/cuplay-claim-*", dir);
+	glob_t g;
+	size_t n = glob(pat, 0, NULL, &g) == 0 ? g.gl_pathc : 0;
+	if (n)
+		globfree(&g);
+	free(pat);
+	return n;
+}
+
 TEST(least_claimed)
 {
 	int fd[6], counts[2] = { -1, -1 };
 	const char *why = NULL;
 	CHECK(gpu_claim(dir, ids, 2, -1, &fd[0], counts, &why) == 0 && fd[0] >= 0 && !why);
 	CHECK(counts[0] == 0 && counts[1] == 0);
+	CHECK(slot_files() == 1); /* counting makes no file: the claim made one */
 	CHECK(gpu_claim(dir, ids, 2, -1, &fd[1], counts, &why) == 1 && fd[1] >= 0);
 	CHECK(counts[0] == 1 && counts[1] == 0);
 	CHECK(gpu_claim(dir, ids, 2, -1, &fd[2], counts, &why) == 0); /* equals: the first */
