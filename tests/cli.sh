@@ -259,5 +259,13 @@ t "arch: a target NVRTC does not know is an error at its line" '
 	grep -q "^tests/golden/kernels/arch_unknown.cu:2:10: NVRTC [0-9.]* does not compile for .sm_99. (it compiles for sm_[0-9]* to sm_[0-9]*)\$" "$tmp/arch" ||
 	{ cat "$tmp/arch"; false; }'
 
+# an input a kernel writes (its PTX says) is restored before the next
+# kernel runs; one it only reads is not (tests/gpu_check.sh: on a GPU)
+t "run: an input a kernel writes is marked to be restored, one it reads is not" '
+	CUPLAY_TRACE=1 "$CUPLAY" --no-gpu -c "use tests/kernels/leftover.cu; run pass1 pass2" >"$tmp/left" 2>&1 &&
+	[ "$(grep -c "input .* may be written" "$tmp/left")" = 1 ] &&
+	grep -qxF "trace: pass1: input '"'"'zero'"'"' may be written: restored before the next run" "$tmp/left" ||
+	{ cat "$tmp/left"; false; }'
+
 echo "cli: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -24,6 +24,7 @@ import csv, io, json, sys
 path, fmt, want = sys.argv[1:4]
 text = open(path).read()
 recs = []
+heads = []
 if fmt == "json":
     doc = json.loads(text)                      # one document, nothing else
     assert set(doc) == {"cuplay", "format", "records"} and doc["format"] == 1, doc.keys()
@@ -31,14 +32,16 @@ if fmt == "json":
 elif fmt == "jsonl":
     recs = [json.loads(l) for l in text.splitlines()]
 elif fmt == "csv":
-    # tables one after another, a blank line between: each a header and
-    # rows of its width
+    # tables of other columns one after another, a blank line between:
+    # each a header and rows of its width; heads: the headers read
     head = None
+    heads = []
     for r in csv.reader(io.StringIO(text)):
         if not r:
             head = None
         elif head is None:
             head = r
+            heads.append(r)
         else:
             assert len(r) == len(head), (head, r)
             recs.append(dict(zip(head, r)))
@@ -76,6 +79,10 @@ for f in json jsonl csv markdown; do
 	check "an error (on stderr)" $f "$T; set NOPE=1; run transpose_naive" 'len(recs) == 1' 1
 	check "explain and roofline without a GPU (notes on stderr)" $f "$T; explain transpose_tiled; roofline" 'recs == []'
 done
+# csv: the rows of two files' runs are one table, each row naming its file
+check "runs of two files: one header" csv "$T; run transpose_tiled; use vector_add; run vadd_naive" \
+	'len(heads) == 1 and [(r["kernel"], r["file"]) for r in recs] == \
+	 [("transpose_tiled", "kernels_src/transpose.cu"), ("vadd_naive", "kernels_src/vector_add.cu")]'
 # json: numbers are numbers, booleans booleans, what is missing null
 check "typed values" json "$T; info transpose_tiled; show; ls" \
 	'recs[0]["regs"] == 30 and recs[0]["smem_static_bytes"] == 4224 and recs[0]["cluster"] is None and \
@@ -90,6 +97,9 @@ if have_gpu; then
 	mode=
 	for f in json csv; do
 		check run $f "$T; set N=1024; run; run" 'len(recs) == 6 and all(r["check"] == "ok" for r in recs)'
+		check "runs of two files" $f "$T; set N=1024; run transpose_tiled; use vector_add; set N=4096; run vadd_naive" \
+			'[(r["kernel"], r["file"]) for r in recs] == [("transpose_tiled", "kernels_src/transpose.cu"), \
+			 ("vadd_naive", "kernels_src/vector_add.cu")] and ("'"$f"'" != "csv" or len(heads) == 1)'
 		check sweep $f "$T; set N=1024; sweep PAD=0,1 transpose_tiled" 'len(recs) == 2'
 		check compare $f "$T; set N=1024; compare transpose_tiled[PAD=0] transpose_tiled" 'len(recs) == 2'
 		check metrics $f "$T; set N=1024; metrics transpose_tiled" 'len(recs) > 3'
@@ -99,6 +109,11 @@ if have_gpu; then
 		CUPLAY_NO_COUNTERS=1 check "explain without counters" $f "$T; set N=1024; explain transpose_tiled" \
 			'any(r["part"] == "needs" for r in recs) and not any(r["part"] == "sol" for r in recs)'
 	done
+	check "one roof: run, sweep and compare divide by what roof prints" json \
+		"roof; $T; set N=4096; run transpose_tiled; sweep PAD=0,1 transpose_tiled; compare transpose_tiled[PAD=0] transpose_tiled" \
+		'len([r for r in recs if r["type"] in ("run", "sweep", "compare")]) == 5 and \
+		 all(abs(r["roof_frac"] * recs[0]["memory_gbps"] - r["gbps"]) <= 1e-6 * r["gbps"] \
+		     for r in recs if r["type"] in ("run", "sweep", "compare"))'
 	check "roof: every figure" json "roof" \
 		'recs[0]["memory_gbps"] >= max(recs[0]["copy_gbps"], recs[0]["read_gbps"], recs[0]["write_gbps"], \
 		 recs[0]["stream_copy_gbps"]) and recs[0]["fp32_gflops"] > 0'

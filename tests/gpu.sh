@@ -262,6 +262,9 @@ sub recheck
 # chunks, references in the elements' own type, the GPU fill, against the
 # way before
 sub check
+# a GPU claimed for each process among several of one kind (skipped where
+# one GPU is seen)
+sub claim
 
 echo "time: tests/gpu.sh $SECONDS s in all"
 echo "gpu: $pass passed, $fail failed"

@@ -167,4 +167,15 @@ for n in 1 1000003 67108864; do
 	fi
 done
 
+# 4. an input a kernel writes is restored before the next kernel runs:
+#    pass2 copies `zero`, which pass1 wrote; on the file's own inputs (zeros)
+#    its check (out = in) fails
+fresh leftover --format csv -c "use tests/kernels/leftover.cu; run pass1 pass2"
+got="$(checkcols "$tmp/leftover.out" pass1 | awk '{ print $2 }') $(checkcols "$tmp/leftover.out" pass2 | awk '{ print $2 }')"
+if [ $st -ne 0 ] && [ "$got" = "ok FAIL" ]; then
+	ok "leftover: pass2's check stands on the declared zeros, not on what pass1 wrote (pass1 ok, pass2 FAIL)"
+else
+	bad "leftover: expected pass1 ok and pass2 FAIL with a failing exit, got '$got' (exit $st)"
+fi
+
 echo "gpu-check: $pass passed, $fail failed"

@@ -73,10 +73,12 @@ else
 	timeout 120 $browser $flags --window-size=1280,2400 --screenshot="$tmp/lab.png" "$url" >"$tmp/shot.log" 2>&1
 	timeout 120 $browser $flags --window-size=1280,2400 --dump-dom "$url" >"$tmp/dom.html" 2>"$tmp/dom.log"
 	# the same page with a probe at its end: every element's box against the
-	# page's width, written into the DOM that Chromium dumps
+	# page's width, and every text of a chart against its chart's box (a
+	# word past the edge of an SVG is cut there), written into the DOM that
+	# Chromium dumps
 	probe=$tmp/probe.html
-	sed 's|</body>|<script>(function(){var W=document.documentElement.clientWidth,bad=[],all=document.body.querySelectorAll("*");for(var i=0;i<all.length;i++){var r=all[i].getBoundingClientRect();if(r.width>0\&\&(r.right>W+0.5\|\|r.left<-0.5))bad.push(all[i].tagName+" "+Math.round(r.left)+".."+Math.round(r.right));}document.body.setAttribute("data-width",W);document.body.setAttribute("data-overflow",bad.length+": "+bad.slice(0,6).join(", "));})();</script></body>|' \
-		"$page" >"$probe"
+	probe_js='<script>(function(){var W=document.documentElement.clientWidth,bad=[],all=document.body.querySelectorAll("*");for(var i=0;i<all.length;i++){var r=all[i].getBoundingClientRect();if(r.width>0\&\&(r.right>W+0.5\|\|r.left<-0.5))bad.push(all[i].tagName+" "+Math.round(r.left)+".."+Math.round(r.right));}var ts=document.querySelectorAll("svg text");for(var j=0;j<ts.length;j++){var s=ts[j].ownerSVGElement.getBoundingClientRect(),q=ts[j].getBoundingClientRect();if(q.left<s.left-0.5\|\|q.right>s.right+0.5)bad.push("text "+ts[j].textContent.slice(0,30)+" "+Math.round(q.left-s.left)+".."+Math.round(q.right-s.left)+" of "+Math.round(s.width));}document.body.setAttribute("data-width",W);document.body.setAttribute("data-overflow",bad.length+": "+bad.slice(0,6).join(", "));})();</script></body>'
+	sed "s|</body>|$probe_js|" "$page" >"$probe"
 	timeout 120 $browser $flags --window-size=1280,2400 --dump-dom "file://$probe" >"$tmp/probe.dom" 2>>"$tmp/dom.log"
 	if python3 - "$tmp/dom.html" "$tmp/lab.png" "$page" "$charts" "$tmp/probe.dom" "$timed" >"$tmp/out" 2>&1 <<'PY'
 import re, sys, html.parser, struct
@@ -126,6 +128,29 @@ PY
 		if [ -n "${REPORT_SHOT:-}" ]; then cp "$tmp/lab.png" "$REPORT_SHOT"; fi
 	else
 		bad "Chromium: the page did not load as written"; cat "$tmp/dom.log" | tail -n 5
+	fi
+	# charts with long words, as the unit tests draw them (a sweep's labels
+	# of kernel and values, a tie; four tensor-core kernels on a roofline):
+	# in the browser, no text past its chart's edge
+	ud=${UNIT_DIR:-build/rel/tests}
+	if [ -z "${1:-}" ] && [ -x "$ud/test_report" ] && [ -x "$ud/test_roofline" ]; then
+		mkdir -p "$tmp/w"
+		WRITERS_OUT=$tmp/w "$ud/test_report" >/dev/null 2>&1
+		WRITERS_OUT=$tmp/w "$ud/test_roofline" >/dev/null 2>&1
+		{
+			printf '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><style>svg{max-width:100%%;height:auto}</style></head><body>\n'
+			for f in sweep.svg tensor_roofline.svg; do grep -v '^<?xml' "$tmp/w/$f" 2>/dev/null; done
+			printf '</body></html>\n'
+		} | sed "s|</body>|$probe_js|" >"$tmp/charts.html"
+		timeout 120 $browser $flags --window-size=1280,2400 --dump-dom "file://$tmp/charts.html" >"$tmp/charts.dom" 2>>"$tmp/dom.log"
+		over=$(sed -n 's/.*data-overflow="\([^"]*\)".*/\1/p' "$tmp/charts.dom")
+		nsvg=$(grep -c '<svg' "$tmp/charts.html")
+		if [ "$nsvg" = 2 ] && [ "${over%%:*}" = 0 ]; then
+			ok "Chromium: a sweep's chart of long labels and a tie, a roofline of four tensor-core kernels: no text past a chart's edge"
+		else
+			echo "$nsvg charts; overflow: ${over:-the probe did not run}" >"$tmp/out"
+			bad "Chromium: text past a chart's edge"
+		fi
 	fi
 fi
 echo "report: $pass passed, $fail failed, $skip skipped"

@@ -412,9 +412,24 @@ static void raw_cell(const table *t, int r, int c, char *buf, size_t n)
 		buf[0] = 0;
 }
 
-static void print_csv(const table *t, FILE *f)
+/* The header line of t's CSV: its raw columns' keys, comma-separated. */
+static char *csv_header(const table *t)
 {
-	for (int r = -1; r < t->nrows; r++) {
+	sbuf b = { 0 };
+	for (int c = 0; c < t->ncols; c++) {
+		if (!raw_col(t, c))
+			continue;
+		if (b.len)
+			sb_putc(&b, ',');
+		sb_puts(&b, t->key[c]);
+	}
+	return b.s ? b.s : xstrdup("");
+}
+
+/* header: print the header line too */
+static void print_csv(const table *t, FILE *f, int header)
+{
+	for (int r = header ? -1 : 0; r < t->nrows; r++) {
 		int first = 1;
 		for (int c = 0; c < t->ncols; c++) {
 			if (!raw_col(t, c))
@@ -484,11 +499,23 @@ void doc_table(doc *d, const table *t, int indent)
 	case FMT_TABLE:
 		print_text(t, f, d->color, indent);
 		break;
-	case FMT_CSV:
-		if (d->ntables)
+	case FMT_CSV: {
+		/* rows of the same columns go under the header already written:
+		 * a table of other columns (another kind of row) starts one of
+		 * its own, after a blank line */
+		char *h = csv_header(t);
+		int same = d->csv_head && strcmp(d->csv_head, h) == 0;
+		if (!same && d->csv_head)
 			fputc('\n', f);
-		print_csv(t, f);
+		print_csv(t, f, !same);
+		if (same) {
+			free(h);
+		} else {
+			free(d->csv_head);
+			d->csv_head = h;
+		}
 		break;
+	}
 	case FMT_MARKDOWN:
 		if (d->ntables)
 			fputc('\n', f);
@@ -533,6 +560,8 @@ void doc_close(doc *d)
 		fputs(d->nrec ? "\n]}\n" : "]}\n", d->f);
 	}
 	fflush(d->f);
+	free(d->csv_head);
+	d->csv_head = NULL;
 	d->open = 0;
 }
 

@@ -71,14 +71,18 @@ void table_print(const table *t, FILE *f, out_format fmt, int color, int indent)
 
 /* The data of one invocation: tables, one after another, as one document.
  * FMT_JSON: {"cuplay": VERSION, "format": 1, "records": [ ... ]}, each row
- * an object with its "type"; FMT_JSONL: one object a line; FMT_CSV and
- * FMT_MARKDOWN: a header for each table; FMT_TABLE: text. */
+ * an object with its "type"; FMT_JSONL: one object a line; FMT_CSV: one
+ * header for tables of the same columns one after another (the runs of
+ * several commands and files), a blank line and a header of its own for a
+ * table of other columns; FMT_MARKDOWN: a header for each table; FMT_TABLE:
+ * text. */
 typedef struct doc {
 	FILE *f;
 	out_format fmt;
 	int color;
 	int open, nrec, ntables;
 	const char *version;
+	char *csv_head; /* FMT_CSV: the header of the rows written last */
 } doc;
 
 void doc_open(doc *d, FILE *f, out_format fmt, int color, const char *version);

@@ -81,7 +81,7 @@ void app_prestart(app *a)
 	}
 	if (!a->opt.no_gpu && a->gpu != 0 && !a->worker.pid && !getenv("CUPLAY_NO_WARMUP") && !gpu_absent(a)) {
 		char *err = NULL;
-		a->worker.device = a->device;
+		a->worker.device = a->device_set ? a->device : -1;
 		if (wc_spawn(&a->worker, &err) != 0)
 			free(err); /* said again, properly, by the first run */
 		else if (getenv("CUPLAY_TRACE"))
@@ -366,6 +366,19 @@ void app_keep_chart(app *a, chart *c)
 
 /* ---- kernel files ---- */
 
+/* The first worker not told which GPU to use claimed one: its GPU is the
+ * session's from now on, said once where there was a choice. */
+static void claimed_note(app *a)
+{
+	if (a->device_set)
+		return;
+	a->device = a->worker.device = a->worker.dev.ordinal;
+	a->device_set = 1;
+	if (a->worker.dev.count > 1)
+		app_note(a, "GPU %d of %d (%s): the one of its kind fewest cuplay processes use; 'device N' "
+		         "or --device N picks one", a->device, a->worker.dev.count, a->worker.dev.name);
+}
+
 int app_gpu(app *a)
 {
 	if (a->opt.no_gpu) {
@@ -386,9 +399,11 @@ int app_gpu(app *a)
 		return 1;
 	}
 	char *err = NULL;
-	a->worker.device = a->device;
+	if (!a->worker.pid)
+		a->worker.device = a->device_set ? a->device : -1;
 	if (wc_start(&a->worker, &err) == 0) {
 		a->gpu = 1;
+		claimed_note(a);
 		return 1;
 	}
 	if (a->worker.other_build) {
@@ -576,13 +591,16 @@ static void timeline_keep(timeline_kept *t, const result *res, const measurement
 	}
 }
 
+void app_roof_record(app *a, measurement *m)
+{
+	measure_use_roof(m, a->roof.device == a->device + 1 ? a->roof.best : 0);
+}
+
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p)
 {
 	measurement *m = new_record(a);
 	measure_make(m, a->file.path, p, res, values, a->opt.topt.do_check);
-	/* the device's memory roof, but for a run on host data: its roof is the link's */
-	if (a->roof.device == a->device + 1 && a->roof.best > m->roof_gbps && !m->link[0])
-		measure_set_roof(m, a->roof.best);
+	app_roof_record(a, m);
 	stamp(a, m);
 	if (res->nsamples > 0)
 		timeline_keep(&a->timeline, res, m);

@@ -148,7 +148,9 @@ typedef int (*roofs_measure_fn)(struct app *a, int tensor);
 
 typedef struct app {
 	app_opts opt;
-	int device;           /* --device N, or `device N` */
+	int device;           /* --device N, or `device N`, else the GPU the first worker claimed */
+	int device_set;       /* device is the user's or claimed: a worker started again takes it; 0:
+	                         the first worker claims the least claimed GPU of device 0's kind */
 	out_format format;    /* set with app_format */
 	doc out;              /* what this invocation prints: one document */
 
@@ -255,6 +257,10 @@ int app_troofs_once(app *a);
  * current device in GFLOP/s, measured first where it is not; 0 unknown. */
 double app_pipe_roof(app *a, int p);
 
+/* m's "% of roof" against the device's measured memory roof (what `roof`
+ * prints), where it is measured: every record that says a roof fraction
+ * (run, sweep, compare, explain) is given it here. */
+void app_roof_record(app *a, measurement *m);
 /* Shared by run.c and compare.c: the record of res, kept in a->results.runs (the
  * pointer holds until the next one is added). */
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p);

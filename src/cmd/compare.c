@@ -85,9 +85,9 @@ static int parse_axis(app *a, const char *arg, axis *ax)
 }
 
 /* One result of a sweep: its record, its row, its bar. */
-static void sweep_result(app *a, table *t, int r, int nax, chart *ch, double *best, const char *label,
-                         const char *vline, const plan *p, const result *res, int *rc, int device, sbuf *clk,
-                         kpipe kp)
+static void sweep_result(app *a, table *t, int r, int nax, chart *ch, double *best, int **bar_row,
+                         const char *label, const char *vline, const plan *p, const result *res, int *rc,
+                         int device, sbuf *clk, kpipe kp)
 {
 	measurement *m = (measurement *)add_record(a, vline, res, p);
 	app_set_pipe(a, m, kp);
@@ -109,6 +109,9 @@ static void sweep_result(app *a, table *t, int r, int nax, chart *ch, double *be
 		ch->best = ch->n;
 	}
 	chart_add(ch, label, v, m->check == MCHECK_FAIL ? "FAIL" : NULL);
+	chart_noise(ch, m->st.has_ci ? m->st.ci_rel : 0);
+	*bar_row = xrealloc(*bar_row, (size_t)ch->n * sizeof **bar_row);
+	(*bar_row)[ch->n - 1] = r;
 }
 
 /* `sweep ... on all`: the front end compiles and plans every
@@ -221,6 +224,7 @@ typedef struct sweep {
 	int note;                  /* the note column */
 	chart ch;
 	double best;
+	int *bar_row;              /* the table's row of each bar */
 	sjob *jobs;                /* on all: the runs, made in order, run on every GPU */
 	int njobs;
 	plan *p;
@@ -369,7 +373,7 @@ static void sweep_kernel(app *a, sweep *sw, runctx *c, int prepared, const int *
 		return;
 	}
 	char *label = sw->nk > 1 ? xasprintf("%s %s", lab, kname) : xstrdup(lab);
-	sweep_result(a, t, r, sw->nax, &sw->ch, &sw->best, label, c->vline, sw->p, sw->res, &sw->rc, -1, &sw->clk,
+	sweep_result(a, t, r, sw->nax, &sw->ch, &sw->best, &sw->bar_row, label, c->vline, sw->p, sw->res, &sw->rc, -1, &sw->clk,
 	             app_kernel_pipe(c->u, kname));
 	free(label);
 }
@@ -461,15 +465,49 @@ static void sweep_parallel(app *a, sweep *sw)
 				app_error(a, "sweep %s: %s: %s", j->label, kname, j->err);
 			sw->rc = -1;
 		} else {
-			sweep_result(a, &sw->t, j->row, sw->nax, &sw->ch, &sw->best, j->label, j->vline, j->p, j->res,
+			sweep_result(a, &sw->t, j->row, sw->nax, &sw->ch, &sw->best, &sw->bar_row, j->label, j->vline, j->p, j->res,
 			             &sw->rc, j->device, &sw->clk, j->pipe);
 		}
+	}
+}
+
+/* "best: LABEL", or where others are within its noise, a tie with them. */
+static void best_note(app *a, const chart *c)
+{
+	if (!chart_ties(c)) {
+		app_note(a, "best: %s", c->labels[c->best]);
+		return;
+	}
+	sbuf b = { 0 };
+	for (int i = 0; i < c->n; i++)
+		if (chart_tie(c, i))
+			sb_printf(&b, "%s%s", b.len ? ", " : "", c->labels[i]);
+	app_note(a, "best: a tie within the noise (the 95%% intervals overlap): %s and %s", c->labels[c->best], b.s);
+	sb_free(&b);
+}
+
+/* The best in the table's note column; a best within the noise of
+ * another is a tie, said in both rows. */
+static void best_rows(sweep *sw)
+{
+	const chart *c = &sw->ch;
+	int ties = chart_ties(c);
+	for (int i = 0; i < c->n; i++) {
+		const char *w = i == c->best ? (ties ? "best, a tie (within the noise)" : "best")
+		                             : chart_tie(c, i) ? "tie for best (within the noise)" : NULL;
+		if (!w)
+			continue;
+		char was[256];
+		table_text(&sw->t, sw->bar_row[i], sw->note, was, sizeof was);
+		table_set(&sw->t, sw->bar_row[i], sw->note, "%s%s%s", was, was[0] ? "; " : "", w);
 	}
 }
 
 /* The table, the chart and the notes after the runs. */
 static void sweep_show(app *a, sweep *sw)
 {
+	if (sw->ch.best >= 0)
+		best_rows(sw);
 	if (a->opt.interactive)
 		fprintf(stderr, "\r\033[K");
 	app_table(a, &sw->t, 0);
@@ -479,7 +517,7 @@ static void sweep_show(app *a, sweep *sw)
 	if (sw->ch.n > 0 && a->format == FMT_TABLE && !a->opt.mask_times)
 		chart_print(&sw->ch, stdout, a->opt.tty, a->opt.color, 40);
 	if (sw->ch.best >= 0 && !a->opt.mask_times)
-		app_note(a, "best: %s", sw->ch.labels[sw->ch.best]);
+		best_note(a, &sw->ch);
 	if (g_interrupt) {
 		app_note(a, "interrupted");
 		sw->rc = -1;
@@ -494,6 +532,7 @@ static void sweep_show(app *a, sweep *sw)
 static void sweep_free(sweep *sw)
 {
 	sb_free(&sw->clk);
+	free(sw->bar_row);
 	for (int i = 0; i < sw->njobs; i++) {
 		sjob *j = &sw->jobs[i];
 		free(j->label);
@@ -693,6 +732,7 @@ static int compare_once(app *a, variant *v, int round, const timing_opts *t, res
 		v->vline = xstrdup(c.vline);
 	if (*gpu && round == 0) {
 		measure_make(&v->m, a->file.path, &v->p, res, v->vline, a->opt.topt.do_check);
+		app_roof_record(a, &v->m); /* the roof `run` and `roof` divide by, not the worker's copy */
 		app_set_pipe(a, &v->m, app_kernel_pipe(c.u, a->file.sp->kernels[v->k].name));
 		v->have_m = 1;
 	}
@@ -787,6 +827,7 @@ static int compare_table(app *a, variant *v, int nv)
 			ch.best = i;
 		}
 		chart_add(&ch, v[i].label, sp, i == 0 ? "baseline" : verdict);
+		chart_noise(&ch, v[i].m.st.has_ci ? v[i].m.st.ci_rel : 0);
 	}
 	app_table(a, &tb, 0);
 	app_clock_say(a, &clk);

@@ -325,8 +325,7 @@ static int explain_fed(app *a, const char *path, const int *ks, int nk)
 		for (int k = 0; k < 20; k++)
 			x[k] = med;
 		measure_set_samples(&mm, x, 20);
-		if (a->roof.best > 0)
-			measure_set_roof(&mm, a->roof.best);
+		measure_use_roof(&mm, a->roof.best);
 		app_set_pipe(a, &mm, app_kernel_pipe(c.u, name));
 		measurement *m = (measurement *)keep_record(a, &mm);
 		double *fig = NULL;

@@ -428,6 +428,7 @@ int app_device(app *a, int argc, char **argv)
 		if (a->worker.pid)
 			wc_stop(&a->worker);
 		a->device = (int)n;
+		a->device_set = 1;
 		if (a->gpu == 1)
 			a->gpu = -1;
 		memset(&a->roof, 0, sizeof a->roof);

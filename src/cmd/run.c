@@ -351,6 +351,24 @@ static void mark_unread_outputs(const char *ptx, plan *p)
 	}
 }
 
+/* The inputs a launch may write, from its PTX (every input it takes where
+ * the PTX cannot say): the worker restores them before the next run, so
+ * that no kernel's check stands on what another left in an input. */
+static void mark_written_inputs(const char *ptx, plan *p, const plan_launch *l)
+{
+	uint64_t reads, writes;
+	ptx_param_access(ptx, l->lowered[0] ? l->lowered : l->name, &reads, &writes, NULL);
+	for (int j = 0; j < l->nargs; j++) {
+		const plan_arg *g = &l->args[j];
+		if (g->kind != ARG_PTR || g->buf < 0 || p->bufs[g->buf].output || !(j >= 63 || (writes >> j & 1)))
+			continue;
+		p->bufs[g->buf].written = 1;
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: %s: input '%s' may be written: restored before the next run\n", l->name,
+			        p->bufs[g->buf].name);
+	}
+}
+
 int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err)
 {
 	const spec *s = a->file.sp;
@@ -377,6 +395,9 @@ int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err
 	}
 	if (p->nsteps == 0) /* a step may read what another wrote: a sequence resets every output */
 		mark_unread_outputs(c->u->ptx, p);
+	mark_written_inputs(c->u->ptx, p, &p->launch);
+	for (int j = 0; j < p->nsteps; j++)
+		mark_written_inputs(c->u->ptx, p, &p->steps[j]);
 	plan_bus(p);
 	/* each global is a variable of the module, of the size declared */
 	for (int i = 0; i < p->nbufs; i++) {
@@ -642,17 +663,18 @@ static void launch_bound_note(app *a, const char *name, const result *res, const
 /* compile-only: what the compile says of each kernel, and its launch */
 static void resource_table_init(table *t)
 {
-	const char *head[] = { "kernel", "regs", "smem", "stack", "spills", "grid", "block", "dyn smem" };
-	table_init(t, 8, head, "lrrrrlll");
+	const char *head[] = { "kernel", "regs", "smem", "stack", "spills", "grid", "block", "dyn smem", "file" };
+	table_init(t, 9, head, "lrrrrllll");
 	table_kind(t, "resources");
 	table_col(t, 1, NULL, U_INT, COL_BOTH);
 	table_col(t, 2, "smem_bytes", U_BYTES, COL_BOTH);
 	table_col(t, 3, "stack_bytes", U_BYTES, COL_BOTH);
 	table_col(t, 4, "spill_bytes", U_BYTES, COL_BOTH);
 	table_col(t, 7, "dyn_smem_bytes", U_BYTES, COL_BOTH);
+	table_col(t, 8, NULL, U_PLAIN, COL_RAW); /* rows of several files in one stream */
 }
 
-static void launch_row(table *t, const runctx *c, const plan_launch *l, const char *seq)
+static void launch_row(table *t, const runctx *c, const plan_launch *l, const char *seq, const char *file)
 {
 	const kres *kr = &c->u->res[cunit_find(c->u, l->name)];
 	int r = table_row(t);
@@ -673,15 +695,16 @@ static void launch_row(table *t, const runctx *c, const plan_launch *l, const ch
 	table_set(t, r, 6, "%s", b);
 	if (l->smem)
 		table_num(t, r, 7, l->smem);
+	table_set(t, r, 8, "%s", file);
 }
 
 /* A kernel's row; a sequence's steps a row each, "SEQUENCE/STEP". */
-static void resource_row(table *t, const runctx *c, const plan *p)
+static void resource_row(table *t, const runctx *c, const plan *p, const char *file)
 {
 	if (p->nsteps == 0)
-		launch_row(t, c, &p->launch, NULL);
+		launch_row(t, c, &p->launch, NULL, file);
 	for (int j = 0; j < p->nsteps; j++)
-		launch_row(t, c, &p->steps[j], p->launch.name);
+		launch_row(t, c, &p->steps[j], p->launch.name, file);
 }
 
 /* A kernel on the tensor cores: its GFLOP/s against the roof of its
@@ -722,6 +745,7 @@ static void speedup_chart(app *a, int nrec)
 			ch.best = ch.n;
 		}
 		chart_add(&ch, r->kernel, sp, r->check == MCHECK_FAIL ? "FAIL" : NULL);
+		chart_noise(&ch, r->st.has_ci ? r->st.ci_rel : 0);
 	}
 	chart_print(&ch, stdout, a->opt.tty, a->opt.color, 40);
 	app_keep_chart(a, &ch);
@@ -739,7 +763,7 @@ static void run_compile_only(app *a, runctx *c, const plan *p, const char *name,
 	*printed_bufs = 1;
 	if (p->nchunks > 0)
 		planshow_pipeline(a, p);
-	resource_row(t, c, p);
+	resource_row(t, c, p, a->file.path);
 	measurement cm;
 	measure_init(&cm, a->file.path, p, c->vline, a->opt.topt.do_check, &c->u->res[cunit_find(c->u, name)]);
 	cm.sm = c->sm;

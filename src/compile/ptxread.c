@@ -332,6 +332,7 @@ typedef struct scan {
 	const entry *e;
 	regs r;
 	uint64_t reads; /* parameters read through, or escaped */
+	uint64_t writes; /* parameters written through, or escaped */
 	int changed;
 } scan;
 
@@ -352,8 +353,10 @@ static uint64_t mask_of(scan *sc, const operand *o, int param_load)
 		int pi = param_index(sc->e, o->s + i, j - i);
 		if (pi >= 0) {
 			m |= (uint64_t)1 << pi;
-			if (!param_load)
+			if (!param_load) {
 				sc->reads |= (uint64_t)1 << pi;
+				sc->writes |= (uint64_t)1 << pi;
+			}
 		} else {
 			reg *g = reg_find(&sc->r, o->s + i, j - i, 0);
 			if (g)
@@ -389,9 +392,19 @@ static void taint(scan *sc, const operand *o, uint64_t m)
 	}
 }
 
+/* What an instruction with a memory operand does there, besides a
+ * read: ld, ldu, prefetch and tex only read; anything else (st, atom,
+ * red, cp.async's destination, sust, ...) may write. */
+static int only_reads(const stmt *st)
+{
+	return op_is(st, "ld") || op_is(st, "ldu") || op_is(st, "prefetch") || op_is(st, "prefetchu") ||
+	       op_is(st, "tex") || op_is(st, "tld4") || op_is(st, "applypriority") || op_is(st, "createpolicy") ||
+	       op_is(st, "isspacep") || op_is(st, "cvta");
+}
+
 static void one_stmt(scan *sc, const stmt *st)
 {
-	uint64_t before = sc->reads;
+	uint64_t before = sc->reads, wbefore = sc->writes;
 	if (op_is(st, "ld") && op_has(st, "param")) {
 		/* a parameter's value (or a call's return value) */
 		uint64_t m = 0;
@@ -401,40 +414,63 @@ static void one_stmt(scan *sc, const stmt *st)
 			taint(sc, &st->ops[0], m);
 	} else if (op_is(st, "st") || op_is(st, "prefetch") || op_is(st, "prefetchu") || op_is(st, "discard") ||
 	           op_is(st, "applypriority")) {
-		/* no read; a register value stored escapes */
-		for (int i = 0; i < st->nops; i++)
-			if (!st->ops[i].mem)
-				sc->reads |= mask_of(sc, &st->ops[i], 0);
-			else
-				mask_of(sc, &st->ops[i], 0); /* a parameter's address taken */
+		/* no read; a register value stored escapes; st and discard
+		 * change what the address holds */
+		int writes = op_is(st, "st") || op_is(st, "discard");
+		for (int i = 0; i < st->nops; i++) {
+			uint64_t m = mask_of(sc, &st->ops[i], 0); /* a parameter named: its address taken */
+			if (!st->ops[i].mem) {
+				sc->reads |= m;
+				sc->writes |= m;
+			} else if (writes) {
+				sc->writes |= m;
+			}
+		}
 	} else if (op_is(st, "call")) {
-		for (int i = 0; i < st->nops; i++)
-			sc->reads |= mask_of(sc, &st->ops[i], 0);
+		for (int i = 0; i < st->nops; i++) {
+			uint64_t m = mask_of(sc, &st->ops[i], 0);
+			sc->reads |= m;
+			sc->writes |= m;
+		}
 	} else {
 		int mem = 0;
 		for (int i = 0; i < st->nops; i++)
 			mem |= st->ops[i].mem;
 		int dest = st->nops > 0 && !st->ops[0].mem;
-		uint64_t src = 0;
+		uint64_t src = 0, val = 0;
 		for (int i = dest; i < st->nops; i++) {
 			uint64_t m = mask_of(sc, &st->ops[i], 0);
 			src |= m;
+			val |= st->ops[i].mem ? 0 : m;
 			/* through an address: a read (ld, ldu, atom, red, cp.async,
 			 * tex, ... anything but the stores above); beside one, a
 			 * value that may be written (atom.exch, atom.cas, red) */
 			if (mem)
 				sc->reads |= m;
 		}
+		/* through an address, anything but a load may write: an atomic,
+		 * a reduction; a copy (cp.async) writes its first operand only */
+		if (mem && !only_reads(st))
+			sc->writes |= op_is(st, "cp") && !dest ? mask_of(sc, &st->ops[0], 0) : src;
+		/* a value loaded is not the pointer it came through (a pointer
+		 * stored to memory escaped at its store) */
 		if (dest)
-			taint(sc, &st->ops[0], src);
+			taint(sc, &st->ops[0], mem && only_reads(st) ? val : src);
 	}
-	if (sc->reads != before)
+	if (sc->reads != before || sc->writes != wbefore)
 		sc->changed = 1;
 }
 
 int ptx_param_reads(const char *ptx, const char *entry_name, uint64_t *reads, char **why)
 {
+	uint64_t writes;
+	return ptx_param_access(ptx, entry_name, reads, &writes, why);
+}
+
+int ptx_param_access(const char *ptx, const char *entry_name, uint64_t *reads, uint64_t *writes, char **why)
+{
 	*reads = ~(uint64_t)0;
+	*writes = ~(uint64_t)0;
 	if (!ptx || !entry_name || !*entry_name)
 		return fail(why, "no PTX");
 	entry e;
@@ -457,6 +493,7 @@ int ptx_param_reads(const char *ptx, const char *entry_name, uint64_t *reads, ch
 		}
 	} while (sc.changed && ++passes < 1000);
 	*reads = sc.changed ? ~(uint64_t)0 : sc.reads;
+	*writes = sc.changed ? ~(uint64_t)0 : sc.writes;
 	free(sc.r.slot);
 	free(e.body);
 	free(e.phold);

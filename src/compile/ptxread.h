@@ -19,6 +19,12 @@
  * entry is not in the PTX or its body cannot be read; then *reads is all
  * ones. */
 int ptx_param_reads(const char *ptx, const char *entry, uint64_t *reads, char **why);
+/* The same, and bit i of *writes: the entry may write memory through
+ * parameter i (a store, an atomic, a reduction, a copy into it, or the
+ * pointer escaping: stored, passed to a call, its address taken); all
+ * ones where the PTX cannot say. An input a kernel may write is restored
+ * before the next kernel runs. */
+int ptx_param_access(const char *ptx, const char *entry, uint64_t *reads, uint64_t *writes, char **why);
 
 /* The widest load and store one thread of entry makes in a state space
  * ("global", "shared"), in bytes (ld.global.v4.f32: 16), 0 where it makes

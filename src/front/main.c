@@ -245,6 +245,7 @@ static void option(app *a, cli *o, int c, const char *val, char **argv)
 			o->rc = usage_error("--device: '%s' is not a device number", val);
 			o->done = 1;
 		}
+		a->device_set = 1;
 		return;
 	case OPT_ARCH: {
 		const char *v = strncmp(val, "sm_", 3) == 0 ? val + 3 : val;

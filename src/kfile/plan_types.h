@@ -62,6 +62,7 @@ typedef struct plan_buf {
 	uint64_t per;              /* sliced by `//@ streams`: elements per unit of the split param; 0 whole */
 	int32_t copy_in, copy_out; /* a host buffer the kernel takes: copied in before it, out after it (plan_bus) */
 	int32_t scratch;           /* an intermediate of a sequence's steps (an output no check names) */
+	int32_t written;           /* an input a kernel of the plan may write (its PTX says): restored before the next run */
 } plan_buf;
 
 /* One chunk of a run on host data: units [start, start + len) of the split

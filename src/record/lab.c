@@ -336,6 +336,7 @@ static void speedups(FILE *f, lab_format fmt, const measurement *r, const int *i
 			c.best = c.n;
 		}
 		chart_add(&c, l, sp, m->check == MCHECK_FAIL ? "FAIL" : NULL);
+		chart_noise(&c, m->st.has_ci ? m->st.ci_rel : 0);
 		free(l);
 	}
 	heading(f, fmt, 3, "Speedups");

@@ -166,6 +166,12 @@ void measure_set_roof(measurement *m, double roof_gbps)
 	flag_over_roof(m, 0);
 }
 
+void measure_use_roof(measurement *m, double device_roof_gbps)
+{
+	if (device_roof_gbps > 0 && !m->link[0])
+		measure_set_roof(m, device_roof_gbps);
+}
+
 void measure_free(measurement *m)
 {
 	free(m->file);
@@ -217,7 +223,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 		                               "GFLOP/s", "SM MHz", "temp C", "throttle", "clock", "regs",
 		                               "smem_bytes", "compile_ms", "device", "ci_lo", "ci_hi", "stop",
 		                               "steps", "steps_ms", "graph", "one by one", "over roof", "timed launches",
-		                               "clock_offset_us" };
+		                               "clock_offset_us", "file" };
 	const char *h[64];
 	char al[64];
 	int n = first + M_N + last;
@@ -227,7 +233,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	}
 	for (int i = 0; i < M_N; i++)
 		h[first + i] = mine[i];
-	memcpy(al + first, "lllrrlrrrrrrrlrrrrllrrlrrllllrrllr", M_N);
+	memcpy(al + first, "lllrrlrrrrrrrlrrrrllrrlrrllllrrllrl", M_N);
 	for (int i = 0; i < last; i++) {
 		h[first + M_N + i] = head[first + i];
 		al[first + M_N + i] = align && align[first + i] ? align[first + i] : 'l';
@@ -261,6 +267,7 @@ void measure_table_init(table *t, int first, int last, const char *const *head, 
 	table_col(t, first + M_CI_HI, "ci_hi_ms", U_MS, COL_RAW);
 	table_col(t, first + M_STOP, NULL, U_PLAIN, COL_RAW);
 	table_col(t, first + M_CLOCK_OFFSET, NULL, U_PLAIN, COL_RAW);
+	table_col(t, first + M_FILE, NULL, U_PLAIN, COL_RAW); /* rows of several files in one stream */
 	table_col(t, first + M_STEPS, NULL, U_PLAIN, COL_HUMAN);
 	table_col(t, first + M_STEPS_MS, NULL, U_PLAIN, COL_RAW);
 	table_col(t, first + M_GRAPH, "graph_ms", U_MS, COL_BOTH);
@@ -367,6 +374,7 @@ void measure_row(table *t, int r, int first, const measurement *m, int mask)
 {
 	table_set(t, r, COL(M_KERNEL), "%s", m->kernel);
 	table_set(t, r, COL(M_VALUES), "%s", m->values);
+	table_set(t, r, COL(M_FILE), "%s", m->file);
 	table_set(t, r, COL(M_CHECK), "%s", measure_check_word(m));
 	if (m->check == MCHECK_OK || m->check == MCHECK_FAIL) {
 		table_style(t, r, COL(M_CHECK), m->check == MCHECK_OK ? "32" : "1;31");

@@ -93,6 +93,10 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 void measure_set_samples(measurement *m, const double *ms, int n);
 /* The memory roof of m replaced (a better one measured), roof_frac again. */
 void measure_set_roof(measurement *m, double roof_gbps);
+/* The one memory roof every "% of roof" divides by: the device's measured
+ * roof, what `roof` prints (device_roof_gbps; 0 not measured: the worker's
+ * copy stays), for every record but one on host data (the link's). */
+void measure_use_roof(measurement *m, double device_roof_gbps);
 /* The compute roof (GFLOP/s) against which flops are flagged; 0 unknown. */
 void measure_set_flops_roof(measurement *m, double roof_gflops);
 /* "pass1 25.3 us, gap 1.2 us, pass2 3.6 us": a split sequence's parts, or
@@ -108,7 +112,8 @@ const char *measure_check_word(const measurement *m); /* ok, FAIL, no check, off
 /* The columns of a measurement in a table, after the caller's first ones */
 enum { M_KERNEL, M_VALUES, M_CHECK, M_ERR, M_MEDIAN, M_CI, M_RANGE, M_MIN, M_MAX, M_NOISE, M_SAMPLES, M_GBPS,
        M_ROOF, M_LINK, M_OVERLAP, M_GFLOPS, M_SM_MHZ, M_TEMP, M_THROTTLE, M_CLOCK, M_REGS, M_SMEM, M_COMPILE, M_DEVICE,
-       M_CI_LO, M_CI_HI, M_STOP, M_STEPS, M_STEPS_MS, M_GRAPH, M_STREAMED, M_OVER, M_TIMED, M_CLOCK_OFFSET, M_N };
+       M_CI_LO, M_CI_HI, M_STOP, M_STEPS, M_STEPS_MS, M_GRAPH, M_STREAMED, M_OVER, M_TIMED, M_CLOCK_OFFSET, M_FILE,
+       M_N };
 
 /* The table of runs: `first` columns of the caller's (e.g. a sweep's
  * axes), the record's M_N, then `last` of the caller's (a verdict); head

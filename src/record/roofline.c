@@ -1,5 +1,6 @@
 /* roofline.c: the roofline chart, as text and as SVG. */
 #include "roofline.h"
+#include "chart.h"
 #include "fileio.h"
 #include "measure.h"
 #include "tensor.h"
@@ -159,6 +160,29 @@ static void legend_line(const roofline *r, int i, sbuf *b, int letters)
 		          tensor ? p->pipe : PIPE_FP32), tensor && !(r->mem_gbps * p->intensity < top) ? " tensor" : "");
 }
 
+/* A rate in GFLOP/s as a person reads it: "1 TFLOP/s", "61.6 TFLOP/s",
+ * "500 GFLOP/s", "2 PFLOP/s" (3 significant digits). */
+static void flops_text(char *buf, size_t n, double gflops)
+{
+	static const char *const unit[] = { "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s", "EFLOP/s" };
+	double v = gflops * 1e3;
+	int u = 0;
+	while (u < 4 && fabs(v) >= 1000 * (1 - 1e-9)) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, n, "%.3g %s", v, unit[u]);
+}
+
+/* An intensity tick: 0.01, 1, 100000 (never an exponent) */
+static void tick_text(char *buf, size_t n, double x)
+{
+	if (x >= 1)
+		snprintf(buf, n, "%.0f", x);
+	else
+		snprintf(buf, n, "%.*f", (int)ceil(-log10(x) - 1e-9), x);
+}
+
 void roofline_text(const roofline *r, sbuf *b, int width, int height)
 {
 	if (width < 20)
@@ -206,28 +230,29 @@ void roofline_text(const roofline *r, sbuf *b, int width, int height)
 				sb_printf(b, "; %s tensor %.0f GFLOP/s (=)", tensor_prec_name(p), r->tensor[p]);
 		sb_puts(b, "\n");
 	}
-	sb_puts(b, "GFLOP/s\n");
+	sb_puts(b, "FLOP/s\n");
+	char yt[32];
 	for (int row = 0; row < height; row++) {
-		if (row == 0)
-			sb_printf(b, "%8.0e |", y1);
-		else if (row == height - 1)
-			sb_printf(b, "%8.0e |", y0);
-		else
-			sb_puts(b, "         |");
+		if (row == 0 || row == height - 1) {
+			flops_text(yt, sizeof yt, row == 0 ? y1 : y0);
+			sb_printf(b, "%11s |", yt);
+		} else {
+			sb_puts(b, "            |");
+		}
 		/* no trailing blanks */
 		int end = width;
 		while (end > 0 && grid[row * width + end - 1] == ' ')
 			end--;
 		sb_printf(b, "%.*s\n", end, grid + row * width);
 	}
-	sb_puts(b, "         +");
+	sb_puts(b, "            +");
 	for (int c = 0; c < width; c++)
 		sb_putc(b, '-');
 	char lo[32], hi[32];
-	snprintf(lo, sizeof lo, "%g", x0);
-	snprintf(hi, sizeof hi, "%g", x1);
+	tick_text(lo, sizeof lo, x0);
+	tick_text(hi, sizeof hi, x1);
 	int mid = width - (int)strlen(lo) - (int)strlen(hi) - (int)strlen("FLOP/byte");
-	sb_printf(b, "\n          %s%*s%s%*s%s\n", lo, mid / 2, "", "FLOP/byte", mid - mid / 2, "", hi);
+	sb_printf(b, "\n             %s%*s%s%*s%s\n", lo, mid / 2, "", "FLOP/byte", mid - mid / 2, "", hi);
 	for (int i = 0; i < r->n; i++) {
 		legend_line(r, i, b, 1);
 		sb_puts(b, "\n");
@@ -260,12 +285,68 @@ static void roof_polyline(sbuf *b, const roofline *r, int p, const plotbox *q, c
 	sb_puts(b, "\"/>\n");
 }
 
+/* The width the SVG needs: the plot, and every line of text at its size. */
+static int svg_width(const roofline *r, int left, int pw, const char *roofs)
+{
+	double w = left + pw + 40;
+	double t = 20 + svg_text_px(r->title, 18, 1) + 20;
+	w = t > w ? t : w;
+	t = left + 8 + svg_text_px(roofs, 12, 0) + 20;
+	w = t > w ? t : w;
+	for (int i = 0; i < r->n; i++) {
+		sbuf l = {0};
+		sb_printf(&l, "%c  ", i < 26 ? 'A' + i : '*');
+		legend_line(r, i, &l, 0);
+		t = 20 + svg_text_px(l.s, 13, 0) + 20;
+		w = t > w ? t : w;
+		sb_free(&l);
+	}
+	return (int)ceil(w);
+}
+
+/* The axes: decades with their ticks in readable units, and the titles. */
+static void svg_axes(sbuf *b, const plotbox *q)
+{
+	char tk[64];
+	for (double x = q->x0; x <= q->x1 * 1.001; x *= 10) {
+		double px = q->left + frac(x, q->x0, q->x1) * q->pw;
+		tick_text(tk, sizeof tk, x);
+		sb_printf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", px, q->top, px,
+		          q->top + q->ph);
+		sb_printf(b, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n", px,
+		          q->top + q->ph + 18, tk);
+	}
+	for (double y = q->y0; y <= q->y1 * 1.001; y *= 10) {
+		double py = q->top + q->ph - frac(y, q->y0, q->y1) * q->ph;
+		flops_text(tk, sizeof tk, y);
+		sb_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", q->left, py,
+		          q->left + q->pw, py);
+		sb_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">%s</text>\n", q->left - 6,
+		          py + 4, tk);
+	}
+	sb_printf(b, "<text x=\"%d\" y=\"%d\" font-size=\"13\" text-anchor=\"middle\">arithmetic intensity "
+	              "(FLOP/byte of device memory)</text>\n", q->left + q->pw / 2, q->top + q->ph + 38);
+	sb_printf(b, "<text x=\"20\" y=\"%d\" font-size=\"13\">FLOP/s</text>\n", q->top - 10);
+}
+
 void roofline_svg_text(const roofline *r, sbuf *out, int standalone)
 {
-	const int left = 90, top = 60, pw = 560, ph = 360, legend = 24;
-	int w = left + pw + 40, h = top + ph + 60 + legend * (r->n + 1);
+	const int top = 60, pw = 560, ph = 360, legend = 24;
 	double x0, x1, y0, y1;
 	ranges(r, &x0, &x1, &y0, &y1);
+	/* the left margin as wide as the longest tick */
+	int left = 90;
+	char tk[64], fp[64];
+	for (double y = y0; y <= y1 * 1.001; y *= 10) {
+		flops_text(tk, sizeof tk, y);
+		double t = 6 + svg_text_px(tk, 12, 0) + 10;
+		left = t > left ? (int)ceil(t) : left;
+	}
+	char roofs[160];
+	flops_text(fp, sizeof fp, r->fp32_gflops);
+	snprintf(roofs, sizeof roofs, "memory %.0f GB/s, FP32 %s", r->mem_gbps, fp);
+	int w = svg_width(r, left, pw, roofs), h = top + ph + 60 + legend * (r->n + 1);
+	const plotbox q = { left, top, pw, ph, x0, x1, y0, y1 };
 	sbuf b = {0};
 	if (standalone)
 		sb_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -277,37 +358,19 @@ void roofline_svg_text(const roofline *r, sbuf *out, int standalone)
 	sb_puts(&b, "</text>\n");
 	sb_printf(&b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n", left, top,
 	          pw, ph);
-	/* decades */
-	for (double x = x0; x <= x1 * 1.001; x *= 10) {
-		double px = left + frac(x, x0, x1) * pw;
-		sb_printf(&b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", px, top, px, top + ph);
-		sb_printf(&b, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">%g</text>\n", px,
-		          top + ph + 18, x);
-	}
-	for (double y = y0; y <= y1 * 1.001; y *= 10) {
-		double py = top + ph - frac(y, y0, y1) * ph;
-		sb_printf(&b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", left, py, left + pw, py);
-		sb_printf(&b, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">%g</text>\n", left - 6, py + 4,
-		          y);
-	}
-	sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"13\" text-anchor=\"middle\">arithmetic intensity "
-	              "(FLOP/byte of device memory)</text>\n", left + pw / 2, top + ph + 38);
-	sb_printf(&b, "<text x=\"20\" y=\"%d\" font-size=\"13\">GFLOP/s</text>\n", top - 10);
+	svg_axes(&b, &q);
 	/* the roof: sampled along x, clipped to the plot */
 	if (r->mem_gbps > 0 || r->fp32_gflops > 0) {
-		const plotbox q = { left, top, pw, ph, x0, x1, y0, y1 };
 		roof_polyline(&b, r, PIPE_FP32, &q, "#c0392b", "2.5");
 		for (int p = 0; p < TP_N; p++) {
 			if (!drawn(r, p))
 				continue;
 			roof_polyline(&b, r, p, &q, "#8e44ad", "2");
 			double fy = frac(r->tensor[p], y0, y1);
+			flops_text(tk, sizeof tk, r->tensor[p]);
 			sb_printf(&b, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" fill=\"#8e44ad\" text-anchor=\"end\">"
-			              "%s tensor %.0f GFLOP/s</text>\n", left + pw - 6, top + ph - fy * ph - 4,
-			          tensor_prec_name(p), r->tensor[p]);
+			              "%s tensor %s</text>\n", left + pw - 6, top + ph - fy * ph - 4, tensor_prec_name(p), tk);
 		}
-		char roofs[160];
-		snprintf(roofs, sizeof roofs, "memory %.0f GB/s, FP32 %.0f GFLOP/s", r->mem_gbps, r->fp32_gflops);
 		sb_printf(&b, "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"#c0392b\">", left + 8, top + 16);
 		sb_xml(&b, roofs);
 		sb_puts(&b, "</text>\n");

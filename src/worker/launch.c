@@ -32,11 +32,13 @@ int w_launch(wrun *r, wpool *pool, CUfunction fn, const plan_launch *l, kargs *k
 	return w_launch_on(r, pool, fn, l, ka, NULL);
 }
 
-/* Every launch may change every output (a check kernel writes the others). */
+/* Every launch may change every output (a check kernel writes the others)
+ * and every input its PTX may write: each is written again from its
+ * initial contents before the next run. */
 int w_launch_on(wrun *r, wpool *pool, CUfunction fn, const plan_launch *l, kargs *ka, CUstream st)
 {
 	for (int i = 0; i < r->p->nbufs; i++)
-		if (r->p->bufs[i].output)
+		if (r->p->bufs[i].output || r->p->bufs[i].written)
 			pool->buf[i].dirty = 1;
 	r->launches++;
 	if (l->cluster[0]) {

@@ -10,8 +10,9 @@
 enum { PAT_NONE, PAT_D8, PAT_D32 };
 
 /* A device buffer kept from run to run. Its signature says what its
- * initial contents are; kernels write only outputs (the header's
- * contract), so an input left clean by the last run needs no upload. */
+ * initial contents are; a launch marks dirty the outputs and the
+ * inputs its PTX may write (plan_buf.written), so an input left clean by
+ * the last run needs no upload. */
 typedef struct pbuf {
 	buffer_sig sig;
 	CUdeviceptr d;         /* what the kernel sees; 0: an empty slot */

@@ -479,7 +479,7 @@ out:
 }
 
 /* The checks. When one fails on buffers an earlier run left on the device
- * (trusted because kernels write only outputs), they are written again
+ * (trusted because a launch marks what its PTX may write), they are written again
  * from their host copies and the checks run once more: a kernel that
  * broke the contract (say, wrote past its output into an input) cannot
  * make a later, correct kernel fail. */

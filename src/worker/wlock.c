@@ -15,6 +15,7 @@
  * (flock needs only a descriptor). Where no lock can be had the run goes
  * on without one, and says why once. CUPLAY_GPU_LOCK=0: no lock. */
 #include "wlock.h"
+#include "wclaim.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,9 +40,7 @@ static int open_lock(wchan *chan, const devinfo *dev)
 		lock_off = 1;
 		return 0;
 	}
-	const char *dir = getenv("CUPLAY_LOCK_DIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
+	const char *dir = gpu_lock_dir();
 	char id[64];
 	if (dev->pci_bus_id[0])
 		snprintf(id, sizeof id, "%s", dev->pci_bus_id);

@@ -5,6 +5,7 @@
 #include "wstart.h"
 
 #include "kclock.h"
+#include "wclaim.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -18,6 +19,44 @@ static int get_attr(wstart *ws, int attr, int dflt)
 	if (cu.DeviceGetAttribute(&v, attr, ws->dev) != CUDA_SUCCESS)
 		return dflt;
 	return v;
+}
+
+/* The GPU this worker claims for its process's session (wclaim.c): the
+ * one asked for, counted; asked for none (ordinal -1), the least claimed
+ * of the GPUs of device 0's kind. Where no claim can be had: the one asked
+ * for, else device 0. The claim is held while the worker lives. */
+static int claim_fd = -1;
+static int claim_device(wstart *ws, int n)
+{
+	const char *off = getenv("CUPLAY_GPU_LOCK");
+	int want = ws->ordinal;
+	if (n <= 1 || (off && strcmp(off, "0") == 0) || want >= n)
+		return want < 0 ? 0 : want;
+	char ids[CLAIM_MAX_GPUS][32];
+	const char *idp[CLAIM_MAX_GPUS];
+	int ord[CLAIM_MAX_GPUS], m = 0;
+	char kind[128] = "", name[128];
+	CUdevice d;
+	for (int i = 0; i < n && m < CLAIM_MAX_GPUS; i++) {
+		if (cu.DeviceGet(&d, i) != CUDA_SUCCESS || cu.DeviceGetName(name, (int)sizeof name, d) != CUDA_SUCCESS)
+			continue;
+		name[sizeof name - 1] = 0;
+		if (!kind[0])
+			snprintf(kind, sizeof kind, "%s", name);
+		if (want < 0 ? strcmp(name, kind) != 0 : i != want)
+			continue; /* another kind of GPU is never picked for one */
+		if (nvml_pci_bus_id(i, ids[m], (int)sizeof ids[m]) != 0)
+			snprintf(ids[m], sizeof ids[m], "cuda%d", i);
+		idp[m] = ids[m];
+		ord[m++] = i;
+	}
+	const char *why = NULL;
+	int k = m > 0 ? gpu_claim(gpu_lock_dir(), idp, m, want < 0 ? -1 : 0, &claim_fd, NULL, &why) : 0;
+	if (why)
+		w_trace(NULL, "start-up: no claim of a GPU: %s", why);
+	int pick = m > 0 && k >= 0 && k < m ? ord[k] : (want < 0 ? 0 : want);
+	w_trace(NULL, "start-up: GPU %d claimed for this session", pick);
+	return pick;
 }
 
 int start_device(wstart *ws, char **err)
@@ -36,6 +75,7 @@ int start_device(wstart *ws, char **err)
 		return fail(err, "cuDeviceGetCount failed: %s", cu_errstr(e));
 	if (n <= 0)
 		return fail(err, "no CUDA device");
+	ws->ordinal = claim_device(ws, n);
 	if (ws->ordinal < 0 || ws->ordinal >= n) {
 		if (n == 1)
 			return fail(err, "no CUDA device %d (only device 0 is present)", ws->ordinal);

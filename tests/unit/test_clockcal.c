@@ -196,7 +196,7 @@ TEST(result_note_and_field)
 		fclose(s);
 		table_free(&t);
 		if (fm == FMT_CSV)
-			CHECK(strstr(buf, ",clock_offset_us\n") && strstr(buf, ",0.92\n"));
+			CHECK(strstr(buf, ",clock_offset_us,file\n") && strstr(buf, ",0.92,"));
 		else if (fm == FMT_JSON)
 			CHECK(strstr(buf, "\"clock_offset_us\": 0.92") || strstr(buf, "\"clock_offset_us\":0.92"));
 		else

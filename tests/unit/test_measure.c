@@ -93,6 +93,59 @@ TEST(roof)
 	measure_free(&m);
 }
 
+/* One kernel, one roof fraction: a record made as `run` makes it and one
+ * made as `compare` does (its samples pooled from rounds afterwards) both
+ * divide by the device's measured roof (what `roof` prints), not by the
+ * worker's copy that comes with the result, even where that copy is the
+ * higher; a run on host data keeps the link's roof. */
+TEST(one_roof)
+{
+	plan *p = xcalloc(1, sizeof *p);
+	snprintf(p->launch.name, sizeof p->launch.name, "transposeCoalesced");
+	p->bytes = 2.0 * 268435456;
+	result *res = xcalloc(1, sizeof *res);
+	res->roof_gbps = 4000; /* the worker's device-to-device copy */
+	res->nsamples = 20;
+	for (int i = 0; i < 20; i++)
+		res->samples_ms[i] = 0.383; /* 1402 GB/s */
+	const double roof = 4496; /* `roof`'s memory line */
+	measurement run, cmp;
+	measure_make(&run, "t.cu", p, res, "N=8192", 1);
+	measure_use_roof(&run, roof);
+	measure_make(&cmp, "t.cu", p, res, "N=8192", 1);
+	measure_use_roof(&cmp, roof);
+	double pooled[40];
+	for (int i = 0; i < 40; i++)
+		pooled[i] = 0.383 * (1 + 0.0001 * (i % 3));
+	measure_set_samples(&cmp, pooled, 40);
+	CHECK_NEAR(run.roof_gbps, roof, 1e-9);
+	CHECK_NEAR(cmp.roof_gbps, roof, 1e-9);
+	CHECK_NEAR(run.roof_frac, run.gbps / roof, 1e-12);
+	CHECK_NEAR(cmp.roof_frac, cmp.gbps / roof, 1e-12);
+	CHECK(fabs(run.roof_frac - cmp.roof_frac) < 0.001);
+	/* a device roof under the worker's copy is still the one */
+	measure_use_roof(&run, 3900);
+	CHECK_NEAR(run.roof_frac, run.gbps / 3900, 1e-12);
+	/* not measured: the worker's copy stays */
+	measurement none;
+	measure_make(&none, "t.cu", p, res, "N=8192", 1);
+	measure_use_roof(&none, 0);
+	CHECK_NEAR(none.roof_gbps, 4000, 1e-9);
+	/* on host data: the link's roof, not the device's */
+	measurement host;
+	measure_make(&host, "t.cu", p, res, "N=8192", 1);
+	snprintf(host.link, sizeof host.link, "H2D+D2H pinned");
+	double before = host.roof_gbps;
+	measure_use_roof(&host, roof);
+	CHECK_NEAR(host.roof_gbps, before, 1e-9);
+	measure_free(&run);
+	measure_free(&cmp);
+	measure_free(&none);
+	measure_free(&host);
+	free(res);
+	free(p);
+}
+
 /* Declared figures over a roof are flagged: bytes over the memory roof,
  * flops over the compute roof of the kernel's pipe; under it, nothing. */
 TEST(over_roof)
@@ -166,6 +219,7 @@ int main(void)
 {
 	RUN(row);
 	RUN(roof);
+	RUN(one_roof);
 	RUN(over_roof);
 	RUN(timed_check);
 	return test_report("measure");

@@ -7,6 +7,17 @@
 
 #include <stdlib.h>
 
+static uint64_t writes_of(const char *ptx, const char *entry)
+{
+	uint64_t r = 0, w = 0;
+	char *why = NULL;
+	if (ptx_param_access(ptx, entry, &r, &w, &why) != 0) {
+		fprintf(stderr, "  %s: %s\n", entry, why);
+		free(why);
+	}
+	return w;
+}
+
 static uint64_t reads_of(const char *ptx, const char *entry)
 {
 	uint64_t m = 0;
@@ -111,6 +122,45 @@ TEST(written)
 	why = NULL;
 	/* an entry whose name begins another's is not taken for it */
 	CHECK(ptx_param_reads(copy_ptx, "cop", &m, &why) == -1);
+	free(why);
+}
+
+/* Which parameters a kernel may write through: stores, atomics,
+ * reductions and copies into them, and pointers that escape. */
+TEST(writes)
+{
+	CHECK(writes_of(copy_ptx, "copy") == 2); /* out; in only read */
+	char *acc = xstrdup(copy_ptx);
+	char *at = strstr(acc, "\tst.global.v2.f32");
+	/* the store gone: nothing written */
+	char *none = xasprintf("%.*s%s", (int)(at - acc), acc, strstr(at, "$L__BB0_2"));
+	CHECK(writes_of(none, "copy") == 0);
+	/* an atomic, a reduction, through in; a cp.async from in writes
+	 * shared memory, not in */
+	const char *ops[] = { "\tatom.global.add.f32 %f2, [%rd5], %f1;\n", "\tred.global.add.f32 [%rd5], %f1;\n",
+		              "\tst.global.f32 [%rd5+4], %f1;\n", "\tdiscard.global.L2 [%rd5], 128;\n" };
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		char *x = xasprintf("%.*s%s%s", (int)(at - acc), acc, ops[i], at);
+		CHECK(writes_of(x, "copy") == 3);
+		free(x);
+	}
+	char *cp = xasprintf("%.*s\tcp.async.ca.shared.global [%%rd4], [%%rd5], 16;\n%s", (int)(at - acc), acc, at);
+	CHECK(writes_of(cp, "copy") == 2);
+	free(cp);
+	/* in escapes: stored, passed to a call, its address taken */
+	const char *esc[] = { "\tst.shared.u64 [%rd4], %rd5;\n", "\tst.param.b64 [param0], %rd5;\n",
+		              "\tmov.u64 %rd8, copy_param_0;\n" };
+	for (size_t i = 0; i < sizeof esc / sizeof esc[0]; i++) {
+		char *x = xasprintf("%.*s%s%s", (int)(at - acc), acc, esc[i], at);
+		CHECK(writes_of(x, "copy") == 3);
+		free(x);
+	}
+	free(none);
+	free(acc);
+	/* not there: all may be written */
+	uint64_t r = 0, w = 0;
+	char *why = NULL;
+	CHECK(ptx_param_access(copy_ptx, "nosuch", &r, &w, &why) == -1 && w == ~(uint64_t)0);
 	free(why);
 }
 
@@ -267,6 +317,13 @@ TEST(nvrtc)
 	CHECK((reads_of(out.ptx, "scale_inplace") & 1) == 1);  /* x read and written */
 	CHECK((reads_of(out.ptx, "two_out") & 7) == 1);        /* lo and hi only written */
 	CHECK((reads_of(out.ptx, "sel") & 3) == 3);            /* out read when pick is 0 */
+	CHECK((writes_of(out.ptx, "copy") & 3) == 2);          /* out, never in */
+	CHECK((writes_of(out.ptx, "transpose") & 3) == 2);
+	CHECK((writes_of(out.ptx, "sum") & 3) == 2);           /* atomicAdd writes out */
+	CHECK((writes_of(out.ptx, "axpy") & 6) == 4);          /* y, not x */
+	CHECK((writes_of(out.ptx, "via_call") & 3) == 2);      /* out passed to a call; in[i] a value */
+	CHECK((writes_of(out.ptx, "scale_inplace") & 1) == 1);
+	CHECK((writes_of(out.ptx, "two_out") & 7) == 6);       /* lo and hi */
 	int ld = 0, st = 0;
 	widths_of(out.ptx, "copy", &ld, &st);
 	CHECK(ld == 4 && st == 4);
@@ -278,6 +335,7 @@ TEST(nvrtc)
 int main(void)
 {
 	RUN(written);
+	RUN(writes);
 	RUN(widths);
 	RUN(globals);
 	char *err = NULL;

@@ -3,6 +3,7 @@
 #include "test.h"
 #include "chart.h"
 #include "report.h"
+#include "svgfit.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -55,6 +56,40 @@ TEST(csv)
 	               "transpose_tiled,\"a \"\"quoted\"\", comma | pipe\\ <tag> & tab\there\",0.194\n"
 	               "transpose_naive,,1.17\n");
 	free(s);
+	table_free(&t);
+}
+
+/* Tables of the same columns, one after another, are one CSV: a header
+ * once; a table of other columns a header of its own after a blank line. */
+TEST(csv_stream)
+{
+	table t, u;
+	sample_table(&t);
+	const char *head[] = { "file", "kernels" };
+	table_init(&u, 2, head, "lr");
+	table_kind(&u, "file");
+	table_col(&u, 1, NULL, U_INT, COL_BOTH);
+	table_set(&u, table_row(&u), 0, "transpose");
+	table_num(&u, 0, 1, 3);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	doc d;
+	doc_open(&d, m, FMT_CSV, 0, "1.0");
+	doc_table(&d, &t, 0);
+	doc_table(&d, &t, 0);
+	doc_table(&d, &u, 0);
+	doc_table(&d, &t, 0);
+	doc_close(&d);
+	fclose(m);
+	const char *row1 = "transpose_tiled,\"a \"\"quoted\"\", comma | pipe\\ <tag> & tab\there\",0.194\n";
+	char *want = xasprintf("kernel,note,median_ms\n%stranspose_naive,,1.17\n%stranspose_naive,,1.17\n"
+	                       "\nfile,kernels\ntranspose,3\n\nkernel,note,median_ms\n%stranspose_naive,,1.17\n",
+	                       row1, row1, row1);
+	CHECK_STREQ(buf, want);
+	free(want);
+	free(buf);
+	table_free(&u);
 	table_free(&t);
 }
 
@@ -228,15 +263,69 @@ TEST(writers_to_files)
 	table_free(&t);
 }
 
+/* A sweep's chart with long labels (a kernel and its values) and a best
+ * within the noise of another: every word inside the picture; the tie said
+ * on both bars, in the SVG and in the terminal. */
+TEST(chart_fits)
+{
+	chart c;
+	chart_init(&c, "kernels_src/transpose.cu: sweep of 6 configurations", "GB/s");
+	const double gbps[] = { 2210, 3647, 3649, 1480, 2954, 2961 };
+	const double noise[] = { 0.003, 0.003, 0.003, 0.003, 0.003, 0 };
+	for (int i = 0; i < 6; i++) {
+		char *l = xasprintf("transpose_tiled [TILE_SIZE=%d BLOCK_ROWS=8 PAD=%d N=8192]", i < 3 ? 32 : 16, i % 3);
+		chart_add(&c, l, gbps[i], NULL);
+		chart_noise(&c, noise[i]);
+		free(l);
+	}
+	c.best = 2;
+	CHECK(chart_tie(&c, 1) && !chart_tie(&c, 0) && !chart_tie(&c, 4) && !chart_tie(&c, 5) && !chart_tie(&c, 2));
+	CHECK(chart_ties(&c) == 1);
+	sbuf b = { 0 };
+	chart_svg_text(&c, &b, 1);
+	char why[512] = "";
+	int fit = svg_texts_fit(b.s, why, sizeof why);
+	CHECK(fit);
+	if (!fit)
+		fprintf(stderr, "  %s\n", why);
+	CHECK(strstr(b.s, "3649 GB/s  (best, a tie)") != NULL);
+	CHECK(strstr(b.s, "3647 GB/s  (tie for best: within the noise)") != NULL);
+	const char *dir = getenv("WRITERS_OUT");
+	if (dir && *dir) {
+		char *path = xasprintf("%s/sweep.svg", dir);
+		CHECK(write_file_atomic(path, b.s, b.len) == 0);
+		free(path);
+	}
+	sb_free(&b);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	chart_print(&c, m, 0, 0, 20);
+	fclose(m);
+	CHECK(strstr(buf, "3649 GB/s  <- best, a tie\n") != NULL);
+	CHECK(strstr(buf, "3647 GB/s  <- tie for best (within the noise)\n") != NULL);
+	free(buf);
+	/* apart by more than the noise: a best alone */
+	c.values[1] = 3600;
+	CHECK(chart_ties(&c) == 0);
+	chart_free(&c);
+	/* the estimate errs wide: capitals and W wider than digits, narrow letters narrowest */
+	CHECK(svg_text_px("WWW", 10, 0) > svg_text_px("000", 10, 0));
+	CHECK(svg_text_px("000", 10, 0) > svg_text_px("iii", 10, 0));
+	CHECK(svg_text_px("ABC", 10, 1) > svg_text_px("ABC", 10, 0));
+}
+
 int main(void)
 {
 	RUN(text);
 	RUN(csv);
+	RUN(csv_stream);
 	RUN(json);
 	RUN(json_utf8);
 	RUN(markdown);
 	RUN(figures);
 	RUN(chart);
+	RUN(chart_fits);
 	RUN(writers_to_files);
 	return test_report("report");
 }

@@ -12,6 +12,7 @@
 #include "lab.h"
 #include "measure.h"
 #include "roofline.h"
+#include "svgfit.h"
 #include "util.h"
 
 static void tiling(roofline *r)
@@ -80,6 +81,41 @@ TEST(svg)
 	roofline_init(&r, "a < b & \"c\"", 100, 1000);
 	roofline_svg_text(&r, &b, 0);
 	CHECK(strstr(b.s, "a &lt; b &amp; &quot;c&quot;") != NULL);
+	sb_free(&b);
+	roofline_free(&r);
+}
+
+/* The four tensor-core kernels of a Hopper GPU under their roofs: every
+ * legend line inside the picture, the axes in units a person reads
+ * ("1 PFLOP/s", never "1e+06"). */
+TEST(svg_fits)
+{
+	roofline r;
+	roofline_init(&r, "roofline: kernels_src/tensor.cu and tests/tensor/wmma_gemm.cu", 4496, 67000);
+	roofline_set_tensor(&r, TP_FP16, 989000);
+	roofline_set_tensor(&r, TP_BF16, 989000);
+	roofline_set_tensor(&r, TP_TF32, 494000);
+	roofline_set_tensor(&r, TP_INT8, 1979000);
+	roofline_add_on(&r, "wmma_gemm [M=4096 N=4096 K=4096 BLOCK_M=128 BLOCK_N=128]", 140, 28000, 0, TP_FP16);
+	roofline_add_on(&r, "mma_bf16_gemm [M=8192 N=8192 K=8192 STAGES=3]", 420, 310000, 0, TP_BF16);
+	roofline_add_on(&r, "tf32_gemm [M=8192 N=8192 K=8192]", 300, 150000, 1, TP_TF32);
+	roofline_add_on(&r, "int8_gemm [M=16384 N=16384 K=16384 SPLIT_K=4]", 900, 600000, 0, TP_INT8);
+	sbuf b = {0};
+	roofline_svg_text(&r, &b, 1);
+	char why[512] = "";
+	int fit = svg_texts_fit(b.s, why, sizeof why);
+	CHECK(fit);
+	if (!fit)
+		fprintf(stderr, "  %s\n", why);
+	CHECK(strstr(b.s, "e+") == NULL);
+	CHECK(strstr(b.s, ">1 PFLOP/s</text>") != NULL && strstr(b.s, ">10 TFLOP/s</text>") != NULL);
+	CHECK(strstr(b.s, "FP16 tensor 989 TFLOP/s") != NULL);
+	const char *dir = getenv("WRITERS_OUT");
+	if (dir && *dir) {
+		char *path = xasprintf("%s/tensor_roofline.svg", dir);
+		CHECK(write_file_atomic(path, b.s, b.len) == 0);
+		free(path);
+	}
 	sb_free(&b);
 	roofline_free(&r);
 }
@@ -166,5 +202,6 @@ int main(void)
 	RUN(roof);
 	RUN(text);
 	RUN(svg);
+	RUN(svg_fits);
 	return test_report("roofline");
 }
