@@ -2,6 +2,8 @@
 #include "expr.h"
 #include "test.h"
 
+#include <stdio.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -321,9 +323,35 @@ TEST(float_mode)
 	EXPECT_ERR("alpha * 2", 1, "float param 'alpha' in integer expression");
 }
 
+/* A table of many names: each found (by its bytes, not a prefix), set
+ * again in place, removed with the rest still found, in file order. */
+TEST(many_names)
+{
+	symtab t = {0};
+	char name[32];
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof name, "p%d", i);
+		symtab_set(&t, name, (value){ 0, i, 0 }, 0);
+	}
+	CHECK(t.n == 5000);
+	const sym *x = symtab_get(&t, "p4999", -1);
+	CHECK(x && x->v.i == 4999);
+	CHECK(symtab_get(&t, "p12+1", 3) && symtab_get(&t, "p12+1", 3)->v.i == 12);
+	CHECK(symtab_get(&t, "p5000", -1) == NULL && symtab_get(&t, "p", -1) == NULL);
+	symtab_set(&t, "p7", (value){ 0, 70, 0 }, 0);
+	CHECK(t.n == 5000 && symtab_get(&t, "p7", -1)->v.i == 70 && strcmp(t.v[7].name, "p7") == 0);
+	CHECK(symtab_remove(&t, "p3") == 0 && symtab_remove(&t, "p3") == -1);
+	CHECK(t.n == 4999 && symtab_get(&t, "p3", -1) == NULL && strcmp(t.v[3].name, "p4") == 0);
+	CHECK(symtab_get(&t, "p4998", -1) && symtab_get(&t, "p4998", -1)->v.i == 4998);
+	symtab_set(&t, "p3", (value){ 0, 3, 0 }, 0);
+	CHECK(t.n == 5000 && strcmp(t.v[4999].name, "p3") == 0 && symtab_get(&t, "p3", -1)->v.i == 3);
+	symtab_free(&t);
+}
+
 int main(void)
 {
 	RUN(literals);
+	RUN(many_names);
 	RUN(precedence);
 	RUN(names_and_functions);
 	RUN(floats);
