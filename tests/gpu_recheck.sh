@@ -16,7 +16,8 @@ fi
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; cat "$tmp/out" "$tmp/err" 2>/dev/null | sed 's/^/    /' | tail -n 25; }
 doc='import json, sys; t = open(sys.argv[1]).read(); d = json.JSONDecoder().raw_decode(t[t.index("{\"cuplay\""):])[0]'
 # runs FIELD...: those fields of every run record, a line each, tab-separated
-runs() { python3 -c "$doc"'; [print("\t".join(str(x.get(k)) for k in sys.argv[2:])) for x in d["records"] if x.get("type") == "run"]' "$tmp/out" "$@" 2>/dev/null; }
+# runs FIELD...: those fields of the data's run records, a line each (RTYPE=sweep: its sweep records)
+runs() { RTYPE=${RTYPE:-run} python3 -c "$doc"'; import os; [print("\t".join(str(x.get(k)) for k in sys.argv[2:])) for x in d["records"] if x.get("type") == os.environ["RTYPE"]]' "$tmp/out" "$@" 2>/dev/null; }
 msg='the timed launches did not compute what the checked launch did: a kernel that keeps state across launches?'
 
 # 1. flagged: the row, the data, expect correct; alone and in a batch
@@ -41,10 +42,10 @@ fi
 # 2. each configuration of a sweep; and timed without its check (check at):
 #    against the first launch of the timed request
 "$CUPLAY" --format json -c 'use tests/kernels/once.cu; sweep N=1048576,4194304' >"$tmp/out" 2>"$tmp/err"
-if [ "$(runs check | sort | uniq -c | awk '{ print $1, $2 }')" = "2 FAIL" ]; then
+if [ "$(RTYPE=sweep runs check | sort | uniq -c | awk '{ print $1, $2 }')" = "2 FAIL" ]; then
 	ok "once.cu: both configurations of a sweep flagged"
 else
-	bad "once.cu sweep: expected 2 FAIL rows, got '$(runs check | tr '\n' ' ')'"
+	bad "once.cu sweep: expected 2 FAIL rows, got '$(RTYPE=sweep runs check | tr '\n' ' ')'"
 fi
 sed 's|^//@ check y = scale(x, 2)|&\n//@ check at N = 100000|' tests/kernels/once.cu >"$tmp/once_at.cu"
 CUPLAY_TRACE_WORKER=1 "$CUPLAY" --format json -c "use $tmp/once_at.cu; run" >"$tmp/out" 2>"$tmp/err"
