@@ -5,6 +5,7 @@
 #include "app.h"
 #include "ccserver.h"
 #include "cmds.h"
+#include "perline.h"
 #include "repl.h"
 #include "client.h"
 #include "worker.h"
@@ -388,6 +389,7 @@ int main(int argc, char **argv)
 		rc = failed || (!a.opt.interactive && a.nerrors) ? 1 : 0;
 	}
 	app_free(&a);
+	perline_forget();
 	ccs_stop();
 	free(o.commands);
 	free(o.files);

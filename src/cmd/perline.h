@@ -1,0 +1,32 @@
+/* perline.h: `lines`, a kernel's cost by source line, and the line
+ * expectations (`expect K line "TEXT" FIGURE OP X`).
+ *
+ *   lines [KERNEL[SEL]] [--sort stall|inst|global|shared|local|order] [--sass] [--all]
+ *   lines A[SEL] B[SEL]          two variants side by side, line by line
+ *
+ * With a GPU: the kernel is checked once, then run once with its SASS
+ * patched to count each instruction and once under PC sampling (the
+ * per-line run, never a timed sample: its overhead is printed). Without
+ * one: the instructions of each line, from the cubin's line table. The
+ * views made are kept for `expect ... line` and `explain`. */
+#ifndef CUPLAY_PERLINE_H
+#define CUPLAY_PERLINE_H
+
+#include "app.h"
+#include "lines.h"
+
+/* argv[0] is "lines". 0, or -1 (said). */
+int perline_run(app *a, int argc, char **argv);
+
+/* expect LABEL line "TEXT" FIGURE OP RHS, RHS: X, X * FIGURE or FIGURE
+ * (argv[0] is "expect", argv[2] "line"). 0 held (or skipped without a
+ * GPU, said), -1 failed or bad input (one error line). */
+int perline_expect(app *a, int argc, char **argv);
+
+/* The latest view kept for kernel `kernel` (any values), or NULL. */
+const lines_view *perline_latest(const char *kernel);
+
+/* The views kept, freed (at the session's end). */
+void perline_forget(void);
+
+#endif
