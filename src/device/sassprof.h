@@ -26,7 +26,7 @@ extern const char *const sassprof_metrics[SP_NMETRIC];
 #define SP_MAX_FUNCS 16     /* functions seen in one collection */
 #define SP_NAME 256
 #define SP_MAX_REASONS 64
-#define SP_REASON_NAME 48
+#define SP_REASON_NAME 80
 #define SP_MAX_PCS 65536
 
 /* One instruction: the wire's record (fixed size, no pointers). */
