@@ -257,6 +257,8 @@ sweep_wall scache2 "timing clock events;" "with 'timing clock events': "
 
 CUPLAY=$CUPLAY bash tests/bench_streams.sh
 echo
+CUPLAY=$CUPLAY bash tests/bench/lines_ncu.sh
+echo
 echo "== the first result at the prompt, and of -c and a session (tests/first_result.py)"
 CUPLAY=$CUPLAY python3 tests/first_result.py --bench
 bash tests/bench_blink.sh

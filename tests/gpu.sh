@@ -255,6 +255,9 @@ sub tensor
 # sequences: a two-pass sum checked and timed as one unit, graph timing, the
 # flag on a figure over the roof, compare's DRAM bytes
 sub seq
+# lines: per-line counters (bank conflicts, coalescing, local memory), a
+# sequence's steps and a template's, the records adding up
+sub lines
 # a new configuration's data path: the staging area, the comparison in
 # chunks, references in the elements' own type, the GPU fill, against the
 # way before
