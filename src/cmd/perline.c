@@ -618,3 +618,41 @@ int perline_expect(app *a, int argc, char **argv)
 		app_note(a, "expect: %s: ok", buf);
 	return 0;
 }
+
+/* ------------------------------------------------------------ narration */
+
+int perline_say(const char *label, const char *figure, const char *text, sbuf *b)
+{
+	lines_view none;
+	line_rec r0;
+	double x;
+	memset(&none, 0, sizeof none);
+	memset(&r0, 0, sizeof r0);
+	if (lines_value(&none, &r0, figure, &x) != 0)
+		return -1;
+	const lines_view *v = find_view(label);
+	int many = 0;
+	const line_rec *r = v ? lines_find(v, 0, text, &many) : NULL;
+	if (!v) {
+		sb_printf(b, "(no per-line run of %s)", label);
+		return 0;
+	}
+	if (!r || many) {
+		sb_printf(b, "(%s line of %s holds \"%s\")", r ? "more than one" : "no", label, text);
+		return 0;
+	}
+	int counts = strcmp(figure, "stall") != 0 && strcmp(figure, "samples") != 0;
+	if ((counts && !v->counted) || (!counts && !v->sampled)) {
+		sb_printf(b, "line %d (its %s needs a GPU)", r->line, figure);
+		return 0;
+	}
+	lines_value(v, r, figure, &x);
+	size_t fl = strlen(figure);
+	if (fl > 2 && strcmp(figure + fl - 2, "_x") == 0)
+		sb_printf(b, "line %d: %.1fx", r->line, x);
+	else if (strcmp(figure, "stall") == 0 || strcmp(figure, "warps_full") == 0)
+		sb_printf(b, "line %d: %.0f%%", r->line, 100 * x);
+	else
+		sb_printf(b, "line %d: %.0f", r->line, x);
+	return 0;
+}

@@ -23,6 +23,12 @@ int perline_run(app *a, int argc, char **argv);
  * GPU, said), -1 failed or bad input (one error line). */
 int perline_expect(app *a, int argc, char **argv);
 
+/* `say`'s {line K[SEL] FIGURE TEXT}: "line 90: 32.0x" (a ratio), "line 90:
+ * 41%" (a share), "line 90: 1048576" (a count) for the line of the latest
+ * view of label that holds text, into b; what is missing said in words.
+ * -1 when figure is not one lines_value knows. */
+int perline_say(const char *label, const char *figure, const char *text, sbuf *b);
+
 /* The latest view kept for kernel `kernel` (any values), or NULL. */
 const lines_view *perline_latest(const char *kernel);
 
