@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cubin.h"
+#include "explain.h"
 #include "files.h"
 #include "plan.h"
 #include "run.h"
@@ -403,6 +404,24 @@ static void say_run(app *a, const char *label, const char *vline, const sp_head 
 		         (unsigned long long)h->total_samples);
 }
 
+/* The view of kernel k compiled in c: mapped, and counted on a GPU. */
+static int view_in(app *a, runctx *c, int k, const char *label, const lopts *o, lines_view *v)
+{
+	made m;
+	memset(&m, 0, sizeof m);
+	int rc = functions(a, c, k, &m);
+	if (rc == 0 && c->gpu)
+		rc = gpu_run(a, c, k, o, &m);
+	for (int f = 0; rc == 0 && f < m.nf; f++)
+		rc = map_function(a, c, &m, f, o->sass);
+	if (rc == 0) {
+		lines_build(v, m.ins, m.n, m.names, m.nf, a->file.sp->path, a->file.sp->src, m.h);
+		say_run(a, label, c->vline, m.h);
+	}
+	made_free(&m);
+	return rc;
+}
+
 /* The view of label: compiled with its values, mapped, counted on a GPU. */
 static int view_of(app *a, const char *label, const lopts *o, lines_view *v, char **kernel, char **vline)
 {
@@ -415,20 +434,12 @@ static int view_of(app *a, const char *label, const lopts *o, lines_view *v, cha
 	symtab_free(&extra);
 	if (rc != 0)
 		return -1;
-	made m;
-	memset(&m, 0, sizeof m);
-	rc = functions(a, &c, k, &m);
-	if (rc == 0 && c.gpu)
-		rc = gpu_run(a, &c, k, o, &m);
-	for (int f = 0; rc == 0 && f < m.nf; f++)
-		rc = map_function(a, &c, &m, f, o->sass);
+	const char *name = a->file.sp->kernels[k].name;
+	rc = view_in(a, &c, k, label ? label : name, o, v);
 	if (rc == 0) {
-		lines_build(v, m.ins, m.n, m.names, m.nf, a->file.sp->path, a->file.sp->src, m.h);
-		*kernel = xstrdup(a->file.sp->kernels[k].name);
+		*kernel = xstrdup(name);
 		*vline = xstrdup(c.vline);
-		say_run(a, label ? label : *kernel, c.vline, m.h);
 	}
-	made_free(&m);
 	run_release(&c);
 	return rc;
 }
@@ -654,5 +665,96 @@ int perline_say(const char *label, const char *figure, const char *text, sbuf *b
 		sb_printf(b, "line %d: %.0f%%", r->line, 100 * x);
 	else
 		sb_printf(b, "line %d: %.0f", r->line, x);
+	return 0;
+}
+
+/* ------------------------------------------------------------ explain */
+
+/* The rules about an access or a stall, and the figure that convicts a
+ * line of each. */
+static const struct {
+	const char *rule;
+	lines_sort by;
+} convicts[] = {
+	{ "uncoalesced", LS_GLOBAL }, { "bank_conflicts", LS_SHARED }, { "ldmatrix_conflicts", LS_SHARED },
+	{ "local_memory", LS_LOCAL }, { "accumulator_spills", LS_LOCAL }, { "no_wgmma", LS_STALL },
+	{ "loads_mma_turns", LS_STALL },
+};
+
+/* "line 57 \"const float v = A[idx];\" {4.0x the ideal global sectors}" */
+static void name_line(app *a, const lines_view *v, const line_rec *r, const char *rule, lines_sort by)
+{
+	char where[128], fig[160];
+	if (r->header)
+		snprintf(where, sizeof where, "%s:%d (inlined under line %d)", r->file, r->line, r->under);
+	else
+		snprintf(where, sizeof where, "line %d \"%s\"", r->line, r->text ? r->text : "");
+	double x = 0;
+	switch (by) {
+	case LS_GLOBAL:
+		lines_value(v, r, "global_x", &x);
+		snprintf(fig, sizeof fig, "%.1fx its ideal global sectors: %.0f of %.0f", x, r->m[SP_GSEC], r->m[SP_GSEC_IDEAL]);
+		break;
+	case LS_SHARED:
+		lines_value(v, r, "shared_x", &x);
+		snprintf(fig, sizeof fig, "%.1fx its ideal shared wavefronts: %.0f beyond %.0f", x,
+		         r->m[SP_SHWF] - r->m[SP_SHWF_IDEAL], r->m[SP_SHWF_IDEAL]);
+		break;
+	case LS_LOCAL:
+		snprintf(fig, sizeof fig, "%.0f local sectors", r->m[SP_LOCAL]);
+		break;
+	default: {
+		char top[160] = "";
+		double c[SP_MAX_REASONS];
+		memcpy(c, r->reason_n, sizeof c);
+		int best = -1;
+		for (int i = 0; i < v->nreasons; i++)
+			if (c[i] > 0 && (best < 0 || c[i] > c[best]))
+				best = i;
+		if (best >= 0)
+			snprintf(top, sizeof top, ", most on %s", lines_reason_short(v->reasons[best]));
+		lines_value(v, r, "stall", &x);
+		snprintf(fig, sizeof fig, "%.0f%% of the stall samples%s", 100 * x, top);
+	}
+	}
+	app_note(a, "explain: %s: %s {%s}", rule, where, fig);
+}
+
+int perline_explain(app *a, runctx *c, int k, const explain_out *o)
+{
+	int need = 0;
+	for (size_t i = 0; i < ARRAY_LEN(convicts); i++)
+		need |= explain_has_rule(o, convicts[i].rule);
+	if (!need || !c->gpu)
+		return 0;
+	lopts lo;
+	memset(&lo, 0, sizeof lo);
+	lines_view v;
+	const char *name = a->file.sp->kernels[k].name;
+	if (view_in(a, c, k, name, &lo, &v) != 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_LEN(convicts); i++) {
+		if (!explain_has_rule(o, convicts[i].rule))
+			continue;
+		lines_sort by = convicts[i].by;
+		if ((by == LS_STALL && !v.sampled) || (by != LS_STALL && !v.counted))
+			continue; /* said by the per-line run's note */
+		const line_rec *best = NULL, *second = NULL;
+		for (int j = 0; j < v.n; j++) {
+			double f = lines_figure(&v.lines[j], by);
+			if (f <= 0)
+				continue;
+			if (!best || f > lines_figure(best, by))
+				second = best, best = &v.lines[j];
+			else if (!second || f > lines_figure(second, by))
+				second = &v.lines[j];
+		}
+		if (best)
+			name_line(a, &v, best, convicts[i].rule, by);
+		/* a second line that holds a quarter of the first's part or more */
+		if (second && lines_figure(second, by) >= 0.25 * lines_figure(best, by))
+			name_line(a, &v, second, convicts[i].rule, by);
+	}
+	keep(name, c->vline, &v);
 	return 0;
 }

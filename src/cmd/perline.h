@@ -23,6 +23,15 @@ int perline_run(app *a, int argc, char **argv);
  * GPU, said), -1 failed or bad input (one error line). */
 int perline_expect(app *a, int argc, char **argv);
 
+/* explain's rules about an access or a stall (uncoalesced, bank
+ * conflicts, local memory, the tensor rules) that fired for kernel k
+ * (compiled in c) name the line that convicts each, from one per-line run
+ * (its own replay; none when no such rule fired, or without a GPU): "explain:
+ * uncoalesced: line 57 "const float v = A[idx];" {4.0x its ideal global
+ * sectors: ...}". The view is kept. 0, or -1 (said). */
+struct explain_out;
+int perline_explain(app *a, runctx *c, int k, const struct explain_out *o);
+
 /* `say`'s {line K[SEL] FIGURE TEXT}: "line 90: 32.0x" (a ratio), "line 90:
  * 41%" (a share), "line 90: 1048576" (a count) for the line of the latest
  * view of label that holds text, into b; what is missing said in words.
