@@ -81,6 +81,17 @@ else
 	bad "lines on a sequence and a template (exit $?)"; sed 's/^/    /' "$tmp/err" | head
 fi
 
+# 4b. explain names the line that convicts each rule
+"$CUPLAY" -c 'use coalescing; set N=16777216; explain square_uncoalesced
+use transpose; set N=4096; set PAD=0; explain transpose_tiled
+use tests/kernels/local_array.cu; explain local_copy' >"$tmp/out" 2>&1 </dev/null
+for want in 'explain: uncoalesced: line [0-9]* "const float v = A\[idx\];" {[0-9.]*x its ideal global sectors' \
+            'explain: bank_conflicts: line [0-9]* "out\[.*tile\[tx\]\[ty + j\];" {[0-9.]*x its ideal shared wavefronts' \
+            'explain: local_memory: line [0-9]* ".*\[local \(read\|write\)\]" {[0-9]* local sectors}'; do
+	if grep -q "$want" "$tmp/out"; then ok "explain names the line: $(grep -m1 "$want" "$tmp/out")"
+	else bad "explain did not name the line: $want"; fi
+done
+
 # 5. the records: per line, the instructions of its SASS add up to it
 if "$CUPLAY" --format json -c 'use transpose; set N=2048; lines transpose_tiled --sass' >"$tmp/out" 2>"$tmp/err" </dev/null \
 	&& msg=$(python3 - "$tmp/out" <<'PY'
