@@ -19,17 +19,18 @@
 /* ------------------------------------------------------------ kept views */
 
 typedef struct kept {
-	char *kernel, *vline;
+	char *kernel, *vline, *path;
 	lines_view v;
 } kept;
 
 static kept *store;
 static int nstore;
 
-static void keep(const char *kernel, const char *vline, lines_view *v)
+static void keep(const char *kernel, const char *vline, const char *path, lines_view *v)
 {
 	for (int i = 0; i < nstore; i++)
-		if (strcmp(store[i].kernel, kernel) == 0 && strcmp(store[i].vline, vline) == 0) {
+		if (strcmp(store[i].kernel, kernel) == 0 && strcmp(store[i].vline, vline) == 0 &&
+		    strcmp(store[i].path, path) == 0) {
 			lines_free(&store[i].v);
 			store[i].v = *v;
 			return;
@@ -37,8 +38,19 @@ static void keep(const char *kernel, const char *vline, lines_view *v)
 	store = xrealloc(store, (size_t)(nstore + 1) * sizeof *store);
 	store[nstore].kernel = xstrdup(kernel);
 	store[nstore].vline = xstrdup(vline);
+	store[nstore].path = xstrdup(path);
 	store[nstore].v = *v;
 	nstore++;
+}
+
+const lines_view *perline_kept(int i, const char **kernel, const char **vline, const char **path)
+{
+	if (i < 0 || i >= nstore)
+		return NULL;
+	*kernel = store[i].kernel;
+	*vline = store[i].vline;
+	*path = store[i].path;
+	return &store[i].v;
 }
 
 void perline_forget(void)
@@ -46,6 +58,7 @@ void perline_forget(void)
 	for (int i = 0; i < nstore; i++) {
 		free(store[i].kernel);
 		free(store[i].vline);
+		free(store[i].path);
 		lines_free(&store[i].v);
 	}
 	free(store);
@@ -499,7 +512,7 @@ int perline_run(app *a, int argc, char **argv)
 	}
 	for (int i = 0; i < made_n; i++) {
 		if (rc == 0)
-			keep(kernel[i], vline[i], &v[i]);
+			keep(kernel[i], vline[i], a->file.sp->path, &v[i]);
 		else
 			lines_free(&v[i]);
 		free(kernel[i]);
@@ -755,6 +768,6 @@ int perline_explain(app *a, runctx *c, int k, const explain_out *o)
 		if (second && lines_figure(second, by) >= 0.25 * lines_figure(best, by))
 			name_line(a, &v, second, convicts[i].rule, by);
 	}
-	keep(name, c->vline, &v);
+	keep(name, c->vline, a->file.sp->path, &v);
 	return 0;
 }

@@ -38,6 +38,10 @@ int perline_explain(app *a, runctx *c, int k, const struct explain_out *o);
  * -1 when figure is not one lines_value knows. */
 int perline_say(const char *label, const char *figure, const char *text, sbuf *b);
 
+/* The views kept, in the order made (for the lab report): the i-th's
+ * kernel, values and file; NULL past the last. */
+const lines_view *perline_kept(int i, const char **kernel, const char **vline, const char **path);
+
 /* The latest view kept for kernel `kernel` (any values), or NULL. */
 const lines_view *perline_latest(const char *kernel);
 

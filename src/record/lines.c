@@ -483,3 +483,78 @@ void lines_diff_table(table *t, const lines_view *a, const lines_view *b, lines_
 	}
 	free(ix);
 }
+
+/* ------------------------------------------------------------ HTML */
+
+/* What a line cost beyond the ideal, in words; "" for nothing. */
+static void beyond(const line_rec *r, char *buf, size_t n)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	if (r->m[SP_SHWF_IDEAL] > 0 && r->m[SP_SHWF] > 1.05 * r->m[SP_SHWF_IDEAL])
+		k += (size_t)snprintf(buf + k, n - k, "%.1fx shared wavefronts", r->m[SP_SHWF] / r->m[SP_SHWF_IDEAL]);
+	if (k < n && r->m[SP_GSEC_IDEAL] > 0 && r->m[SP_GSEC] > 1.05 * r->m[SP_GSEC_IDEAL])
+		k += (size_t)snprintf(buf + k, n - k, "%s%.1fx global sectors", k ? ", " : "",
+		                      r->m[SP_GSEC] / r->m[SP_GSEC_IDEAL]);
+	if (k < n && r->m[SP_LOCAL] > 0)
+		snprintf(buf + k, n - k, "%slocal: %.0f sectors", k ? ", " : "", r->m[SP_LOCAL]);
+}
+
+static void html_row(sbuf *b, const lines_view *v, const line_rec *r, int line, const char *text, lines_sort s,
+                     double total)
+{
+	char fig[160] = "";
+	double f = r ? lines_figure(r, s) : 0, frac = total > 0 ? f / total : 0;
+	sb_printf(b, "<tr%s><td class=\"n\">", r && f > 0 ? "" : " class=\"q\"");
+	if (r && r->header)
+		sb_printf(b, "%s:%d", r->file, r->line);
+	else
+		sb_printf(b, "%d", line);
+	sb_puts(b, "</td><td><code>");
+	sb_xml(b, text ? text : "");
+	sb_puts(b, "</code></td><td>");
+	if (r && f > 0)
+		sb_printf(b, "<div class=\"bar\" style=\"width:%.1f%%\"></div>", 100 * (frac < 0.005 ? 0.005 : frac));
+	sb_puts(b, "</td><td class=\"n\">");
+	if (r && f > 0)
+		sb_printf(b, "%.1f%%", 100 * frac);
+	sb_puts(b, "</td><td>");
+	if (r && v->counted)
+		beyond(r, fig, sizeof fig);
+	sb_xml(b, fig);
+	sb_puts(b, "</td></tr>\n");
+}
+
+void lines_html(sbuf *b, const lines_view *v, int func, const char *src)
+{
+	lines_sort s = v->sampled ? LS_STALL : v->counted ? LS_INST : LS_ORDER;
+	int lo = 0, hi = 0;
+	double total = 0;
+	for (int i = 0; i < v->n; i++) {
+		const line_rec *r = &v->lines[i];
+		if (r->func != func)
+			continue;
+		total += lines_figure(r, s);
+		int l = r->header ? r->under : r->line;
+		if (l > 0 && (!lo || l < lo))
+			lo = l;
+		if (l > hi)
+			hi = l;
+	}
+	static const char *const what[] = { "stall samples", "warp instructions", "", "", "", "instructions" };
+	sb_printf(b, "<table class=\"lines\"><tr><th>line</th><th>source</th><th>%s</th><th>share</th>"
+	             "<th>beyond the ideal</th></tr>\n", what[s]);
+	for (int l = lo; l && l <= hi; l++) {
+		const line_rec *own = NULL;
+		for (int i = 0; i < v->n && !own; i++)
+			if (v->lines[i].func == func && !v->lines[i].header && v->lines[i].line == l)
+				own = &v->lines[i];
+		char *text = text_line(src, l);
+		html_row(b, v, own, l, text, s, total);
+		free(text);
+		for (int i = 0; i < v->n; i++) /* the header lines under it */
+			if (v->lines[i].func == func && v->lines[i].header && v->lines[i].under == l)
+				html_row(b, v, &v->lines[i], l, "(inlined from a header)", s, total);
+	}
+	sb_puts(b, "</table>\n");
+}

@@ -12,6 +12,7 @@
 
 #include "report.h"
 #include "sassprof.h"
+#include "util.h"
 
 /* One instruction, mapped: the input of lines_build. */
 typedef struct lines_insn {
@@ -97,6 +98,15 @@ const char *lines_reason_short(const char *name);
  * line's instructions under it. Columns for people and raw keys for csv
  * and json ("type": "line"). */
 void lines_table(table *t, const lines_view *v, int func, lines_sort s, int all, int sass, int unicode);
+
+/* Function func's lines as HTML (a table into b): every line of the
+ * kernel file from its first line with code to its last, numbered, its
+ * source, a bar of its share of the view's figure (the stall samples where
+ * sampled, else warp instructions, else instructions), and what it cost
+ * beyond the ideal ("32.0x shared wavefronts", "4.0x global sectors",
+ * "local: 8192 sectors"); a header's lines after the line they sit under.
+ * src: the kernel file's text. */
+void lines_html(sbuf *b, const lines_view *v, int func, const char *src);
 
 /* Two views of one kernel side by side, line by line, in source order:
  * the figure s of each and the change. */

@@ -289,6 +289,17 @@ static void rendering(void)
 	CHECK(strstr(out, "\"file\": \"inc.h\", \"line\": 3, \"under_line\": 11") != NULL);
 	CHECK(strstr(out, "\"stall_frac\": 0.55, \"warp_inst\": 120,") != NULL);
 	free(out);
+	/* the lab report's source with a bar a line: the inlined header line
+	 * under line 11 with 55 of its function's 95 samples, line 12 without code */
+	sbuf html = { 0 };
+	lines_html(&html, &v, 0, src);
+	CHECK(strstr(html.s, "<tr><td class=\"n\">11</td><td><code>a[i * 32] = helper(a[i]); // [gather]</code></td>"
+	                  "<td><div class=\"bar\" style=\"width:42.1%\"></div></td><td class=\"n\">42.1%</td>") != NULL);
+	CHECK(strstr(html.s, "<tr><td class=\"n\">inc.h:3</td><td><code>(inlined from a header)</code></td>"
+	                  "<td><div class=\"bar\" style=\"width:57.9%\"></div>") != NULL);
+	CHECK(strstr(html.s, "<tr class=\"q\"><td class=\"n\">12</td><td><code>}</code></td><td></td>") == NULL);
+	CHECK(strstr(html.s, "<tr class=\"q\"><td class=\"n\">9</td>") == NULL); /* before the first line with code */
+	sb_free(&html);
 	lines_free(&v);
 	free(pcs);
 }
