@@ -498,7 +498,16 @@ int perline_run(app *a, int argc, char **argv)
 	for (int i = 0; i < nv && rc == 0; i++)
 		if ((rc = view_of(a, o.labels[i], &o, &v[i], &kernel[i], &vline[i])) == 0)
 			made_n++;
-	if (rc == 0) {
+	if (rc == 0 && nv == 2 && strcmp(kernel[0], kernel[1]) != 0) {
+		/* two kernels share no line: each ranked by its own cost */
+		app_note(a, "lines: %s and %s are two kernels: their lines, each ranked by cost", o.labels[0], o.labels[1]);
+		for (int i = 0; i < 2; i++) {
+			table t;
+			lines_table(&t, &v[i], -1, o.sort, o.all, o.sass, a->opt.tty);
+			app_table(a, &t, 0);
+			table_free(&t);
+		}
+	} else if (rc == 0) {
 		table t;
 		if (nv == 1) {
 			lines_table(&t, &v[0], -1, o.sort, o.all, o.sass, a->opt.tty);
