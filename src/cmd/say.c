@@ -42,6 +42,8 @@ static int expand_one(app *a, char *inner, sbuf *b)
 		if (!(t = strchr(f, ' ')))
 			return -1;
 		*t++ = 0;
+		while (*t == ' ')
+			t++;
 		return *t ? perline_say(k, f, t, b) : -1;
 	}
 	char *w[3] = { 0 };
