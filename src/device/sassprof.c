@@ -196,13 +196,20 @@ static sp_pc *pc_at(pcset *s, const char *fname, uint32_t pc)
 	return p;
 }
 
-/* Host wall time of one launch to its end: prologue outside it. */
-static prof_status timed_launch(const sp_launch *l, double *ms, char *err, size_t n)
+/* The prologue of a launch (outputs reset), before the collection is
+ * enabled: its own kernels are neither patched nor sampled. */
+static prof_status prologue(const sp_launch *l, char *err, size_t n)
 {
 	if (l->prologue && l->prologue(l->arg) != 0) {
 		snprintf(err, n, "the launch failed before the per-line run");
 		return PROF_LAUNCH;
 	}
+	return PROF_OK;
+}
+
+/* Host wall time of one launch to its end. */
+static prof_status timed_launch(const sp_launch *l, double *ms, char *err, size_t n)
+{
 	uint64_t t0 = now_ns();
 	if (l->launch(l->arg) != 0) {
 		snprintf(err, n, "the kernel launch failed in the per-line run");
@@ -304,7 +311,8 @@ static prof_status collect_metrics(pcset *s, CUcontext ctx, CUdevice dev, const 
 	sc.numOfMetricConfig = SP_NMETRIC;
 	sc.pConfigs = cfg;
 	sc.deviceIndex = (uint32_t)dev;
-	if ((st = check(sl.SetConfig(&sc), "cuptiSassMetricsSetConfig", err, n)) != PROF_OK)
+	if ((st = prologue(l, err, n)) != PROF_OK ||
+	    (st = check(sl.SetConfig(&sc), "cuptiSassMetricsSetConfig", err, n)) != PROF_OK)
 		return st;
 	CUpti_SassMetricsEnable_Params en;
 	memset(&en, 0, sizeof en);
@@ -363,8 +371,10 @@ static void pcs_buffer_free(CUpti_PCSamplingData *b, size_t npcs)
 	free(b);
 }
 
-/* A buffer's instructions added to the set: samples by reason. ri maps
- * CUPTI's reason index to the place in h->reasons. */
+/* A buffer's instructions added to the set: samples by reason (idx:
+ * CUPTI's index of each reason in h->reasons). The records' function
+ * names are CUPTI's: not freed here (the samples do not say whose they
+ * are to free; a few bytes a collection). */
 static void pcs_merge(pcset *s, const CUpti_PCSamplingData *b, const uint32_t *idx, size_t nr)
 {
 	sp_head *h = s->h;
@@ -487,6 +497,8 @@ static prof_status collect_samples(pcset *s, CUcontext ctx, CUdevice dev, const 
 	char *err = h->samp_error, scratch[512];
 	size_t n = sizeof h->samp_error;
 	prof_status st = begin(dev, CUPTI_PROFILER_PC_SAMPLING, err, n);
+	if (st == PROF_OK)
+		st = prologue(l, err, n);
 	if (st != PROF_OK)
 		return st;
 	CUpti_PCSamplingEnableParams ep;
@@ -506,14 +518,20 @@ static prof_status collect_samples(pcset *s, CUcontext ctx, CUdevice dev, const 
 	}
 	if (st == PROF_OK)
 		st = timed_launch(l, &h->sampling_ms, err, n);
-	if (st == PROF_OK) {
+	/* the records of the kernel, a buffer at a time while more remain */
+	for (int round = 0; st == PROF_OK && round < 64; round++) {
 		CUpti_PCSamplingGetDataParams gd;
 		memset(&gd, 0, sizeof gd);
 		gd.size = CUpti_PCSamplingGetDataParamsSize;
 		gd.ctx = ctx;
 		gd.pcSamplingData = got;
-		if ((st = check(sl.PcGetData(&gd), "cuptiPCSamplingGetData", err, n)) == PROF_OK)
-			pcs_merge(s, got, idx, nr);
+		got->totalNumPcs = got->remainingNumPcs = 0;
+		got->totalSamples = got->droppedSamples = 0;
+		if ((st = check(sl.PcGetData(&gd), "cuptiPCSamplingGetData", err, n)) != PROF_OK)
+			break;
+		pcs_merge(s, got, idx, nr);
+		if (got->remainingNumPcs == 0)
+			break;
 	}
 	CUpti_PCSamplingDisableParams dp;
 	memset(&dp, 0, sizeof dp);
@@ -545,7 +563,9 @@ prof_status sassprof_collect(CUcontext ctx, CUdevice dev, const sp_launch *l, in
 	if (period < 5 || period > 31)
 		period = 8;
 	pcset s = { h, NULL, 0, 0, NULL, 0, NULL };
-	prof_status st = timed_launch(l, &h->plain_ms, h->error, sizeof h->error);
+	prof_status st = prologue(l, h->error, sizeof h->error);
+	if (st == PROF_OK)
+		st = timed_launch(l, &h->plain_ms, h->error, sizeof h->error);
 	if (st == PROF_OK)
 		st = h->status = collect_metrics(&s, ctx, dev, l);
 	if (st != PROF_LAUNCH)
