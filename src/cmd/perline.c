@@ -10,6 +10,7 @@
 #include "cubin.h"
 #include "explain.h"
 #include "files.h"
+#include "look.h"
 #include "plan.h"
 #include "run.h"
 #include "sass.h"
@@ -423,13 +424,23 @@ static int view_in(app *a, runctx *c, int k, const char *label, const lopts *o, 
 	made m;
 	memset(&m, 0, sizeof m);
 	int rc = functions(a, c, k, &m);
-	if (rc == 0 && c->gpu)
+	int barred = rc == 0 && c->gpu && look_counters_barred(a);
+	if (rc == 0 && c->gpu && !barred)
 		rc = gpu_run(a, c, k, o, &m);
 	for (int f = 0; rc == 0 && f < m.nf; f++)
 		rc = map_function(a, c, &m, f, o->sass);
 	if (rc == 0) {
 		lines_build(v, m.ins, m.n, m.names, m.nf, a->file.sp->path, a->file.sp->src, m.h);
-		say_run(a, label, c->vline, m.h);
+		if (barred) {
+			snprintf(v->why, sizeof v->why, "%s", a->prof_why);
+			snprintf(v->samp_why, sizeof v->samp_why, "%s", a->prof_why);
+			app_note(a, "lines: %s: %s", label, a->prof_why);
+		} else if (m.h) {
+			snprintf(v->why, sizeof v->why, "%s", m.h->status == PROF_OK ? "" : m.h->error);
+			snprintf(v->samp_why, sizeof v->samp_why, "%s", m.h->samp_status == PROF_OK ? "" : m.h->samp_error);
+		}
+		if (!barred)
+			say_run(a, label, c->vline, m.h);
 	}
 	made_free(&m);
 	return rc;
@@ -585,12 +596,17 @@ static int expect_words(app *a, int argc, char **argv, double *x, const char **r
 	return 0;
 }
 
+/* "expect ...: skipped (no GPU)", or "...: skipped: WHY" where the
+ * counters could not be had */
 static void skipped(app *a, int argc, char **argv, const char *why)
 {
 	sbuf b = {0};
 	for (int i = 1; i < argc; i++)
 		sb_printf(&b, i == 3 ? " \"%s\"" : " %s", argv[i]);
-	app_note(a, "expect%s: skipped (%s)", b.s, why);
+	if (strcmp(why, "no GPU") == 0)
+		app_note(a, "expect%s: skipped (no GPU)", b.s);
+	else
+		app_note(a, "expect%s: skipped: %s", b.s, why);
 	sb_free(&b);
 	a->expect_skipped++;
 }
@@ -623,8 +639,8 @@ int perline_expect(app *a, int argc, char **argv)
 	}
 	int needs_counts = strcmp(name, "stall") != 0 && strcmp(name, "samples") != 0;
 	if ((needs_counts && !v->counted) || (!needs_counts && !v->sampled)) {
-		skipped(a, argc, argv, v->counted || v->sampled || a->gpu == 1 ? "the per-line run did not count it"
-		                                                                 : "no GPU");
+		const char *why = needs_counts ? v->why : v->samp_why;
+		skipped(a, argc, argv, why[0] ? why : "no GPU");
 		return 0;
 	}
 	double val = 0, rv = 0;

@@ -51,6 +51,8 @@ typedef struct line_rec {
 typedef struct lines_view {
 	int counted;           /* the counters were collected */
 	int sampled;           /* PC samples were taken */
+	char why[512];         /* why not counted, where a GPU was there to count; "" */
+	char samp_why[512];    /* why not sampled, likewise */
 	int nfuncs;
 	char **funcs;          /* display names */
 	int nreasons;
