@@ -692,7 +692,8 @@ int perline_say(const char *label, const char *figure, const char *text, sbuf *b
 	}
 	int counts = strcmp(figure, "stall") != 0 && strcmp(figure, "samples") != 0;
 	if ((counts && !v->counted) || (!counts && !v->sampled)) {
-		sb_printf(b, "line %d (its %s needs a GPU)", r->line, figure);
+		const char *why = counts ? v->why : v->samp_why;
+		sb_printf(b, "line %d (its %s %s)", r->line, figure, why[0] ? "was not counted here" : "needs a GPU");
 		return 0;
 	}
 	lines_value(v, r, figure, &x);
