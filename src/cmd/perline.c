@@ -404,8 +404,8 @@ static void say_run(app *a, const char *label, const char *vline, const sp_head 
 	if (h->status == PROF_OK)
 		sb_printf(&b, "counted in a patched launch (%s)", pm);
 	if (h->samp_status == PROF_OK)
-		sb_printf(&b, "%ssampled in one more (%s, %llu samples)", h->status == PROF_OK ? ", " : "", ps,
-		          (unsigned long long)h->total_samples);
+		sb_printf(&b, "%ssampled in one more (%s, %llu samples, one every 2^%d cycles)",
+		          h->status == PROF_OK ? ", " : "", ps, (unsigned long long)h->total_samples, h->period);
 	sb_printf(&b, "; a plain launch %s", plain);
 	app_note(a, "%s", b.s);
 	sb_free(&b);

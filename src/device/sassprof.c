@@ -560,12 +560,13 @@ prof_status sassprof_collect(CUcontext ctx, CUdevice dev, const sp_launch *l, in
 		h->status = h->samp_status = PROF_UNAVAILABLE;
 		return PROF_UNAVAILABLE;
 	}
-	if (period < 5 || period > 31)
-		period = 8;
 	pcset s = { h, NULL, 0, 0, NULL, 0, NULL };
 	prof_status st = prologue(l, h->error, sizeof h->error);
 	if (st == PROF_OK)
 		st = timed_launch(l, &h->plain_ms, h->error, sizeof h->error);
+	if (period < 5 || period > 31)
+		period = sassprof_period(h->plain_ms);
+	h->period = period;
 	if (st == PROF_OK)
 		st = h->status = collect_metrics(&s, ctx, dev, l);
 	if (st != PROF_LAUNCH)
@@ -581,6 +582,16 @@ prof_status sassprof_collect(CUcontext ctx, CUdevice dev, const sp_launch *l, in
 	if (h->status == PROF_LAUNCH)
 		return PROF_LAUNCH;
 	return h->status == PROF_OK || h->samp_status == PROF_OK ? PROF_OK : (prof_status)h->status;
+}
+
+int sassprof_period(double ms)
+{
+	/* a sample every 2^p cycles of each of ~132 SMs at ~2 GHz: about two
+	 * million samples in ms milliseconds at 2^p = 125 ms */
+	int p = 5;
+	while (p < 20 && (double)(1u << p) < ms * 125)
+		p++;
+	return p;
 }
 
 int sassprof_line(const void *cubin, size_t len, const char *func, uint32_t pc, char *file, int nfile, char *dir,

@@ -54,6 +54,7 @@ typedef struct sp_head {
 	double sampling_ms;           /* the sampled launch, the same way */
 	uint64_t total_samples, dropped_samples;
 	uint64_t dropped_records;     /* SASS records CUPTI dropped */
+	int32_t period;               /* PC sampling's: a sample every 2^period cycles */
 } sp_head;
 
 /* The launch the collections replay: launch(arg) launches the kernel (or a
@@ -70,8 +71,13 @@ typedef struct sp_launch {
  * frees), then the PC samples of one more, merged into them. A collection
  * that cannot be had leaves its status and error in h and the other goes
  * on; PROF_LAUNCH when a launch failed (stop: the context may be broken).
- * period: PC sampling's period, 2^period cycles (5..31). */
+ * period: PC sampling's period, 2^period cycles (5..31); else the
+ * launch's own (sassprof_period of the plain launch's time). */
 prof_status sassprof_collect(CUcontext ctx, CUdevice dev, const sp_launch *l, int period, sp_head *h, sp_pc **pcs);
+
+/* The sampling period for a kernel of ms milliseconds: about two million
+ * samples on a large GPU, at least 2^5 cycles apart, at most 2^20. */
+int sassprof_period(double ms);
 
 /* The source line of instruction pc of function func in cubin: 1 with
  * file (its name as compiled), dir and *line set; 0 when the cubin has no

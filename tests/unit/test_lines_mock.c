@@ -92,7 +92,11 @@ static void happy_path(void)
 	p = find_pc(&h, pcs, "k_step2", 0); /* its samples came with the disable */
 	CHECK(p && p->m[SP_INST] == 200 && p->samples == 5);
 	CHECK(h.total_samples == 100 && h.nreasons == 3);
+	CHECK(h.period == 8); /* as asked */
 	free(pcs);
+	/* the period of a launch's own: two million samples or so */
+	CHECK(sassprof_period(0.001) == 5 && sassprof_period(0.3) == 6 && sassprof_period(5) == 10);
+	CHECK(sassprof_period(1e6) == 20);
 }
 
 static void refusals(void)
