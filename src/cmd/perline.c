@@ -265,6 +265,15 @@ static char **disassembly(const runctx *c, const made *m, int f, size_t slots, a
 	return by;
 }
 
+/* 1 when CUPTI's name of a function is function f: its symbol, or its
+ * name as the file spells it, alone or demangled with its parameters. */
+static int same_function(const char *cupti, const made *m, int f)
+{
+	size_t n = strlen(m->names[f]);
+	return strcmp(cupti, m->lowered[f]) == 0 || strcmp(cupti, m->names[f]) == 0 ||
+	       (strncmp(cupti, m->names[f], n) == 0 && cupti[n] == '(');
+}
+
 /* Function f's instructions, each mapped to its line, with its counts. */
 static int map_function(app *a, const runctx *c, made *m, int f, int want_sass)
 {
@@ -275,7 +284,7 @@ static int map_function(app *a, const runctx *c, made *m, int f, int want_sass)
 	const sp_pc **cnt = xcalloc(slots, sizeof *cnt);
 	for (int i = 0; m->h && i < m->h->npc; i++) {
 		const sp_pc *p = &m->pcs[i];
-		if (p->func >= 0 && p->func < m->h->nfuncs && strcmp(m->h->funcs[p->func], m->lowered[f]) == 0 &&
+		if (p->func >= 0 && p->func < m->h->nfuncs && same_function(m->h->funcs[p->func], m, f) &&
 		    p->pc / 16 < slots)
 			cnt[p->pc / 16] = p;
 	}
