@@ -208,6 +208,7 @@ typedef struct made {
 	lines_insn *ins;
 	int n, cap;
 	char **sass;             /* disassembly lines kept for ins[].sass */
+	sp_pc **acc;             /* per function: its instructions' counts, merged (ins[].c) */
 	int nsass;
 } made;
 
@@ -225,6 +226,7 @@ static int functions(app *a, const runctx *c, int k, made *m)
 		m->names[m->nf] = name;
 		m->lowered[m->nf++] = c->u->lowered[ci];
 	}
+	m->acc = xcalloc((size_t)m->nf, sizeof *m->acc);
 	return 0;
 }
 
@@ -281,12 +283,18 @@ static int map_function(app *a, const runctx *c, made *m, int f, int want_sass)
 	if (cubin_text_size(c->u->cubin, c->u->cubin_len, m->lowered[f], &size) != 0 || size == 0)
 		return app_error(a, "lines: no code for '%s' in the cubin", m->names[f]);
 	size_t slots = (size_t)(size / 16);
+	/* the counts of each instruction, from every record CUPTI gave it (the
+	 * counters' and the samples' may name the function differently) */
 	const sp_pc **cnt = xcalloc(slots, sizeof *cnt);
+	sp_pc *acc = m->acc[f] = xcalloc(slots, sizeof *acc);
 	for (int i = 0; m->h && i < m->h->npc; i++) {
 		const sp_pc *p = &m->pcs[i];
-		if (p->func >= 0 && p->func < m->h->nfuncs && same_function(m->h->funcs[p->func], m, f) &&
-		    p->pc / 16 < slots)
-			cnt[p->pc / 16] = p;
+		if (p->func < 0 || p->func >= m->h->nfuncs || !same_function(m->h->funcs[p->func], m, f) ||
+		    p->pc / 16 >= slots)
+			continue;
+		sp_pc *q = &acc[p->pc / 16];
+		cnt[p->pc / 16] = q;
+		lines_merge_pc(q, p);
 	}
 	char **sass = want_sass ? disassembly(c, m, f, slots, a) : NULL;
 	for (size_t i = 0; sass && i < slots; i++)
@@ -331,6 +339,9 @@ static void made_free(made *m)
 	for (int i = 0; i < m->nsass; i++)
 		free(m->sass[i]);
 	free(m->sass);
+	for (int f = 0; m->acc && f < m->nf; f++)
+		free(m->acc[f]);
+	free(m->acc);
 	free(m->h);
 	free((sp_pc *)m->pcs);
 }

@@ -231,6 +231,26 @@ const char *lines_reason_short(const char *name)
 	return name;
 }
 
+/* p's counts added to q's: the metrics, the samples, the top reasons. */
+void lines_merge_pc(sp_pc *q, const sp_pc *p)
+{
+	q->pc = p->pc;
+	for (int k = 0; k < SP_NMETRIC; k++)
+		q->m[k] += p->m[k];
+	q->samples += p->samples;
+	for (int t = 0; t < p->nreason && t < SP_TOP; t++) {
+		int j = 0;
+		while (j < q->nreason && q->reason[j] != p->reason[t])
+			j++;
+		if (j < q->nreason)
+			q->reason_n[j] += p->reason_n[t];
+		else if (q->nreason < SP_TOP) {
+			q->reason[q->nreason] = p->reason[t];
+			q->reason_n[q->nreason++] = p->reason_n[t];
+		}
+	}
+}
+
 /* ------------------------------------------------------------ drawing */
 
 /* A bar of frac (0..1) in width cells: eighths in Unicode, '#' else. */

@@ -24,6 +24,12 @@ typedef struct lines_insn {
 	const char *sass;      /* its disassembly; NULL: none */
 } lines_insn;
 
+/* p's counts added to q's (one instruction's records from the counters and
+ * from the samples, which may name its function differently): the
+ * metrics, the samples, the top reasons (the same reason added up, others
+ * kept while there is room). */
+void lines_merge_pc(sp_pc *q, const sp_pc *p);
+
 /* A line's instruction, kept for the --sass view. */
 typedef struct line_pc {
 	uint32_t pc;

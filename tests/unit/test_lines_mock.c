@@ -308,6 +308,26 @@ static void rendering(void)
 	free(pcs);
 }
 
+/* One instruction's records merged: the counters' and the samples'. */
+TEST(merge)
+{
+	sp_pc q, a, b;
+	memset(&q, 0, sizeof q);
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	a.pc = b.pc = 0x40;
+	a.m[SP_INST] = 7;
+	a.m[SP_SHWF] = 64;
+	a.samples = 10, a.nreason = 2, a.reason[0] = 3, a.reason_n[0] = 6, a.reason[1] = 5, a.reason_n[1] = 4;
+	b.m[SP_INST] = 1;
+	b.samples = 9, b.nreason = 2, b.reason[0] = 5, b.reason_n[0] = 8, b.reason[1] = 9, b.reason_n[1] = 1;
+	lines_merge_pc(&q, &a);
+	lines_merge_pc(&q, &b);
+	CHECK(q.pc == 0x40 && q.m[SP_INST] == 8 && q.m[SP_SHWF] == 64 && q.samples == 19);
+	CHECK(q.nreason == 3 && q.reason[0] == 3 && q.reason_n[0] == 6 && q.reason[1] == 5 && q.reason_n[1] == 12);
+	CHECK(q.reason[2] == 9 && q.reason_n[2] == 1);
+}
+
 TEST(lines_mock)
 {
 	char *cc = mock_find_cc();
@@ -357,6 +377,7 @@ TEST(lines_mock)
 
 int main(void)
 {
+	RUN(merge);
 	RUN(lines_mock);
 	return test_report("lines_mock");
 }
