@@ -157,7 +157,7 @@ static const char src[] =
 	"//@ kernel k_main\n\n\n\n\n\n\n\n"
 	"__global__ void k_main(float *a) {\n"    /* 9 */
 	"  int i = threadIdx.x;\n"                 /* 10 */
-	"  a[i * 32] = helper(a[i]); // [gather]\n" /* 11 */
+	"  a[i * 32] = square(a[i]); // [gather]\n" /* 11 */
 	"}\n\n\n\n\n\n\n"                          /* 12-18 */
 	"__global__ void k_step2(float *a) {\n"    /* 19 */
 	"  float x = a[threadIdx.x];\n"            /* 20 */
@@ -263,7 +263,7 @@ static void rendering(void)
 	CHECK_STREQ(out,
 		"kernel   line                       stalls  warp inst  warps full  global sectors  x ideal  shared wavefronts  x ideal  local sectors                        top stalls  source\n"
 		"k_main   inc.h:3 <11  ############  55%           120          3%             122    0.99x                124    0.99x            126  long_scoreboard 91%, selected 9%  (header)\n"
-		"k_main   11           ########+     40%           240          3%             244    0.99x                248    0.99x            252  barrier 75%, long_scoreboard 25%  a[i * 32] = helper(a[i]); // [gather]\n"
+		"k_main   11           ########+     40%           240          3%             244    0.99x                248    0.99x            252  barrier 75%, long_scoreboard 25%  a[i * 32] = square(a[i]); // [gather]\n"
 		"k_step2  20           #             5%            200          3%             202    1.00x                204    1.00x            206                     selected 100%  float x = a[threadIdx.x];\n"
 		"k_main   10                         0%            100          3%             102    0.99x                104    0.99x            106                                    int i = threadIdx.x;\n"
 		"k_step2  21                         0%            210          3%             212    1.00x                214    1.00x            216                                    a[0] = x;\n");
@@ -272,7 +272,7 @@ static void rendering(void)
 	out = drawn(&v, FMT_TABLE, LS_INST, 1);
 	CHECK_STREQ(out,
 		"kernel   line                       stalls  warp inst  warps full  global sectors  x ideal  shared wavefronts  x ideal  local sectors                        top stalls  source\n"
-		"k_main   11           ############  40%           240          3%             244    0.99x                248    0.99x            252  barrier 75%, long_scoreboard 25%  a[i * 32] = helper(a[i]); // [gather]\n"
+		"k_main   11           ############  40%           240          3%             244    0.99x                248    0.99x            252  barrier 75%, long_scoreboard 25%  a[i * 32] = square(a[i]); // [gather]\n"
 		"k_main     0010                     40%           110          3%             112    0.99x                114    0.99x            116\n"
 		"k_main     0030                     0%            130          3%             132    0.99x                134    0.99x            136\n"
 		"k_step2  21           ##########+   0%            210          3%             212    1.00x                214    1.00x            216                                    a[0] = x;\n"
@@ -297,7 +297,7 @@ static void rendering(void)
 	 * under line 11 with 55 of its function's 95 samples, line 12 without code */
 	sbuf html = { 0 };
 	lines_html(&html, &v, 0, src);
-	CHECK(strstr(html.s, "<tr><td class=\"n\">11</td><td><code>a[i * 32] = helper(a[i]); // [gather]</code></td>"
+	CHECK(strstr(html.s, "<tr><td class=\"n\">11</td><td><code>a[i * 32] = square(a[i]); // [gather]</code></td>"
 	                  "<td><div class=\"bar\" style=\"width:42.1%\"></div></td><td class=\"n\">42.1%</td>") != NULL);
 	CHECK(strstr(html.s, "<tr><td class=\"n\">inc.h:3</td><td><code>(inlined from a header)</code></td>"
 	                  "<td><div class=\"bar\" style=\"width:57.9%\"></div>") != NULL);
