@@ -261,6 +261,8 @@ echo
 echo "== a rerun after a value is set, for every shipped file; the first result; a sweep (tests/bench_rerun.py)"
 CUPLAY=$CUPLAY python3 tests/bench_rerun.py
 echo
+CUPLAY=$CUPLAY bash tests/bench/lines_ncu.sh
+echo
 echo "== the first result at the prompt, and of -c and a session (tests/first_result.py)"
 CUPLAY=$CUPLAY python3 tests/first_result.py --bench
 bash tests/bench_blink.sh

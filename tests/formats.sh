@@ -78,6 +78,8 @@ for f in json jsonl csv markdown; do
 	check "help, device, lessons (prose on stderr)" $f "help; help run; device; lessons" 'recs == []'
 	check "an error (on stderr)" $f "$T; set NOPE=1; run transpose_naive" 'len(recs) == 1' 1
 	check "explain and roofline without a GPU (notes on stderr)" $f "$T; explain transpose_tiled; roofline" 'recs == []'
+	check "lines without a GPU: instructions per line" $f "$T; lines transpose_tiled" \
+		'len(recs) > 5 and any(str(r["line"]) == "90" and int(r["instructions"]) > 0 for r in recs)'
 done
 # csv: the rows of two files' runs are one table, each row naming its file
 check "runs of two files: one header" csv "$T; run transpose_tiled; use vector_add; run vadd_naive" \
@@ -106,6 +108,8 @@ if have_gpu; then
 		check "device and roof" $f "device; roof" 'len(recs) == 2'
 		check explain $f "$T; set N=1024; explain transpose_tiled" \
 			'[r["part"] for r in recs if r["part"] in ("limiter", "verdict", "headroom")] == ["limiter", "verdict", "headroom"]'
+		check lines $f "$T; set N=1024; lines transpose_tiled" \
+			'any(float(r["shared_wavefronts"] or 0) > 0 for r in recs) and any(float(r["global_sectors"] or 0) > 0 for r in recs)'
 		CUPLAY_NO_COUNTERS=1 check "explain without counters" $f "$T; set N=1024; explain transpose_tiled" \
 			'any(r["part"] == "needs" for r in recs) and not any(r["part"] == "sol" for r in recs)'
 	done

@@ -258,6 +258,9 @@ sub seq
 # the timed launches checked: kernels that keep state across launches
 # flagged, the shipped ones not
 sub recheck
+# lines: per-line counters (bank conflicts, coalescing, local memory), a
+# sequence's steps and a template's, the records adding up
+sub lines
 # a new configuration's data path: the staging area, the comparison in
 # chunks, references in the elements' own type, the GPU fill, against the
 # way before

@@ -103,7 +103,7 @@ fi
 # ones still hold, exit 0
 CUPLAY_NO_COUNTERS=1 "$CUPLAY" sessions/bank_conflicts.session >"$tmp/out" 2>&1 </dev/null
 st=$?
-want=$(grep -c '^expect .* \(metric\|rule\|bound\|limiter\) ' sessions/bank_conflicts.session)
+want=$(grep -c '^expect .* \(metric\|rule\|bound\|limiter\|line\) ' sessions/bank_conflicts.session)
 held=$(grep -c '^expect ' sessions/bank_conflicts.session)
 held=$((held - want))
 nsk=$(grep -c '^expect .*: skipped: counters not permitted' "$tmp/out")

@@ -369,6 +369,9 @@ int wc_device(wclient *w, char **err)
 
 void wc_stop_wait(wclient *w, int grace_ms)
 {
+	free(w->extra);
+	w->extra = NULL;
+	w->extra_len = 0;
 	if (w->pid <= 0)
 		return;
 	if (w->hello_pending) {
@@ -518,8 +521,16 @@ static int run_message(wclient *w, waiting_run *wr, uint32_t type, void *payload
 		wr->last = now_ns();
 		return 0;
 	}
-	if (type == MSG_RESULT && len == sizeof(result)) {
+	if (type == MSG_RESULT && len >= sizeof(result)) {
 		take_result(w, res, payload);
+		/* what follows the result: a `lines` plan's per-line records */
+		free(w->extra);
+		w->extra = NULL;
+		w->extra_len = (size_t)(len - sizeof(result));
+		if (w->extra_len) {
+			w->extra = xmalloc(w->extra_len);
+			memcpy(w->extra, (const char *)payload + sizeof(result), w->extra_len);
+		}
 		free(payload);
 		return 1;
 	}

@@ -34,6 +34,11 @@ typedef struct wclient {
 	   cuplay is measuring)"), for the user; NULL: dropped */
 	void (*note)(void *ctx, const char *text);
 	void *note_ctx;
+	/* the bytes the last result came with (a `lines` plan's per-line
+	   records, sassprof.h's sp_head and sp_pc); NULL none; owned, replaced
+	   by the next result; the caller may take them (and set NULL) */
+	void *extra;
+	size_t extra_len;
 } wclient;
 
 /* Starts the worker process without waiting for it: the CUDA context is

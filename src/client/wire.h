@@ -22,7 +22,7 @@
  * Either refusal is one line (WIRE_OTHER_BUILD ...: restart cuplay). The
  * header and MSG_ERROR never change, so any two builds can say why they
  * refuse. Builds from before the version count as version 0. */
-#define WIRE_VERSION 6
+#define WIRE_VERSION 7
 #define WIRE_MAGIC 0x57504c43u /* "CLPW" in a little-endian word: a versioned HELLO */
 #define WIRE_OTHER_BUILD "the GPU worker is from another build of cuplay"
 
@@ -34,7 +34,8 @@ enum wire_msg {
 	MSG_STOP = 4,     /* front -> worker: end sampling early (RES_INTERRUPTED) */
 	MSG_QUIT = 5,     /* front -> worker: leave */
 	MSG_PROGRESS = 6, /* worker -> front: wire_progress */
-	MSG_RESULT = 7,   /* worker -> front: result */
+	MSG_RESULT = 7,   /* worker -> front: result, then for a `lines` plan the per-line
+	                     run's sp_head and its sp_pc records (sassprof.h) */
 	MSG_NOTE = 8,     /* worker -> front: one line for the user (waiting for the GPU) */
 	MSG_DEVICE = 9    /* front -> worker: empty; worker -> front: devinfo with free_mem now
 	                     (or MSG_ERROR when it has no context, and it exits) */

@@ -1,5 +1,6 @@
 /* diagnose.c: explain and roofline. */
 #include "diagnose.h"
+#include "perline.h"
 #include "run.h"
 
 #include "explain.h"
@@ -157,6 +158,7 @@ static void fill_in(app *a, const runctx *c, const plan *p, const measurement *m
 	in->occupancy = fig_of(s, fig, "occupancy");
 	in->atomics = fig_of(s, fig, "atomic_requests") + fig_of(s, fig, "reduction_requests");
 	in->threads_per_inst = fig_of(s, fig, "threads_per_inst");
+	in->local_sectors = fig_of(s, fig, "local_ld_sectors");
 }
 
 /* The diagnosis of record m (fig: its counters' figures; NULL: none), kept
@@ -433,6 +435,8 @@ static int explain_kernel(app *a, explaining *x, int k)
 	double *fig = NULL;
 	m = explain_counters(a, x, k, mi, &fig);
 	const explain_out *o = diagnose(a, &x->c, p, m, res->empty_ms, x->sel, fig, a->opt.mask_times);
+	if (o->counters && perline_explain(a, &x->c, k, o) != 0) /* the rules' lines */
+		x->rc = -1;
 	if (!o->counters && !x->said_why) {
 		x->said_why = 1;
 		no_counters_note(a, a->prof_why ? a->prof_why : "not read");

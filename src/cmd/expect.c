@@ -1,5 +1,6 @@
 /* expect.c: assertions on the results of earlier runs. */
 #include "expect.h"
+#include "perline.h"
 #include "explain.h"
 #include "metrics.h"
 
@@ -373,9 +374,11 @@ int expect_run(app *a, int argc, char **argv)
 {
 	static const char use[] = "usage: expect KERNEL[SEL] correct | expect A faster|slower B [by X] | "
 	                          "expect KERNEL gbps|roof|time|gflops|overlap OP NUMBER | expect KERNEL metric NAME OP NUMBER | "
-	                          "expect KERNEL bound|limiter|rule [not] NAME";
+	                          "expect KERNEL bound|limiter|rule [not] NAME | expect KERNEL line \"TEXT\" FIGURE OP X";
 	if (argc < 3)
 		return app_error(a, "%s", use);
+	if (strcmp(argv[2], "line") == 0 && valid_label(argv[1]))
+		return perline_expect(a, argc, argv); /* its text is free: not a selector */
 	for (int i = 1; i < argc; i++)
 		if (!valid_label(argv[i]))
 			return app_error(a, "expect: malformed selector '%s' (write kernel[NAME=VALUE,...])", argv[i]);

@@ -1,6 +1,7 @@
 /* labreport.c: `report FILE.html|FILE.md`, the session's lab report. */
 #include "labreport.h"
 #include "lab.h"
+#include "perline.h"
 #include "fileio.h"
 
 #include <errno.h>
@@ -35,14 +36,25 @@ int app_report(app *a, const char *path)
 	lab_input in = { a->results.runs, a->results.nruns, a->results.history, nc, CUPLAY_VERSION,
 		         a->opt.mask_times ? "<t>" : when, a->opt.mask_times ? NULL : a->timeline.spans, a->timeline.n,
 		         a->timeline.title,
-		         a->roof.device ? a->roof.best : 0, a->roof.device ? a->roof.gflops : 0 };
+		         a->roof.device ? a->roof.best : 0, a->roof.device ? a->roof.gflops : 0, NULL, 0 };
+	/* the per-line views made (`lines`, `explain`) */
+	lab_lines *ll = NULL;
+	const char *k, *vl, *pa;
+	for (const lines_view *v; (v = perline_kept(in.nlines, &k, &vl, &pa)) != NULL; in.nlines++) {
+		ll = xrealloc(ll, (size_t)(in.nlines + 1) * sizeof *ll);
+		ll[in.nlines] = (lab_lines){ k, vl, pa, v };
+	}
+	in.lines = ll;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
-	if (!m)
+	if (!m) {
+		free(ll);
 		return app_error(a, "report: %s", strerror(errno));
+	}
 	lab_write(m, fmt, &in);
 	fclose(m);
+	free(ll);
 	char *why = NULL;
 	int r = write_file(path, buf, len, &why);
 	free(buf);

@@ -4,12 +4,15 @@
  *   {median K} {gbps K} {roof K} {gflops K}   K's last run (K may carry [SEL])
  *   {overlap K}                      the share of copy time under kernels in its timeline
  *   {speedup A B}                    median(B) / median(A)
+ *   {line K FIGURE TEXT}             the line of K's last `lines` that holds TEXT
+ *                                    and its figure: "line 90: 32.0x"
  *   {{ and }}                        braces
  * A kernel's figures come from its latest timed run, whatever ran since (a
  * `metrics` run has counters and no times). A figure that is not there is
  * said in words, never as a bare mark: "(no timed run of K)". */
 #include "say.h"
 #include "expect.h"
+#include "perline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,23 @@ static const run_record *timed(app *a, const char *label, sbuf *b)
 /* One placeholder's text into b; -1 when the name is not one. */
 static int expand_one(app *a, char *inner, sbuf *b)
 {
+	if (strncmp(inner, "line ", 5) == 0) {
+		/* {line K FIGURE TEXT...}: the text is the rest, spaces and all */
+		char *k = inner + 5, *f, *t;
+		while (*k == ' ')
+			k++;
+		if (!(f = strchr(k, ' ')))
+			return -1;
+		*f++ = 0;
+		while (*f == ' ')
+			f++;
+		if (!(t = strchr(f, ' ')))
+			return -1;
+		*t++ = 0;
+		while (*t == ' ')
+			t++;
+		return *t ? perline_say(k, f, t, b) : -1;
+	}
 	char *w[3] = { 0 };
 	int n = 0;
 	for (char *save = NULL, *t = strtok_r(inner, " ", &save); t && n < 3; t = strtok_r(NULL, " ", &save))

@@ -153,3 +153,26 @@ int cubin_object(const void *cubin, size_t len, const char *sym, uint64_t *size,
 	}
 	return -1;
 }
+
+int cubin_text_size(const void *cubin, size_t len, const char *lowered, uint64_t *size)
+{
+	const uint8_t *d = cubin;
+	if (len < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1)
+		return -1;
+	uint64_t shoff = rd64(d + 0x28);
+	uint16_t shentsize = rd16(d + 0x3a), shnum = rd16(d + 0x3c), shstrndx = rd16(d + 0x3e);
+	sect shstr;
+	if (shstrndx >= shnum || get_sect(d, len, shoff, shentsize, shstrndx, &shstr) != 0)
+		return -1;
+	for (int i = 0; i < shnum; i++) {
+		sect s;
+		const char *n;
+		if (get_sect(d, len, shoff, shentsize, i, &s) != 0 || !(n = str_at(d, &shstr, s.name)))
+			continue;
+		if (strncmp(n, ".text.", 6) == 0 && strcmp(n + 6, lowered) == 0) {
+			*size = s.size;
+			return 0;
+		}
+	}
+	return -1;
+}

@@ -24,4 +24,8 @@ int cubin_resources(const void *cubin, size_t len, const char *lowered, int sm, 
  * .nv.constant*). 0 when found, -1 when not (or not an ELF cubin). */
 int cubin_object(const void *cubin, size_t len, const char *sym, uint64_t *size, int *is_const);
 
+/* The size in bytes of kernel `lowered`'s code (its .text.<lowered>
+ * section): 0 when found, -1 when not (or not an ELF cubin). */
+int cubin_text_size(const void *cubin, size_t len, const char *lowered, uint64_t *size);
+
 #endif

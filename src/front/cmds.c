@@ -5,6 +5,7 @@
 #include "files.h"
 #include "cmds_files.h"
 #include "cmds_lesson.h"
+#include "cmds_lines.h"
 #include "cmds_look.h"
 #include "cmds_measure.h"
 #include "cmds_settings.h"
@@ -212,6 +213,7 @@ static const command *const commands[] = {
 	&cmd_info_entry,
 	&cmd_ptx_entry,
 	&cmd_sass_entry,
+	&cmd_lines_entry,
 	&cmd_metrics_entry,
 	&cmd_explain_entry,
 	&cmd_roofline_entry,

@@ -37,7 +37,7 @@ static int cmd_say(app *a, int argc, char **argv, const char *rest)
 	free(text);
 	if (bad) {
 		app_error(a, "say: '{%s}' is not a figure (gpu, sms, l2, mem; median, gbps, roof, gflops KERNEL; "
-		          "speedup A B; '{{' for a brace)", bad);
+		          "speedup A B; line KERNEL FIGURE TEXT; '{{' for a brace)", bad);
 		free(bad);
 		return -1;
 	}

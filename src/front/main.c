@@ -6,6 +6,7 @@
 #include "ccserver.h"
 #include "fileio.h"
 #include "cmds.h"
+#include "perline.h"
 #include "repl.h"
 #include "client.h"
 #include "worker.h"
@@ -391,6 +392,7 @@ int main(int argc, char **argv)
 		rc = failed || (!a.opt.interactive && a.nerrors) ? 1 : 0;
 	}
 	app_free(&a);
+	perline_forget();
 	ccs_stop();
 	file_guards_free();
 	free(o.commands);

@@ -187,6 +187,11 @@ typedef struct plan {
 	plan_tmap tmaps[PLAN_MAX_TMAPS];
 	uint32_t nlist;           /* the values of globals given as lists */
 	double list[PLAN_MAX_LIST];
+	/* `lines`: after the check, the per-line run (per-instruction counters,
+	 * then PC samples, each its own launch) in place of timing; its records
+	 * follow the result on the wire. 0: none */
+	int32_t lines;
+	int32_t lines_period;     /* PC sampling's period, 2^N cycles; 0: the default */
 } plan;
 
 #endif

@@ -12,7 +12,7 @@ static const char *const unit_names[] = { "dram", "l2", "l1", "sm", NULL };
 static const char *const bound_names[] = { "memory", "compute", "latency", "launch", NULL };
 static const char *const rule_names[] = { "uncoalesced", "bank_conflicts", "low_l1_hit", "occupancy",
 	                                  "divergence", "atomics", "no_wgmma", "ldmatrix_conflicts",
-	                                  "loads_mma_turns", "accumulator_spills", NULL };
+	                                  "loads_mma_turns", "accumulator_spills", "local_memory", NULL };
 
 const char *const *explain_unit_names(void) { return unit_names; }
 const char *const *explain_bound_names(void) { return bound_names; }
@@ -52,7 +52,7 @@ void explain_in_init(explain_in *in)
 	in->occ_theory = NAN;
 	in->pipe = -1;
 	in->pipe_roof = in->pipe_datasheet = in->mma_roof = in->wgmma_roof = NAN;
-	in->spill_bytes = in->tensor_active = in->tensor_inst = NAN;
+	in->spill_bytes = in->tensor_active = in->tensor_inst = in->local_sectors = NAN;
 	for (int i = 0; i < EXPLAIN_NSTALLS; i++)
 		in->stall[i] = NAN;
 }
@@ -318,6 +318,28 @@ static void rule_spills(const explain_in *in, explain_out *o)
 	         "more registers, fragment indexes known at compile time (loops fully unrolled)");
 }
 
+/* Local memory (a thread's spilled registers, or an array it indexes at
+ * run time) lives in DRAM behind L1: every sector read from it is traffic
+ * a register would not cost. A tensor kernel's spills are
+ * accumulator_spills' (the code says them without counters). */
+static void rule_local(const explain_in *in, explain_out *o)
+{
+	if (!known(in->local_sectors) || in->local_sectors <= 0 || explain_has_rule(o, "accumulator_spills"))
+		return;
+	explain_rule *r = add_rule(o, "local_memory", in->local_sectors, "sectors");
+	if (!r)
+		return;
+	char n[32];
+	fmt_count(in->local_sectors, n, sizeof n);
+	snprintf(r->text, sizeof r->text,
+	         "%s sectors read from local memory: registers spilled%s, or an array indexed with values known "
+	         "only at run time, kept in memory instead of registers", n,
+	         known(in->spill_bytes) && in->spill_bytes > 0 ? " (ptxas reports spills)" : "");
+	snprintf(r->fix, sizeof r->fix,
+	         "index per-thread arrays with constants (loops fully unrolled), or keep them in shared "
+	         "memory; __launch_bounds__ or fewer live values where registers spill");
+}
+
 /* ldmatrix reads eight 16-byte rows a matrix: in a tile whose rows are a
  * multiple of 128 bytes apart they share banks. A warp's ldmatrix.x4 moves
  * 512 bytes, 4 wavefronts at the fewest. */
@@ -539,6 +561,7 @@ void explain_compute(const explain_in *in, explain_out *o)
 		rule_occupancy(in, o);
 	rule_divergence(in, o);
 	rule_atomics(in, o);
+	rule_local(in, o);
 }
 
 /* ---------------------------------------------------------------- table */

@@ -19,7 +19,8 @@
  *   the rules            uncoalesced, bank_conflicts, low_l1_hit,
  *                        occupancy, divergence, atomics; for tensor-core
  *                        kernels no_wgmma, ldmatrix_conflicts,
- *                        loads_mma_turns, accumulator_spills: each with
+ *                        loads_mma_turns, accumulator_spills; local_memory
+ *                        (sectors read from local memory): each with
  *                        its evidence and the change that usually fixes it
  *
  * Without counters it says what timing alone supports (the declared bytes
@@ -102,6 +103,7 @@ typedef struct explain_in {
 	int ldmatrix;           /* its PTX loads fragments with ldmatrix */
 	int async_copy;         /* its PTX copies asynchronously (cp.async, cp.async.bulk: TMA) */
 	double spill_bytes;     /* bytes a thread spills to local memory and back (ptxas) */
+	double local_sectors;   /* counters: sectors loaded from local memory */
 	double tensor_active;   /* counters: % of cycles the tensor pipe was busy */
 	double tensor_inst;     /* counters: warp instructions on the tensor pipe */
 	double stall[EXPLAIN_NSTALLS]; /* counters: warps stalled per issue, by reason */

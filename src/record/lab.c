@@ -570,6 +570,41 @@ static void kernels(FILE *f, lab_format fmt, const measurement *r, const int *id
 	free(src);
 }
 
+/* Each kernel's source with a bar a line (HTML), or its costly lines as a
+ * table (Markdown). */
+static void per_line(FILE *f, lab_format fmt, const lab_input *in)
+{
+	heading(f, fmt, 2, "Cost by source line");
+	for (int i = 0; i < in->nlines; i++) {
+		const lab_lines *l = &in->lines[i];
+		char *src = NULL;
+		if (read_file(l->path, &src, NULL) != 0)
+			src = NULL;
+		for (int fn = 0; fn < l->v->nfuncs; fn++) {
+			sbuf t = { 0 };
+			sb_printf(&t, "%s%s%s (%s)", l->kernel, l->v->nfuncs > 1 ? ": " : "",
+			          l->v->nfuncs > 1 ? l->v->funcs[fn] : "", l->values);
+			heading(f, fmt, 3, t.s);
+			sb_free(&t);
+			if (fmt == LAB_HTML) {
+				sbuf b = { 0 };
+				lines_html(&b, l->v, fn, src);
+				fwrite(b.s, 1, b.len, f);
+				sb_free(&b);
+			} else {
+				table tb;
+				lines_table(&tb, l->v, fn, LS_STALL, 0, 0, 0);
+				table_print(&tb, f, FMT_MARKDOWN, 0, 0);
+				fputc('\n', f);
+				table_free(&tb);
+			}
+		}
+		if (!l->v->counted)
+			para(f, fmt, "Instructions per line from the cubin: the counts need a GPU.");
+		free(src);
+	}
+}
+
 static const char style[] =
 	"body{font-family:Helvetica,Arial,sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222}"
 	"table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.9em}"
@@ -577,7 +612,10 @@ static const char style[] =
 	"td:first-child{overflow-wrap:normal}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:normal}th{background:#f3f3f3}"
 	"pre{background:#f7f7f7;padding:0.8em;overflow-x:auto;font-size:0.85em}"
-	"figure{margin:0.5em 0 1.5em}svg{max-width:100%;height:auto}";
+	"figure{margin:0.5em 0 1.5em}svg{max-width:100%;height:auto}"
+	"table.lines td{border:none;border-bottom:1px solid #eee;padding:0.05em 0.6em}"
+	"table.lines td:nth-child(2){white-space:pre;font-size:0.85em}table.lines td:nth-child(3){width:14em}"
+	"table.lines tr.q{color:#999}.bar{height:0.8em;background:#c0392b;min-width:1px}";
 
 void lab_write(FILE *f, lab_format fmt, const lab_input *in)
 {
@@ -628,6 +666,8 @@ void lab_write(FILE *f, lab_format fmt, const lab_input *in)
 		counters(f, fmt, r, idx, n);
 	}
 	free(idx);
+	if (in->nlines > 0)
+		per_line(f, fmt, in);
 	if (in->tl && in->ntl > 0) { /* the last run's copies and kernels, by stream */
 		heading(f, fmt, 2, "Timeline");
 		sbuf b = { 0 };

@@ -7,10 +7,18 @@
 #ifndef CUPLAY_LAB_H
 #define CUPLAY_LAB_H
 
+#include "lines.h"
 #include "measure.h"
 #include "timeline.h"
 
 #include <stdio.h>
+
+/* A kernel's cost by source line (`lines`): its file, the values it ran
+ * with, the view. */
+typedef struct lab_lines {
+	const char *kernel, *values, *path;
+	const lines_view *v;
+} lab_lines;
 
 typedef struct lab_input {
 	const measurement *runs; /* in the order they were made */
@@ -24,6 +32,8 @@ typedef struct lab_input {
 	const char *tl_title;
 	double mem_gbps;         /* the roofs measured (0: unknown), for the roofline */
 	double fp32_gflops;
+	const lab_lines *lines;  /* the per-line views made (`lines`), in order */
+	int nlines;
 } lab_input;
 
 typedef enum { LAB_HTML, LAB_MARKDOWN } lab_format;

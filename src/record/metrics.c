@@ -129,7 +129,7 @@ static const struct {
 	             "st_sectors_per_req ld_sectors bank_conflicts_ld bank_conflicts_st shared_ld_inst shared_st_inst "
 	             "occupancy l1_hit l2_hit atomic_requests reduction_requests threads_per_inst tensor_active "
 	             "tensor_inst stall_long_sb stall_barrier stall_lg_throttle stall_mio_throttle "
-	             "stall_short_sb stall_math_pipe stall_wait" },
+	             "stall_short_sb stall_math_pipe stall_wait local_ld_sectors" },
 	{ "tensor", "duration tensor_active tensor_inst stall_long_sb stall_barrier stall_lg_throttle "
 	            "stall_mio_throttle stall_short_sb stall_math_pipe stall_wait" },
 };

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sassprof.h"
 #include "wbuffers.h"
 #include "wcheck.h"
 #include "wfill.h"
@@ -115,6 +116,7 @@ static void worker_fini(wstate *ws)
 	if (st->have_ctx && !st->ctx_waited)
 		cu.CtxSetCurrent(st->ctx); /* made on the start-up thread; no request came */
 	prof_shutdown();
+	sassprof_shutdown();
 	nvml_close();
 	for (int i = 0; i < PLAN_MAX_BUFS; i++)
 		pool_release(NULL, &ws->pool.buf[i]);
@@ -201,7 +203,7 @@ static int serve(wstate *ws)
 		result *res = xcalloc(1, sizeof *res);
 		serve_request(ws, payload, len, res);
 		int fatal = res->status == RES_FATAL;
-		int sent = reply_send(&ws->chan, res);
+		int sent = reply_send(&ws->chan, res); /* with the per-line run's records, if any */
 		free(res);
 		if (sent != 0)
 			return 1;

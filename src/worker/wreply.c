@@ -1,6 +1,7 @@
 /* wreply.c: stage 6 of a request: the run's end and its RESULT. */
 #include "wreply.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "wlock.h"
@@ -23,5 +24,9 @@ void reply_stage(wrun *r, wpool *pool, wprintf *pf, wkernels *k, wstaging *sg, c
 
 int reply_send(wchan *c, const result *res)
 {
-	return wire_send(c->wfd, MSG_RESULT, res, sizeof *res, NULL, 0) == 0 ? 0 : -1;
+	int rc = wire_send(c->wfd, MSG_RESULT, res, sizeof *res, c->extra, c->extra_len) == 0 ? 0 : -1;
+	free(c->extra);
+	c->extra = NULL;
+	c->extra_len = 0;
+	return rc;
 }

@@ -18,6 +18,8 @@
 typedef struct wchan {
 	int rfd, wfd;
 	int stop, quit;        /* STOP / QUIT (or the front end gone) seen */
+	void *extra;           /* bytes to send after the next result (the per-line run's); owned */
+	size_t extra_len;
 } wchan;
 
 /* One request. */

@@ -1,6 +1,6 @@
 /* wtime.c: stage 5 of a request: timing (warm-ups, samples, the stopping
  * rule), the empty kernel's baseline, the timeline's extra run, and the
- * counters pass, alone on the GPU (wlock.c). */
+ * counters pass and the per-line run (wlines.c), alone on the GPU (wlock.c). */
 #include "wtime.h"
 
 #include <math.h>
@@ -10,6 +10,7 @@
 
 #include "kclock.h"
 #include "stats.h"
+#include "wlines.h"
 #include "wlock.h"
 #include "wseq.h"
 
@@ -623,7 +624,7 @@ int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernel
 	result *res = r->res;
 	tctx x = { r, tt, c, wh, k, tm, st, { NULL }, gh, sums, 0 };
 	uint64_t t0 = now_ns();
-	if (p->t.do_time || p->nmetrics > 0)
+	if (p->t.do_time || p->nmetrics > 0 || p->lines)
 		start_join(st); /* NVML and CUPTI set up */
 	if (p->t.do_time) {
 		if (w_stop_now(r->chan))
@@ -641,6 +642,8 @@ int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernel
 		metrics_pass(&x);
 	if (p->t.do_time && res->status == RES_OK)
 		last_launch(&x);
+	if (p->lines && res->status == RES_OK && !w_stop_now(r->chan) && w_gpu_lock(r, &st->info) == 0)
+		lines_pass(r, st, prof_prologue, prof_launch, &x);
 	w_gpu_unlock();
 	seq_free(&x.seq);
 	return res->status == RES_OK ? 0 : -1;

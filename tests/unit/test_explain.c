@@ -356,6 +356,15 @@ TEST(divergence_atomics)
 	CHECK(explain_has_rule(&o, "atomics"));
 	CHECK(!explain_has_rule(&o, "uncoalesced"));
 	golden("divergence_atomics", "reduce_interleaved", &o);
+	/* local memory: the rule names the sectors; none read, no rule */
+	CHECK(!explain_has_rule(&o, "local_memory"));
+	in.local_sectors = 2097152;
+	explain_compute(&in, &o);
+	CHECK(explain_has_rule(&o, "local_memory"));
+	for (int i = 0; i < o.nrules; i++)
+		if (strcmp(o.rules[i].name, "local_memory") == 0)
+			CHECK(o.rules[i].evidence == 2097152 && strstr(o.rules[i].text, "2.1M sectors read from local memory"));
+	in.local_sectors = 0;
 	/* one atomic per block: no rule */
 	in.atomics = in.blocks;
 	in.threads_per_inst = 31.5;
@@ -444,9 +453,10 @@ TEST(names)
 	int n = 0;
 	for (const char *const *r = explain_rule_names(); *r; r++)
 		n++;
-	CHECK(n == 10);
+	CHECK(n == 11);
 	/* every rule a test fires is a name `expect K rule` takes */
-	const char *fired[] = { "uncoalesced", "bank_conflicts", "low_l1_hit", "occupancy", "divergence", "atomics" };
+	const char *fired[] = { "uncoalesced", "bank_conflicts", "low_l1_hit", "occupancy", "divergence", "atomics",
+	                        "local_memory" };
 	for (size_t i = 0; i < ARRAY_LEN(fired); i++) {
 		int found = 0;
 		for (const char *const *r = explain_rule_names(); *r; r++)

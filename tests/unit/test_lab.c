@@ -50,7 +50,7 @@ static void counted(measurement *m, const char *k, double red)
 
 static char *write(const measurement *r, int n, lab_format fmt)
 {
-	lab_input in = { r, n, NULL, 0, "x", "now", NULL, 0, NULL, 0, 0 };
+	lab_input in = { r, n, NULL, 0, "x", "now", NULL, 0, NULL, 0, 0, NULL, 0 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

@@ -176,7 +176,7 @@ TEST(place_and_report)
 	measure_free(&m);
 
 	record(&m, 1);
-	lab_input in = { &m, 1, NULL, 0, "x", "now", NULL, 0, NULL, 3300, 51000 };
+	lab_input in = { &m, 1, NULL, 0, "x", "now", NULL, 0, NULL, 3300, 51000, NULL, 0 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

@@ -161,7 +161,7 @@ TEST(lab_report)
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
-		lab_input in = { NULL, 0, NULL, 0, "0", "now", spans, n, "saxpy_iter STREAMS=4", 0, 0 };
+		lab_input in = { NULL, 0, NULL, 0, "0", "now", spans, n, "saxpy_iter STREAMS=4", 0, 0, NULL, 0 };
 		lab_write(f, html ? LAB_HTML : LAB_MARKDOWN, &in);
 		fclose(f);
 		CHECK(buf && strstr(buf, "Timeline") != NULL);

@@ -327,8 +327,8 @@ TEST(client_other_build)
 	snprintf(want, sizeof want, "(wire version %d, this is 0): restart cuplay", WIRE_VERSION);
 	start_other("--as-version", "0", want);
 	/* the front end refuses the worker's HELLO */
-	snprintf(want, sizeof want, "(wire version 7, this is %d): restart cuplay", WIRE_VERSION);
-	start_other("--hello", "v7", want);
+	snprintf(want, sizeof want, "(wire version %d, this is %d): restart cuplay", WIRE_VERSION + 1, WIRE_VERSION);
+	start_other("--hello", "newer", want);
 	snprintf(want, sizeof want, "(wire version 0, this is %d): restart cuplay", WIRE_VERSION);
 	start_other("--hello", "bare", want);
 	start_other("--hello", "size", "(its result is ");
@@ -1493,7 +1493,7 @@ TEST(client_worker)
  * prefix: `test_worker MODE ARG EXE --worker RFD WFD DEVICE VERSION`.
  *   --as-version V  execs the real worker (this program) with version V, as
  *                   a front end of another build would start it
- *   --hello MODE    answers with a HELLO of another build: "v7" (version 7),
+ *   --hello MODE    answers with a HELLO of another build: "newer" (the next version),
  *                   "bare" (a devinfo alone, as before the version), "size"
  *                   (a result size that differs), then waits for the end */
 static int other_build(char **argv)
@@ -1513,8 +1513,8 @@ static int other_build(char **argv)
 	if (strcmp(arg, "bare") == 0) {
 		wire_send(wfd, MSG_HELLO, &d, sizeof d, NULL, 0);
 	} else {
-		if (strcmp(arg, "v7") == 0)
-			h.version = 7;
+		if (strcmp(arg, "newer") == 0)
+			h.version = WIRE_VERSION + 1;
 		else if (strcmp(arg, "size") == 0)
 			h.sizes[WIRE_SIZE_RESULT] += 8;
 		wire_send(wfd, MSG_HELLO, &h, sizeof h, NULL, 0);

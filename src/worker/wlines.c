@@ -1,0 +1,40 @@
+/* wlines.c: the per-line run. */
+#include "wlines.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sassprof.h"
+
+void lines_pass(wrun *r, const wstart *st, int (*prologue)(void *arg), int (*launch)(void *arg), void *arg)
+{
+	const plan *p = r->p;
+	w_progress(r->chan, 0, WIRE_PHASE_HOST, 0); /* patching and sampling are slow host work */
+	sp_launch l = { prologue, launch, arg };
+	sp_head *h = xcalloc(1, sizeof *h);
+	sp_pc *pcs = NULL;
+	w_trace(r, "per-line run");
+	prof_status ps = sassprof_collect(st->ctx, st->dev, &l, p->lines_period, h, &pcs);
+	w_trace(r, "per-line run: counters %d (%.1f ms), samples %d (%.1f ms), %d instructions", h->status,
+	        h->metrics_ms, h->samp_status, h->sampling_ms, h->npc);
+	if (ps == PROF_LAUNCH) {
+		if (r->res->status == RES_OK)
+			w_fail(r, W_ERROR, "kernel '%s': %s", p->launch.name, h->error[0] ? h->error : h->samp_error);
+		w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name);
+		free(h);
+		free(pcs);
+		return;
+	}
+	if (ps != PROF_OK)
+		w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name); /* a fault in the replays is sticky */
+	size_t len = sizeof *h + (size_t)h->npc * sizeof *pcs;
+	char *buf = xmalloc(len);
+	memcpy(buf, h, sizeof *h);
+	if (h->npc > 0)
+		memcpy(buf + sizeof *h, pcs, (size_t)h->npc * sizeof *pcs);
+	free(r->chan->extra);
+	r->chan->extra = buf;
+	r->chan->extra_len = len;
+	free(h);
+	free(pcs);
+}

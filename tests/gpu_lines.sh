@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# tests/gpu_lines.sh: `lines` on the GPU, the per-line counters against
+# what each access must cost. Called by tests/gpu.sh; run alone with
+# `bash tests/gpu_lines.sh` (CUPLAY=./cuplay).
+#   1. transpose_tiled: the shared read of the tile (tile[tx][ty + j]) has
+#      at least 30 excess wavefronts of every 32 at PAD=0 (a 32-way bank
+#      conflict), none at PAD=1; the line is named by its text
+#   2. coalescing: square_uncoalesced's strided load reads at least 3.5x
+#      its ideal sectors (16 against 4 at EL_PER_THREAD=4), the coalesced
+#      kernel's line its ideal
+#   3. a run-time-indexed local array: local sectors on its lines
+#   4. a sequence's steps and a template's instantiation are counted, and
+#      the per-line run's overhead is said against a plain launch
+#   5. the records as JSON: every counted line's figures add up
+# Closing line: "gpu-lines: N passed, N failed".
+. "$(dirname "$0")/lib.sh"
+if ! have_gpu; then
+	echo "gpu-lines: skipped: no GPU"
+	exit 0
+fi
+export XDG_CACHE_HOME="$tmp/cache"
+
+# expect_ok NAME CMDS: the commands run with every expectation held
+expect_ok() {
+	local name=$1 cmds=$2
+	"$CUPLAY" -c "$cmds" >"$tmp/out" 2>&1 </dev/null
+	local st=$?
+	if [ $st = 0 ] && grep -q ': ok' "$tmp/out" && ! grep -q 'expectation failed\|skipped' "$tmp/out"; then
+		ok "$name: $(grep -c ': ok' "$tmp/out") expectations held"
+	else
+		bad "$name (exit $st)"
+		sed 's/^/    /' "$tmp/out" | tail -n 25
+	fi
+}
+
+# 1. bank conflicts: 32 lanes on one bank make 32 wavefronts of 1 ideal
+expect_ok "transpose_tiled PAD=0 against PAD=1" 'use transpose; set N=4096
+lines transpose_tiled[PAD=0]
+expect transpose_tiled[PAD=0] line "tile[tx][ty + j]" shared_excess >= 0.9375 * shared
+expect transpose_tiled[PAD=0] line "tile[tx][ty + j]" shared_x >= 30
+lines transpose_tiled[PAD=1]
+expect transpose_tiled[PAD=1] line "tile[tx][ty + j]" shared_excess <= 0
+expect transpose_tiled[PAD=1] line "tile[tx][ty + j]" shared > 0
+lines transpose_tiled[PAD=0] transpose_tiled[PAD=1]'
+sed -n '/^lines: A = /,$p' "$tmp/out"
+
+# 2. coalescing: 16-byte strides touch 16 sectors where 4 would do
+expect_ok "coalescing: the strided load and the coalesced one" 'use coalescing; set N=16777216
+lines square_uncoalesced
+expect square_uncoalesced line "const float v = A[idx];" global_x >= 3.5
+lines square_coalesced
+expect square_coalesced line "B[i] = A[i] * A[i];" global_x <= 1.01
+expect square_coalesced line "B[i] = A[i] * A[i];" global_x >= 0.99'
+
+# 3. local memory: the array indexed at run time
+expect_ok "a run-time-indexed local array" 'use tests/kernels/local_array.cu
+lines local_copy
+expect local_copy line "[local write]" local > 0
+expect local_copy line "[local read]" local > 0'
+
+# 4. a sequence's steps, a template's instantiation; the overhead said
+if "$CUPLAY" --format json -c 'use linear_relu; set M=1024; set N=1024; lines linear; lines gemm<1>' \
+	>"$tmp/out" 2>"$tmp/err" </dev/null; then
+	if msg=$(python3 - "$tmp/out" <<'PY'
+import json, sys
+recs = [r for r in json.load(open(sys.argv[1]))["records"] if r["type"] == "line"]
+ks = {r["kernel"] for r in recs}
+assert {"gemm<0>", "bias_relu", "gemm<1>"} <= ks, ks
+assert all(r["warp_inst"] is not None for r in recs), "a line without counts"
+mma = [r for r in recs if r["kernel"] == "gemm<1>" and "acc[i][j] +=" in r["source"]]
+assert mma and mma[0]["warp_inst"] > 0, mma
+print("%d lines over %s" % (len(recs), ", ".join(sorted(ks))))
+PY
+	); then ok "sequence and template: $msg"; else bad "sequence and template: $msg"; fi
+	if grep -q 'per-line run, not timed: counted in a patched launch (.*), sampled in one more (.* samples, one every 2^[0-9]* cycles); a plain launch ' "$tmp/err"; then
+		ok "the per-line run's overhead: $(grep -m1 'per-line run' "$tmp/err" | sed 's/.*not timed: //')"
+	else
+		bad "the per-line run's overhead is not said"; sed 's/^/    /' "$tmp/err" | head
+	fi
+else
+	bad "lines on a sequence and a template (exit $?)"; sed 's/^/    /' "$tmp/err" | head
+fi
+
+# 4b. explain names the line that convicts each rule
+"$CUPLAY" -c 'use coalescing; set N=16777216; explain square_uncoalesced
+use transpose; set N=4096; set PAD=0; explain transpose_tiled
+use tests/kernels/local_array.cu; explain local_copy' >"$tmp/out" 2>&1 </dev/null
+for want in 'explain: uncoalesced: line [0-9]* "const float v = A\[idx\];" {[0-9.]*x its ideal global sectors' \
+            'explain: bank_conflicts: line [0-9]* "out\[.*tile\[tx\]\[ty + j\];" {[0-9.]*x its ideal shared wavefronts' \
+            'explain: local_memory: line [0-9]* ".*\[local \(read\|write\)\]" {[0-9]* local sectors}'; do
+	if grep -q "$want" "$tmp/out"; then ok "explain names the line: $(grep -m1 "$want" "$tmp/out")"
+	else bad "explain did not name the line: $want"; fi
+done
+
+# 5. the records: per line, the instructions of its SASS add up to it
+if "$CUPLAY" --format json -c 'use transpose; set N=2048; lines transpose_tiled --sass' >"$tmp/out" 2>"$tmp/err" </dev/null \
+	&& msg=$(python3 - "$tmp/out" <<'PY'
+import json, sys
+recs = [r for r in json.load(open(sys.argv[1]))["records"] if r["type"] == "line"]
+lines = [r for r in recs if r["pc"] is None]
+for l in lines:
+    pcs = [r for r in recs if r["pc"] is not None and r["line"] == l["line"] and r["file"] == l["file"]]
+    assert sum(p["warp_inst"] for p in pcs) == l["warp_inst"], (l, pcs)
+    assert abs(sum(p["samples"] or 0 for p in pcs) - (l["samples"] or 0)) < 1e-9, l
+print("%d lines, their instructions add up" % len(lines))
+PY
+); then ok "records: $msg"; else bad "records: ${msg:-exit $?}"; sed 's/^/    /' "$tmp/err" | head; fi
+
+echo "gpu-lines: $pass passed, $fail failed"
