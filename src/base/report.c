@@ -445,6 +445,57 @@ static void print_markdown(const table *t, FILE *f)
 	}
 }
 
+static void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+void table_html(const table *t, FILE *f)
+{
+	/* the columns people see, as the text table shows them: those for
+	 * parsers and those empty in every row left out */
+	unsigned char *show = xcalloc((size_t)t->ncols + 1, 1);
+	char buf[1024];
+	for (int c = 0; c < t->ncols; c++) {
+		if (t->only[c] == COL_RAW || t->only[c] == COL_NONE)
+			continue;
+		for (int r = 0; r < t->nrows && !show[c]; r++) {
+			table_text(t, r, c, buf, sizeof buf);
+			show[c] = buf[0] != 0;
+		}
+		show[c] |= t->nrows == 0;
+	}
+	fputs("<table class=\"cuplay\">\n<thead><tr>", f);
+	for (int c = 0; c < t->ncols; c++)
+		if (show[c]) {
+			fputs(t->align[c] == 'r' ? "<th style=\"text-align:right\">" : "<th style=\"text-align:left\">", f);
+			html_text(f, t->head[c]);
+			fputs("</th>", f);
+		}
+	fputs("</tr></thead>\n<tbody>\n", f);
+	for (int r = 0; r < t->nrows; r++) {
+		fputs("<tr>", f);
+		for (int c = 0; c < t->ncols; c++)
+			if (show[c]) {
+				table_text(t, r, c, buf, sizeof buf);
+				fputs(t->align[c] == 'r' ? "<td style=\"text-align:right\">" : "<td style=\"text-align:left\">", f);
+				html_text(f, buf);
+				fputs("</td>", f);
+			}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+	free(show);
+}
+
 void doc_open(doc *d, FILE *f, out_format fmt, int color, const char *version)
 {
 	memset(d, 0, sizeof *d);

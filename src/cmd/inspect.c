@@ -405,7 +405,14 @@ int app_timeline(app *a, const char *svg_path)
 		sb_free(&b);
 		sb_printf(&b, "timeline of %s: %d spans\n", a->timeline.title, a->timeline.n);
 	}
-	fputs(b.s, app_textf(a));
+	if (a->display && a->format == FMT_TABLE && !a->opt.mask_times) {
+		sbuf svg = {0};
+		tl_svg(a->timeline.spans, a->timeline.n, a->timeline.title, 0, &svg);
+		app_figure(a, b.s, svg.s);
+		sb_free(&svg);
+	} else {
+		fputs(b.s, app_textf(a));
+	}
 	sb_free(&b);
 	if (a->timeline.lost > 0)
 		app_note(a, "  %d more spans were not kept (at most %d)", a->timeline.lost, RES_MAX_SPANS);
