@@ -76,7 +76,7 @@ MAIN_OBJ := $(BUILD)/front/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit bench soak demo install uninstall clean
+.PHONY: all run test unit bench soak demo install uninstall clean jupyter-install
 all: cuplay
 # `cuplay` is the binary itself (a second `make` relinks nothing), or a name
 # for $(BIN) when that is elsewhere (SANITIZE=1)
@@ -177,6 +177,14 @@ install: cuplay
 	$(if $(DOC_FILES),install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/)
 	$(foreach d,kernels_src sessions,$(if $(filter $(d)/%,$(SHIP_FILES)),\
 	  install -m 644 $(filter $(d)/%,$(SHIP_FILES)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
+
+# The Jupyter kernel (jupyter/, docs/classroom.md): the kernelspec `cuplay`,
+# run by the Python given (it needs ipykernel), for this user; a shared
+# image installs it with JUPYTER_WHERE=--sys-prefix or --prefix=DIR.
+PYTHON       ?= python3
+JUPYTER_WHERE ?= --user
+jupyter-install: cuplay
+	$(PYTHON) jupyter/install.py --cuplay $(abspath $(BIN)) $(JUPYTER_WHERE)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cuplay $(DESTDIR)$(MANDIR)/man1/cuplay.1 \

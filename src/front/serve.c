@@ -15,10 +15,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 /* The protocol's side of a session: the channel out, the pipe that
  * catches the commands' output, and the thread that reads it. */
@@ -390,6 +394,11 @@ int serve_loop(app *a)
 	int in;
 	if (plumb(&s, &in) != 0)
 		return 2;
+#ifdef __linux__
+	/* the front end gone (a notebook's kernel killed): this goes too,
+	 * and its worker and compile server see their pipes close */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
 	pthread_t th;
 	if (pthread_create(&th, NULL, reader, &s) != 0) {
 		fprintf(s.out, "{\"type\": \"error\", \"text\": \"cuplay: --serve: cannot start its reader\"}\n");
