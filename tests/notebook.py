@@ -8,7 +8,8 @@ message names the cell's line, or the kernel file's), Tab, Shift-Tab, an
 interrupt during a long cell, the roofline (SVG, parsed as XML), a restart
 (no cuplay left of the old kernel). Then nbclient executes every shipped
 lesson converted by `cuplay --notebook`, with --mask-times: each runs to the
-end and its text is the replay's (tests/golden/lessons/NAME.out). Where
+end and its text is the replay's (`cuplay --mask-times LESSON`), and it fails
+where the replay does. Where
 Python lacks the packages it prints one line, "notebook: skipped: ...".
 Prints "notebook: N passed, N failed"."""
 import glob
@@ -343,7 +344,7 @@ def lesson_tests(tmp):
         nb = nbformat.read(out, as_version=4)
         nbformat.validate(nb)
         os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache-lesson-" + name)
-        os.environ["CUPLAY_ARGS"] = "--no-gpu --mask-times"
+        os.environ["CUPLAY_ARGS"] = "--mask-times" if GPU else "--no-gpu --mask-times"
         client = NotebookClient(nb, kernel_name="cuplay", timeout=600,
                                 resources={"metadata": {"path": TREE}})
         err = None
@@ -351,17 +352,51 @@ def lesson_tests(tmp):
             client.execute()
         except CellExecutionError as e:
             err = str(e).splitlines()[-1] if str(e) else "error"
-        want = open(os.path.join(ROOT, "tests/golden/lessons", name + ".out")).read()
-        status = want.rstrip("\n").rsplit("\n", 1)[-1]
-        want = want[:want.rstrip("\n").rfind("\n") + 1]
+        # the replay, with a compile cache as fresh as the notebook's
+        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache-replay-" + name))
+        rp = subprocess.run([CUPLAY] + ([] if GPU else ["--no-gpu"]) + ["--mask-times", "sessions/%s.session" % name],
+                            cwd=TREE, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+        want = rp.stdout.decode("utf-8", "replace")
         got = notebook_text(nb)
-        ok = got == want and (err is None) == (status == "exit 0")
+        ok = got == want and (err is None) == (rp.returncode == 0)
         detail = ""
         if not ok:
             import difflib
             detail = (err or "") + "\n" + "".join(list(difflib.unified_diff(
                 want.splitlines(True), got.splitlines(True), "replay", "notebook"))[:30])
         report(ok, "lesson %s as a notebook runs to the end; its text is the replay's" % name, detail)
+
+
+def failing_lesson(tmp):
+    """A lesson whose expectation fails: its cell is marked failed, the
+    run goes on, and the notebook fails at its end, as the replay exits 1."""
+    work = os.path.join(tmp, "failing")
+    os.makedirs(os.path.join(work, "sessions"))
+    shutil.copytree(os.path.join(ROOT, "kernels_src"), os.path.join(work, "kernels_src"))
+    with open(os.path.join(work, "sessions", "failing.session"), "w") as f:
+        f.write("# A lesson that fails\nuse coalescing\nexplain square_coalesced\n"
+                "expect square_coalesced bound compute\n\nsay and goes on\nset N=1024\nshow\n")
+    out = os.path.join(work, "failing.ipynb")
+    subprocess.run([CUPLAY, "--notebook", "failing", out], cwd=work, check=True, capture_output=True)
+    nb = nbformat.read(out, as_version=4)
+    os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache-failing")
+    os.environ["CUPLAY_ARGS"] = "--no-gpu"
+    os.environ["CUPLAY_EXPLAIN_FEED"] = os.path.join(ROOT, "tests/golden/explain_feed.txt")
+    err = None
+    try:
+        NotebookClient(nb, kernel_name="cuplay", timeout=300, resources={"metadata": {"path": work}}).execute()
+    except CellExecutionError as e:
+        err = str(e)
+    finally:
+        del os.environ["CUPLAY_EXPLAIN_FEED"]
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    errs = [any(o.output_type == "error" for o in c.outputs) for c in code]
+    report(len(code) == 3 and errs == [True, False, True] and err and "1 held" not in err and "0 held, 1 failed" in err
+           and "1024" in "".join(o.get("text", "") for o in code[1].outputs)
+           and nb.cells[0].cell_type == "markdown" and nb.cells[0].source == "# A lesson that fails",
+           "a failed expectation marks its cell, the run goes on and fails at the end",
+           [errs, err, [c.source for c in nb.cells]])
 
 
 def main():
@@ -374,6 +409,7 @@ def main():
             if ONLY in ("", "kernel"):
                 kernel_tests(tmp)
             if ONLY in ("", "lessons"):
+                failing_lesson(tmp)
                 lesson_tests(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
