@@ -167,7 +167,7 @@ int json_object(const char *text, jfield **fp, int *np, char **err)
 			}
 			p = skip_ws(p + 1);
 		}
-		char *name = NULL, *value = NULL;
+		char *name = NULL, *val = NULL;
 		const char *q = *p == '"' ? read_str(p + 1, &name) : NULL;
 		if (!q) {
 			jfields_free(f, n);
@@ -181,17 +181,17 @@ int json_object(const char *text, jfield **fp, int *np, char **err)
 		}
 		p = skip_ws(p + 1);
 		int is_str = *p == '"';
-		q = is_str ? read_str(p + 1, &value) : read_word(p, &value);
+		q = is_str ? read_str(p + 1, &val) : read_word(p, &val);
 		if (!q) {
 			free(name);
 			jfields_free(f, n);
-			return bad_json(err, "a value that is not a string, number, true, false or null", text, p);
+			return bad_json(err, "a field whose value is not a string, number, true, false or null", text, p);
 		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 8;
 			f = xrealloc(f, (size_t)cap * sizeof *f);
 		}
-		f[n++] = (jfield){ name, value, is_str };
+		f[n++] = (jfield){ name, val, is_str };
 		p = skip_ws(q);
 	}
 	if (*skip_ws(p + 1)) {
@@ -206,17 +206,17 @@ int json_object(const char *text, jfield **fp, int *np, char **err)
 const char *jfield_str(const jfield *f, int n, const char *name, const char *def)
 {
 	for (int i = 0; i < n; i++)
-		if (f[i].is_str && strcmp(f[i].name, name) == 0)
-			return f[i].value;
+		if (f[i].is_str && strcmp(f[i].jkey, name) == 0)
+			return f[i].jval;
 	return def;
 }
 
 double jfield_num(const jfield *f, int n, const char *name, double def)
 {
 	for (int i = 0; i < n; i++)
-		if (!f[i].is_str && strcmp(f[i].name, name) == 0) {
+		if (!f[i].is_str && strcmp(f[i].jkey, name) == 0) {
 			char *end;
-			double v = strtod(f[i].value, &end);
+			double v = strtod(f[i].jval, &end);
 			return *end ? def : v;
 		}
 	return def;
@@ -225,8 +225,8 @@ double jfield_num(const jfield *f, int n, const char *name, double def)
 void jfields_free(jfield *f, int n)
 {
 	for (int i = 0; i < n; i++) {
-		free(f[i].name);
-		free(f[i].value);
+		free(f[i].jkey);
+		free(f[i].jval);
 	}
 	free(f);
 }

@@ -14,7 +14,7 @@ void json_strn(sbuf *b, const char *s, size_t n);
 /* A field of an object read: its name and value as text (a string
  * unescaped; a number, true, false or null as written). */
 typedef struct jfield {
-	char *name, *value;
+	char *jkey, *jval;
 	int is_str;
 } jfield;
 

@@ -297,8 +297,8 @@ int app_error_msg(app *a, const char *msg)
 	char *where = a->in_file ? str_visible(a->in_file) : NULL;
 	char *line = where ? xasprintf("%s:%d: %s", where, a->in_line, m)
 	             : has_location(m) ? xstrdup(m) : xasprintf("error: %s", m);
-	if (a->display && a->display->error)
-		a->display->error(a->display->ctx, line);
+	if (a->display && a->display->show_error)
+		a->display->show_error(a->display->ctx, line);
 	else
 		fprintf(stderr, "%s\n", line);
 	free(line);
@@ -346,9 +346,9 @@ void app_note(app *a, const char *fmt, ...)
 
 void app_table(app *a, const table *t, int indent)
 {
-	if (a->display && a->display->table && a->format == FMT_TABLE) {
+	if (a->display && a->display->show_table && a->format == FMT_TABLE) {
 		fflush(stdout);
-		a->display->table(a->display->ctx, t, indent);
+		a->display->show_table(a->display->ctx, t, indent);
 		return;
 	}
 	a->out.color = a->opt.color;
@@ -366,9 +366,9 @@ void app_format(app *a, out_format f)
 
 void app_figure(app *a, const char *text, const char *svg)
 {
-	if (a->display && a->display->figure) {
+	if (a->display && a->display->show_figure) {
 		fflush(stdout);
-		a->display->figure(a->display->ctx, text, svg);
+		a->display->show_figure(a->display->ctx, text, svg);
 		return;
 	}
 	fputs(text, stdout);
@@ -376,7 +376,7 @@ void app_figure(app *a, const char *text, const char *svg)
 
 void app_chart_show(app *a, const chart *c)
 {
-	if (!(a->display && a->display->figure)) {
+	if (!(a->display && a->display->show_figure)) {
 		chart_print(c, stdout, a->opt.tty, a->opt.color, 40);
 		return;
 	}
@@ -396,7 +396,7 @@ void app_chart_show(app *a, const chart *c)
 
 void app_progress(app *a, const char *fmt, ...)
 {
-	if (!a->opt.interactive && !(a->display && a->display->progress))
+	if (!a->opt.interactive && !(a->display && a->display->show_progress))
 		return;
 	sbuf b = {0};
 	va_list ap;
@@ -407,7 +407,7 @@ void app_progress(app *a, const char *fmt, ...)
 		fprintf(stderr, "\r\033[K%s", b.s ? b.s : "");
 		fflush(stderr);
 	} else {
-		a->display->progress(a->display->ctx, b.s ? b.s : "");
+		a->display->show_progress(a->display->ctx, b.s ? b.s : "");
 	}
 	sb_free(&b);
 }

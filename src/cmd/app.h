@@ -103,10 +103,10 @@ typedef struct timeline_kept {
  * shown as at the terminal. The app has none (NULL) unless one is set. */
 typedef struct app_display {
 	void *ctx;
-	void (*table)(void *ctx, const table *t, int indent);
-	void (*figure)(void *ctx, const char *text, const char *svg);
-	void (*error)(void *ctx, const char *line);   /* "file:line: msg", no newline */
-	void (*progress)(void *ctx, const char *text);
+	void (*show_table)(void *ctx, const table *t, int indent);
+	void (*show_figure)(void *ctx, const char *text, const char *svg);
+	void (*show_error)(void *ctx, const char *line);   /* "file:line: msg", no newline */
+	void (*show_progress)(void *ctx, const char *text);
 } app_display;
 
 /* `record FILE`: the commands from now on appended to a session file. */
