@@ -259,6 +259,8 @@ sub seq
 # chunks, references in the elements' own type, the GPU fill, against the
 # way before
 sub check
+# the Jupyter kernel: a notebook's tables and charts, two lessons as notebooks
+sub notebook
 
 echo "time: tests/gpu.sh $SECONDS s in all"
 echo "gpu: $pass passed, $fail failed"

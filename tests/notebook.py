@@ -393,7 +393,7 @@ def failing_lesson(tmp):
     code = [c for c in nb.cells if c.cell_type == "code"]
     errs = [any(o.output_type == "error" for o in c.outputs) for c in code]
     report(len(code) == 3 and errs == [True, False, True] and err and "1 held" not in err and "0 held, 1 failed" in err
-           and "1024" in "".join(o.get("text", "") for o in code[1].outputs)
+           and "1024" in "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in code[1].outputs)
            and nb.cells[0].cell_type == "markdown" and nb.cells[0].source == "# A lesson that fails",
            "a failed expectation marks its cell, the run goes on and fails at the end",
            [errs, err, [c.source for c in nb.cells]])
