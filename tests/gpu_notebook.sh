@@ -6,7 +6,9 @@
 #   1. a notebook with run, sweep (3x3), compare, explain and roofline runs
 #      green; the run's table and explain's come as HTML tables, the sweep's,
 #      compare's and the roofline's charts as SVG (parsed); the time from the
-#      sweep cell's start to its reply is printed
+#      sweep cell's start to its reply is printed; NOTEBOOK_FIXTURE=FILE keeps
+#      the notebook with its outputs (tests/notebook/gpu.ipynb is what
+#      tests/jupyterlab.py opens in JupyterLab when it is there)
 #   2. the lessons seed_transpose and tensor_cores, converted by
 #      `cuplay --notebook`, run green
 # Closing line: "gpu-notebook: N passed, N failed".
@@ -30,7 +32,7 @@ export JUPYTER_PATH="$tmp/jp/share/jupyter"
 shipped_tree "$tmp/tree"
 
 # 1. the commands with charts and tables
-python3 - "$tmp/tree" >"$tmp/out" 2>&1 <<'PY'
+python3 - "$tmp/tree" "${NOTEBOOK_FIXTURE:+$(pwd)/$NOTEBOOK_FIXTURE}" >"$tmp/out" 2>&1 <<'PY'
 import html.parser, sys, time, xml.etree.ElementTree as ET
 from datetime import datetime
 import nbformat
@@ -48,6 +50,8 @@ nb = nbformat.v4.new_notebook()
 nb.metadata["kernelspec"] = {"name": "cuplay", "display_name": "cuplay", "language": "cuplay"}
 nb.cells = [nbformat.v4.new_code_cell(code) for _, code, _ in cells]
 NotebookClient(nb, kernel_name="cuplay", timeout=600, resources={"metadata": {"path": tree}}).execute()
+if len(sys.argv) > 2 and sys.argv[2]:
+    nbformat.write(nb, sys.argv[2])  # NOTEBOOK_FIXTURE: for tests/jupyterlab.py
 
 
 class Tables(html.parser.HTMLParser):
