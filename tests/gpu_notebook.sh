@@ -32,7 +32,7 @@ export JUPYTER_PATH="$tmp/jp/share/jupyter"
 shipped_tree "$tmp/tree"
 
 # 1. the commands with charts and tables
-python3 - "$tmp/tree" "${NOTEBOOK_FIXTURE:+$(pwd)/$NOTEBOOK_FIXTURE}" >"$tmp/out" 2>&1 <<'PY'
+python3 - "$tmp/tree" "${NOTEBOOK_FIXTURE:-}" >"$tmp/out" 2>&1 <<'PY'
 import html.parser, sys, time, xml.etree.ElementTree as ET
 from datetime import datetime
 import nbformat
