@@ -17,6 +17,7 @@ import html.parser
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -29,19 +30,6 @@ TREE = os.path.abspath(os.environ.get("TREE", ROOT))  # the shipped tree, as the
 GPU = os.environ.get("GPU") == "1"
 ONLY = os.environ.get("NOTEBOOK_ONLY", "")  # "kernel" or "lessons": one half
 passed = failed = 0
-
-try:
-    import jupyter_client  # noqa: F401
-    import ipykernel  # noqa: F401
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-    from jupyter_client.manager import KernelManager
-except ImportError as e:
-    print("notebook: skipped: %s has no %s (pip install ipykernel jupyter_client nbformat nbclient)"
-          % (sys.executable, e.name))
-    sys.exit(0)
-
 
 def report(ok, what, detail=""):
     global passed, failed
@@ -83,6 +71,99 @@ def html_tables(text):
     p.feed(text)
     p.close()
     return p.tables
+
+
+class Serve:
+    """`cuplay --serve` spoken to directly, as a front end does."""
+
+    def __init__(self, cwd, env):
+        self.p = subprocess.Popen([CUPLAY, "--no-gpu", "--serve"], cwd=cwd, env=env, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        self.first = json.loads(self.p.stdout.readline())
+
+    def send(self, line):
+        self.p.stdin.write((line + "\n").encode())
+        self.p.stdin.flush()
+
+    def answer(self):
+        """The messages up to and with the done marker."""
+        out = []
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                return out
+            out.append(json.loads(line))
+            if out[-1]["type"] == "done":
+                return out
+
+
+def protocol_tests(tmp):
+    """The protocol alone (no Jupyter packages needed)."""
+    work = os.path.join(tmp, "serve")
+    shutil.copytree(os.path.join(ROOT, "kernels_src"), os.path.join(work, "kernels_src"))
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache-serve"))
+    s = Serve(work, env)
+    report(s.first.get("type") == "ready" and s.first.get("version"), "--serve: 'ready' first", s.first)
+    s.send(json.dumps({"id": "a1", "type": "run", "name": "cell", "code": "use transpose\nset N=1000\nrun transpose_tiled\nrn"}))
+    m = s.answer()
+    types = [x["type"] for x in m]
+    disp = [x for x in m if x["type"] == "display"]
+    errs = [x["text"] for x in m if x["type"] == "error"]
+    ok = (all(x.get("id") == "a1" for x in m) and types[-1] == "done" and m[-1]["status"] == "error"
+          and m[-1]["failed"] == 1 and disp and "text/plain" in disp[0]["data"]
+          and html_tables(disp[0]["data"]["text/html"])[0][1][0] == "transpose_tiled"
+          and errs == ["cell:4: unknown command 'rn' (did you mean 'run'?)"]
+          and types.index("display") > types.index("text") and types.index("error") > types.index("display"))
+    report(ok, "--serve: a run's text, its table (text/plain and text/html), its error by line, in order, then done", m)
+    s.send("{not json")
+    m = s.answer()
+    report([x["type"] for x in m] == ["error", "done"] and "id" not in m[0] and m[0]["text"].startswith("not a JSON object"),
+           "--serve: a line that is not JSON: an error and a done, without an id", m)
+    s.send(json.dumps({"id": "a2", "type": "complete", "code": "set PA", "cursor": 6}))
+    m = s.answer()
+    report(m[0]["type"] == "complete" and m[0]["matches"] == ["PAD"] and m[0]["start"] == 4 and m[0]["end"] == 6,
+           "--serve: complete", m)
+    # SIGINT to the group, as a terminal's Ctrl-C: the command stops, the next one runs
+    s.send(json.dumps({"id": "a3", "type": "run", "name": "cell",
+                       "code": "sweep TILE_SIZE=4,8,16,32 PAD=0,1,2,3,4,5,6,7 BLOCK_ROWS=1,2,4\nsay not reached"}))
+    m = [json.loads(s.p.stdout.readline())]
+    time.sleep(0.5)
+    os.killpg(s.p.pid, signal.SIGINT)
+    m += s.answer()
+    report(m[-1]["status"] == "interrupted" and not any("not reached" in x.get("text", "") for x in m),
+           "--serve: SIGINT stops the running command, status 'interrupted'", m[-3:])
+    s.send(json.dumps({"id": "a4", "type": "run", "name": "cell", "code": "set PAD=1"}))
+    m = s.answer()
+    report(m[-1]["status"] == "ok", "--serve: the next request runs", m)
+    s.p.stdin.close()
+    rc = s.p.wait(timeout=30)
+    report(rc == 1, "--serve: the end of its input ends it (exit 1: a command failed)", rc)
+    r = subprocess.run([CUPLAY, "--serve", "-c", "ls"], capture_output=True, text=True)
+    report(r.returncode == 2 and "--serve takes its commands from stdin alone" in r.stderr, "--serve with -c: usage", r.stderr)
+    r = subprocess.run([CUPLAY, "--notebook", "no_such_lesson", os.path.join(tmp, "x.ipynb")], cwd=TREE,
+                       capture_output=True, text=True)
+    report(r.returncode == 1 and "no lesson 'no_such_lesson'" in r.stderr, "--notebook of no lesson: one line", r.stderr)
+
+
+if __name__ == "__main__" and os.access(CUPLAY, os.X_OK):
+    _tmp = tempfile.mkdtemp(prefix="cuplay-serve-")
+    try:
+        protocol_tests(_tmp)
+    finally:
+        shutil.rmtree(_tmp, ignore_errors=True)
+
+try:
+    import jupyter_client  # noqa: F401
+    import ipykernel  # noqa: F401
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    from jupyter_client.manager import KernelManager
+except ImportError as e:
+    print("notebook: skipped: %s has no %s (pip install ipykernel jupyter_client nbformat nbclient)"
+          % (sys.executable, e.name))
+    print("notebook: %d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
 
 
 def install_spec(tmp):
