@@ -312,8 +312,11 @@ def kernel_cells(km, kc, work):
     c = Cell(kc, "%%file broken.cu\n//@ param N = 16\n//@ buffer x float[N] output\n//@ grid 1\n//@ block 16\n"
                  "__global__ void k(float *x, int N)\n{\n\tx[0] = undefined_name;\n}\n")
     c = Cell(kc, "run")
-    report(c.reply["status"] == "error" and "kernels_src/broken.cu:7" in c.stderr(),
+    report(c.reply["status"] == "error" and "kernels_src/broken.cu:7: error" in c.stderr(),
            "a kernel file that does not compile: the error names its file and line", c.stderr())
+    c = Cell(kc, "%%file badhead.cu\n//@ param N = 16\n//@ nonsense 3\n__global__ void k(float *x) {}\n")
+    report(c.reply["status"] == "error" and c.stderr().startswith("kernels_src/badhead.cu:2:"),
+           "a %%file cell whose header is wrong: the error names the file's line alone", c.stderr())
     c = Cell(kc, "%%file ../escape.cu\nx")
     report(c.reply["status"] == "error" and not os.path.exists(os.path.join(work, "escape.cu")),
            "%%file refuses a name with a folder", c.of("error"))

@@ -206,7 +206,7 @@ class CuplayKernel(Kernel):
                 if not silent:
                     self._stream("stdout", "wrote kernels_src/%s\n" % m.group(1))
                 return self._ok()
-            c.send(type="run", code=lines, name=name)
+            c.send(type="run", code=lines, name="")  # its errors name the file's lines
         elif stripped.startswith("%summary"):
             c.send(type="summary", name=stripped[len("%summary"):].strip())
         else:

@@ -236,18 +236,24 @@ static void done(server *s, const char *status, int failed)
 }
 
 /* "run": the lines of code, as a session named `name` (its errors say
- * name:line). */
+ * name:line); without a name, as typed at the prompt (an error names what
+ * it names itself: a kernel file's line). */
 static void req_run(server *s, const char *code, const char *name)
 {
 	app *a = s->a;
 	g_interrupt = 0;
-	FILE *f = fmemopen((void *)code, strlen(code), "r");
+	FILE *f = name && *name ? fmemopen((void *)code, strlen(code), "r") : NULL;
 	int failed = 0;
-	if (!f) {
+	if (!name || !*name) {
+		char *lines = xstrdup(code), *save = NULL;
+		for (char *l = strtok_r(lines, "\n", &save); l && !a->quit && !g_interrupt; l = strtok_r(NULL, "\n", &save))
+			failed += command_line(a, l);
+		free(lines);
+	} else if (!f) {
 		app_error(a, "cannot read the request: %s", strerror(errno));
 		failed = 1;
 	} else {
-		failed = source_stream(a, f, name && *name ? name : "<cell>");
+		failed = source_stream(a, f, name);
 		fclose(f);
 	}
 	const char *st = g_interrupt ? "interrupted" : failed ? "error" : "ok";
