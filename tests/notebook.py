@@ -115,6 +115,13 @@ def protocol_tests(tmp):
           and errs == ["cell:4: unknown command 'rn' (did you mean 'run'?)"]
           and types.index("display") > types.index("text") and types.index("error") > types.index("display"))
     report(ok, "--serve: a run's text, its table (text/plain and text/html), its error by line, in order, then done", m)
+    s.send(json.dumps({"id": "p1", "type": "run", "name": "cell", "code": "ptx transpose_tiled"}))
+    m = s.answer()
+    disp = [x["data"] for x in m if x["type"] == "display"]
+    report(m[-1]["status"] == "ok" and len(disp) == 1 and ".entry" in disp[0]["text/plain"]
+           and disp[0]["text/html"].startswith('<pre class="cuplay-code">') and "&lt;" in disp[0]["text/html"]
+           and "<b>ld.global" in disp[0]["text/html"],
+           "--serve: ptx as text and as highlighted HTML", [str(x)[:300] for x in m])
     s.send("{not json")
     m = s.answer()
     report([x["type"] for x in m] == ["error", "done"] and "id" not in m[0] and m[0]["text"].startswith("not a JSON object"),

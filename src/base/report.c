@@ -2,6 +2,7 @@
 #include "report.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -494,6 +495,69 @@ void table_html(const table *t, FILE *f)
 	}
 	fputs("</tbody>\n</table>\n", f);
 	free(show);
+}
+
+/* One line of code: comments dim, the first word (the instruction or
+ * directive) bold, the rest as it is. */
+static void code_line(FILE *f, const char *s, const char *e)
+{
+	int word_done = 0;
+	while (s < e) {
+		if (s + 1 < e && s[0] == '/' && s[1] == '/') {
+			char *t = xstrndup(s, (size_t)(e - s));
+			fputs("<span style=\"color:#6a737d\">", f);
+			html_text(f, t);
+			fputs("</span>", f);
+			free(t);
+			break;
+		}
+		if (s + 1 < e && s[0] == '/' && s[1] == '*') {
+			const char *c = s + 2;
+			while (c + 1 < e && !(c[0] == '*' && c[1] == '/'))
+				c++;
+			c = c + 1 < e ? c + 2 : e;
+			fputs("<span style=\"color:#6a737d\">", f);
+			char *t = xstrndup(s, (size_t)(c - s));
+			html_text(f, t);
+			free(t);
+			fputs("</span>", f);
+			s = c;
+			continue;
+		}
+		if (!word_done && (isalpha((unsigned char)*s) || *s == '.' || *s == '@' || *s == '_')) {
+			const char *w = s;
+			while (w < e && (isalnum((unsigned char)*w) || *w == '.' || *w == '_' || *w == '@' || *w == '!'))
+				w++;
+			char *t = xstrndup(s, (size_t)(w - s));
+			fputs(*s == '.' ? "<span style=\"color:#a31515\">" : "<b>", f);
+			html_text(f, t);
+			fputs(*s == '.' ? "</span>" : "</b>", f);
+			free(t);
+			word_done = 1;
+			s = w;
+			continue;
+		}
+		if (!isspace((unsigned char)*s))
+			word_done = 1;
+		char one[2] = { *s++, 0 };
+		html_text(f, one);
+	}
+}
+
+void code_html(const char *text, FILE *f)
+{
+	fputs("<pre class=\"cuplay-code\">", f);
+	for (const char *s = text; *s;) {
+		const char *e = strchr(s, '\n');
+		if (!e)
+			e = s + strlen(s);
+		code_line(f, s, e);
+		if (!*e)
+			break;
+		fputc('\n', f);
+		s = e + 1;
+	}
+	fputs("</pre>\n", f);
 }
 
 void doc_open(doc *d, FILE *f, out_format fmt, int color, const char *version)

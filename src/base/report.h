@@ -73,6 +73,10 @@ void table_print(const table *t, FILE *f, out_format fmt, int color, int indent)
  * page or a notebook. */
 void table_html(const table *t, FILE *f);
 
+/* Code (PTX, SASS) as an HTML <pre>: comments dim, each line's first word
+ * (its instruction or directive) stressed, everything escaped. */
+void code_html(const char *text, FILE *f);
+
 /* The data of one invocation: tables, one after another, as one document.
  * FMT_JSON: {"cuplay": VERSION, "format": 1, "records": [ ... ]}, each row
  * an object with its "type"; FMT_JSONL: one object a line; FMT_CSV and

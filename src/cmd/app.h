@@ -107,6 +107,7 @@ typedef struct app_display {
 	void (*show_figure)(void *ctx, const char *text, const char *svg);
 	void (*show_error)(void *ctx, const char *line);   /* "file:line: msg", no newline */
 	void (*show_progress)(void *ctx, const char *text);
+	void (*show_code)(void *ctx, const char *text, const char *lang); /* ptx, sass */
 } app_display;
 
 /* `record FILE`: the commands from now on appended to a session file. */

@@ -500,7 +500,8 @@ static FILE *cap_file;
 
 FILE *pager_open(app *a)
 {
-	if (format_is_data(a->format)) {
+	/* a front end's display takes code as a display of its own */
+	if (format_is_data(a->format) || (a->display && a->display->show_code)) {
 		cap_file = open_memstream(&cap_buf, &cap_len);
 		return cap_file ? cap_file : stderr;
 	}
@@ -517,7 +518,13 @@ void pager_close(app *a, FILE *f, const char *kind, const char *kernel)
 	if (f && f == cap_file) {
 		fclose(f);
 		cap_file = NULL;
-		if (kind) {
+		if (!format_is_data(a->format)) { /* a display's: code as code, prose as text */
+			fflush(stdout);
+			if (kind)
+				a->display->show_code(a->display->ctx, cap_buf ? cap_buf : "", kind);
+			else
+				fputs(cap_buf ? cap_buf : "", stdout);
+		} else if (kind) {
 			const char *head[] = { "kernel", "text" };
 			table t;
 			table_init(&t, 2, head, "ll");

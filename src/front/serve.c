@@ -205,6 +205,21 @@ static void on_figure(void *ctx, const char *text, const char *svg)
 	display(ctx, text, "image/svg+xml", svg);
 }
 
+/* PTX or SASS: the text, and as highlighted HTML */
+static void on_code(void *ctx, const char *text, const char *lang)
+{
+	(void)lang;
+	char *html = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&html, &n);
+	if (f) {
+		code_html(text, f);
+		fclose(f);
+	}
+	display(ctx, text, "text/html", html);
+	free(html);
+}
+
 static void on_error(void *ctx, const char *line)
 {
 	server *s = ctx;
@@ -411,7 +426,7 @@ int serve_loop(app *a)
 		fclose(s.out);
 		return 2;
 	}
-	const app_display d = { &s, on_table, on_figure, on_error, on_progress };
+	const app_display d = { &s, on_table, on_figure, on_error, on_progress, on_code };
 	a->display = &d;
 	send_msg(&s, "ready", ", \"version\": \"" CUPLAY_VERSION "\"");
 	FILE *req = fdopen(in, "r");

@@ -1,5 +1,5 @@
 /* test_json.c: JSON strings written, a flat object read (the protocol's
- * lines), and a table as HTML. */
+ * lines), a table and code as HTML. */
 #include "test.h"
 #include "json.h"
 #include "report.h"
@@ -77,11 +77,26 @@ TEST(table_as_html)
 	table_free(&t);
 }
 
+TEST(code_as_html)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&s, &len);
+	code_html("// a <b>\n\t.reg .pred %p<2>;\n  /*0010*/  MOV R1, c[0x0][0x28] ; // x & y\n", m);
+	fclose(m);
+	CHECK_STREQ(s, "<pre class=\"cuplay-code\"><span style=\"color:#6a737d\">// a &lt;b&gt;</span>\n"
+	               "\t<span style=\"color:#a31515\">.reg</span> .pred %p&lt;2&gt;;\n"
+	               "  <span style=\"color:#6a737d\">/*0010*/</span>  <b>MOV</b> R1, c[0x0][0x28] ; "
+	               "<span style=\"color:#6a737d\">// x &amp; y</span>\n</pre>\n");
+	free(s);
+}
+
 int main(void)
 {
 	RUN(strings_out);
 	RUN(object_in);
 	RUN(object_refused);
 	RUN(table_as_html);
+	RUN(code_as_html);
 	return test_report("json");
 }
