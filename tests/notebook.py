@@ -327,6 +327,9 @@ def kernel_cells(km, kc, work):
     c = Cell(kc, "%%file ../escape.cu\nx")
     report(c.reply["status"] == "error" and not os.path.exists(os.path.join(work, "escape.cu")),
            "%%file refuses a name with a folder", c.of("error"))
+    c = Cell(kc, "pause")
+    report(c.reply["status"] == "ok" and c.stdout() == "pause: waits for Enter at a terminal; a notebook goes straight on\n",
+           "pause says in one line that a notebook does not wait", c.stdout())
     c = Cell(kc, "edit")
     report(c.reply["status"] == "error" and c.stderr().count("\n") == 1 and "interactive prompt" in c.stderr(),
            "a command that needs a terminal says so in one line", c.stderr())

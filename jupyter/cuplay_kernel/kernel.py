@@ -116,6 +116,12 @@ class CuplayKernel(Kernel):
         super().__init__(**kwargs)
         self.cuplay = None
         self.progress_id = 0
+        # started now, on the main thread: cuplay ends with the thread that
+        # started it (PR_SET_PDEATHSIG), and the first cell finds it ready
+        try:
+            self.cuplay = Cuplay()
+        except (OSError, RuntimeError, queue.Empty):
+            self.cuplay = None  # the first cell says why
 
     def _cuplay(self):
         if self.cuplay is None or self.cuplay.proc.poll() is not None:
