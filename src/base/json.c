@@ -131,7 +131,7 @@ static const char *read_word(const char *p, char **out)
 	char *w = xstrndup(p, (size_t)(e - p));
 	char *end;
 	int ok = strcmp(w, "true") == 0 || strcmp(w, "false") == 0 || strcmp(w, "null") == 0;
-	if (!ok) {
+	if (!ok && (isdigit((unsigned char)w[0]) || w[0] == '-')) { /* not nan, inf */
 		strtod(w, &end);
 		ok = *end == 0;
 	}

@@ -39,7 +39,7 @@ TEST(object_refused)
 	const char *bad[] = {
 		"", "[1]", "{", "{\"a\" 1}", "{\"a\": 1,}", "{\"a\": {\"b\": 1}}", "{\"a\": [1]}",
 		"{\"a\": \"x}", "{\"a\": 1} x", "{a: 1}", "{\"a\": \"\\q\"}", "{\"a\": 1 \"b\": 2}",
-		"{\"a\": \"tab\there\"}", "{\"a\": nope}",
+		"{\"a\": \"tab\there\"}", "{\"a\": nope}", "{\"a\": nan}", "{\"a\": inf}",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		jfield *f = NULL;
