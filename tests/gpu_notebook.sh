@@ -3,9 +3,10 @@
 # Called by tests/gpu.sh; run alone with `bash tests/gpu_notebook.sh`
 # (CUPLAY=./cuplay). Needs ipykernel, jupyter_client, nbformat and nbclient
 # for python3 (without them: one line, skipped).
-#   1. a notebook with run, sweep (3x3), compare, explain and roofline runs
-#      green; the run's table and explain's come as HTML tables, the sweep's,
-#      compare's and the roofline's charts as SVG (parsed); the time from the
+#   1. a notebook with run, sweep (3x3), compare, explain, roofline and
+#      timeline runs green; the run's table and explain's come as HTML
+#      tables, the sweep's, compare's, the roofline's and the timeline's
+#      charts as SVG (parsed); the time from the
 #      sweep cell's start to its reply is printed; NOTEBOOK_FIXTURE=FILE keeps
 #      the notebook with its outputs (tests/notebook/gpu.ipynb is what
 #      tests/jupyterlab.py opens in JupyterLab when it is there)
@@ -45,6 +46,7 @@ cells = [
     ("compare", "compare transpose_naive transpose_tiled", "image/svg+xml"),
     ("explain", "explain transpose_tiled", "text/html"),
     ("roofline", "roofline", "image/svg+xml"),
+    ("timeline", "use streams\nset STREAMS=4\nrun saxpy_iter\ntimeline", "image/svg+xml"),
 ]
 nb = nbformat.v4.new_notebook()
 nb.metadata["kernelspec"] = {"name": "cuplay", "display_name": "cuplay", "language": "cuplay"}
@@ -87,9 +89,9 @@ sys.exit(1 if bad else 0)
 PY
 st=$?
 if [ $st = 0 ]; then
-	ok "a notebook's run, sweep, compare, explain and roofline carry their tables and charts: $(grep -o 'sweep.*' "$tmp/out")"
+	ok "a notebook's run, sweep, compare, explain, roofline and timeline carry their tables and charts: $(grep -o 'sweep.*' "$tmp/out")"
 else
-	bad "the notebook of run, sweep, compare, explain and roofline"
+	bad "the notebook of run, sweep, compare, explain, roofline and timeline"
 fi
 
 # 2. two lessons as notebooks, green
