@@ -420,8 +420,16 @@ int serve_loop(app *a)
 	 * and its worker and compile server see their pipes close */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 #endif
+	/* Ctrl-C is the commands' thread's: the reader blocks it, so that the
+	 * signal interrupts the wait the command is in */
+	sigset_t intr, old;
+	sigemptyset(&intr);
+	sigaddset(&intr, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &intr, &old);
 	pthread_t th;
-	if (pthread_create(&th, NULL, reader, &s) != 0) {
+	int started = pthread_create(&th, NULL, reader, &s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (started != 0) {
 		fprintf(s.out, "{\"type\": \"error\", \"text\": \"cuplay: --serve: cannot start its reader\"}\n");
 		fclose(s.out);
 		return 2;
