@@ -76,7 +76,7 @@ MAIN_OBJ := $(BUILD)/front/main.o
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit bench soak demo install uninstall clean
+.PHONY: all run test unit bench soak demo install uninstall clean jupyter-install
 all: cuplay
 # `cuplay` is the binary itself (a second `make` relinks nothing), or a name
 # for $(BIN) when that is elsewhere (SANITIZE=1)
@@ -178,6 +178,14 @@ install: cuplay
 	$(foreach d,kernels_src sessions,$(if $(filter $(d)/%,$(SHIP_FILES)),\
 	  install -m 644 $(filter $(d)/%,$(SHIP_FILES)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
 
+# The Jupyter kernel (jupyter/, docs/classroom.md): the kernelspec `cuplay`,
+# run by the Python given (it needs ipykernel), for this user; a shared
+# image installs it with JUPYTER_WHERE=--sys-prefix or --prefix=DIR.
+PYTHON       ?= python3
+JUPYTER_WHERE ?= --user
+jupyter-install: cuplay
+	$(PYTHON) jupyter/install.py --cuplay $(abspath $(BIN)) $(JUPYTER_WHERE)
+
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cuplay $(DESTDIR)$(MANDIR)/man1/cuplay.1 \
 	  $(addprefix $(DESTDIR)$(SHAREDIR)/,$(SHIP_FILES)) $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
@@ -197,7 +205,7 @@ valgrind: cuplay
 # Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-dev).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ         ?= spec expr session cmd wire
+FUZZ         ?= spec expr session cmd wire json
 FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -O1 -g $(WARN) -MMD -MP $(DEFINES) $(INCLUDES) $(FUZZ_SAN) $(CPPFLAGS) $(CFLAGS)
@@ -212,6 +220,7 @@ FUZZ_OPT_expr    := -max_len=256 -dict=$(CURDIR)/tests/fuzz/expr.dict
 FUZZ_OPT_session := -max_len=1024 -timeout=60 -dict=$(CURDIR)/tests/fuzz/cmd.dict
 FUZZ_OPT_cmd     := -max_len=512 -timeout=60 -dict=$(CURDIR)/tests/fuzz/cmd.dict
 FUZZ_OPT_wire    := -max_len=8192
+FUZZ_OPT_json    := -max_len=1024
 
 .PHONY: fuzz fuzz-build fuzz-smoke valgrind
 .SECONDARY: $(FUZZ_OBJ)

@@ -268,6 +268,8 @@ sub check
 # a GPU claimed for each process among several of one kind (skipped where
 # one GPU is seen)
 sub claim
+# the Jupyter kernel: a notebook's tables and charts, two lessons as notebooks
+sub notebook
 
 echo "time: tests/gpu.sh $SECONDS s in all"
 echo "gpu: $pass passed, $fail failed"

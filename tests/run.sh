@@ -279,6 +279,43 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 		bad "prefetch tests did not finish"; sed 's/^/    /' "$tmp/prefetch" | tail -n 20
 	fi
 fi
+# 3f. the Jupyter kernel over `cuplay --serve`, and every lesson as a notebook
+#     (tests/notebook.py; one line, skipped, where python3 lacks ipykernel,
+#     jupyter_client, nbformat or nbclient)
+if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
+	CUPLAY="$CUPLAY_ABS" TREE="$tree" XDG_CACHE_HOME="$tmp/cache-notebook" python3 tests/notebook.py >"$tmp/notebook" 2>&1
+	# the protocol's own tests run either way; the kernel's may say skipped
+	if grep -q '^notebook: skipped' "$tmp/notebook"; then
+		skip=$((skip + 1)); grep '^notebook: skipped' "$tmp/notebook"
+	fi
+	p=$(sed -n 's/^notebook: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/notebook")
+	if [ -n "$p" ]; then
+		set -- $p
+		pass=$((pass + $1)); fail=$((fail + $2))
+		grep '^ok:\|^FAIL\|^    ' "$tmp/notebook" | sed 's/^ok:   /notebook: /'
+	else
+		bad "notebook tests did not finish"; sed 's/^/    /' "$tmp/notebook" | tail -n 20
+	fi
+elif [ -z "${GOLDEN:-}" ]; then
+	skip=$((skip + 1)); echo "notebook: skipped: no python3"
+fi
+# 3g. a notebook in JupyterLab in headless Chromium at 1280 px: its table and
+#     chart in the page, nothing wider than it, a screenshot (JUPYTERLAB_SHOT)
+if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
+	CUPLAY="$CUPLAY_ABS" XDG_CACHE_HOME="$tmp/cache-lab" python3 tests/jupyterlab.py >"$tmp/lab" 2>&1
+	if grep -q '^jupyterlab: skipped' "$tmp/lab"; then
+		skip=$((skip + 1)); grep '^jupyterlab: skipped' "$tmp/lab"
+	else
+		p=$(sed -n 's/^jupyterlab: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/lab")
+		if [ -n "$p" ]; then
+			set -- $p
+			pass=$((pass + $1)); fail=$((fail + $2))
+			grep '^ok:\|^FAIL\|^    ' "$tmp/lab" | sed 's/^ok:   /jupyterlab: /'
+		else
+			bad "jupyterlab tests did not finish"; sed 's/^/    /' "$tmp/lab" | tail -n 20
+		fi
+	fi
+fi
 
 # suite NAME: runs tests/NAME.sh, whose last line is "NAME: N passed, N
 # failed, N skipped", and adds its counts; what is not "ok:" is shown

@@ -2,6 +2,7 @@
 #include "report.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -480,6 +481,120 @@ static void print_markdown(const table *t, FILE *f)
 		}
 		fputc('\n', f);
 	}
+}
+
+static void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+void table_html(const table *t, FILE *f)
+{
+	/* the columns people see, as the text table shows them: those for
+	 * parsers and those empty in every row left out */
+	unsigned char *show = xcalloc((size_t)t->ncols + 1, 1);
+	char buf[1024];
+	for (int c = 0; c < t->ncols; c++) {
+		if (t->only[c] == COL_RAW || t->only[c] == COL_NONE)
+			continue;
+		for (int r = 0; r < t->nrows && !show[c]; r++) {
+			table_text(t, r, c, buf, sizeof buf);
+			show[c] = buf[0] != 0;
+		}
+		show[c] |= t->nrows == 0;
+	}
+	fputs("<table class=\"cuplay\">\n<thead><tr>", f);
+	for (int c = 0; c < t->ncols; c++)
+		if (show[c]) {
+			fputs(t->align[c] == 'r' ? "<th style=\"text-align:right\">" : "<th style=\"text-align:left\">", f);
+			html_text(f, t->head[c]);
+			fputs("</th>", f);
+		}
+	fputs("</tr></thead>\n<tbody>\n", f);
+	for (int r = 0; r < t->nrows; r++) {
+		fputs("<tr>", f);
+		for (int c = 0; c < t->ncols; c++)
+			if (show[c]) {
+				table_text(t, r, c, buf, sizeof buf);
+				fputs(t->align[c] == 'r' ? "<td style=\"text-align:right\">" : "<td style=\"text-align:left\">", f);
+				html_text(f, buf);
+				fputs("</td>", f);
+			}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+	free(show);
+}
+
+/* One line of code: comments dim, the first word (the instruction or
+ * directive) bold, the rest as it is. */
+static void code_line(FILE *f, const char *s, const char *e)
+{
+	int word_done = 0;
+	while (s < e) {
+		if (s + 1 < e && s[0] == '/' && s[1] == '/') {
+			char *t = xstrndup(s, (size_t)(e - s));
+			fputs("<span style=\"color:#6a737d\">", f);
+			html_text(f, t);
+			fputs("</span>", f);
+			free(t);
+			break;
+		}
+		if (s + 1 < e && s[0] == '/' && s[1] == '*') {
+			const char *c = s + 2;
+			while (c + 1 < e && !(c[0] == '*' && c[1] == '/'))
+				c++;
+			c = c + 1 < e ? c + 2 : e;
+			fputs("<span style=\"color:#6a737d\">", f);
+			char *t = xstrndup(s, (size_t)(c - s));
+			html_text(f, t);
+			free(t);
+			fputs("</span>", f);
+			s = c;
+			continue;
+		}
+		if (!word_done && (isalpha((unsigned char)*s) || *s == '.' || *s == '@' || *s == '_')) {
+			const char *w = s;
+			while (w < e && (isalnum((unsigned char)*w) || *w == '.' || *w == '_' || *w == '@' || *w == '!'))
+				w++;
+			char *t = xstrndup(s, (size_t)(w - s));
+			fputs(*s == '.' ? "<span style=\"color:#a31515\">" : "<b>", f);
+			html_text(f, t);
+			fputs(*s == '.' ? "</span>" : "</b>", f);
+			free(t);
+			word_done = 1;
+			s = w;
+			continue;
+		}
+		if (!isspace((unsigned char)*s))
+			word_done = 1;
+		char one[2] = { *s++, 0 };
+		html_text(f, one);
+	}
+}
+
+void code_html(const char *text, FILE *f)
+{
+	fputs("<pre class=\"cuplay-code\">", f);
+	for (const char *s = text; *s;) {
+		const char *e = strchr(s, '\n');
+		if (!e)
+			e = s + strlen(s);
+		code_line(f, s, e);
+		if (!*e)
+			break;
+		fputc('\n', f);
+		s = e + 1;
+	}
+	fputs("</pre>\n", f);
 }
 
 void doc_open(doc *d, FILE *f, out_format fmt, int color, const char *version)

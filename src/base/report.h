@@ -69,6 +69,14 @@ void table_copy(table *dst, const table *src);
  * (a doc with this one table). */
 void table_print(const table *t, FILE *f, out_format fmt, int color, int indent);
 
+/* t as an HTML table (the columns and cells people see, escaped), for a
+ * page or a notebook. */
+void table_html(const table *t, FILE *f);
+
+/* Code (PTX, SASS) as an HTML <pre>: comments dim, each line's first word
+ * (its instruction or directive) stressed, everything escaped. */
+void code_html(const char *text, FILE *f);
+
 /* The data of one invocation: tables, one after another, as one document.
  * FMT_JSON: {"cuplay": VERSION, "format": 1, "records": [ ... ]}, each row
  * an object with its "type"; FMT_JSONL: one object a line; FMT_CSV: one

@@ -291,12 +291,13 @@ int app_error_msg(app *a, const char *msg)
 	fflush(stdout);
 	char *m = error_text(msg);
 	char *where = a->in_file ? str_visible(a->in_file) : NULL;
-	if (where)
-		fprintf(stderr, "%s:%d: %s\n", where, a->in_line, m);
-	else if (has_location(m))
-		fprintf(stderr, "%s\n", m);
+	char *line = where ? xasprintf("%s:%d: %s", where, a->in_line, m)
+	             : has_location(m) ? xstrdup(m) : xasprintf("error: %s", m);
+	if (a->display && a->display->show_error)
+		a->display->show_error(a->display->ctx, line);
 	else
-		fprintf(stderr, "error: %s\n", m);
+		fprintf(stderr, "%s\n", line);
+	free(line);
 	free(m);
 	free(where);
 	fflush(stderr);
@@ -341,6 +342,11 @@ void app_note(app *a, const char *fmt, ...)
 
 void app_table(app *a, const table *t, int indent)
 {
+	if (a->display && a->display->show_table && a->format == FMT_TABLE) {
+		fflush(stdout);
+		a->display->show_table(a->display->ctx, t, indent);
+		return;
+	}
 	a->out.color = a->opt.color;
 	doc_table(&a->out, t, indent);
 }
@@ -352,6 +358,54 @@ void app_format(app *a, out_format f)
 	doc_close(&a->out);
 	a->format = f;
 	doc_open(&a->out, stdout, f, a->opt.color, CUPLAY_VERSION);
+}
+
+void app_figure(app *a, const char *text, const char *svg)
+{
+	if (a->display && a->display->show_figure) {
+		fflush(stdout);
+		a->display->show_figure(a->display->ctx, text, svg);
+		return;
+	}
+	fputs(text, stdout);
+}
+
+void app_chart_show(app *a, const chart *c)
+{
+	if (!(a->display && a->display->show_figure)) {
+		chart_print(c, stdout, a->opt.tty, a->opt.color, 40);
+		return;
+	}
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+	if (!f)
+		return;
+	chart_print(c, f, 0, 0, 40);
+	fclose(f);
+	sbuf svg = {0};
+	chart_svg_text(c, &svg, 0);
+	app_figure(a, text, svg.s);
+	sb_free(&svg);
+	free(text);
+}
+
+void app_progress(app *a, const char *fmt, ...)
+{
+	if (!a->opt.interactive && !(a->display && a->display->show_progress))
+		return;
+	sbuf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (a->opt.interactive) {
+		fprintf(stderr, "\r\033[K%s", b.s ? b.s : "");
+		fflush(stderr);
+	} else {
+		a->display->show_progress(a->display->ctx, b.s ? b.s : "");
+	}
+	sb_free(&b);
 }
 
 void app_keep_chart(app *a, chart *c)

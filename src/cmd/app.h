@@ -84,6 +84,19 @@ typedef struct timeline_kept {
 	int plot;             /* `plot` writes the timeline: it was shown after the last chart */
 } timeline_kept;
 
+/* Where a front end other than the terminal takes what the commands show
+ * (front/serve.c's, for `cuplay --serve`): tables, figures (a chart's text
+ * and its SVG), errors and progress, each as it comes; NULL members are
+ * shown as at the terminal. The app has none (NULL) unless one is set. */
+typedef struct app_display {
+	void *ctx;
+	void (*show_table)(void *ctx, const table *t, int indent);
+	void (*show_figure)(void *ctx, const char *text, const char *svg);
+	void (*show_error)(void *ctx, const char *line);   /* "file:line: msg", no newline */
+	void (*show_progress)(void *ctx, const char *text);
+	void (*show_code)(void *ctx, const char *text, const char *lang); /* ptx, sass */
+} app_display;
+
 /* `record FILE`: the commands from now on appended to a session file. */
 typedef struct recording_file {
 	int fd;               /* -1 when off */
@@ -184,6 +197,7 @@ typedef struct app {
 	timeline_kept timeline; /* the last timed run's (`timeline`) */
 	recording_file recording; /* `record FILE` */
 	/* look.c: inspection */
+	const app_display *display; /* a front end's displays (app_display), or NULL */
 	int metrics_on;       /* `metrics on`: counters after every run */
 	char *prof_why;       /* why counters were unavailable the last time, or NULL */
 	int expect_held, expect_failed, expect_skipped; /* in this invocation */
@@ -213,6 +227,15 @@ void app_note(app *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
 FILE *app_textf(app *a);
 /* Prints t as part of this invocation's document. */
 void app_table(app *a, const table *t, int indent);
+/* A figure: its text (as the terminal shows it) and its SVG (NULL:
+ * none), to the display where one is set, else the text on stdout. */
+void app_figure(app *a, const char *text, const char *svg);
+/* The chart c as a figure: its bars as text and its SVG. */
+void app_chart_show(app *a, const chart *c);
+/* A progress line of long work ("sweep 3/9: N=1024"): on stderr over the
+ * last one at an interactive prompt, to the display where one is set,
+ * else nowhere. */
+void app_progress(app *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Changes the format: the document so far is ended first. */
 void app_format(app *a, out_format f);
 

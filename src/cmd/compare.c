@@ -392,8 +392,7 @@ static void sweep_configs(app *a, sweep *sw)
 			symtab_set(&extra, sw->ax[i].name, sw->ax[i].v[idx[i]], 0);
 			sb_printf(&lab, "%s%s=%s", i ? " " : "", sw->ax[i].name, v);
 		}
-		if (a->opt.interactive)
-			fprintf(stderr, "\r\033[Ksweep %ld/%ld: %s", done + 1, sw->total, lab.s);
+		app_progress(a, "sweep %ld/%ld: %s", done + 1, sw->total, lab.s);
 		runctx c;
 		int prepared = run_prepare_for(a, &extra, 0, sw->ks, sw->nk, &c) == 0;
 		if (prepared)
@@ -447,8 +446,7 @@ static void sweep_parallel(app *a, sweep *sw)
 {
 	spool pl = { a, sw->jobs, sw->njobs, 0, PTHREAD_MUTEX_INITIALIZER };
 	sthread *ta = xcalloc((size_t)sw->nws, sizeof *ta);
-	if (a->opt.interactive)
-		fprintf(stderr, "\r\033[Ksweep: %d runs on %d GPUs", sw->njobs, sw->nws);
+	app_progress(a, "sweep: %d runs on %d GPUs", sw->njobs, sw->nws);
 	for (int i = 0; i < sw->nws; i++)
 		ta[i] = (sthread){ &pl, sw->ws[i] };
 	int started = threads_run(sw->nws, sweep_thread, ta, sizeof *ta, NULL);
@@ -515,7 +513,7 @@ static void sweep_show(app *a, sweep *sw)
 	if (sw->gpu == 0)
 		app_note(a, "not launched (no GPU)");
 	if (sw->ch.n > 0 && a->format == FMT_TABLE && !a->opt.mask_times)
-		chart_print(&sw->ch, stdout, a->opt.tty, a->opt.color, 40);
+		app_chart_show(a, &sw->ch);
 	if (sw->ch.best >= 0 && !a->opt.mask_times)
 		best_note(a, &sw->ch);
 	if (g_interrupt) {
@@ -832,7 +830,7 @@ static int compare_table(app *a, variant *v, int nv)
 	app_table(a, &tb, 0);
 	app_clock_say(a, &clk);
 	if (a->format == FMT_TABLE && !a->opt.mask_times)
-		chart_print(&ch, stdout, a->opt.tty, a->opt.color, 40);
+		app_chart_show(a, &ch);
 	for (int i = 1; i < nv; i++)
 		if (v[i].clock != v[0].clock) {
 			app_note(a, "compare: %s and %s were timed on different clocks (kernel timestamps, events): "

@@ -557,9 +557,16 @@ static int roofline_show(app *a, const roofline *r, int data, const char *svg_pa
 	} else if (!data) {
 		sbuf b = {0};
 		roofline_text(r, &b, 60, 14);
-		FILE *f = app_textf(a);
-		fputs(b.s, f);
-		fflush(f);
+		if (a->display && a->format == FMT_TABLE) {
+			sbuf svg = {0};
+			roofline_svg_text(r, &svg, 0);
+			app_figure(a, b.s, svg.s);
+			sb_free(&svg);
+		} else {
+			FILE *f = app_textf(a);
+			fputs(b.s, f);
+			fflush(f);
+		}
 		sb_free(&b);
 	}
 	if (svg_path) {

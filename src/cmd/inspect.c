@@ -408,7 +408,14 @@ int app_timeline(app *a, const char *svg_path)
 		sb_free(&b);
 		sb_printf(&b, "timeline of %s: %d spans\n", a->timeline.title, a->timeline.n);
 	}
-	fputs(b.s, app_textf(a));
+	if (a->display && a->format == FMT_TABLE && !a->opt.mask_times) {
+		sbuf svg = {0};
+		tl_svg(a->timeline.spans, a->timeline.n, a->timeline.title, 0, &svg);
+		app_figure(a, b.s, svg.s);
+		sb_free(&svg);
+	} else {
+		fputs(b.s, app_textf(a));
+	}
 	sb_free(&b);
 	if (a->timeline.lost > 0)
 		app_note(a, "  %d more spans were not kept (at most %d)", a->timeline.lost, RES_MAX_SPANS);
@@ -498,7 +505,8 @@ static pid_t pager_pid = -1;
 
 FILE *pager_open(app *a)
 {
-	if (format_is_data(a->format)) {
+	/* a front end's display takes code as a display of its own */
+	if (format_is_data(a->format) || (a->display && a->display->show_code)) {
 		cap_file = open_memstream(&cap_buf, &cap_len);
 		return cap_file ? cap_file : stderr;
 	}
@@ -515,7 +523,13 @@ void pager_close(app *a, FILE *f, const char *kind, const char *kernel)
 	if (f && f == cap_file) {
 		fclose(f);
 		cap_file = NULL;
-		if (kind) {
+		if (!format_is_data(a->format)) { /* a display's: code as code, prose as text */
+			fflush(stdout);
+			if (kind)
+				a->display->show_code(a->display->ctx, cap_buf ? cap_buf : "", kind);
+			else
+				fputs(cap_buf ? cap_buf : "", stdout);
+		} else if (kind) {
 			const char *head[] = { "kernel", "text" };
 			table t;
 			table_init(&t, 2, head, "ll");

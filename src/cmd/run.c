@@ -45,12 +45,9 @@ static const char *masked(app *a, const char *s)
 void progress(void *ctx, int n, double last_ms)
 {
 	app *a = ctx;
-	if (!a->opt.interactive)
-		return;
 	char t[32];
 	fmt_time_ms(last_ms, t, sizeof t);
-	fprintf(stderr, "\r  timing: %d samples, last %s   ", n, t);
-	fflush(stderr);
+	app_progress(a, "  timing: %d samples, last %s", n, t);
 }
 
 void clock_note(app *a, const result *res)
@@ -747,7 +744,7 @@ static void speedup_chart(app *a, int nrec)
 		chart_add(&ch, r->kernel, sp, r->check == MCHECK_FAIL ? "FAIL" : NULL);
 		chart_noise(&ch, r->st.has_ci ? r->st.ci_rel : 0);
 	}
-	chart_print(&ch, stdout, a->opt.tty, a->opt.color, 40);
+	app_chart_show(a, &ch);
 	app_keep_chart(a, &ch);
 }
 

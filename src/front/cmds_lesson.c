@@ -86,6 +86,10 @@ static int cmd_expect(app *a, int argc, char **argv, const char *rest)
 
 static int cmd_pause(app *a, int argc, char **argv, const char *rest)
 {
+	if (a->display) { /* a notebook: no Enter to wait for */
+		app_note(a, "pause: waits for Enter at a terminal; a notebook goes straight on");
+		return 0;
+	}
 	if (!a->opt.interactive && !a->opt.step)
 		return 0; /* batch: no-op */
 	FILE *tty = fopen("/dev/tty", "r+");

@@ -7,7 +7,9 @@
 #include "fileio.h"
 #include "cmds.h"
 #include "perline.h"
+#include "notebook.h"
 #include "repl.h"
+#include "serve.h"
 #include "client.h"
 #include "worker.h"
 
@@ -39,6 +41,9 @@ static const char usage_text[] =
 	"  -I DIR            also look for #include headers in DIR\n"
 	"  --format F        table, csv, json, jsonl or markdown\n"
 	"  --mask-times      print <t> for every measured figure (golden tests)\n"
+	"  --serve           answer a front end (a notebook's kernel) in JSON lines on\n"
+	"                    stdin and stdout (docs/formats.md)\n"
+	"  --notebook LESSON write the lesson as LESSON.ipynb (or the file named after it)\n"
 	"  -X, --no-rc       do not read the start-up file ($XDG_CONFIG_HOME/cuplay/rc,\n"
 	"                    run at the start of an interactive session only)\n"
 	"  -h, --help        this text\n"
@@ -85,7 +90,7 @@ static char *self_exe(const char *argv0)
 
 enum {
 	OPT_STEP = 256, OPT_BAIL, OPT_NO_GPU, OPT_MASK_TIMES, OPT_DEVICE, OPT_ARCH, OPT_FORMAT,
-	OPT_VERSION, OPT_NO_RC,
+	OPT_VERSION, OPT_NO_RC, OPT_SERVE, OPT_NOTEBOOK,
 };
 
 static const struct option long_options[] = {
@@ -99,6 +104,8 @@ static const struct option long_options[] = {
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "arch", required_argument, NULL, OPT_ARCH },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "serve", no_argument, NULL, OPT_SERVE },
+	{ "notebook", required_argument, NULL, OPT_NOTEBOOK },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -197,6 +204,8 @@ typedef struct cli {
 	char **files;              /* session files */
 	int nfiles;
 	int no_rc;                 /* -X */
+	int serve;                 /* --serve */
+	const char *notebook;      /* --notebook LESSON */
 	int done, rc;              /* -h, --version or a bad option: leave with rc */
 } cli;
 
@@ -231,6 +240,12 @@ static void option(app *a, cli *o, int c, const char *val, char **argv)
 		return;
 	case 'X':
 		o->no_rc = 1;
+		return;
+	case OPT_SERVE:
+		o->serve = 1;
+		return;
+	case OPT_NOTEBOOK:
+		o->notebook = val;
 		return;
 	case 'I': {
 		char *err = NULL;
@@ -301,7 +316,11 @@ static void parse_options(app *a, cli *o, int argc, char **argv)
 		return;
 	for (int i = optind; i < argc; i++)
 		o->files[o->nfiles++] = argv[i];
-	if (o->ncommands && o->nfiles) {
+	if ((o->serve || o->notebook) && (o->ncommands || o->nfiles > (o->notebook ? 1 : 0) || (o->serve && o->notebook))) {
+		o->rc = usage_error("%s", o->serve ? "--serve takes its commands from stdin alone"
+		                                   : "--notebook takes a lesson and at most the notebook's file");
+		o->done = 1;
+	} else if (o->ncommands && o->nfiles) {
 		o->rc = usage_error("%s", "-c and session files cannot be mixed");
 		o->done = 1;
 	}
@@ -338,6 +357,26 @@ static int front_setup(app *a)
 static int run_inputs(app *a, const cli *o)
 {
 	int failed = 0;
+	if (o->serve) {
+		int rc = serve_loop(a);
+		return rc ? rc : a->nerrors > 0;
+	}
+	if (o->notebook) {
+		char *err = NULL;
+		const char *base = strrchr(o->notebook, '/');
+		base = base ? base + 1 : o->notebook;
+		size_t bl = strcspn(base, ".");
+		char *out = o->nfiles ? xstrdup(o->files[0]) : xasprintf("%.*s.ipynb", (int)bl, base);
+		if (notebook_write(o->notebook, out, &err) != 0) {
+			fprintf(stderr, "cuplay: %s\n", err);
+			free(err);
+			failed = 1;
+		} else {
+			printf("wrote %s\n", out);
+		}
+		free(out);
+		return failed;
+	}
 	if (o->ncommands) {
 		for (int i = 0; i < o->ncommands && !a->quit; i++) {
 			failed += command_line(a, o->commands[i]);

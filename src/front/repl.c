@@ -6,6 +6,7 @@
  * TERM=dumb) and in a build with neither: plain line reads. */
 #include "repl.h"
 #include "prefetch.h"
+#include "complete.h"
 #include "files.h"
 #include "cmds.h"
 #include "help.h"
@@ -50,56 +51,7 @@ static char *history_path(void)
 /* Candidates for the word being completed, given the command before it. */
 static char **candidates(const char *cmd, int *n)
 {
-	app *a = g_app;
-	char **v = NULL;
-	*n = 0;
-	int cap = 0;
-#define ADD(s) do { if (*n + 2 > cap) { cap = cap ? cap * 2 : 32; v = xrealloc(v, (size_t)cap * sizeof *v); } v[(*n)++] = xstrdup(s); } while (0)
-	int nc;
-	const command *const *t = command_table(&nc);
-	if (!cmd) {
-		for (int i = 0; i < nc; i++)
-			ADD(t[i]->name);
-	} else {
-		const command *c = command_find(cmd);
-		compl_kind k = c ? c->compl : COMPL_NONE;
-		if (k == COMPL_COMMAND) {
-			for (int i = 0; i < nc; i++)
-				ADD(t[i]->name);
-			for (const char *const *tp = help_topics(); *tp; tp++)
-				ADD(*tp);
-		} else if (k == COMPL_FILE) {
-			int nf;
-			char **files = app_kernel_files(&nf);
-			for (int i = 0; i < nf; i++) {
-				ADD(files[i]);
-				free(files[i]);
-			}
-			free(files);
-		} else if (k == COMPL_KERNEL && a->file.sp) {
-			for (int i = 0; i < a->file.sp->nkernels; i++)
-				ADD(a->file.sp->kernels[i].name);
-			ADD("all");
-		} else if (k == COMPL_NAME && a->file.sp) {
-			for (int i = 0; i < a->file.sp->nvars; i++)
-				ADD(a->file.sp->vars[i].name);
-		} else if (k == COMPL_SESSION) {
-			int ns;
-			search_entry *e = search_list(SEARCH_SESSIONS, &ns, NULL, NULL);
-			for (int i = 0; i < ns; i++)
-				ADD(e[i].name);
-			search_list_free(e, ns);
-		} else if (k == COMPL_WORDS && c->words) {
-			char *w = xstrdup(c->words);
-			for (char *s = strtok(w, " "); s; s = strtok(NULL, " "))
-				ADD(s);
-			free(w);
-		}
-	}
-	if (v)
-		v[*n] = NULL;
-#undef ADD
-	return v;
+	return complete_candidates(g_app, cmd, n);
 }
 
 #endif
