@@ -398,7 +398,9 @@ uint64_t fnv1a64(const void *data, size_t n)
 static int nix_slot(const name_ix *x, const char *name, size_t len)
 {
 	unsigned mask = (unsigned)x->cap - 1, h = (unsigned)fnv1a64(name, len) & mask;
-	while (x->e[h].key && !(strncmp(x->e[h].key, name, len) == 0 && x->e[h].key[len] == 0))
+	/* memcmp, never strncmp: name is often inside a whole file, which a
+	 * checked strncmp would measure to its end at every call */
+	while (x->e[h].key && !(strlen(x->e[h].key) == len && memcmp(x->e[h].key, name, len) == 0))
 		h = (h + 1) & mask;
 	return (int)h;
 }

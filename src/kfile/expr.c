@@ -33,7 +33,7 @@ static int symtab_find(const symtab *t, const char *name, size_t len)
 	if (t->ix.n == t->n && t->n > 0)
 		return nix_get(&t->ix, name, len);
 	for (int i = 0; i < t->n; i++)
-		if (strncmp(t->v[i].name, name, len) == 0 && t->v[i].name[len] == 0)
+		if (strlen(t->v[i].name) == len && memcmp(t->v[i].name, name, len) == 0)
 			return i;
 	return -1;
 }

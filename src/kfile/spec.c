@@ -122,7 +122,7 @@ static int dir_var(cur *c, const char *dir)
 	v.name = xstrndup(w, (size_t)n);
 	v.line = c->line;
 	v.col = cur_col(c, w);
-	PUSH(c->s->vars, c->s->nvars, v);
+	PUSH_MANY(c->s->vars, c->s->nvars, v);
 	spec_name_added(c->s, 0);
 	return 0;
 }
@@ -295,7 +295,7 @@ static int dir_buffer(cur *c, const char *dir)
 		return -1;
 	}
 	b.name = xstrndup(w, (size_t)n);
-	PUSH(c->s->bufs, c->s->nbufs, b);
+	PUSH_MANY(c->s->bufs, c->s->nbufs, b);
 	spec_name_added(c->s, 1);
 	return 0;
 }
@@ -855,9 +855,7 @@ static int parse_header(spec *s, char **err)
 {
 	int line = 0;
 	for (const char *bol = s->src; *bol;) {
-		const char *eol = strchr(bol, '\n'), *p = bol;
-		if (!eol)
-			eol = bol + strlen(bol);
+		const char *eol = scan_eol(bol), *p = bol;
 		line++;
 		while (p < eol && scan_is_blank(*p))
 			p++;

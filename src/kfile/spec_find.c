@@ -18,11 +18,11 @@ int spec_name_find(const spec *s, const char *name, size_t len, int *is_buf)
 	}
 	/* a spec made by hand (tests) has no index */
 	for (int i = 0; i < s->nvars; i++)
-		if (strncmp(s->vars[i].name, name, len) == 0 && s->vars[i].name[len] == 0)
+		if (strlen(s->vars[i].name) == len && memcmp(s->vars[i].name, name, len) == 0)
 			return i;
 	*is_buf = 1;
 	for (int i = 0; i < s->nbufs; i++)
-		if (strncmp(s->bufs[i].name, name, len) == 0 && s->bufs[i].name[len] == 0)
+		if (strlen(s->bufs[i].name) == len && memcmp(s->bufs[i].name, name, len) == 0)
 			return i;
 	return -1;
 }

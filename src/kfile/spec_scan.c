@@ -28,9 +28,18 @@ int scan_ident(const char *p, const char *end)
 	return n;
 }
 
+const char *scan_eol(const char *p)
+{
+	/* by hand: strchr(p, '\n') may measure all the rest of the file first
+	 * (a checked build does), once a line */
+	while (*p && *p != '\n')
+		p++;
+	return p;
+}
+
 int scan_word_is(const char *w, int n, const char *s)
 {
-	return (int)strlen(s) == n && strncmp(w, s, (size_t)n) == 0;
+	return (int)strlen(s) == n && memcmp(w, s, (size_t)n) == 0;
 }
 
 void spec_launch_init(spec_launch *l)
@@ -590,9 +599,7 @@ void spec_discover(spec *s, insts *in)
 char *spec_find_summary(const char *src)
 {
 	for (const char *bol = src; *bol;) {
-		const char *p = bol, *eol = strchr(bol, '\n');
-		if (!eol)
-			eol = bol + strlen(bol);
+		const char *p = bol, *eol = scan_eol(bol);
 		while (p < eol && scan_is_blank(*p))
 			p++;
 		if (eol - p >= 2 && p[0] == '/' && p[1] == '/' && !(eol - p >= 3 && p[2] == '@')) {

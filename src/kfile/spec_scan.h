@@ -10,6 +10,14 @@
 	(arr) = xrealloc((arr), ((size_t)(n) + 1) * sizeof *(arr)); \
 	(arr)[(n)++] = (item); \
 } while (0)
+/* PUSH for an array that only PUSH_MANY grows (a file's defines, params
+ * and buffers, to hundreds of thousands): its room doubles at each power
+ * of two, so N items cost N copies where an allocator moves them. */
+#define PUSH_MANY(arr, n, item) do { \
+	if (((n) & ((n) - 1)) == 0) \
+		(arr) = xrealloc((arr), ((size_t)(n) ? 2 * (size_t)(n) : 1) * sizeof *(arr)); \
+	(arr)[(n)++] = (item); \
+} while (0)
 
 /* An explicit instantiation of a template kernel found in the source. */
 typedef struct inst {
@@ -44,6 +52,8 @@ void scan_classify(kparam *p, const toks *t, int a, int e, int is_array);
 int scan_is_blank(int c);
 /* The length of the name (C identifier) at p, before end; 0 when none. */
 int scan_ident(const char *p, const char *end);
+/* The end of the line at p: its '\n', or the NUL that ends the text. */
+const char *scan_eol(const char *p);
 int scan_word_is(const char *w, int n, const char *s);
 char *spec_normalize_name(const char *name, size_t n);
 void spec_launch_init(spec_launch *l);
