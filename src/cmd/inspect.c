@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -491,17 +492,30 @@ static char *cap_buf;
 static size_t cap_len;
 static FILE *cap_file;
 
+/* 1 when typed input waits on stdin: lines typed ahead, which a pager
+ * would read as its own commands (less's `s` saves to a file). */
+static int input_waiting(void)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP));
+}
+
+/* The pager: $PAGER, else less; less in its secure mode either way
+ * (LESSSECURE: no shell commands, no files saved or opened from it). Not
+ * while lines typed ahead wait: they are the prompt's. */
 FILE *pager_open(app *a)
 {
 	if (format_is_data(a->format)) {
 		cap_file = open_memstream(&cap_buf, &cap_len);
 		return cap_file ? cap_file : stderr;
 	}
-	if (!a->opt.interactive || !isatty(STDOUT_FILENO))
+	if (!a->opt.interactive || !isatty(STDOUT_FILENO) || input_waiting())
 		return stdout;
 	const char *pg = getenv("PAGER");
 	fflush(stdout);
-	FILE *f = popen(pg && *pg ? pg : "less -FRX", "w");
+	char *cmd = xasprintf("LESSSECURE=1; export LESSSECURE; %s", pg && *pg ? pg : "less -FRX");
+	FILE *f = popen(cmd, "w");
+	free(cmd);
 	return f ? f : stdout;
 }
 
