@@ -1,6 +1,6 @@
 /* main.c: the command line. Everything else lives in the core; this file
  * parses argv (getopt_long), sets up signals, picks interactive, -c or session mode, and
- * decides the exit status: 0 all ran and held, 1 a command or expectation
+ * decides the exit status: 0 all ran and none failed, 1 a command or expectation
  * failed, 2 usage. */
 #include "app.h"
 #include "ccserver.h"
@@ -43,7 +43,8 @@ static const char usage_text[] =
 	"  --version         the version\n"
 	"  --                the end of options: what follows are session files\n"
 	"\n"
-	"Exit status: 0 all ran and held, 1 a command or expectation failed, 2 usage.\n";
+	"Exit status: 0 every command ran and no expectation failed (one skipped, as\n"
+	"without a GPU, is not checked), 1 a command or expectation failed, 2 usage.\n";
 
 static void on_sigint(int sig)
 {
