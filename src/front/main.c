@@ -7,6 +7,8 @@
 #include "cmds.h"
 #include "repl.h"
 #include "client.h"
+#include "nvrtc.h"
+#include "target.h"
 #include "worker.h"
 
 #include <errno.h>
@@ -33,7 +35,8 @@ static const char usage_text[] =
 	"  --bail            stop at the first error\n"
 	"  --no-gpu          compile-only mode even where a GPU exists\n"
 	"  --device N        use GPU N (default 0)\n"
-	"  --arch sm_XY      compile for this architecture (default: the GPU's, or sm_90)\n"
+	"  --arch sm_XY      compile for this architecture (default: the GPU's, or sm_90);\n"
+	"                    sm_XYa, sm_XYf (sm_100a, sm_100f) where NVRTC has them\n"
 	"  -I DIR            also look for #include headers in DIR\n"
 	"  --format F        table, csv, json, jsonl or markdown\n"
 	"  --mask-times      print <t> for every measured figure (golden tests)\n"
@@ -247,11 +250,18 @@ static void option(app *a, cli *o, int c, const char *val, char **argv)
 		}
 		return;
 	case OPT_ARCH: {
-		const char *v = strncmp(val, "sm_", 3) == 0 ? val + 3 : val;
-		if (parse_int(v, 30, 1299, &a->opt.arch_sm) != 0) {
-			o->rc = usage_error("--arch: '%s' is not an architecture like sm_90", val);
+		/* sm_XY, sm_XYa (arch-specific), sm_XYf (family), or XY: target.h */
+		char *w = strncmp(val, "sm_", 3) == 0 ? xstrdup(val) : xasprintf("sm_%s", val);
+		arch_target t;
+		char *why = NULL;
+		if (target_parse(w, (int)strlen(w), &t, &why) != 0 || t.sm == 0) {
+			o->rc = usage_error("--arch: '%s' is not an architecture like sm_90, sm_100a or sm_100f", val);
 			o->done = 1;
 		}
+		a->opt.arch_sm = t.sm;
+		a->opt.arch_suffix = t.suffix;
+		free(why);
+		free(w);
 		return;
 	}
 	case OPT_FORMAT: {
@@ -303,6 +313,14 @@ static void parse_options(app *a, cli *o, int argc, char **argv)
 		o->rc = usage_error("%s", "-c and session files cannot be mixed");
 		o->done = 1;
 	}
+	/* --arch: what the NVRTC in use compiles for, as it says */
+	char *why = NULL;
+	if (!o->done && a->opt.arch_sm && nvrtc_load(NULL) == 0 &&
+	    nvrtc_arch_known(a->opt.arch_sm, a->opt.arch_suffix, &why) != 0) {
+		o->rc = usage_error("--arch: %s", why);
+		o->done = 1;
+	}
+	free(why);
 }
 
 /* Ctrl-C, SIGPIPE, the terminal; --step needs one. 0, or 2 (said). */
