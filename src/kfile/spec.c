@@ -859,7 +859,7 @@ static int header_line(spec *s, int line, const char *bol, const char *p, const 
  * grid, block, cluster or kernel line, or a directive misspelt). */
 static void failed_line(spec_errs *e, const char *p, const char *eol)
 {
-	static const char *const launch[] = { "grid", "block", "cluster", "kernel" };
+	static const char *const geometry[] = { "grid", "block", "cluster", "kernel" };
 	for (int i = 0; p < eol; i++) {
 		while (p < eol && !is_ident_start((unsigned char)*p))
 			p++;
@@ -867,8 +867,8 @@ static void failed_line(spec_errs *e, const char *p, const char *eol)
 		int known = 0;
 		for (size_t d = 0; i == 0 && d < ARRAY_LEN(directive_names); d++)
 			known |= scan_word_is(p, n, directive_names[d]);
-		for (size_t d = 0; i == 0 && d < ARRAY_LEN(launch); d++)
-			e->launch_failed |= scan_word_is(p, n, launch[d]);
+		for (size_t d = 0; i == 0 && d < ARRAY_LEN(geometry); d++)
+			e->launch_failed |= scan_word_is(p, n, geometry[d]);
 		if (i == 0 && !known)
 			e->launch_failed = 1;
 		if (i > 0)
