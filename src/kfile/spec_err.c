@@ -120,7 +120,8 @@ static int by_line(const void *a, const void *b)
 int spec_errs_done(spec_errs *e, const spec *s, char **err)
 {
 	int n = e->n, shown = n < SPEC_MAX_ERRORS ? n : SPEC_MAX_ERRORS;
-	qsort(e->v, (size_t)e->n, sizeof *e->v, by_line);
+	if (e->n > 1)
+		qsort(e->v, (size_t)e->n, sizeof *e->v, by_line);
 	sbuf b = {0};
 	for (int i = 0; i < shown; i++)
 		sb_printf(&b, "%s%s", i ? "\n" : "", e->v[i].msg);
