@@ -209,6 +209,17 @@ try:
             penv.pop(v, None)
         pwork = os.path.join(tmp, "pager")
         os.makedirs(pwork)
+        def finish_or_kill(pid, fd):
+            """finish, or (a pager still holding the terminal) kill cuplay"""
+            try:
+                os.write(fd, b"q\rquit\r")
+            except OSError:
+                pass
+            read_until(fd, "\x00", 2)
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+            os.close(fd)
         def short_prompt():
             pid, fd = start([CUPLAY, "-X", "--no-gpu"], penv, pwork)
             fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 10, 80, 0, 0))
@@ -217,7 +228,7 @@ try:
         pid, fd = short_prompt()
         os.write(fd, b"help\rset PAD=1\rsay typed ahead\r")
         out = await_said(fd, "typed ahead", 10)
-        finish(pid, fd)
+        finish_or_kill(pid, fd)
         report(said(out, "typed ahead") and os.listdir(pwork) == [],
                "help: lines typed ahead go to the prompt, not into a pager", repr(out[-300:]) + " %r" % os.listdir(pwork))
         pid, fd = short_prompt()
@@ -231,7 +242,7 @@ try:
         read_until(fd, "cuplay>", 5)
         os.write(fd, b"say back\r")
         out = await_said(fd, "back", 10)
-        finish(pid, fd)
+        finish_or_kill(pid, fd)
         report("internals.md" not in paged and said(out, "back") and
                os.listdir(pwork) == [], "help: paged by less (its first screen) in its secure mode (its 's' saves no file)",
                repr(paged[-200:]) + " %r" % os.listdir(pwork))
