@@ -205,8 +205,8 @@ cat >"$dz/comment.cu" <<'CU'
 //@ check none
 __global__ void k(float *x) {}
 CU
-printf '//@ grid 1\n//@ block 1\n//@ check none\n#include "fifo.h"\n__global__ void k(float *x) {}\n' >"$dz/fifo.cu"
-printf '//@ grid 1\n//@ block 1\n//@ check none\n\n#include "/dev/zero"\n__global__ void k(float *x) {}\n' >"$dz/zero.cu"
+printf '//@ buffer x float[1]\n//@ grid 1\n//@ block 1\n#include "fifo.h"\n__global__ void k(float *x) {}\n' >"$dz/fifo.cu"
+printf '//@ buffer x float[1]\n//@ grid 1\n//@ block 1\n\n#include "/dev/zero"\n__global__ void k(float *x) {}\n' >"$dz/zero.cu"
 XDG_CACHE_HOME="$tmp/dzcache" timeout 60 "$CUPLAY" --no-gpu -c "use $dz/comment.cu; run" </dev/null >"$tmp/out" 2>&1; st=$?
 if [ $st = 0 ] && grep -q '^not launched (no GPU)$' "$tmp/out"; then ok "#include of /dev/zero and a FIFO in a comment: ignored"
 else bad "#include in a comment: exit $st"; fi

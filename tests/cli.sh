@@ -122,6 +122,25 @@ t "lessons: each session of sessions/ with the first comment line of its file" '
 	done &&
 	[ $(grep -c "^[a-z]" "$tmp/o") -ge $(ls sessions/*.session | wc -l) ]'
 
+# ---- --arch: Blackwell targets (arch-specific, family, consumer) for
+# compile-only inspection, wherever the NVRTC in use compiles for them (as
+# it says); where it does not, a usage error that names what it lacks
+t "--arch sm_100a, sm_100f, sm_120: info and ptx compile-only, or the NVRTC says it lacks them" '
+	for a in sm_100a sm_100f sm_120; do
+		"$CUPLAY" --no-gpu --arch $a -c "use vector_add; info vadd_naive; ptx vadd_naive" >"$tmp/arch" 2>&1
+		st=$?
+		if [ $st = 0 ]; then
+			grep -q "^kernel  *vadd_naive (.*), $a\$" "$tmp/arch" && grep -q "(-arch=$a " "$tmp/arch" ||
+				{ echo "--arch $a: exit 0 but not compiled for it"; cat "$tmp/arch"; exit 1; }
+		elif [ $st = 2 ]; then
+			grep -q "^cuplay: --arch: NVRTC [0-9.]* does not compile for $a (" "$tmp/arch" ||
+				{ echo "--arch $a: exit 2 without saying what NVRTC lacks"; cat "$tmp/arch"; exit 1; }
+		else echo "--arch $a: exit $st"; cat "$tmp/arch"; exit 1; fi
+	done &&
+	"$CUPLAY" --no-gpu --arch sm_1200 -c "use vector_add" >"$tmp/arch" 2>&1; [ $? = 2 ] &&
+	grep -q "^cuplay: --arch: NVRTC [0-9.]* does not compile for sm_1200 (it compiles for sm_[0-9]* to sm_[0-9]*)" "$tmp/arch" &&
+	"$CUPLAY" --no-gpu --arch sm_80a -c "use vector_add" >"$tmp/arch" 2>&1; [ $? = 2 ]'
+
 # ---- counters: every one a lesson asks for or asserts has a friendly name,
 # with its meaning, in `help metrics` (a raw ncu name there would be shown
 # as it is, beside figures with their meaning)

@@ -94,6 +94,16 @@ check "compile-only resources" json "$T; run" \
 	'[r["type"] for r in recs] == ["resources"] * 3 and recs[0]["regs"] == 12 and recs[0]["dyn_smem_bytes"] is None'
 check "the format changed mid-way: two documents are not made" json "$T; run transpose_naive; format json; run transpose_naive" \
 	'len(recs) == 2'
+# save: the file is the document stdout has, with cuplay's version
+version=$("$CUPLAY" --version | sed -n 's/^cuplay //p')
+"$CUPLAY" --no-gpu -c "$T; set N=256; run; save $tmp/saved.json" >"$tmp/err" 2>&1 </dev/null
+if [ -n "$version" ] && python3 - "$tmp/saved.json" "$version" >>"$tmp/err" 2>&1 <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["cuplay"] == sys.argv[2] and doc["format"] == 1 and len(doc["records"]) == 3, doc
+PY
+then ok "save: the JSON file says cuplay's version ($version)"
+else bad "save: the JSON file's version is not '$version'"; fi
 
 if have_gpu; then
 	mode=

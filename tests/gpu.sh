@@ -56,6 +56,19 @@ if run oob 1 -c 'use tests/kernels/oob.cu; run; use vector_add; set N=100000; ru
 	fi
 fi
 
+# 3b. expectations after a failed use, or a failed compile, on a machine with
+#     a GPU: never "skipped (no GPU)"; the first says why it was skipped
+printf 'use no_such_kernel_file\nrun\nexpect vadd_naive correct\nuse tests/kernels/compile_error.cu\nrun\nexpect broken correct\n' \
+	>"$tmp/skipped.session"
+if run expect-skipped 1 "$tmp/skipped.session"; then
+	if grep -qxF "expect vadd_naive correct: skipped: nothing ran (no kernel file is loaded: 'use no_such_kernel_file' failed)" "$tmp/out" &&
+	   ! grep -q 'no GPU' "$tmp/out" && grep -q 'expectations: 0 held, 1 failed, 1 skipped' "$tmp/out"; then
+		ok "expect after a failed use or compile: why it was skipped, not 'no GPU'"
+	else
+		bad "expect after a failed use or compile: $(grep expect "$tmp/out" | head -3)"
+	fi
+fi
+
 # 4. a kernel that spins forever is stopped by the timeout; the next run works
 if run spin 1 -c 'timeout 2; use tests/kernels/spin.cu; run; use vector_add; set N=100000; run'; then
 	if grep -q 'no progress' "$tmp/out" && grep -q ' ok ' "$tmp/out"; then

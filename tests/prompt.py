@@ -231,6 +231,56 @@ try:
     out = await_said(fd, "w9", 10)
     finish(pid, fd)
     report(said(out, "w9"), "history: Up in a new session gives the lines of the one before", repr(out[-300:]))
+
+    # help on a short terminal: lines typed ahead are the prompt's, never
+    # the pager's; and the pager (less) is in its secure mode, so that a
+    # key typed into it saves no file
+    if shutil.which("less"):
+        penv = dict(edit_env)
+        for v in ("PAGER", "LESS", "LESSSECURE", "LESSOPEN"):
+            penv.pop(v, None)
+        pwork = os.path.join(tmp, "pager")
+        os.makedirs(pwork)
+        def finish_or_kill(pid, fd):
+            """finish, or (a pager still holding the terminal) kill cuplay"""
+            try:
+                os.write(fd, b"q\rquit\r")
+            except OSError:
+                pass
+            read_until(fd, "\x00", 2)
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+            os.close(fd)
+        def short_prompt():
+            pid, fd = start([CUPLAY, "-X", "--no-gpu"], penv, pwork)
+            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 10, 80, 0, 0))
+            read_until(fd, "cuplay>", 20)
+            return pid, fd
+        pid, fd = short_prompt()
+        os.write(fd, b"help\rset PAD=1\rsay typed ahead\r")
+        out = await_said(fd, "typed ahead", 10)
+        finish_or_kill(pid, fd)
+        report(said(out, "typed ahead") and os.listdir(pwork) == [],
+               "help: lines typed ahead go to the prompt, not into a pager", repr(out[-300:]) + " %r" % os.listdir(pwork))
+        pid, fd = short_prompt()
+        os.write(fd, b"help\r")
+        paged, _ = read_until(fd, "\x00", 2)
+        os.write(fd, b"s")
+        read_until(fd, "\x00", 0.5)
+        os.write(fd, b"zz1\r")
+        read_until(fd, "\x00", 0.5)
+        os.write(fd, b"q")
+        read_until(fd, "cuplay>", 5)
+        os.write(fd, b"say back\r")
+        out = await_said(fd, "back", 10)
+        finish_or_kill(pid, fd)
+        report("internals.md" not in paged and said(out, "back") and
+               os.listdir(pwork) == [], "help: paged by less (its first screen) in its secure mode (its 's' saves no file)",
+               repr(paged[-200:]) + " %r" % os.listdir(pwork))
+    else:
+        skipped += 1
+        print("skipped: help's pager: no less")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

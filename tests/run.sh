@@ -18,20 +18,24 @@ CUPLAY=${CUPLAY:-./cuplay}
 case "$CUPLAY" in /*) CUPLAY_ABS=$CUPLAY ;; *) CUPLAY_ABS=$PWD/$CUPLAY ;; esac
 pass=0 fail=0 skip=0
 tmp=$(mktemp -d)
-# a kernel file and a lesson of one's own sit in kernels_src/ and sessions/
+# kernel files and a lesson of one's own sit in kernels_src/ and sessions/
 # while the tests run (removed at exit): no test may see them, as MANIFEST
-# and tests/shipped.sh arrange
+# and tests/shipped.sh arrange. One of each kind a user leaves there: a
+# template, a softmax that uses INFINITY (as nvcc's implicit include allows),
+# a file whose header has a mistake
 own=
 if [ -d kernels_src ] && [ -d sessions ] && [ -w kernels_src ] && [ -w sessions ]; then
 	own=zz_not_shipped_$$
 	cp tests/cxx/template_explicit.cu "kernels_src/$own.cu"
+	cp tests/kernels/own_softmax_inf.cu "kernels_src/${own}_inf.cu"
+	cp tests/kernels/own_header_mistake.cu "kernels_src/${own}_bad.cu"
 	printf '# a lesson of my own\nuse %s\nrun\n' "$own" >"sessions/$own.session"
 fi
 gpu_pid= # tests/gpu.sh running beside the others (below)
 cleanup() {
 	if [ -n "$gpu_pid" ]; then kill -- -"$gpu_pid" 2>/dev/null; wait; fi
 	rm -rf "$tmp"
-	[ -z "$own" ] || rm -f "kernels_src/$own.cu" "sessions/$own.session"
+	[ -z "$own" ] || rm -f "kernels_src/$own.cu" "kernels_src/${own}_inf.cu" "kernels_src/${own}_bad.cu" "sessions/$own.session"
 }
 trap cleanup EXIT
 export NO_COLOR=1

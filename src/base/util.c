@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -473,9 +474,30 @@ static size_t common_prefix(const char *a, const char *b)
 	return i;
 }
 
-/* The nearest candidate: the fewest edits; of candidates as near, the one
- * that shares the longest start with s (y -> yy rather than x), then the
- * first. */
+/* 1 when the shorter of a and b (3 characters or more) is a whole part of
+ * the longer, case aside: its start or its end, at a '_' (BLOCK against
+ * BLOCK_SIZE, SIZE against TILE_SIZE). */
+static int part_of(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > lb) {
+		const char *t = a;
+		a = b;
+		b = t;
+		size_t tl = la;
+		la = lb;
+		lb = tl;
+	}
+	if (la < 3 || la == lb)
+		return 0;
+	return (strncasecmp(a, b, la) == 0 && b[la] == '_') ||
+	       (strncasecmp(a, b + lb - la, la) == 0 && b[lb - la - 1] == '_');
+}
+
+/* The nearest candidate: the fewest edits (a prefix of the candidate, or a
+ * whole '_' part of it or it of s, counts as one); of candidates as near,
+ * the one that shares the longest start with s (y -> yy rather than x),
+ * then the first. */
 const char *nearest_name(const char *s, const char *const *cands, int n)
 {
 	const char *best = NULL;
@@ -487,7 +509,7 @@ const char *nearest_name(const char *s, const char *const *cands, int n)
 			continue;
 		int d = edit_distance(s, cands[i]);
 		/* a prefix counts as close: `transpose_t` -> transpose_tiled */
-		if (ls >= 3 && strncmp(cands[i], s, ls) == 0)
+		if ((ls >= 3 && strncmp(cands[i], s, ls) == 0) || part_of(s, cands[i]))
 			d = d < 1 ? d : 1;
 		size_t p = common_prefix(s, cands[i]);
 		if (d < bestd || (d == bestd && p > bestp)) {

@@ -110,6 +110,7 @@ typedef struct app_opts {
 	int no_gpu, mask_times, interactive, color, step, bail;
 	int tty;              /* stdout is a terminal: Unicode bars, progress lines */
 	int arch_sm;          /* --arch sm_XY; 0: the device's, or 90 without one */
+	char arch_suffix;     /* --arch sm_XYa or sm_XYf: 'a' or 'f' (target.h); else 0 */
 	timing_opts topt;
 	double timeout_s;
 	const char *exe;      /* this binary, for the worker */

@@ -913,7 +913,10 @@ int app_save(app *a, const char *path)
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		return app_error(a, "save: %s", strerror(errno));
-	table_print(&a->results.last, m, f, 0, 0);
+	doc d; /* one document of its own, with the version as stdout's has it */
+	doc_open(&d, m, f, 0, CUPLAY_VERSION);
+	doc_table(&d, &a->results.last, 0);
+	doc_close(&d);
 	fclose(m);
 	char *why = NULL;
 	int r = write_file(path, buf, len, &why);

@@ -370,6 +370,28 @@ static int expect_figure(app *a, char **argv, const run_record *r, double x)
 	return ok ? held(a, margin_of(argv[3], v, x), buf) : failed(a, buf);
 }
 
+/* An expectation nothing ran for, skipped with the reason: the file's
+ * `use` failed, no GPU (compile-only), or the GPU not started because a
+ * command before failed (a machine with a GPU says that, not "no GPU"). */
+static int skipped_not_run(app *a, int argc, char **argv)
+{
+	sbuf b = {0};
+	for (int i = 1; i < argc; i++)
+		sb_printf(&b, " %s", argv[i]);
+	if (a->file.use_failed)
+		app_note(a, "expect%s: skipped: nothing ran (no kernel file is loaded: 'use %s' failed)", b.s,
+		         a->file.use_failed);
+	else if (a->opt.no_gpu || a->gpu == 0)
+		app_note(a, "expect%s: skipped (no GPU)", b.s);
+	else if (a->nerrors > 0)
+		app_note(a, "expect%s: skipped: nothing ran on the GPU (a command before failed)", b.s);
+	else
+		app_note(a, "expect%s: skipped: nothing ran on the GPU yet", b.s);
+	sb_free(&b);
+	a->expect_skipped++;
+	return 0;
+}
+
 int expect_run(app *a, int argc, char **argv)
 {
 	static const char use[] = "usage: expect KERNEL[SEL] correct | expect A faster|slower B [by X] | "
@@ -403,18 +425,11 @@ int expect_run(app *a, int argc, char **argv)
 	if ((metric || counter) && cmp_op(argv[argc - 2], 0, 0, &ok) != 0)
 		return app_error(a, "expect: '%s' is not one of < <= > >=", argv[argc - 2]);
 
-	/* without a GPU: skipped, unless the record is there (a diagnosis of a
-	 * recorded run, CUPLAY_EXPLAIN_FEED) */
+	/* nothing ran on a GPU: skipped, with the reason, unless the record is
+	 * there (a diagnosis of a recorded run, CUPLAY_EXPLAIN_FEED) */
 	if (a->gpu != 1 && !(strcmp(what, "correct") == 0 && expect_find(a, argv[1])) &&
-	    !(diag && find_if(a, argv[1], WANT_EXPLAINED))) {
-		sbuf b = {0};
-		for (int i = 1; i < argc; i++)
-			sb_printf(&b, " %s", argv[i]);
-		app_note(a, "expect%s: skipped (no GPU)", b.s);
-		sb_free(&b);
-		a->expect_skipped++;
-		return 0;
-	}
+	    !(diag && find_if(a, argv[1], WANT_EXPLAINED)))
+		return skipped_not_run(a, argc, argv);
 	const run_record *r;
 	if (counter)
 		return expect_counter(a, argv[1], argv[3], argv[4], x);

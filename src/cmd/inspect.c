@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -503,6 +504,17 @@ static size_t cap_len;
 static FILE *cap_file;
 static pid_t pager_pid = -1;
 
+/* 1 when typed input waits on stdin: lines typed ahead, which a pager
+ * would read as its own commands (less's `s` saves to a file). */
+static int input_waiting(void)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP));
+}
+
+/* The pager: $PAGER, else less; less in its secure mode either way
+ * (LESSSECURE: no shell commands, no files saved or opened from it). Not
+ * while lines typed ahead wait: they are the prompt's. */
 FILE *pager_open(app *a)
 {
 	/* a front end's display takes code as a display of its own */
@@ -510,11 +522,13 @@ FILE *pager_open(app *a)
 		cap_file = open_memstream(&cap_buf, &cap_len);
 		return cap_file ? cap_file : stderr;
 	}
-	if (!a->opt.interactive || !isatty(STDOUT_FILENO))
+	if (!a->opt.interactive || !isatty(STDOUT_FILENO) || input_waiting())
 		return stdout;
 	const char *pg = getenv("PAGER");
 	fflush(stdout);
-	FILE *f = child_popen(pg && *pg ? pg : "less -FRX", &pager_pid);
+	char *cmd = xasprintf("LESSSECURE=1; export LESSSECURE; %s", pg && *pg ? pg : "less -FRX");
+	FILE *f = child_popen(cmd, &pager_pid);
+	free(cmd);
 	return f ? f : stdout;
 }
 

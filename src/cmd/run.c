@@ -202,7 +202,10 @@ static int pick_target(app *a, const spec *s, runctx *c)
 	int cc = c->dev.cc_major * 10 + c->dev.cc_minor;
 	if (s->narch == 0) {
 		c->sm = a->opt.arch_sm ? a->opt.arch_sm : c->gpu ? cc : 90;
-		snprintf(c->arch, sizeof c->arch, "sm_%d", c->sm);
+		if (a->opt.arch_sm && a->opt.arch_suffix) /* --arch sm_100a, sm_100f */
+			snprintf(c->arch, sizeof c->arch, "sm_%d%c", c->sm, a->opt.arch_suffix);
+		else
+			snprintf(c->arch, sizeof c->arch, "sm_%d", c->sm);
 		return 0;
 	}
 	int i = target_pick(s->arch, s->narch, cc);

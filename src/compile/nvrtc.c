@@ -142,6 +142,30 @@ int nvrtc_archs(int *out, int max)
 	return n < max ? n : max;
 }
 
+int nvrtc_arch_known(int sm, char suffix, char **why)
+{
+	int have[128], n = nvrtc_archs(have, 128);
+	if (n <= 0)
+		return 0;
+	char name[24];
+	if (suffix)
+		snprintf(name, sizeof name, "sm_%d%c", sm, suffix);
+	else
+		snprintf(name, sizeof name, "sm_%d", sm);
+	int k = 0;
+	while (k < n && have[k] != sm)
+		k++;
+	int major = 0, minor = 0;
+	sscanf(nv.version, "%d.%d", &major, &minor);
+	if (k == n)
+		return fail(why, "NVRTC %s does not compile for %s (it compiles for sm_%d to sm_%d)", nv.version, name,
+		            have[0], have[n - 1]);
+	if (suffix == 'f' && (major < 12 || (major == 12 && minor < 9)))
+		return fail(why, "NVRTC %s does not compile for %s (family targets come with CUDA 12.9)", nv.version,
+		            name);
+	return 0;
+}
+
 const char *nvrtc_version(void)
 {
 	return nv.lib ? nv.version : NULL;

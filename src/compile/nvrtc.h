@@ -58,6 +58,11 @@ const char *nvrtc_path(void);
 /* The compute capabilities the loaded NVRTC compiles for (90 for sm_90 and
  * sm_90a), at most max of them into out: how many, or -1 when it cannot say. */
 int nvrtc_archs(int *out, int max);
+/* Whether the NVRTC loaded compiles for sm_SM with suffix (0, 'a' or 'f':
+ * target.h), as it says (nvrtcGetSupportedArchs; family targets from NVRTC
+ * 12.9): 0 when it does or cannot tell, else -1 with *why (caller frees):
+ * "NVRTC 12.4 does not compile for sm_100a (it compiles for sm_50 to sm_90)". */
+int nvrtc_arch_known(int sm, char suffix, char **why);
 /* 1 when the loaded NVRTC has precompiled headers (CUDA 12.8+). */
 int nvrtc_has_pch(void);
 

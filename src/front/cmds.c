@@ -496,7 +496,9 @@ int source_file(app *a, const char *name)
 	int failed = source_stream(a, f, path);
 	h = a->expect_held - h, fl = a->expect_failed - fl, sk = a->expect_skipped - sk;
 	if (d == 0 && h + fl + sk > 0)
-		app_note(a, "%s: expectations: %d held, %d failed, %d skipped", path, h, fl, sk);
+		app_note(a, "%s: expectations: %d held, %d failed, %d skipped%s", path, h, fl, sk,
+		         sk ? " (a skipped one is not checked: exit status 0 says that none failed, not that "
+		              "it held)" : "");
 	sourcing[d].dev = 0;
 	sourcing[d].ino = 0;
 	fclose(f);

@@ -77,6 +77,9 @@ char *help_list(const command *const *t, int n)
 	                "drops the line being typed. Topics: 'help header' (the //@ lines of a kernel "
 	                "file), 'help refs' (the CPU references of a check), 'help buffers' (what "
 	                "buffers hold).\n", HELP_WIDTH);
+	help_format(&b, "\nOn a terminal, help, ptx and sass longer than the window go through a pager "
+	                "($PAGER, else less, in its secure mode; not while typed lines wait): start cuplay "
+	                "with PAGER=cat to turn paging off.\n", HELP_WIDTH);
 	help_format(&b, "\nThe reference is in docs/ of cuplay's source (installed in " CUPLAY_DOCDIR "): "
 	                "header.md (kernel files), commands.md, timing.md, explain.md, formats.md, "
 	                "classroom.md, environment.md, internals.md.\n", HELP_WIDTH);

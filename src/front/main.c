@@ -1,6 +1,6 @@
 /* main.c: the command line. Everything else lives in the core; this file
  * parses argv (getopt_long), sets up signals, picks interactive, -c or session mode, and
- * decides the exit status: 0 all ran and held, 1 a command or expectation
+ * decides the exit status: 0 all ran and none failed, 1 a command or expectation
  * failed, 2 usage. */
 #include "app.h"
 #include "ccserver.h"
@@ -11,6 +11,8 @@
 #include "repl.h"
 #include "serve.h"
 #include "client.h"
+#include "nvrtc.h"
+#include "target.h"
 #include "worker.h"
 
 #include <errno.h>
@@ -37,7 +39,8 @@ static const char usage_text[] =
 	"  --bail            stop at the first error\n"
 	"  --no-gpu          compile-only mode even where a GPU exists\n"
 	"  --device N        use GPU N (default 0)\n"
-	"  --arch sm_XY      compile for this architecture (default: the GPU's, or sm_90)\n"
+	"  --arch sm_XY      compile for this architecture (default: the GPU's, or sm_90);\n"
+	"                    sm_XYa, sm_XYf (sm_100a, sm_100f) where NVRTC has them\n"
 	"  -I DIR            also look for #include headers in DIR\n"
 	"  --format F        table, csv, json, jsonl or markdown\n"
 	"  --mask-times      print <t> for every measured figure (golden tests)\n"
@@ -50,7 +53,8 @@ static const char usage_text[] =
 	"  --version         the version\n"
 	"  --                the end of options: what follows are session files\n"
 	"\n"
-	"Exit status: 0 all ran and held, 1 a command or expectation failed, 2 usage.\n";
+	"Exit status: 0 every command ran and no expectation failed (one skipped, as\n"
+	"without a GPU, is not checked), 1 a command or expectation failed, 2 usage.\n";
 
 static void on_sigint(int sig)
 {
@@ -264,11 +268,18 @@ static void option(app *a, cli *o, int c, const char *val, char **argv)
 		a->device_set = 1;
 		return;
 	case OPT_ARCH: {
-		const char *v = strncmp(val, "sm_", 3) == 0 ? val + 3 : val;
-		if (parse_int(v, 30, 1299, &a->opt.arch_sm) != 0) {
-			o->rc = usage_error("--arch: '%s' is not an architecture like sm_90", val);
+		/* sm_XY, sm_XYa (arch-specific), sm_XYf (family), or XY: target.h */
+		char *w = strncmp(val, "sm_", 3) == 0 ? xstrdup(val) : xasprintf("sm_%s", val);
+		arch_target t;
+		char *why = NULL;
+		if (target_parse(w, (int)strlen(w), &t, &why) != 0 || t.sm == 0) {
+			o->rc = usage_error("--arch: '%s' is not an architecture like sm_90, sm_100a or sm_100f", val);
 			o->done = 1;
 		}
+		a->opt.arch_sm = t.sm;
+		a->opt.arch_suffix = t.suffix;
+		free(why);
+		free(w);
 		return;
 	}
 	case OPT_FORMAT: {
@@ -324,6 +335,14 @@ static void parse_options(app *a, cli *o, int argc, char **argv)
 		o->rc = usage_error("%s", "-c and session files cannot be mixed");
 		o->done = 1;
 	}
+	/* --arch: what the NVRTC in use compiles for, as it says */
+	char *why = NULL;
+	if (!o->done && a->opt.arch_sm && nvrtc_load(NULL) == 0 &&
+	    nvrtc_arch_known(a->opt.arch_sm, a->opt.arch_suffix, &why) != 0) {
+		o->rc = usage_error("--arch: %s", why);
+		o->done = 1;
+	}
+	free(why);
 }
 
 /* Ctrl-C, SIGPIPE, the terminal; --step needs one. 0, or 2 (said). */

@@ -5,9 +5,12 @@
  *      preprocessor lines blanked out is cut into tokens, and every
  *      `__global__` function definition becomes a spec_kernel.
  *   2. each //@ line is parsed in order, into the spec or, for
- *      `//@ kernel NAME ...`, into that kernel's overrides.
- *   3. what needs the whole file is checked last: the buffers that checks
- *      name, and a grid and a block for every kernel that can be launched.
+ *      `//@ kernel NAME ...`, into that kernel's overrides; a line in error
+ *      is said and the next read, as a compiler goes on after an error.
+ *   3. what needs the whole file is checked last (spec_valid.c): the
+ *      buffers that checks name, the names expressions use, the kernels'
+ *      parameters against the buffers and params, and a grid and a block
+ *      for every kernel that can be launched.
  *
  * Expressions are not evaluated here; they are kept as text with the line
  * and column of their first character (plan.c evaluates them). */
@@ -851,7 +854,32 @@ static int header_line(spec *s, int line, const char *bol, const char *p, const 
 	return r;
 }
 
-static int parse_header(spec *s, char **err)
+/* What a failed //@ line at p (after "//@") would have given: the names on
+ * it (a buffer, a param, a tensormap's buffer), a launch's geometry (a
+ * grid, block, cluster or kernel line, or a directive misspelt). */
+static void failed_line(spec_errs *e, const char *p, const char *eol)
+{
+	static const char *const geometry[] = { "grid", "block", "cluster", "kernel" };
+	for (int i = 0; p < eol; i++) {
+		while (p < eol && !is_ident_start((unsigned char)*p))
+			p++;
+		int n = scan_ident(p, eol);
+		int known = 0;
+		for (size_t d = 0; i == 0 && d < ARRAY_LEN(directive_names); d++)
+			known |= scan_word_is(p, n, directive_names[d]);
+		for (size_t d = 0; i == 0 && d < ARRAY_LEN(geometry); d++)
+			e->launch_failed |= scan_word_is(p, n, geometry[d]);
+		if (i == 0 && !known)
+			e->launch_failed = 1;
+		if (i > 0)
+			spec_errs_maybe(e, p, n);
+		p += n;
+	}
+}
+
+/* Every //@ line; each error is gathered and the next line read, up to
+ * SPEC_MAX_ERRORS. */
+static void parse_header(spec *s, spec_errs *e)
 {
 	int line = 0;
 	for (const char *bol = s->src; *bol;) {
@@ -859,11 +887,21 @@ static int parse_header(spec *s, char **err)
 		line++;
 		while (p < eol && scan_is_blank(*p))
 			p++;
-		if (eol - p >= 3 && strncmp(p, "//@", 3) == 0 && header_line(s, line, bol, p + 3, eol, err) != 0)
-			return -1;
+		char *msg = NULL;
+		if (eol - p >= 3 && strncmp(p, "//@", 3) == 0 && header_line(s, line, bol, p + 3, eol, &msg) != 0) {
+			if (e->n == SPEC_MAX_ERRORS) { /* one too many: stop here */
+				free(msg);
+				e->stopped = line;
+				return;
+			}
+			failed_line(e, p + 3, eol);
+			int col = 1; /* the message's own: "path:line:col: ..." */
+			if (msg && strncmp(msg, s->path, strlen(s->path)) == 0)
+				sscanf(msg + strlen(s->path), ":%*d:%d:", &col);
+			spec_errs_add(e, line, col, msg ? msg : xasprintf("%s:%d:1: bad header line", s->path, line));
+		}
 		bol = *eol ? eol + 1 : eol;
 	}
-	return 0;
 }
 
 /* The explicit instantiations of the source are kernels (the header can
@@ -900,13 +938,16 @@ int spec_parse(const char *path, const char *src, spec *out, char **err)
 	insts in = {0};
 	spec_discover(out, &in);
 	explicit_instances(out, &in);
-	int rc = parse_header(out, err);
+	spec_errs errs = {0};
+	parse_header(out, &errs);
 	for (int i = 0; i < in.n; i++) {
 		free(in.v[i].tmpl);
 		free(in.v[i].args);
 	}
 	free(in.v);
-	if (rc != 0 || spec_validate(out, err) != 0) {
+	if (!errs.stopped)
+		spec_validate(out, &errs);
+	if (spec_errs_done(&errs, out, err) != 0) {
 		spec_free(out);
 		return -1;
 	}

@@ -8,9 +8,12 @@
 #include "spec_free.h"
 
 /* Parses src (owned by the caller; copied). Every error message starts with
- * "path:line:col: ". Semantic checks done here: duplicate names, a define
- * sharing a kernel parameter's name, unknown kernel in `//@ kernel`, unknown
- * reference in `check`, missing grid/block for some kernel. */
+ * "path:line:col: "; *err holds every independent error, a line each, in
+ * the order of their lines (spec_err.h: at most SPEC_MAX_ERRORS). Semantic
+ * checks done here: duplicate names, a define sharing a kernel parameter's
+ * name, unknown kernel in `//@ kernel`, unknown reference in `check`,
+ * undeclared names in expressions, a kernel parameter without its buffer or
+ * param, a buffer no kernel takes, missing grid/block for some kernel. */
 int spec_parse(const char *path, const char *src, spec *out, char **err);
 
 /* A kernel file's text holds no byte a compiler would stop at: 0, or -1

@@ -73,3 +73,79 @@ const char **spec_buffer_names(const spec *s)
 		v[i] = s->bufs[i].name;
 	return v;
 }
+
+void spec_errs_add(spec_errs *e, int line, int col, char *msg)
+{
+	e->v = xrealloc(e->v, ((size_t)e->n + 1) * sizeof *e->v);
+	e->v[e->n] = (spec_errmsg){ line, col, e->n, msg };
+	e->n++;
+}
+
+void spec_errs_at(spec_errs *e, const spec *s, int line, int col, const char *fmt, ...)
+{
+	char *m = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	spec_verrat(s, &m, line, col, fmt, ap);
+	va_end(ap);
+	spec_errs_add(e, line, col, m);
+}
+
+void spec_errs_maybe(spec_errs *e, const char *name, int len)
+{
+	if (len <= 0)
+		return;
+	e->maybe = xrealloc(e->maybe, ((size_t)e->nmaybe + 1) * sizeof *e->maybe);
+	e->maybe[e->nmaybe++] = xstrndup(name, (size_t)len);
+}
+
+int spec_errs_is_maybe(const spec_errs *e, const char *name)
+{
+	for (int i = 0; i < e->nmaybe; i++)
+		if (strcmp(e->maybe[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static int by_line(const void *a, const void *b)
+{
+	const spec_errmsg *x = a, *y = b;
+	if (x->line != y->line)
+		return (x->line > y->line) - (x->line < y->line);
+	if (x->col != y->col)
+		return (x->col > y->col) - (x->col < y->col);
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+int spec_errs_done(spec_errs *e, const spec *s, char **err)
+{
+	int n = e->n, shown = n < SPEC_MAX_ERRORS ? n : SPEC_MAX_ERRORS;
+	if (e->n > 1)
+		qsort(e->v, (size_t)e->n, sizeof *e->v, by_line);
+	sbuf b = {0};
+	for (int i = 0; i < shown; i++)
+		sb_printf(&b, "%s%s", i ? "\n" : "", e->v[i].msg);
+	if (e->stopped)
+		sb_printf(&b, "\n%s:%d: more errors from this line on: too many (%d shown), the rest of the header not read", s->path, e->stopped, shown);
+	else if (n > shown)
+		sb_printf(&b, "\n%s:%d: %d more error%s from this line on, not shown", s->path, e->v[shown].line,
+		          n - shown, n - shown == 1 ? "" : "s");
+	for (int i = 0; i < e->n; i++)
+		free(e->v[i].msg);
+	for (int i = 0; i < e->nmaybe; i++)
+		free(e->maybe[i]);
+	free(e->maybe);
+	free(e->v);
+	memset(e, 0, sizeof *e);
+	if (n == 0) {
+		sb_free(&b);
+		return 0;
+	}
+	if (err) {
+		free(*err);
+		*err = sb_steal(&b);
+	} else {
+		sb_free(&b);
+	}
+	return -1;
+}

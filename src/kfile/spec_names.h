@@ -10,11 +10,12 @@ typedef struct spec_unknown {
 	const char *what;   /* its line: "grid", "block", "smem", "buffer size", ... */
 } spec_unknown;
 
-/* The first name in s's expressions (values of defines and params, buffer
+/* The names in s's expressions (values of defines and params, buffer
  * sizes, grid, block, cluster, smem, bytes, flops, check arguments, check
- * at, streams; the kernels' overrides) that is neither a define, a param, a
- * device fact nor, in a check's arguments, a buffer: 1 with *u saying where;
- * 0 when every name is declared. */
-int spec_unknown_name(const spec *s, spec_unknown *u);
+ * at, streams; the kernels' overrides) that are neither a define, a param,
+ * a device fact nor, in a check's arguments, a buffer: up to max of them,
+ * each at its first use, in u[]; returns how many (0: every name is
+ * declared). */
+int spec_unknown_names(const spec *s, spec_unknown *u, int max);
 
 #endif

@@ -2,9 +2,10 @@
 #ifndef CUPLAY_SPEC_VALID_H
 #define CUPLAY_SPEC_VALID_H
 
+#include "spec_err.h"
 #include "spec_types.h"
 
-/* 0, or -1 with *err "path:line:col: ..." */
-int spec_validate(const spec *s, char **err);
+/* Adds each error found to e ("path:line:col: ..."). */
+void spec_validate(const spec *s, spec_errs *e);
 
 #endif

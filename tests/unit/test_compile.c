@@ -65,12 +65,14 @@ static int key_of(ccache *c, const char *rel, const char *def, uint8_t key[32])
 }
 
 #define KERNEL_HEAD "//@ grid 1\n//@ block 1\n"
+/* the buffer the kernels below take (after them: their lines keep their numbers) */
+#define BUF_X "//@ buffer x float[1]\n"
 
 /* The key covers every header read, in each form NVRTC finds it. */
 TEST(key_covers_headers)
 {
 	put("k/k.cu", KERNEL_HEAD "//@ include inc\n#include <b.cuh>\n#include \"sub/a.cuh\"\n"
-	              "__global__ void k(float *x) { __shared__ float t[SM + A]; x[0] = t[0]; }\n");
+	              "__global__ void k(float *x) { __shared__ float t[SM + A]; x[0] = t[0]; }\n" BUF_X);
 	put("k/inc/b.cuh", "#define SM 16\n");
 	put("k/sub/a.cuh", "#include \"c.cuh\"\n");
 	put("k/c.cuh", "#define A 1\n");
@@ -101,7 +103,7 @@ TEST(key_covers_headers)
 	free(extra);
 	/* the same text under another name is another key (ptx names the file) */
 	put("k/copy.cu", KERNEL_HEAD "//@ include inc\n#include <b.cuh>\n#include \"sub/a.cuh\"\n"
-	                 "__global__ void k(float *x) { __shared__ float t[SM + A]; x[0] = t[0]; }\n");
+	                 "__global__ void k(float *x) { __shared__ float t[SM + A]; x[0] = t[0]; }\n" BUF_X);
 	uint8_t kc[32];
 	CHECK(key_of(&c, "k/copy.cu", NULL, kc) == 0);
 	CHECK(memcmp(k4, kc, 32) != 0);
@@ -120,7 +122,7 @@ TEST(compile_messages)
 	ccache c;
 	ccache_init(&c, "");
 	put("m/t.cu", KERNEL_HEAD "//@ define BS = 4\n//@ kernel red<BS, 3>\n"
-	              "template <int B> __global__ void red(float *x) { x[0] = B; }\n");
+	              "template <int B> __global__ void red(float *x) { x[0] = B; }\n" BUF_X);
 	spec s;
 	CHECK(parse("m/t.cu", &s) == 0);
 	const char *defs[] = { "BS=4" };
@@ -142,7 +144,7 @@ TEST(compile_messages)
 
 	put("m/ok.cu", KERNEL_HEAD "//@ define BS = 4\n//@ kernel red<BS>\n"
 	               "namespace n { __global__ void k(float *x) { x[0] = 1; } }\n"
-	               "template <int B> __global__ void red(float *x) { x[0] = B; }\n");
+	               "template <int B> __global__ void red(float *x) { x[0] = B; }\n" BUF_X);
 	CHECK(parse("m/ok.cu", &s) == 0);
 	u = ccache_compile(&c, &s, defs, 1, "sm_90", &from, &ms, &warn, &err);
 	CHECK(u != NULL);
@@ -173,7 +175,8 @@ TEST(precompiled_headers)
 	put("p/cub.cu", KERNEL_HEAD "//@ define BS = 128\n#include <cub/block/block_reduce.cuh>\n"
 	                "__global__ void k(const float *in, float *out) {\n"
 	                "  using R = cub::BlockReduce<float, BS>; __shared__ typename R::TempStorage t;\n"
-	                "  float s = R(t).Sum(in[threadIdx.x]); if (threadIdx.x == 0) *out = s; }\n");
+	                "  float s = R(t).Sum(in[threadIdx.x]); if (threadIdx.x == 0) *out = s; }\n"
+	                "//@ buffer in float[1]\n//@ buffer out float[1]\n");
 	spec s;
 	CHECK(parse("p/cub.cu", &s) == 0);
 	const char *d1[] = { "BS=128" }, *d2[] = { "BS=256" };
@@ -281,7 +284,7 @@ TEST(pch_kept)
 	static const char *const heads[] = { "<stdio.h>", "<math.h>", "<float.h>", "<stdio.h>\n#include <math.h>" };
 	for (size_t i = 0; i < ARRAY_LEN(heads); i++) {
 		char *rel = xasprintf("kept/k%zu.cu", i);
-		char *text = xasprintf(KERNEL_HEAD "#include %s\n__global__ void k(float *x) { x[0] = 1; }\n", heads[i]);
+		char *text = xasprintf(KERNEL_HEAD "#include %s\n__global__ void k(float *x) { x[0] = 1; }\n" BUF_X, heads[i]);
 		put(rel, text);
 		spec s;
 		CHECK(parse(rel, &s) == 0);
@@ -334,7 +337,7 @@ TEST(cache_dir)
 	CHECK_STREQ(c.off_why, "no cache directory (XDG_CACHE_HOME is not set, HOME is not a directory: "
 	            "/nonexistent): compiled kernels are kept in memory only");
 	/* said once, by the first compile */
-	put("d/k.cu", KERNEL_HEAD "__global__ void k(float *x) { x[0] = 1; }\n");
+	put("d/k.cu", KERNEL_HEAD "__global__ void k(float *x) { x[0] = 1; }\n" BUF_X);
 	spec s;
 	CHECK(parse("d/k.cu", &s) == 0);
 	cc_source from;

@@ -170,10 +170,11 @@ TEST(discovery)
 {
 	spec s;
 	char *err = NULL;
-	/* grid and block so that the file is complete */
+	/* grid, block and the parameters' names so that the file is complete */
 	sbuf src = {0};
 	sb_puts(&src, tricky_src);
-	sb_puts(&src, "//@ grid 1\n//@ block 1\n");
+	sb_puts(&src, "//@ grid 1\n//@ block 1\n//@ param n = 1\n//@ buffer x float[1]\n//@ buffer in float[1]\n"
+	        "//@ buffer out float[1]\n");
 	CHECK(spec_parse(PATH, src.s, &s, &err) == 0);
 	sb_free(&src);
 	if (err)
@@ -233,7 +234,8 @@ TEST(param_kinds)
 		"  float q, double r, const float s, char t, short u, bool v, float4 w, unsigned char x,\n"
 		"  float *A, const double* __restrict__ B, int *C, unsigned* D, long *E, int64_t *F,\n"
 		"  float4* G, size_t *H, float **I, float J[], const int & K, int = 3)\n"
-		"{ }\n";
+		"{ }\n"
+		"//@ kernel k skip\n"; /* its parameters are bound nowhere */
 	static const struct { const char *type, *name; arg_kind kind; int elem_known; dtype elem; } want[] = {
 		{ "int", "a", ARG_I32, 0, 0 },
 		{ "unsigned", "b", ARG_U32, 0, 0 },
@@ -359,15 +361,17 @@ TEST(var_errors)
 
 TEST(define_clash)
 {
-	EXPECT_SPEC_ERR("//@ define N = 1024\n__global__ void vadd(float *a, int N) {}\n",
+	EXPECT_SPEC_ERR("//@ define N = 1024\n__global__ void vadd(float *a, int N) {}\n"
+	                "//@ buffer a float[N]\n//@ grid 1\n//@ block 1\n",
 		PATH ":1:12: define 'N' is also a parameter of kernel 'vadd': declare it with '//@ param' "
 		"(a define becomes a -D macro and would rewrite the parameter)");
 	/* the kernels are known before the header is read: a define above or below them */
 	EXPECT_SPEC_ERR("__global__ void a(int x) {}\n__global__ void b(float *alpha) {}\n"
-	                "//@ grid 1\n//@ block 1\n//@ define alpha = 2\n",
+	                "//@ grid 1\n//@ block 1\n//@ define alpha = 2\n//@ param x = 1\n",
 		PATH ":5:12: define 'alpha' is also a parameter of kernel 'b': declare it with '//@ param' "
 		"(a define becomes a -D macro and would rewrite the parameter)");
-	EXPECT_SPEC_ERR("//@ define vadd = 1\n__global__ void vadd(float *a) {}\n",
+	EXPECT_SPEC_ERR("//@ define vadd = 1\n__global__ void vadd(float *a) {}\n"
+	                "//@ buffer a float[1]\n//@ grid 1\n//@ block 1\n",
 		PATH ":1:12: define 'vadd' is also the name of a kernel (a define becomes a -D macro and "
 		"would rewrite it)");
 	/* a param of the same name is what binds */
@@ -657,7 +661,8 @@ TEST(names_and_outputs)
 		PATH ":7:10: unknown name 'BLCK' in smem (defines and params: BLOCK, n); did you mean 'BLOCK'?");
 	EXPECT_SPEC_ERR(NPRE "//@ grid 1\n//@ block 1\n//@ kernel k block BLOCKS\n" NK,
 		PATH ":7:20: unknown name 'BLOCKS' in block (defines and params: BLOCK, n); did you mean 'BLOCK'?");
-	EXPECT_SPEC_ERR("//@ param n = 10\n//@ buffer x float[m] output\n//@ grid 1\n//@ block 1\n" NK,
+	EXPECT_SPEC_ERR("//@ param n = 10\n//@ buffer x float[m] output\n//@ grid 1\n//@ block 1\n"
+	                "__global__ void k(int n, float *x) {}\n",
 		PATH ":2:20: unknown name 'm' in buffer size (defines and params: n); did you mean 'n'?");
 	/* device facts, functions, numbers, buffers in a check's arguments */
 	EXPECT_SPEC_OK(NPRE "//@ grid min(SM_COUNT * 4, cdiv(n, BLOCK))\n//@ block BLOCK\n"
@@ -746,9 +751,9 @@ TEST(override_errors)
 
 TEST(missing_geometry)
 {
-	EXPECT_SPEC_ERR("//@ block 32\n__global__ void k(int n) {}\n",
+	EXPECT_SPEC_ERR("//@ block 32\n__global__ void k(void) {}\n",
 		PATH ":2:17: kernel 'k' has no grid: add '//@ grid EXPR' or '//@ kernel k grid EXPR'");
-	EXPECT_SPEC_ERR("//@ grid 32\n__global__ void k(int n) {}\n",
+	EXPECT_SPEC_ERR("//@ grid 32\n__global__ void k(void) {}\n",
 		PATH ":2:17: kernel 'k' has no block: add '//@ block EXPR' or '//@ kernel k block EXPR'");
 	EXPECT_SPEC_ERR("//@ block 1\n//@ kernel a grid 1\n"
 	                "__global__ void a(void) {}\n__global__ void b(void) {}\n",
@@ -799,7 +804,8 @@ static const char names_src[] =
 	"namespace course { template <int B> __global__ void red(float *x) {} }\n"    /* 19 */
 	"//@ kernel scale< double , 8 >\n"                                            /* 20 */
 	"//@ kernel course::red<BS> block BS\n"                                       /* 21 */
-	"//@ define BS = 128\n";                                                      /* 22 */
+	"//@ define BS = 128\n"                                                       /* 22 */
+	"//@ param n = 1\n//@ param alpha = 2\n//@ buffer x float[1]\n//@ buffer y float[1]\n";
 
 TEST(cxx_names)
 {
@@ -866,11 +872,11 @@ TEST(cxx_name_errors)
 	                "//@ kernel reduc<4>\n",
 	                PATH ":4:12: unknown kernel template 'reduc' (templates: reduce); did you mean 'reduce'?");
 	EXPECT_SPEC_ERR("//@ grid 1\n//@ block 1\n"
-	                "__global__ void plain(float *x) {}\n"
+	                "__global__ void plain(void) {}\n"
 	                "//@ kernel plain<4>\n",
 	                PATH ":4:12: kernel 'plain' is not a template: '<...>' gives template arguments");
 	EXPECT_SPEC_ERR("//@ grid 1\n//@ block 1\n"
-	                "__global__ void plain(float *x) {}\n"
+	                "__global__ void plain(void) {}\n"
 	                "//@ kernel plain\n",
 	                PATH ":4:17: expected an override after kernel name 'plain' (grid, block, cluster, smem, bytes, "
 	                "flops, check or skip)");

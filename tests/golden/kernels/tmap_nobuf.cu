@@ -1,6 +1,5 @@
 // tmap_nobuf.cu: a tensormap of a buffer not declared (test fixture)
 //@ param  n = 4096
-//@ buffer x float[n] random
 //@ buffer y int[n] poison output
 //@ tensormap tm = z[64, 64] box 16, 16
 //@ grid   1

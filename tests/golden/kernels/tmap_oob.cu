@@ -1,6 +1,5 @@
 // tmap_oob.cu: oob nan on an integer buffer (test fixture)
 //@ param  n = 4096
-//@ buffer x float[n] random
 //@ buffer y int[n] poison output
 //@ tensormap tm = y[64, 64] box 16, 16 oob nan
 //@ grid   1
