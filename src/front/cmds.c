@@ -445,6 +445,14 @@ static void no_session(app *a, const char *name)
 	search_list_free(e, n);
 }
 
+void cmds_expect_summary(app *a, const char *name, int held, int failed, int skipped)
+{
+	if (held + failed + skipped > 0)
+		app_note(a, "%s: expectations: %d held, %d failed, %d skipped%s", name, held, failed, skipped,
+		         skipped ? " (a skipped one is not checked: exit status 0 says that none failed, not that "
+		                   "it held)" : "");
+}
+
 int source_file(app *a, const char *name)
 {
 	int d = a->source_depth;
@@ -495,10 +503,8 @@ int source_file(app *a, const char *name)
 	int h = a->expect_held, fl = a->expect_failed, sk = a->expect_skipped;
 	int failed = source_stream(a, f, path);
 	h = a->expect_held - h, fl = a->expect_failed - fl, sk = a->expect_skipped - sk;
-	if (d == 0 && h + fl + sk > 0)
-		app_note(a, "%s: expectations: %d held, %d failed, %d skipped%s", path, h, fl, sk,
-		         sk ? " (a skipped one is not checked: exit status 0 says that none failed, not that "
-		              "it held)" : "");
+	if (d == 0)
+		cmds_expect_summary(a, path, h, fl, sk);
 	sourcing[d].dev = 0;
 	sourcing[d].ino = 0;
 	fclose(f);

@@ -36,4 +36,8 @@ int source_stream(app *a, FILE *f, const char *name);
  * dispatcher; tests/layers.sh lists it. */
 extern int (*step_hook)(app *a, const char *line);
 
+/* A replay's closing line: its expectations held, failed and skipped (none:
+ * nothing), and what a skipped one means for the exit status. */
+void cmds_expect_summary(app *a, const char *name, int held, int failed, int skipped);
+
 #endif

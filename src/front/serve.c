@@ -334,9 +334,7 @@ static void req_summary(server *s, const char *name)
 {
 	app *a = s->a;
 	int h = a->expect_held, fl = a->expect_failed, sk = a->expect_skipped;
-	if (h + fl + sk > 0)
-		app_note(a, "%s: expectations: %d held, %d failed, %d skipped", name && *name ? name : "<notebook>",
-		         h, fl, sk);
+	cmds_expect_summary(a, name && *name ? name : "<notebook>", h, fl, sk);
 	done(s, a->nerrors || fl ? "error" : "ok", a->nerrors);
 }
 
