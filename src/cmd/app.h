@@ -43,6 +43,7 @@ typedef struct runctx {
 	int sm, gpu;       /* the compute capability compiled for (90) */
 	char arch[16];     /* the target compiled for: "sm_90", "sm_90a" */
 	const arch_target *target; /* the file's `arch` line chosen; NULL: none */
+	int each;          /* each kernel of the run compiled on its own (run_prepare_each) */
 } runctx;
 
 /* The least kernel time sampled before a rule may stop, by rule (`timing
