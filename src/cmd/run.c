@@ -689,7 +689,7 @@ int run_check_plan(app *a, runctx *c, int k, const plan *p, plan *pc, void **cub
 	if (check_at_values(a, c, &extra, err) != 0)
 		return -1;
 	runctx cc;
-	int r = run_prepare(a, &extra, 0, &cc);
+	int r = run_prepare_for(a, &extra, 0, &k, 1, &cc); /* k alone, as the run compiles it */
 	symtab_free(&extra);
 	if (r != 0)
 		return fail(err, "cannot prepare the check pass ('//@ check at')");
