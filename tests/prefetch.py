@@ -166,6 +166,19 @@ def on_gpu():
         got = re.search(r"trace: (\d+) of (\d+) compiles made at once", after.stderr)
         report(got is not None and got.group(1) == "2" and got.group(2) == "3",
                "run after run K: K's unit from the cache, the two others compiled", after.stderr[-800:])
+        # a warning in code every kernel's unit holds is said once, as the whole file's compile says it
+        with open(os.path.join(ROOT, "kernels_src", "matmul.cu")) as f:
+            src = f.read()
+        warned = os.path.join(tmp, "warned.cu")
+        with open(warned, "w") as f:
+            f.write(src.replace("__global__ void matmul_naive(",
+                                "__device__ int unused_here() { int never_used; return 1; }\n"
+                                "__global__ void matmul_naive(", 1))
+        env["XDG_CACHE_HOME"] = os.path.join(tmp, "runall3")
+        w = cuplay("use %s; set N=1024; run" % warned)
+        report(w.stdout.count('variable "never_used" was declared but never referenced') == 1 and
+               "matmul_register_tiled" in w.stdout,
+               "run: a warning every kernel's unit gives is said once", w.stdout[-1200:])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"prefetch: {passed} passed, {failed} failed")
@@ -293,6 +306,19 @@ def main():
         got = re.search(r"trace: (\d+) of (\d+) compiles made at once", after.stderr)
         report(got is not None and got.group(1) == "2" and got.group(2) == "3",
                "run after run K: K's unit from the cache, the two others compiled", after.stderr[-800:])
+        # a warning in code every kernel's unit holds is said once, as the whole file's compile says it
+        with open(os.path.join(ROOT, "kernels_src", "matmul.cu")) as f:
+            src = f.read()
+        warned = os.path.join(tmp, "warned.cu")
+        with open(warned, "w") as f:
+            f.write(src.replace("__global__ void matmul_naive(",
+                                "__device__ int unused_here() { int never_used; return 1; }\n"
+                                "__global__ void matmul_naive(", 1))
+        env["XDG_CACHE_HOME"] = os.path.join(tmp, "runall3")
+        w = cuplay("use %s; set N=1024; run" % warned)
+        report(w.stdout.count('variable "never_used" was declared but never referenced') == 1 and
+               "matmul_register_tiled" in w.stdout,
+               "run: a warning every kernel's unit gives is said once", w.stdout[-1200:])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"prefetch: {passed} passed, {failed} failed")
