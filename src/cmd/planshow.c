@@ -118,3 +118,51 @@ void planshow_buffers(app *a, const plan *p)
 	for (int i = 0; i < ng; i++)
 		free(globs[i]);
 }
+
+/* The compile-only row: resources and geometry. */
+/* compile-only: what the compile says of each kernel, and its launch */
+void planshow_resource_table(table *t)
+{
+	const char *head[] = { "kernel", "regs", "smem", "stack", "spills", "grid", "block", "dyn smem", "file" };
+	table_init(t, 9, head, "lrrrrllll");
+	table_kind(t, "resources");
+	table_col(t, 1, NULL, U_INT, COL_BOTH);
+	table_col(t, 2, "smem_bytes", U_BYTES, COL_BOTH);
+	table_col(t, 3, "stack_bytes", U_BYTES, COL_BOTH);
+	table_col(t, 4, "spill_bytes", U_BYTES, COL_BOTH);
+	table_col(t, 7, "dyn_smem_bytes", U_BYTES, COL_BOTH);
+	table_col(t, 8, NULL, U_PLAIN, COL_RAW); /* rows of several files in one stream */
+}
+
+static void launch_row(table *t, const runctx *c, const plan_launch *l, const char *seq, const char *file)
+{
+	const kres *kr = &c->u->res[cunit_find(c->u, l->name)];
+	int r = table_row(t);
+	char g[64], b[64];
+	fmt_dims(g, sizeof g, l->grid);
+	fmt_dims(b, sizeof b, l->block);
+	table_set(t, r, 0, "%s%s%s", seq ? seq : "", seq ? "/" : "", l->name);
+	if (kr->known) {
+		table_num(t, r, 1, kr->regs);
+		table_num(t, r, 2, kr->smem);
+		table_num(t, r, 3, kr->stack);
+		if (kr->spill_st >= 0 && kr->spill_ld >= 0)
+			table_num(t, r, 4, kr->spill_st + kr->spill_ld);
+		else
+			table_set(t, r, 4, "-");
+	}
+	table_set(t, r, 5, "%s", g);
+	table_set(t, r, 6, "%s", b);
+	if (l->smem)
+		table_num(t, r, 7, l->smem);
+	table_set(t, r, 8, "%s", file);
+}
+
+/* A kernel's row; a sequence's steps a row each, "SEQUENCE/STEP". */
+void planshow_resource_row(table *t, const runctx *c, const plan *p, const char *file)
+{
+	if (p->nsteps == 0)
+		launch_row(t, c, &p->launch, NULL, file);
+	for (int j = 0; j < p->nsteps; j++)
+		launch_row(t, c, &p->steps[j], p->launch.name, file);
+}

@@ -11,4 +11,10 @@ void planshow_buffers(app *a, const plan *p);
  * chunks when the file splits the run. */
 void planshow_pipeline(app *a, const plan *p);
 
+/* Without a GPU: the table of what the compile says of each kernel
+ * (registers, memory, spills) and its launch, and a plan's row in it (a
+ * sequence's steps a row each, "SEQUENCE/STEP"). */
+void planshow_resource_table(table *t);
+void planshow_resource_row(table *t, const runctx *c, const plan *p, const char *file);
+
 #endif

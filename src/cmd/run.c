@@ -45,6 +45,8 @@ static const char *masked(app *a, const char *s)
 void progress(void *ctx, int n, double last_ms)
 {
 	app *a = ctx;
+	if (a->roof_yield) /* measured after a result: quietly */
+		return;
 	char t[32];
 	fmt_time_ms(last_ms, t, sizeof t);
 	app_progress(a, "  timing: %d samples, last %s", n, t);
@@ -253,7 +255,9 @@ int run_prepare(app *a, const symtab *extra, int announce, runctx *c)
 	return run_prepare_for(a, extra, announce, NULL, 0, c);
 }
 
-int run_prepare_for(app *a, const symtab *extra, int announce, const int *ks, int nk, runctx *c)
+/* c's values, target and device for a run (settings, then extra): 0, or
+ * -1 said. */
+static int prepare_values(app *a, const symtab *extra, runctx *c)
 {
 	memset(c, 0, sizeof *c);
 	const spec *s = a->file.sp;
@@ -278,43 +282,161 @@ int run_prepare_for(app *a, const symtab *extra, int announce, const int *ks, in
 		free(err);
 		return -1;
 	}
-	int ndefs;
-	char **defs = plan_defines(s, &c->vals, &ndefs);
 	c->vline = values_line(s, &c->vals);
-	char *warn = NULL;
 	app_warm_join();
 	if (target_known(a, s, c) != 0) {
-		app_free_list(defs, ndefs);
 		run_release(c);
 		return -1;
 	}
+	return 0;
+}
+
+/* The unit of kernels ks[0..nk) (ks NULL: the whole file) at c's values
+ * into c->u; NULL with *err. The disk cache's warning is said. */
+static const cunit *compile_for(app *a, runctx *c, const int *ks, int nk, char **err)
+{
+	const spec *s = a->file.sp;
+	int ndefs;
+	char **defs = plan_defines(s, &c->vals, &ndefs);
+	char *warn = NULL;
 	c->u = ks ? ccache_compile_some(&a->cache, s, ks, nk, (const char *const *)defs, ndefs, c->arch, &c->from,
-	                                &c->compile_ms, &warn, &err)
+	                                &c->compile_ms, &warn, err)
 	          : ccache_compile(&a->cache, s, (const char *const *)defs, ndefs, c->arch, &c->from, &c->compile_ms,
-	                           &warn, &err);
+	                           &warn, err);
 	app_free_list(defs, ndefs);
 	if (warn) {
 		app_note(a, "warning: %s", warn);
 		free(warn);
 	}
-	if (!c->u) {
+	return c->u;
+}
+
+/* The compile's line: the file, the values, where the unit came from. */
+static void announce_compile(app *a, const runctx *c)
+{
+	const spec *s = a->file.sp;
+	char *base = str_visible(strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path);
+	char msbuf[32];
+	snprintf(msbuf, sizeof msbuf, "%.0f ms", c->compile_ms);
+	if (c->from == CC_COMPILED)
+		app_note(a, "%s  %s  (compiled in %s, %s)", base, c->vline, masked(a, msbuf), c->arch);
+	else
+		app_note(a, "%s  %s  (cached, %s)", base, c->vline, c->arch);
+	free(base);
+}
+
+/* The unit's NVRTC warnings, the lines not said yet in this run (*said
+ * holds those said; NULL: say them all). */
+static void unit_warnings(app *a, const cunit *u, sbuf *said)
+{
+	if (!u->warnings)
+		return;
+	if (!said) {
+		app_note(a, "%s", u->warnings);
+		return;
+	}
+	sbuf b = {0};
+	for (const char *l = u->warnings; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+		char *line = xstrndup(l, n);
+		sbuf key = {0};
+		sb_printf(&key, "\n%s\n", line);
+		if (!said->s || !strstr(said->s, key.s)) {
+			sb_printf(said, "%s%s\n", said->len ? "" : "\n", line);
+			sb_printf(&b, "%s%s", b.len ? "\n" : "", line);
+		}
+		sb_free(&key);
+		free(line);
+		l += n + (e ? 1 : 0);
+	}
+	if (b.len)
+		app_note(a, "%s", b.s);
+	sb_free(&b);
+}
+
+int run_prepare_for(app *a, const symtab *extra, int announce, const int *ks, int nk, runctx *c)
+{
+	if (prepare_values(a, extra, c) != 0)
+		return -1;
+	char *err = NULL;
+	if (!compile_for(a, c, ks, nk, &err)) {
 		app_error_msg(a, err ? err : "compilation failed");
 		free(err);
 		run_release(c);
 		return -1;
 	}
 	if (announce) {
-		char *base = str_visible(strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path);
-		char msbuf[32];
-		snprintf(msbuf, sizeof msbuf, "%.0f ms", c->compile_ms);
-		if (c->from == CC_COMPILED)
-			app_note(a, "%s  %s  (compiled in %s, %s)", base, c->vline, masked(a, msbuf), c->arch);
-		else
-			app_note(a, "%s  %s  (cached, %s)", base, c->vline, c->arch);
-		free(base);
-		if (c->u->warnings)
-			app_note(a, "%s", c->u->warnings);
+		announce_compile(a, c);
+		unit_warnings(a, c->u, NULL);
 	}
+	return 0;
+}
+
+/* Each kernel of ks[0..nk) compiled on its own, at once, into the cache:
+ * 1 when any was compiled here, -1 when one does not compile. */
+static int compile_each(app *a, runctx *c, const int *ks, int nk)
+{
+	int ndefs, compiled = 0;
+	char **defs = plan_defines(a->file.sp, &c->vals, &ndefs);
+	cc_item *it = xcalloc((size_t)nk, sizeof *it);
+	for (int i = 0; i < nk; i++)
+		it[i] = (cc_item){ (const char *const *)defs, ndefs, &ks[i], 1 };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	compiled = ccache_compile_batch(&a->cache, a->file.sp, it, nk, c->arch, cores > 0 ? (int)cores : 1) > 0;
+	free(it);
+	app_free_list(defs, ndefs);
+	/* each kernel's unit, from the cache now (or compiled here) */
+	for (int i = 0; i < nk; i++) {
+		char *err = NULL;
+		if (!compile_for(a, c, &ks[i], 1, &err)) {
+			free(err);
+			return -1;
+		}
+		compiled |= c->from == CC_COMPILED;
+	}
+	return compiled;
+}
+
+int run_prepare_each(app *a, const int *ks, int nk, runctx *c, sbuf *said)
+{
+	if (nk < 2)
+		return run_prepare_for(a, NULL, 1, ks, nk, c);
+	if (prepare_values(a, NULL, c) != 0)
+		return -1;
+	uint64_t t0 = now_ns();
+	/* the compile `set` began in the background (prefetch.h: the kernels
+	 * as one unit) is waited for, not stopped: that unit serves them all;
+	 * where one kernel does not compile, the kernels as one unit, as
+	 * before, say the error */
+	int compiled = ccache_pending(&a->cache) ? -1 : compile_each(a, c, ks, nk);
+	c->each = compiled >= 0;
+	char *err = NULL;
+	if (!compile_for(a, c, ks, c->each ? 1 : nk, &err)) {
+		app_error_msg(a, err ? err : "compilation failed");
+		free(err);
+		run_release(c);
+		return -1;
+	}
+	if (compiled == 1)
+		c->from = CC_COMPILED;
+	c->compile_ms = ms_since(t0);
+	announce_compile(a, c);
+	unit_warnings(a, c->u, said);
+	return 0;
+}
+
+int run_unit_for(app *a, runctx *c, int k, sbuf *said, char **err)
+{
+	if (!c->each)
+		return 0;
+	cc_source from = c->from;
+	double ms = c->compile_ms;
+	if (!compile_for(a, c, &k, 1, err))
+		return -1;
+	c->from = from; /* the records keep the run's compile */
+	c->compile_ms = ms;
+	unit_warnings(a, c->u, said);
 	return 0;
 }
 
@@ -520,7 +642,7 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 	uint64_t t_req = now_ns();
 	int wr = wc_run(&a->worker, p, c->u->cubin, c->u->cubin_len, a->opt.timeout_s, &g_interrupt,
 	                progress, a, res, err);
-	if (a->opt.interactive)
+	if (a->opt.interactive && !a->roof_yield)
 		fprintf(stderr, "\r\033[K");
 	if (wr != 0)
 		return -1;
@@ -569,7 +691,7 @@ int run_check_plan(app *a, runctx *c, int k, const plan *p, plan *pc, void **cub
 	if (check_at_values(a, c, &extra, err) != 0)
 		return -1;
 	runctx cc;
-	int r = run_prepare(a, &extra, 0, &cc);
+	int r = run_prepare_for(a, &extra, 0, &k, 1, &cc); /* k alone, as the run compiles it */
 	symtab_free(&extra);
 	if (r != 0)
 		return fail(err, "cannot prepare the check pass ('//@ check at')");
@@ -630,6 +752,14 @@ static char *check_at_text(const app *a)
 	return sb_steal(&b);
 }
 
+/* Under the table of a file with `//@ check at`: where it was checked. */
+static void check_at_note(app *a, int gpu)
+{
+	char *ca = check_at_text(a);
+	app_note(a, "%s at %s ('//@ check at'), timed at the values above", gpu ? "checked" : "to be checked", ca);
+	free(ca);
+}
+
 /* `timing graph on`: a sequence's graph against its steps one by one. */
 static void graph_note(app *a, const char *name, const result *res)
 {
@@ -657,54 +787,6 @@ static void launch_bound_note(app *a, const char *name, const result *res, const
 	else
 		app_note(a, "%s: launch-bound: %s is within 2x of an empty launch (%s); 'batch 100' times "
 		         "back-to-back launches", name, a->opt.mask_times ? "<t>" : m, a->opt.mask_times ? "<t>" : e);
-}
-
-/* The compile-only row: resources and geometry. */
-/* compile-only: what the compile says of each kernel, and its launch */
-static void resource_table_init(table *t)
-{
-	const char *head[] = { "kernel", "regs", "smem", "stack", "spills", "grid", "block", "dyn smem", "file" };
-	table_init(t, 9, head, "lrrrrllll");
-	table_kind(t, "resources");
-	table_col(t, 1, NULL, U_INT, COL_BOTH);
-	table_col(t, 2, "smem_bytes", U_BYTES, COL_BOTH);
-	table_col(t, 3, "stack_bytes", U_BYTES, COL_BOTH);
-	table_col(t, 4, "spill_bytes", U_BYTES, COL_BOTH);
-	table_col(t, 7, "dyn_smem_bytes", U_BYTES, COL_BOTH);
-	table_col(t, 8, NULL, U_PLAIN, COL_RAW); /* rows of several files in one stream */
-}
-
-static void launch_row(table *t, const runctx *c, const plan_launch *l, const char *seq, const char *file)
-{
-	const kres *kr = &c->u->res[cunit_find(c->u, l->name)];
-	int r = table_row(t);
-	char g[64], b[64];
-	fmt_dims(g, sizeof g, l->grid);
-	fmt_dims(b, sizeof b, l->block);
-	table_set(t, r, 0, "%s%s%s", seq ? seq : "", seq ? "/" : "", l->name);
-	if (kr->known) {
-		table_num(t, r, 1, kr->regs);
-		table_num(t, r, 2, kr->smem);
-		table_num(t, r, 3, kr->stack);
-		if (kr->spill_st >= 0 && kr->spill_ld >= 0)
-			table_num(t, r, 4, kr->spill_st + kr->spill_ld);
-		else
-			table_set(t, r, 4, "-");
-	}
-	table_set(t, r, 5, "%s", g);
-	table_set(t, r, 6, "%s", b);
-	if (l->smem)
-		table_num(t, r, 7, l->smem);
-	table_set(t, r, 8, "%s", file);
-}
-
-/* A kernel's row; a sequence's steps a row each, "SEQUENCE/STEP". */
-static void resource_row(table *t, const runctx *c, const plan *p, const char *file)
-{
-	if (p->nsteps == 0)
-		launch_row(t, c, &p->launch, NULL, file);
-	for (int j = 0; j < p->nsteps; j++)
-		launch_row(t, c, &p->steps[j], p->launch.name, file);
 }
 
 /* A kernel on the tensor cores: its GFLOP/s against the roof of its
@@ -763,7 +845,7 @@ static void run_compile_only(app *a, runctx *c, const plan *p, const char *name,
 	*printed_bufs = 1;
 	if (p->nchunks > 0)
 		planshow_pipeline(a, p);
-	resource_row(t, c, p, a->file.path);
+	planshow_resource_row(t, c, p, a->file.path);
 	measurement cm;
 	measure_init(&cm, a->file.path, p, c->vline, a->opt.topt.do_check, &c->u->res[cunit_find(c->u, name)]);
 	cm.sm = c->sm;
@@ -791,6 +873,18 @@ static int run_result(app *a, runctx *c, const plan *p, const result *res, const
 	return m->check == MCHECK_FAIL ? -1 : 0;
 }
 
+/* The first result before the roofs: where a row of the last nrec has a
+ * bandwidth, the table says its roof fraction comes next. */
+static void roof_next_note(app *a, int nrec)
+{
+	for (int i = a->results.nruns - nrec; i >= 0 && i < a->results.nruns; i++)
+		if (a->results.runs[i].gbps > 0 && !(a->results.runs[i].roof_gbps > 0) && !a->results.runs[i].link[0]) {
+			app_note(a, "the roof column comes next: this GPU's roofs are measured after this result, before "
+			         "the next prompt");
+			return;
+		}
+}
+
 int app_run(app *a, char **names, int nnames)
 {
 	uint64_t t_start = now_ns();
@@ -798,10 +892,15 @@ int app_run(app *a, char **names, int nnames)
 	if (pick_kernels(a, names, nnames, &ks, &nk) != 0)
 		return -1;
 	runctx c;
+	sbuf warned = {0}; /* the compile's warnings said, a line each */
 	/* the tensor roofs too where the source may hold tensor-core code: each
-	 * such kernel's GFLOP/s is said against its precision's roof */
-	if (app_roofs_once(a) != 0 || (app_src_tensor(a->file.sp->src) && app_troofs_once(a) != 0) ||
-	    run_prepare_for(a, NULL, 1, ks, nk, &c) != 0) {
+	 * such kernel's GFLOP/s is said against its precision's roof; and
+	 * the memory roofs and the clock's check, at the prompt on an empty
+	 * cache, after the result (app_roofs_later) */
+	int later = app_roofs_later(a);
+	if ((!later && app_roofs_once(a) != 0) || (app_src_tensor(a->file.sp->src) && app_troofs_once(a) != 0) ||
+	    run_prepare_each(a, ks, nk, &c, &warned) != 0) {
+		sb_free(&warned);
 		free(ks);
 		return -1;
 	}
@@ -810,7 +909,7 @@ int app_run(app *a, char **names, int nnames)
 	sbuf pipes = {0};
 	table t;
 	if (!c.gpu)
-		resource_table_init(&t);
+		planshow_resource_table(&t);
 	else
 		measure_table_init(&t, 0, 0, NULL, NULL);
 	plan *p = xcalloc(1, sizeof *p);
@@ -822,7 +921,8 @@ int app_run(app *a, char **names, int nnames)
 	char *said = NULL; /* a plan's error shared by every kernel (a buffer's size) is said once */
 	for (int i = 0; i < nk && !g_interrupt; i++) {
 		const char *name = a->file.sp->kernels[ks[i]].name;
-		if (run_plan(a, &c, ks[i], &a->opt.topt, p, &err) != 0) {
+		if ((i > 0 && run_unit_for(a, &c, ks[i], &warned, &err) != 0) ||
+		    run_plan(a, &c, ks[i], &a->opt.topt, p, &err) != 0) {
 			if (!said || !err || strcmp(said, err) != 0)
 				app_error_msg(a, err);
 			free(said);
@@ -852,17 +952,16 @@ int app_run(app *a, char **names, int nnames)
 	}
 	if (t.nrows > 0)
 		app_table(a, &t, 0);
+	if (later)
+		roof_next_note(a, nrec);
 	app_clock_say(a, &clk_note);
 	if (pipes.len > 0)
 		app_note(a, "%s", pipes.s);
 	sb_free(&pipes);
 	if (!c.gpu && t.nrows > 0)
 		app_note(a, "not launched (no GPU)");
-	if (a->file.sp->ncheck_at > 0 && a->opt.topt.do_check && t.nrows > 0) {
-		char *ca = check_at_text(a);
-		app_note(a, "%s at %s ('//@ check at'), timed at the values above", c.gpu ? "checked" : "to be checked", ca);
-		free(ca);
-	}
+	if (a->file.sp->ncheck_at > 0 && a->opt.topt.do_check && t.nrows > 0)
+		check_at_note(a, c.gpu);
 	counters_run_end(a, cr);
 	if (c.gpu && nrec > 1 && a->format == FMT_TABLE && !a->opt.mask_times)
 		speedup_chart(a, nrec);
@@ -875,6 +974,7 @@ int app_run(app *a, char **names, int nnames)
 	else
 		table_free(&t);
 	free(said);
+	sb_free(&warned);
 	free(p);
 	free(res);
 	free(ks);

@@ -13,6 +13,15 @@ int run_prepare(app *a, const symtab *extra, int announce, runctx *c);
 /* The same for the kernels ks[0..nk) alone (and what they need: reduce.h);
  * ks NULL: every kernel of the file. */
 int run_prepare_for(app *a, const symtab *extra, int announce, const int *ks, int nk, runctx *c);
+/* The same for `run` of several kernels: each compiled on its own, in
+ * parallel (never more at once than the machine has cores), each cached
+ * on its own; c->u is the first's, run_unit_for gives each the next. The
+ * compile's line says the whole of it; the units' warnings are said once
+ * a line (*said keeps those said). Where one fails, the kernels compile as
+ * one unit, which says the error. */
+int run_prepare_each(app *a, const int *ks, int nk, runctx *c, sbuf *said);
+/* c->u made kernel k's own (after run_prepare_each): 0, or -1 with *err. */
+int run_unit_for(app *a, runctx *c, int k, sbuf *said, char **err);
 void run_release(runctx *c);
 int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err);
 int run_exec(app *a, runctx *c, const plan *p, result *res, char **err);
