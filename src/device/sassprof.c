@@ -22,8 +22,14 @@ const char *const sassprof_metrics[SP_NMETRIC] = {
 
 typedef CUptiResult (*cupti_fn)(void *params);
 
+/* CUPTI takes a device's SASS-metric config once a process (a second
+ * SetConfig, even after UnsetConfig, fails with OUT_OF_MEMORY): it is set
+ * at a device's first collection, kept, and unset at shutdown. */
+#define SP_MAX_DEVICES 64
+
 static struct sp_lib {
 	int tried, ok, initialized;
+	unsigned char configured[SP_MAX_DEVICES]; /* SetConfig done for this device */
 	char *why;
 	cupti_fn Init, DeInit, DeviceSupported, ChipName, GetProperties, SetConfig, UnsetConfig, Enable, Disable,
 	         GetDataProperties, FlushData, PcEnable, PcDisable, PcSetAttr, PcGetData, PcNumReasons, PcReasons,
@@ -271,8 +277,8 @@ static prof_status flush_metrics(pcset *s, CUcontext ctx, const uint64_t *ids, c
 	return st;
 }
 
-/* Patched: config set, enabled, one launch, flushed; then disabled and
- * the config unset whatever happened. */
+/* Patched: the config set (a device's first time), enabled, one launch,
+ * flushed; then disabled whatever happened. */
 static prof_status collect_metrics(pcset *s, CUcontext ctx, CUdevice dev, const sp_launch *l)
 {
 	sp_head *h = s->h;
@@ -305,15 +311,23 @@ static prof_status collect_metrics(pcset *s, CUcontext ctx, CUdevice dev, const 
 		cfg[m].metricId = ids[m];
 		cfg[m].outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
 	}
-	CUpti_SassMetricsSetConfig_Params sc;
-	memset(&sc, 0, sizeof sc);
-	sc.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
-	sc.numOfMetricConfig = SP_NMETRIC;
-	sc.pConfigs = cfg;
-	sc.deviceIndex = (uint32_t)dev;
-	if ((st = prologue(l, err, n)) != PROF_OK ||
-	    (st = check(sl.SetConfig(&sc), "cuptiSassMetricsSetConfig", err, n)) != PROF_OK)
+	if (dev < 0 || dev >= SP_MAX_DEVICES) {
+		snprintf(err, n, "per-instruction counters on device %d: only the first %d devices", (int)dev, SP_MAX_DEVICES);
+		return PROF_UNAVAILABLE;
+	}
+	if ((st = prologue(l, err, n)) != PROF_OK)
 		return st;
+	if (!sl.configured[dev]) {
+		CUpti_SassMetricsSetConfig_Params sc;
+		memset(&sc, 0, sizeof sc);
+		sc.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
+		sc.numOfMetricConfig = SP_NMETRIC;
+		sc.pConfigs = cfg;
+		sc.deviceIndex = (uint32_t)dev;
+		if ((st = check(sl.SetConfig(&sc), "cuptiSassMetricsSetConfig", err, n)) != PROF_OK)
+			return st;
+		sl.configured[dev] = 1;
+	}
 	CUpti_SassMetricsEnable_Params en;
 	memset(&en, 0, sizeof en);
 	en.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
@@ -337,12 +351,7 @@ static prof_status collect_metrics(pcset *s, CUcontext ctx, CUdevice dev, const 
 		if (st == PROF_OK)
 			st = st1;
 	}
-	CUpti_SassMetricsUnsetConfig_Params up;
-	memset(&up, 0, sizeof up);
-	up.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
-	up.deviceIndex = (uint32_t)dev;
-	prof_status st2 = check(sl.UnsetConfig(&up), "cuptiSassMetricsUnsetConfig", st == PROF_OK ? err : scratch, n);
-	return st == PROF_OK ? st2 : st;
+	return st;
 }
 
 /* ------------------------------------------------------------ PC sampling */
@@ -622,6 +631,15 @@ void sassprof_shutdown(void)
 {
 	if (!sl.ok || !sl.initialized)
 		return;
+	for (int d = 0; d < SP_MAX_DEVICES; d++)
+		if (sl.configured[d]) {
+			CUpti_SassMetricsUnsetConfig_Params up;
+			memset(&up, 0, sizeof up);
+			up.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
+			up.deviceIndex = (uint32_t)d;
+			sl.UnsetConfig(&up); /* at exit: nothing to tell */
+			sl.configured[d] = 0;
+		}
 	CUpti_Profiler_DeInitialize_Params dp;
 	memset(&dp, 0, sizeof dp);
 	dp.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;

@@ -11,6 +11,8 @@
  *   MOCK_PRIV       cuptiSassMetricsEnable: INSUFFICIENT_PRIVILEGES (35)
  *   MOCK_NOSAMPLE   cuptiPCSamplingEnable: NOT_SUPPORTED (27)
  *   MOCK_NOMETRIC   no smsp__sass_sectors_mem_local on this chip
+ * SetConfig a second time for the device fails with OUT_OF_MEMORY, even
+ * after UnsetConfig, as CUPTI does.
  * mock_state() tells what is still configured or enabled. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@
 
 #include "cupti_sass_abi.h"
 
-static int configured, sass_on, pcs_on, inits;
+static int configured, ever_set, sass_on, pcs_on, inits;
 static CUpti_PCSamplingData *conf_buf;
 
 static int env(const char *n)
@@ -98,12 +100,14 @@ CUptiResult cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params
 CUptiResult cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params *p)
 {
 	SZ(p, CUpti_SassMetricsSetConfig_Params);
-	if (p->deviceIndex != 3 || p->numOfMetricConfig != 7 || !p->pConfigs || configured)
+	if (p->deviceIndex != 3 || p->numOfMetricConfig != 7 || !p->pConfigs)
 		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (configured || ever_set) /* as CUPTI: once a device a process, unset or not */
+		return CUPTI_ERROR_OUT_OF_MEMORY;
 	for (int i = 0; i < 7; i++)
 		if (p->pConfigs[i].outputGranularity != CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU)
 			return CUPTI_ERROR_INVALID_PARAMETER;
-	configured = 1;
+	configured = ever_set = 1;
 	return 0;
 }
 
