@@ -140,16 +140,20 @@ typedef struct pcset {
 	uint32_t **rn;      /* per record: samples by stall reason (sampling only) */
 } pcset;
 
-static int func_index(sp_head *h, const char *name)
+/* The index of a function name (api: who named it), added when new. */
+static int func_index(sp_head *h, const char *name, int api)
 {
-	if (!name)
+	if (!name || !*name)
 		name = "?";
 	for (int i = 0; i < h->nfuncs; i++)
-		if (strcmp(h->funcs[i], name) == 0)
+		if (strcmp(h->funcs[i], name) == 0) {
+			h->func_api[i] |= (uint8_t)api;
 			return i;
+		}
 	if (h->nfuncs >= SP_MAX_FUNCS)
 		return -1;
 	snprintf(h->funcs[h->nfuncs], SP_NAME, "%s", name);
+	h->func_api[h->nfuncs] = (uint8_t)api;
 	return h->nfuncs++;
 }
 
@@ -172,9 +176,9 @@ static void rehash(pcset *s)
 }
 
 /* The record of (function name, pc), added when new; NULL when full. */
-static sp_pc *pc_at(pcset *s, const char *fname, uint32_t pc)
+static sp_pc *pc_at(pcset *s, const char *fname, uint32_t pc, int api)
 {
-	int f = func_index(s->h, fname);
+	int f = func_index(s->h, fname, api);
 	if (f < 0)
 		return NULL;
 	if (s->n * 2 >= s->nslot)
@@ -264,7 +268,7 @@ static prof_status flush_metrics(pcset *s, CUcontext ctx, const uint64_t *ids, c
 	st = check(sl.FlushData(&fp), "cuptiSassMetricsFlushData", err, n);
 	for (size_t i = 0; i < nrec; i++) {
 		if (st == PROF_OK) {
-			sp_pc *p = pc_at(s, d[i].functionName, d[i].pcOffset);
+			sp_pc *p = pc_at(s, d[i].functionName, d[i].pcOffset, SP_BY_COUNTERS);
 			for (size_t j = 0; p && j < ninst; j++)
 				for (int m = 0; m < SP_NMETRIC; m++)
 					if (d[i].pInstanceValues[j].metricId == ids[m])
@@ -381,17 +385,21 @@ static void pcs_buffer_free(CUpti_PCSamplingData *b, size_t npcs)
 }
 
 /* A buffer's instructions added to the set: samples by reason (idx:
- * CUPTI's index of each reason in h->reasons). The records' function
- * names are CUPTI's: not freed here (the samples do not say whose they
- * are to free; a few bytes a collection). */
+ * CUPTI's index of each reason in h->reasons; a reason not among them
+ * still counts in the instruction's samples). The records' function
+ * names are CUPTI's: not freed here (shared with its other records). */
 static void pcs_merge(pcset *s, const CUpti_PCSamplingData *b, const uint32_t *idx, size_t nr)
 {
 	sp_head *h = s->h;
 	h->total_samples += b->totalSamples;
 	h->dropped_samples += b->droppedSamples;
+	h->nonuser_samples += b->nonUsrKernelsTotalSamples;
 	for (size_t i = 0; i < b->totalNumPcs && i < b->collectNumPcs; i++) {
 		const CUpti_PCSamplingPCData *d = &b->pPcData[i];
-		sp_pc *p = pc_at(s, d->functionName, (uint32_t)d->pcOffset);
+		h->pc_records++;
+		for (size_t j = 0; j < d->stallReasonCount && j < nr; j++)
+			h->record_samples += d->stallReason[j].samples;
+		sp_pc *p = pc_at(s, d->functionName, (uint32_t)d->pcOffset, SP_BY_SAMPLES);
 		if (!p)
 			continue;
 		int k = (int)(p - s->pcs);
@@ -401,10 +409,9 @@ static void pcs_merge(pcset *s, const CUpti_PCSamplingData *b, const uint32_t *i
 			size_t r = 0;
 			while (r < nr && idx[r] != d->stallReason[j].pcSamplingStallReasonIndex)
 				r++;
-			if (r < nr) {
+			if (r < nr)
 				s->rn[k][r] += d->stallReason[j].samples;
-				p->samples += d->stallReason[j].samples;
-			}
+			p->samples += d->stallReason[j].samples;
 		}
 	}
 }
@@ -535,7 +542,7 @@ static prof_status collect_samples(pcset *s, CUcontext ctx, CUdevice dev, const 
 		gd.ctx = ctx;
 		gd.pcSamplingData = got;
 		got->totalNumPcs = got->remainingNumPcs = 0;
-		got->totalSamples = got->droppedSamples = 0;
+		got->totalSamples = got->droppedSamples = got->nonUsrKernelsTotalSamples = 0;
 		if ((st = check(sl.PcGetData(&gd), "cuptiPCSamplingGetData", err, n)) != PROF_OK)
 			break;
 		pcs_merge(s, got, idx, nr);

@@ -11,6 +11,10 @@
  *   MOCK_PRIV       cuptiSassMetricsEnable: INSUFFICIENT_PRIVILEGES (35)
  *   MOCK_NOSAMPLE   cuptiPCSamplingEnable: NOT_SUPPORTED (27)
  *   MOCK_NOMETRIC   no smsp__sass_sectors_mem_local on this chip
+ *   MOCK_NONUSER    GetData: 70 samples, all in code CUPTI does not know,
+ *                   and no record for them
+ *   MOCK_ODDREASON  the first record's reasons carry an index that is none
+ *                   of GetStallReasons' (its samples still count)
  * SetConfig a second time for the device fails with OUT_OF_MEMORY, even
  * after UnsetConfig, as CUPTI does.
  * mock_state() tells what is still configured or enabled. */
@@ -265,7 +269,13 @@ CUptiResult cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *p)
 	if (!pcs_on || !b || b->size != sizeof *b || b->collectNumPcs < 2 || b->pPcData[0].size != sizeof b->pPcData[0])
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	static const uint32_t s0[3] = { 30, 10, 0 }, s1[3] = { 0, 50, 5 };
+	if (env("MOCK_NONUSER")) {
+		b->totalSamples = b->nonUsrKernelsTotalSamples = 70;
+		return 0;
+	}
 	put_pc(b, "k_main", 16, s0);
+	if (env("MOCK_ODDREASON"))
+		b->pPcData[0].stallReason[0].pcSamplingStallReasonIndex = 99;
 	put_pc(b, "k_main", 32, s1);
 	return 0;
 }
