@@ -565,6 +565,30 @@ static const char *sort_name(lines_sort s)
 	return n[s];
 }
 
+/* The kernel of `lines` alone: the last run's in this file, else the
+ * file's first that runs; said which. */
+static int default_kernel(app *a, char *name, size_t n)
+{
+	const spec *s = a->file.sp;
+	const app_prefetch_memo *m = &a->last_run;
+	if (m->path && a->file.path && strcmp(m->path, a->file.path) == 0)
+		for (int i = 0; i < m->n; i++) {
+			int k = spec_kernel_find(s, m->names[i]);
+			if (k >= 0 && spec_kernel_launchable(s, k)) {
+				snprintf(name, n, "%s", s->kernels[k].name);
+				app_note(a, "lines: %s, the kernel of the last run", name);
+				return 0;
+			}
+		}
+	for (int k = 0; k < s->nkernels; k++)
+		if (spec_kernel_launchable(s, k)) {
+			snprintf(name, n, "%s", s->kernels[k].name);
+			app_note(a, "lines: %s, the file's first kernel", name);
+			return 0;
+		}
+	return app_error(a, "lines: no kernel in '%s' to run", s->path);
+}
+
 int perline_run(app *a, int argc, char **argv)
 {
 	lopts o;
@@ -572,6 +596,11 @@ int perline_run(app *a, int argc, char **argv)
 		return -1;
 	if (app_reload(a) != 0)
 		return -1;
+	char deflt[256];
+	if (o.nlabels == 0 && default_kernel(a, deflt, sizeof deflt) != 0)
+		return -1;
+	if (o.nlabels == 0)
+		o.labels[o.nlabels++] = deflt;
 	lines_view v[2];
 	char *kernel[2] = { NULL, NULL }, *vline[2] = { NULL, NULL };
 	int nv = o.nlabels > 1 ? 2 : 1, rc = 0, made_n = 0;
