@@ -478,10 +478,10 @@ static void say_matched(app *a, const made *m)
 	sbuf b = {0};
 	for (int i = 0; i < h->nfuncs; i++)
 		sb_printf(&b, "%s'%s'", i ? ", " : "", h->funcs[i]);
-	app_note(a, "lines: no stall sample fell on the kernel's instructions: %d PC records (%llu samples) of %llu "
-	         "sampled, %llu in code CUPTI does not know; functions named: %s", h->pc_records,
-	         (unsigned long long)h->record_samples, (unsigned long long)h->total_samples,
-	         (unsigned long long)h->nonuser_samples, b.s ? b.s : "none");
+	app_note(a, "lines: no stall sample fell on the kernel's instructions: %d PC records (pc up to 0x%llx, "
+	         "%llu samples) of %llu sampled, %llu in code CUPTI does not know; functions named: %s", h->pc_records,
+	         (unsigned long long)h->samp_pc_max, (unsigned long long)h->record_samples,
+	         (unsigned long long)h->total_samples, (unsigned long long)h->nonuser_samples, b.s ? b.s : "none");
 	sb_free(&b);
 }
 

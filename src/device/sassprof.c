@@ -397,6 +397,8 @@ static void pcs_merge(pcset *s, const CUpti_PCSamplingData *b, const uint32_t *i
 	for (size_t i = 0; i < b->totalNumPcs && i < b->collectNumPcs; i++) {
 		const CUpti_PCSamplingPCData *d = &b->pPcData[i];
 		h->pc_records++;
+		if (d->pcOffset > h->samp_pc_max)
+			h->samp_pc_max = d->pcOffset;
 		for (size_t j = 0; j < d->stallReasonCount && j < nr; j++)
 			h->record_samples += d->stallReason[j].samples;
 		sp_pc *p = pc_at(s, d->functionName, (uint32_t)d->pcOffset, SP_BY_SAMPLES);

@@ -58,6 +58,7 @@ typedef struct sp_head {
 	int32_t pc_records;           /* PC-sampling records CUPTI gave (an instruction each) */
 	uint64_t record_samples;      /* the samples in them, every reason */
 	uint64_t nonuser_samples;     /* samples CUPTI gave no record for (code it does not know) */
+	uint64_t samp_pc_max;         /* the largest pcOffset of the PC records */
 	uint8_t func_api[SP_MAX_FUNCS]; /* who named funcs[i]: SP_BY_COUNTERS | SP_BY_SAMPLES */
 } sp_head;
 

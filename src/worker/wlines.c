@@ -20,8 +20,9 @@ static void trace_names(wrun *r, const sp_head *h)
 		                 : a == SP_BY_COUNTERS ? "counters" : a == SP_BY_SAMPLES ? "samples" : "?");
 		at += w > 0 ? (size_t)w : 0;
 	}
-	w_trace(r, "per-line run: %d PC records with %llu samples, of %llu sampled (%llu dropped, %llu in code CUPTI "
-	        "does not know); functions named: %s", h->pc_records, (unsigned long long)h->record_samples,
+	w_trace(r, "per-line run: %d PC records (pc up to 0x%llx) with %llu samples, of %llu sampled (%llu dropped, "
+	        "%llu in code CUPTI does not know); functions named: %s", h->pc_records,
+	        (unsigned long long)h->samp_pc_max, (unsigned long long)h->record_samples,
 	        (unsigned long long)h->total_samples, (unsigned long long)h->dropped_samples,
 	        (unsigned long long)h->nonuser_samples, names[0] ? names : "none");
 }

@@ -94,7 +94,7 @@ static void happy_path(void)
 	p = find_pc(&h, pcs, "k_step2", 0); /* its samples came with the disable */
 	CHECK(p && p->m[SP_INST] == 200 && p->samples == 5);
 	CHECK(h.total_samples == 100 && h.nreasons == 3);
-	CHECK(h.pc_records == 3 && h.record_samples == 100 && h.nonuser_samples == 0);
+	CHECK(h.pc_records == 3 && h.record_samples == 100 && h.nonuser_samples == 0 && h.samp_pc_max == 32);
 	CHECK(h.func_api[0] == (SP_BY_COUNTERS | SP_BY_SAMPLES) && h.func_api[1] == (SP_BY_COUNTERS | SP_BY_SAMPLES));
 	CHECK(h.period == 8); /* as asked */
 	free(pcs);
