@@ -4,7 +4,9 @@
 # `bash tests/gpu_lines.sh` (CUPLAY=./cuplay).
 #   1. transpose_tiled: the shared read of the tile (tile[tx][ty + j]) has
 #      at least 30 excess wavefronts of every 32 at PAD=0 (a 32-way bank
-#      conflict), none at PAD=1; the line is named by its text
+#      conflict), none at PAD=1; the line is named by its text; three
+#      `lines` in one worker are each counted; the stall samples fall on
+#      the tile's line
 #   2. coalescing: square_uncoalesced's strided load reads at least 3.5x
 #      its ideal sectors (16 against 4 at EL_PER_THREAD=4), the coalesced
 #      kernel's line its ideal
