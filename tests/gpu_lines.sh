@@ -30,7 +30,8 @@ expect_ok() {
 	cat >"$tmp/case.session"
 	"$CUPLAY" "$tmp/case.session" >"$tmp/out" 2>&1 </dev/null
 	local st=$?
-	if [ $st = 0 ] && grep -q ': ok' "$tmp/out" && ! grep -q 'expectation failed\|skipped' "$tmp/out"; then
+	if [ $st = 0 ] && grep -q ': ok' "$tmp/out" && ! grep -q 'expectation failed\|: skipped' "$tmp/out" &&
+		grep -q 'expectations: [0-9]* held, 0 failed, 0 skipped$' "$tmp/out"; then
 		ok "$name: $(grep -c ': ok' "$tmp/out") expectations held"
 	else
 		bad "$name (exit $st)"
