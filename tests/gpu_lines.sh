@@ -4,7 +4,9 @@
 # `bash tests/gpu_lines.sh` (CUPLAY=./cuplay).
 #   1. transpose_tiled: the shared read of the tile (tile[tx][ty + j]) has
 #      at least 30 excess wavefronts of every 32 at PAD=0 (a 32-way bank
-#      conflict), none at PAD=1; the line is named by its text
+#      conflict), none at PAD=1; the line is named by its text; three
+#      `lines` in one worker are each counted; the stall samples fall on
+#      the tile's line
 #   2. coalescing: square_uncoalesced's strided load reads at least 3.5x
 #      its ideal sectors (16 against 4 at EL_PER_THREAD=4), the coalesced
 #      kernel's line its ideal
@@ -20,12 +22,16 @@ if ! have_gpu; then
 fi
 export XDG_CACHE_HOME="$tmp/cache"
 
-# expect_ok NAME CMDS: the commands run with every expectation held
+# expect_ok NAME: the session on stdin (a command a line: an expectation's
+# text may hold ';', which -c would split), replayed with every
+# expectation held and none skipped
 expect_ok() {
-	local name=$1 cmds=$2
-	"$CUPLAY" -c "$cmds" >"$tmp/out" 2>&1 </dev/null
+	local name=$1
+	cat >"$tmp/case.session"
+	"$CUPLAY" "$tmp/case.session" >"$tmp/out" 2>&1 </dev/null
 	local st=$?
-	if [ $st = 0 ] && grep -q ': ok' "$tmp/out" && ! grep -q 'expectation failed\|skipped' "$tmp/out"; then
+	if [ $st = 0 ] && grep -q ': ok' "$tmp/out" && ! grep -q 'expectation failed\|: skipped' "$tmp/out" &&
+		grep -q 'expectations: [0-9]* held, 0 failed, 0 skipped$' "$tmp/out"; then
 		ok "$name: $(grep -c ': ok' "$tmp/out") expectations held"
 	else
 		bad "$name (exit $st)"
@@ -33,30 +39,58 @@ expect_ok() {
 	fi
 }
 
-# 1. bank conflicts: 32 lanes on one bank make 32 wavefronts of 1 ideal
-expect_ok "transpose_tiled PAD=0 against PAD=1" 'use transpose; set N=4096
+# 1. bank conflicts: 32 lanes on one bank make 32 wavefronts of 1 ideal;
+# one worker for all three `lines` (the second and third too are counted)
+expect_ok "transpose_tiled PAD=0 against PAD=1" <<'S'
+use transpose
+set N=4096
 lines transpose_tiled[PAD=0]
 expect transpose_tiled[PAD=0] line "tile[tx][ty + j]" shared_excess >= 0.9375 * shared
 expect transpose_tiled[PAD=0] line "tile[tx][ty + j]" shared_x >= 30
 lines transpose_tiled[PAD=1]
 expect transpose_tiled[PAD=1] line "tile[tx][ty + j]" shared_excess <= 0
 expect transpose_tiled[PAD=1] line "tile[tx][ty + j]" shared > 0
-lines transpose_tiled[PAD=0] transpose_tiled[PAD=1]'
+lines transpose_tiled[PAD=0] transpose_tiled[PAD=1]
+S
 sed -n '/^lines: A = /,$p' "$tmp/out"
+if grep -q 'SetConfig\|no counts per line' "$tmp/out"; then
+	bad "a later lines in the same worker was refused its counts"; grep 'no counts per line' "$tmp/out" | head -3
+else
+	ok "three lines in one worker, each counted"
+fi
+
+# 1b. the stall samples fall on the kernel's lines: the tile's shared read
+# and the lines of the kernel hold samples, and no note says none fell
+expect_ok "transpose_tiled: stall samples on its lines" <<'S'
+use transpose
+set N=4096
+set PAD=0
+lines transpose_tiled
+expect transpose_tiled line "tile[tx][ty + j]" samples > 0
+expect transpose_tiled line "tile[tx][ty + j]" stall > 0.01
+S
+if grep -q 'no stall sample fell' "$tmp/out"; then
+	bad "stall samples not attributed: $(grep -m1 'no stall sample fell' "$tmp/out")"
+fi
 
 # 2. coalescing: 16-byte strides touch 16 sectors where 4 would do
-expect_ok "coalescing: the strided load and the coalesced one" 'use coalescing; set N=16777216
+expect_ok "coalescing: the strided load and the coalesced one" <<'S'
+use coalescing
+set N=16777216
 lines square_uncoalesced
 expect square_uncoalesced line "const float v = A[idx];" global_x >= 3.5
 lines square_coalesced
 expect square_coalesced line "B[i] = A[i] * A[i];" global_x <= 1.01
-expect square_coalesced line "B[i] = A[i] * A[i];" global_x >= 0.99'
+expect square_coalesced line "B[i] = A[i] * A[i];" global_x >= 0.99
+S
 
 # 3. local memory: the array indexed at run time
-expect_ok "a run-time-indexed local array" 'use tests/kernels/local_array.cu
+expect_ok "a run-time-indexed local array" <<'S'
+use tests/kernels/local_array.cu
 lines local_copy
 expect local_copy line "[local write]" local > 0
-expect local_copy line "[local read]" local > 0'
+expect local_copy line "[local read]" local > 0
+S
 
 # 4. a sequence's steps, a template's instantiation; the overhead said
 if "$CUPLAY" --format json -c 'use linear_relu; set M=1024; set N=1024; lines linear; lines gemm<1>' \
@@ -81,15 +115,16 @@ else
 	bad "lines on a sequence and a template (exit $?)"; sed 's/^/    /' "$tmp/err" | head
 fi
 
-# 4b. explain names the line that convicts each rule
-"$CUPLAY" -c 'use coalescing; set N=16777216; explain square_uncoalesced
-use transpose; set N=4096; set PAD=0; explain transpose_tiled
-use tests/kernels/local_array.cu; explain local_copy' >"$tmp/out" 2>&1 </dev/null
+# 4b. explain names the line that convicts each rule (each file its own
+# -c: a -c's commands are split on ';' and one file is in use at a time)
+"$CUPLAY" -c 'use coalescing; set N=16777216; explain square_uncoalesced' \
+	-c 'use transpose; set N=4096; set PAD=0; explain transpose_tiled' \
+	-c 'use tests/kernels/local_array.cu; explain local_copy' >"$tmp/out" 2>&1 </dev/null
 for want in 'explain: uncoalesced: line [0-9]* "const float v = A\[idx\];" {[0-9.]*x its ideal global sectors' \
             'explain: bank_conflicts: line [0-9]* "out\[.*tile\[tx\]\[ty + j\];" {[0-9.]*x its ideal shared wavefronts' \
             'explain: local_memory: line [0-9]* ".*\[local \(read\|write\)\]" {[0-9]* local sectors}'; do
 	if grep -q "$want" "$tmp/out"; then ok "explain names the line: $(grep -m1 "$want" "$tmp/out")"
-	else bad "explain did not name the line: $want"; fi
+	else bad "explain did not name the line: $want"; sed 's/^/    /' "$tmp/out" | tail -n 8; fi
 done
 
 # 5. the records: per line, the instructions of its SASS add up to it

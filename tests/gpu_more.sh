@@ -15,6 +15,17 @@ for s in $(shipped 'sessions/*.session'); do
 	st=$?
 	key=$(grep '^expect: ' "$tmp/out" | head -n 1 | sed 's/^expect: //')
 	if [ $st -eq 0 ]; then ok "lesson $(basename "$s"): $key"; else bad "lesson $s (exit $st)"; fi
+	# a lesson's line expectations are all checked on a GPU: one skipped
+	# (the counters refused after the first `lines`) fails it
+	if grep -q '^expect .* line "' "$s"; then
+		nl=$(grep -c '^expect .* line "' "$s")
+		if grep -q 'expect .* line ".*: skipped' "$tmp/out"; then
+			bad "lesson $(basename "$s"): a line expectation skipped"
+			grep 'expect .* line ".*: skipped' "$tmp/out" | head -n 3 | sed 's/^/    /'
+		else
+			ok "lesson $(basename "$s"): its $nl line expectations checked, none skipped"
+		fi
+	fi
 done
 
 # the lesson contrasts hold as ratios

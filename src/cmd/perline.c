@@ -211,6 +211,8 @@ typedef struct made {
 	char **sass;             /* disassembly lines kept for ins[].sass */
 	sp_pc **acc;             /* per function: its instructions' counts, merged (ins[].c) */
 	int nsass;
+	uint64_t matched;        /* stall samples that fell on an instruction of the view */
+	uint64_t guessed;        /* ... of them, by a function name matching none (one function) */
 } made;
 
 /* The kernel's functions: a sequence's steps in order, else itself. */
@@ -272,9 +274,20 @@ static char **disassembly(const runctx *c, const made *m, int f, size_t slots, a
  * name as the file spells it, alone or demangled with its parameters. */
 static int same_function(const char *cupti, const made *m, int f)
 {
+	if (strncmp(cupti, "void ", 5) == 0) /* a template's demangled name says its return type */
+		cupti += 5;
 	size_t n = strlen(m->names[f]);
 	return strcmp(cupti, m->lowered[f]) == 0 || strcmp(cupti, m->names[f]) == 0 ||
 	       (strncmp(cupti, m->names[f], n) == 0 && cupti[n] == '(');
+}
+
+/* 1 when CUPTI's name is one of the view's functions. */
+static int name_known(const made *m, const char *cupti)
+{
+	for (int f = 0; f < m->nf; f++)
+		if (same_function(cupti, m, f))
+			return 1;
+	return 0;
 }
 
 /* Function f's instructions, each mapped to its line, with its counts. */
@@ -290,12 +303,20 @@ static int map_function(app *a, const runctx *c, made *m, int f, int want_sass)
 	sp_pc *acc = m->acc[f] = xcalloc(slots, sizeof *acc);
 	for (int i = 0; m->h && i < m->h->npc; i++) {
 		const sp_pc *p = &m->pcs[i];
-		if (p->func < 0 || p->func >= m->h->nfuncs || !same_function(m->h->funcs[p->func], m, f) ||
-		    p->pc / 16 >= slots)
+		if (p->func < 0 || p->func >= m->h->nfuncs || p->pc / 16 >= slots)
+			continue;
+		int same = same_function(m->h->funcs[p->func], m, f);
+		/* one function launched and sampled alone: a name that is none
+		 * of the view's (CUPTI's spelling) is still its */
+		int lone = !same && m->nf == 1 && !name_known(m, m->h->funcs[p->func]);
+		if (!same && !lone)
 			continue;
 		sp_pc *q = &acc[p->pc / 16];
 		cnt[p->pc / 16] = q;
 		lines_merge_pc(q, p);
+		m->matched += p->samples;
+		if (lone)
+			m->guessed += p->samples;
 	}
 	char **sass = want_sass ? disassembly(c, m, f, slots, a) : NULL;
 	for (size_t i = 0; sass && i < slots; i++)
@@ -439,6 +460,31 @@ static void say_run(app *a, const char *label, const char *vline, const sp_head 
 		         (unsigned long long)h->total_samples);
 }
 
+/* Where the samples went, when not all on the view's instructions. */
+static void say_matched(app *a, const made *m)
+{
+	const sp_head *h = m->h;
+	if (h->samp_status != PROF_OK || h->total_samples == 0)
+		return;
+	const char *other = "?";
+	for (int i = 0; i < h->nfuncs; i++)
+		if (!name_known(m, h->funcs[i]))
+			other = h->funcs[i];
+	if (m->guessed > 0)
+		app_note(a, "lines: %llu stall samples named the function '%s', taken as '%s'",
+		         (unsigned long long)m->guessed, other, m->names[0]);
+	if (m->matched > 0)
+		return;
+	sbuf b = {0};
+	for (int i = 0; i < h->nfuncs; i++)
+		sb_printf(&b, "%s'%s'", i ? ", " : "", h->funcs[i]);
+	app_note(a, "lines: no stall sample fell on the kernel's instructions: %d PC records (pc up to 0x%llx, "
+	         "%llu samples) of %llu sampled, %llu in code CUPTI does not know; functions named: %s", h->pc_records,
+	         (unsigned long long)h->samp_pc_max, (unsigned long long)h->record_samples,
+	         (unsigned long long)h->total_samples, (unsigned long long)h->nonuser_samples, b.s ? b.s : "none");
+	sb_free(&b);
+}
+
 /* The view of kernel k compiled in c: mapped, and counted on a GPU. */
 static int view_in(app *a, runctx *c, int k, const char *label, const lopts *o, lines_view *v)
 {
@@ -462,6 +508,8 @@ static int view_in(app *a, runctx *c, int k, const char *label, const lopts *o, 
 		}
 		if (!barred)
 			say_run(a, label, c->vline, m.h);
+		if (!barred && m.h)
+			say_matched(a, &m);
 	}
 	made_free(&m);
 	return rc;
@@ -517,6 +565,30 @@ static const char *sort_name(lines_sort s)
 	return n[s];
 }
 
+/* The kernel of `lines` alone: the last run's in this file, else the
+ * file's first that runs; said which. */
+static int default_kernel(app *a, char *name, size_t n)
+{
+	const spec *s = a->file.sp;
+	const app_prefetch_memo *m = &a->last_run;
+	if (m->path && a->file.path && strcmp(m->path, a->file.path) == 0)
+		for (int i = 0; i < m->n; i++) {
+			int k = spec_kernel_find(s, m->names[i]);
+			if (k >= 0 && spec_kernel_launchable(s, k)) {
+				snprintf(name, n, "%s", s->kernels[k].name);
+				app_note(a, "lines: %s, the kernel of the last run", name);
+				return 0;
+			}
+		}
+	for (int k = 0; k < s->nkernels; k++)
+		if (spec_kernel_launchable(s, k)) {
+			snprintf(name, n, "%s", s->kernels[k].name);
+			app_note(a, "lines: %s, the file's first kernel", name);
+			return 0;
+		}
+	return app_error(a, "lines: no kernel in '%s' to run", s->path);
+}
+
 int perline_run(app *a, int argc, char **argv)
 {
 	lopts o;
@@ -524,6 +596,11 @@ int perline_run(app *a, int argc, char **argv)
 		return -1;
 	if (app_reload(a) != 0)
 		return -1;
+	char deflt[256];
+	if (o.nlabels == 0 && default_kernel(a, deflt, sizeof deflt) != 0)
+		return -1;
+	if (o.nlabels == 0)
+		o.labels[o.nlabels++] = deflt;
 	lines_view v[2];
 	char *kernel[2] = { NULL, NULL }, *vline[2] = { NULL, NULL };
 	int nv = o.nlabels > 1 ? 2 : 1, rc = 0, made_n = 0;

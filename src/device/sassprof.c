@@ -22,8 +22,14 @@ const char *const sassprof_metrics[SP_NMETRIC] = {
 
 typedef CUptiResult (*cupti_fn)(void *params);
 
+/* CUPTI takes a device's SASS-metric config once a process (a second
+ * SetConfig, even after UnsetConfig, fails with OUT_OF_MEMORY): it is set
+ * at a device's first collection, kept, and unset at shutdown. */
+#define SP_MAX_DEVICES 64
+
 static struct sp_lib {
 	int tried, ok, initialized;
+	unsigned char configured[SP_MAX_DEVICES]; /* SetConfig done for this device */
 	char *why;
 	cupti_fn Init, DeInit, DeviceSupported, ChipName, GetProperties, SetConfig, UnsetConfig, Enable, Disable,
 	         GetDataProperties, FlushData, PcEnable, PcDisable, PcSetAttr, PcGetData, PcNumReasons, PcReasons,
@@ -134,16 +140,20 @@ typedef struct pcset {
 	uint32_t **rn;      /* per record: samples by stall reason (sampling only) */
 } pcset;
 
-static int func_index(sp_head *h, const char *name)
+/* The index of a function name (api: who named it), added when new. */
+static int func_index(sp_head *h, const char *name, int api)
 {
-	if (!name)
+	if (!name || !*name)
 		name = "?";
 	for (int i = 0; i < h->nfuncs; i++)
-		if (strcmp(h->funcs[i], name) == 0)
+		if (strcmp(h->funcs[i], name) == 0) {
+			h->func_api[i] |= (uint8_t)api;
 			return i;
+		}
 	if (h->nfuncs >= SP_MAX_FUNCS)
 		return -1;
 	snprintf(h->funcs[h->nfuncs], SP_NAME, "%s", name);
+	h->func_api[h->nfuncs] = (uint8_t)api;
 	return h->nfuncs++;
 }
 
@@ -166,9 +176,9 @@ static void rehash(pcset *s)
 }
 
 /* The record of (function name, pc), added when new; NULL when full. */
-static sp_pc *pc_at(pcset *s, const char *fname, uint32_t pc)
+static sp_pc *pc_at(pcset *s, const char *fname, uint32_t pc, int api)
 {
-	int f = func_index(s->h, fname);
+	int f = func_index(s->h, fname, api);
 	if (f < 0)
 		return NULL;
 	if (s->n * 2 >= s->nslot)
@@ -258,7 +268,7 @@ static prof_status flush_metrics(pcset *s, CUcontext ctx, const uint64_t *ids, c
 	st = check(sl.FlushData(&fp), "cuptiSassMetricsFlushData", err, n);
 	for (size_t i = 0; i < nrec; i++) {
 		if (st == PROF_OK) {
-			sp_pc *p = pc_at(s, d[i].functionName, d[i].pcOffset);
+			sp_pc *p = pc_at(s, d[i].functionName, d[i].pcOffset, SP_BY_COUNTERS);
 			for (size_t j = 0; p && j < ninst; j++)
 				for (int m = 0; m < SP_NMETRIC; m++)
 					if (d[i].pInstanceValues[j].metricId == ids[m])
@@ -271,8 +281,8 @@ static prof_status flush_metrics(pcset *s, CUcontext ctx, const uint64_t *ids, c
 	return st;
 }
 
-/* Patched: config set, enabled, one launch, flushed; then disabled and
- * the config unset whatever happened. */
+/* Patched: the config set (a device's first time), enabled, one launch,
+ * flushed; then disabled whatever happened. */
 static prof_status collect_metrics(pcset *s, CUcontext ctx, CUdevice dev, const sp_launch *l)
 {
 	sp_head *h = s->h;
@@ -305,15 +315,23 @@ static prof_status collect_metrics(pcset *s, CUcontext ctx, CUdevice dev, const 
 		cfg[m].metricId = ids[m];
 		cfg[m].outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
 	}
-	CUpti_SassMetricsSetConfig_Params sc;
-	memset(&sc, 0, sizeof sc);
-	sc.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
-	sc.numOfMetricConfig = SP_NMETRIC;
-	sc.pConfigs = cfg;
-	sc.deviceIndex = (uint32_t)dev;
-	if ((st = prologue(l, err, n)) != PROF_OK ||
-	    (st = check(sl.SetConfig(&sc), "cuptiSassMetricsSetConfig", err, n)) != PROF_OK)
+	if (dev < 0 || dev >= SP_MAX_DEVICES) {
+		snprintf(err, n, "per-instruction counters on device %d: only the first %d devices", (int)dev, SP_MAX_DEVICES);
+		return PROF_UNAVAILABLE;
+	}
+	if ((st = prologue(l, err, n)) != PROF_OK)
 		return st;
+	if (!sl.configured[dev]) {
+		CUpti_SassMetricsSetConfig_Params sc;
+		memset(&sc, 0, sizeof sc);
+		sc.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
+		sc.numOfMetricConfig = SP_NMETRIC;
+		sc.pConfigs = cfg;
+		sc.deviceIndex = (uint32_t)dev;
+		if ((st = check(sl.SetConfig(&sc), "cuptiSassMetricsSetConfig", err, n)) != PROF_OK)
+			return st;
+		sl.configured[dev] = 1;
+	}
 	CUpti_SassMetricsEnable_Params en;
 	memset(&en, 0, sizeof en);
 	en.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
@@ -337,12 +355,7 @@ static prof_status collect_metrics(pcset *s, CUcontext ctx, CUdevice dev, const 
 		if (st == PROF_OK)
 			st = st1;
 	}
-	CUpti_SassMetricsUnsetConfig_Params up;
-	memset(&up, 0, sizeof up);
-	up.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
-	up.deviceIndex = (uint32_t)dev;
-	prof_status st2 = check(sl.UnsetConfig(&up), "cuptiSassMetricsUnsetConfig", st == PROF_OK ? err : scratch, n);
-	return st == PROF_OK ? st2 : st;
+	return st;
 }
 
 /* ------------------------------------------------------------ PC sampling */
@@ -372,17 +385,23 @@ static void pcs_buffer_free(CUpti_PCSamplingData *b, size_t npcs)
 }
 
 /* A buffer's instructions added to the set: samples by reason (idx:
- * CUPTI's index of each reason in h->reasons). The records' function
- * names are CUPTI's: not freed here (the samples do not say whose they
- * are to free; a few bytes a collection). */
+ * CUPTI's index of each reason in h->reasons; a reason not among them
+ * still counts in the instruction's samples). The records' function
+ * names are CUPTI's: not freed here (shared with its other records). */
 static void pcs_merge(pcset *s, const CUpti_PCSamplingData *b, const uint32_t *idx, size_t nr)
 {
 	sp_head *h = s->h;
 	h->total_samples += b->totalSamples;
 	h->dropped_samples += b->droppedSamples;
+	h->nonuser_samples += b->nonUsrKernelsTotalSamples;
 	for (size_t i = 0; i < b->totalNumPcs && i < b->collectNumPcs; i++) {
 		const CUpti_PCSamplingPCData *d = &b->pPcData[i];
-		sp_pc *p = pc_at(s, d->functionName, (uint32_t)d->pcOffset);
+		h->pc_records++;
+		if (d->pcOffset > h->samp_pc_max)
+			h->samp_pc_max = d->pcOffset;
+		for (size_t j = 0; j < d->stallReasonCount && j < nr; j++)
+			h->record_samples += d->stallReason[j].samples;
+		sp_pc *p = pc_at(s, d->functionName, (uint32_t)d->pcOffset, SP_BY_SAMPLES);
 		if (!p)
 			continue;
 		int k = (int)(p - s->pcs);
@@ -392,10 +411,9 @@ static void pcs_merge(pcset *s, const CUpti_PCSamplingData *b, const uint32_t *i
 			size_t r = 0;
 			while (r < nr && idx[r] != d->stallReason[j].pcSamplingStallReasonIndex)
 				r++;
-			if (r < nr) {
+			if (r < nr)
 				s->rn[k][r] += d->stallReason[j].samples;
-				p->samples += d->stallReason[j].samples;
-			}
+			p->samples += d->stallReason[j].samples;
 		}
 	}
 }
@@ -526,7 +544,7 @@ static prof_status collect_samples(pcset *s, CUcontext ctx, CUdevice dev, const 
 		gd.ctx = ctx;
 		gd.pcSamplingData = got;
 		got->totalNumPcs = got->remainingNumPcs = 0;
-		got->totalSamples = got->droppedSamples = 0;
+		got->totalSamples = got->droppedSamples = got->nonUsrKernelsTotalSamples = 0;
 		if ((st = check(sl.PcGetData(&gd), "cuptiPCSamplingGetData", err, n)) != PROF_OK)
 			break;
 		pcs_merge(s, got, idx, nr);
@@ -622,6 +640,15 @@ void sassprof_shutdown(void)
 {
 	if (!sl.ok || !sl.initialized)
 		return;
+	for (int d = 0; d < SP_MAX_DEVICES; d++)
+		if (sl.configured[d]) {
+			CUpti_SassMetricsUnsetConfig_Params up;
+			memset(&up, 0, sizeof up);
+			up.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
+			up.deviceIndex = (uint32_t)d;
+			sl.UnsetConfig(&up); /* at exit: nothing to tell */
+			sl.configured[d] = 0;
+		}
 	CUpti_Profiler_DeInitialize_Params dp;
 	memset(&dp, 0, sizeof dp);
 	dp.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;

@@ -55,7 +55,14 @@ typedef struct sp_head {
 	uint64_t total_samples, dropped_samples;
 	uint64_t dropped_records;     /* SASS records CUPTI dropped */
 	int32_t period;               /* PC sampling's: a sample every 2^period cycles */
+	int32_t pc_records;           /* PC-sampling records CUPTI gave (an instruction each) */
+	uint64_t record_samples;      /* the samples in them, every reason */
+	uint64_t nonuser_samples;     /* samples CUPTI gave no record for (code it does not know) */
+	uint64_t samp_pc_max;         /* the largest pcOffset of the PC records */
+	uint8_t func_api[SP_MAX_FUNCS]; /* who named funcs[i]: SP_BY_COUNTERS | SP_BY_SAMPLES */
 } sp_head;
+
+enum { SP_BY_COUNTERS = 1, SP_BY_SAMPLES = 2 };
 
 /* The launch the collections replay: launch(arg) launches the kernel (or a
  * sequence's kernels) once and returns 0, or non-zero when it failed (its

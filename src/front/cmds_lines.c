@@ -10,7 +10,8 @@ static int cmd_lines(app *a, int argc, char **argv, const char *rest)
 }
 
 static const char lh_lines[] =
-	"Shows a kernel's source lines (default: the first kernel) with what each cost in one more launch at the "
+	"Shows a kernel's source lines (default: the kernel of the last run, else the file's first) with what "
+	"each cost in one more launch at the "
 	"current values: warp instructions and how full the warps were, global sectors and how many times the "
 	"ideal (uncoalesced: above 1x), shared wavefronts and how many times the ideal (bank conflicts: above 1x), "
 	"local sectors (spills, local arrays), the share of the stall samples and the top stall reasons. Only "

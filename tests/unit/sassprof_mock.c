@@ -11,6 +11,12 @@
  *   MOCK_PRIV       cuptiSassMetricsEnable: INSUFFICIENT_PRIVILEGES (35)
  *   MOCK_NOSAMPLE   cuptiPCSamplingEnable: NOT_SUPPORTED (27)
  *   MOCK_NOMETRIC   no smsp__sass_sectors_mem_local on this chip
+ *   MOCK_NONUSER    GetData: 70 samples, all in code CUPTI does not know,
+ *                   and no record for them
+ *   MOCK_ODDREASON  the first record's reasons carry an index that is none
+ *                   of GetStallReasons' (its samples still count)
+ * SetConfig a second time for the device fails with OUT_OF_MEMORY, even
+ * after UnsetConfig, as CUPTI does.
  * mock_state() tells what is still configured or enabled. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +24,7 @@
 
 #include "cupti_sass_abi.h"
 
-static int configured, sass_on, pcs_on, inits;
+static int configured, ever_set, sass_on, pcs_on, inits;
 static CUpti_PCSamplingData *conf_buf;
 
 static int env(const char *n)
@@ -98,12 +104,14 @@ CUptiResult cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params
 CUptiResult cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params *p)
 {
 	SZ(p, CUpti_SassMetricsSetConfig_Params);
-	if (p->deviceIndex != 3 || p->numOfMetricConfig != 7 || !p->pConfigs || configured)
+	if (p->deviceIndex != 3 || p->numOfMetricConfig != 7 || !p->pConfigs)
 		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (configured || ever_set) /* as CUPTI: once a device a process, unset or not */
+		return CUPTI_ERROR_OUT_OF_MEMORY;
 	for (int i = 0; i < 7; i++)
 		if (p->pConfigs[i].outputGranularity != CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU)
 			return CUPTI_ERROR_INVALID_PARAMETER;
-	configured = 1;
+	configured = ever_set = 1;
 	return 0;
 }
 
@@ -261,7 +269,13 @@ CUptiResult cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *p)
 	if (!pcs_on || !b || b->size != sizeof *b || b->collectNumPcs < 2 || b->pPcData[0].size != sizeof b->pPcData[0])
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	static const uint32_t s0[3] = { 30, 10, 0 }, s1[3] = { 0, 50, 5 };
+	if (env("MOCK_NONUSER")) {
+		b->totalSamples = b->nonUsrKernelsTotalSamples = 70;
+		return 0;
+	}
 	put_pc(b, "k_main", 16, s0);
+	if (env("MOCK_ODDREASON"))
+		b->pPcData[0].stallReason[0].pcSamplingStallReasonIndex = 99;
 	put_pc(b, "k_main", 32, s1);
 	return 0;
 }

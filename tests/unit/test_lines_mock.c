@@ -44,14 +44,16 @@ static CUresult fake_sync(void)
 
 static void mock_env(const char *name)
 {
-	static const char *const all[] = { "MOCK_PRIV", "MOCK_NOSAMPLE", "MOCK_NOMETRIC" };
+	static const char *const all[] = { "MOCK_PRIV", "MOCK_NOSAMPLE", "MOCK_NOMETRIC", "MOCK_NONUSER",
+		                           "MOCK_ODDREASON" };
 	for (size_t i = 0; i < ARRAY_LEN(all); i++)
 		unsetenv(all[i]);
 	if (name)
 		setenv(name, "1", 1);
 }
 
-/* One collection; nothing may stay configured or enabled after it. */
+/* One collection; nothing may stay enabled after it (the device's
+ * counter config stays set until sassprof_shutdown). */
 static prof_status collect(sp_head *h, sp_pc **pcs)
 {
 	launches = prologues = 0;
@@ -60,7 +62,7 @@ static prof_status collect(sp_head *h, sp_pc **pcs)
 	int c = -1, s = -1, p = -1, i = -1;
 	if (mock_state) {
 		mock_state(&c, &s, &p, &i);
-		CHECK(c == 0 && s == 0 && p == 0);
+		CHECK(s == 0 && p == 0);
 	}
 	return st;
 }
@@ -92,11 +94,19 @@ static void happy_path(void)
 	p = find_pc(&h, pcs, "k_step2", 0); /* its samples came with the disable */
 	CHECK(p && p->m[SP_INST] == 200 && p->samples == 5);
 	CHECK(h.total_samples == 100 && h.nreasons == 3);
+	CHECK(h.pc_records == 3 && h.record_samples == 100 && h.nonuser_samples == 0 && h.samp_pc_max == 32);
+	CHECK(h.func_api[0] == (SP_BY_COUNTERS | SP_BY_SAMPLES) && h.func_api[1] == (SP_BY_COUNTERS | SP_BY_SAMPLES));
 	CHECK(h.period == 8); /* as asked */
 	free(pcs);
 	/* the period of a launch's own: two million samples or so */
 	CHECK(sassprof_period(0.001) == 5 && sassprof_period(0.3) == 6 && sassprof_period(5) == 10);
 	CHECK(sassprof_period(1e6) == 20);
+	/* a second collection in the process counts again: the config is kept */
+	CHECK(collect(&h, &pcs) == PROF_OK);
+	CHECK(h.status == PROF_OK && h.samp_status == PROF_OK && !h.error[0]);
+	p = find_pc(&h, pcs, "k_main", 16);
+	CHECK(p && p->m[SP_INST] == 110 && p->samples == 40);
+	free(pcs);
 }
 
 static void refusals(void)
@@ -115,6 +125,16 @@ static void refusals(void)
 	mock_env("MOCK_NOMETRIC");
 	CHECK(collect(&h, &pcs) == PROF_OK);
 	CHECK(h.status == PROF_UNAVAILABLE && strstr(h.error, "'smsp__sass_sectors_mem_local' does not exist"));
+	free(pcs);
+	mock_env("MOCK_NONUSER"); /* samples, but no record of them: said, not attributed */
+	CHECK(collect(&h, &pcs) == PROF_OK);
+	CHECK(h.samp_status == PROF_OK && h.total_samples == 75 && h.nonuser_samples == 70);
+	CHECK(h.pc_records == 1 && h.record_samples == 5); /* the one Disable left */
+	free(pcs);
+	mock_env("MOCK_ODDREASON"); /* a reason not listed: the instruction's samples still count */
+	CHECK(collect(&h, &pcs) == PROF_OK);
+	const sp_pc *q = find_pc(&h, pcs, "k_main", 16);
+	CHECK(q && q->samples == 40 && q->nreason == 1 && q->reason_n[0] == 10);
 	free(pcs);
 	mock_env(NULL);
 	fail_at = 2; /* the patched launch */
@@ -364,6 +384,7 @@ TEST(lines_mock)
 		if (mock_state) {
 			mock_state(&c, &s, &pp, &i);
 			CHECK(i == 0); /* initialised once, deinitialised once */
+			CHECK(c == 0); /* the config unset at shutdown */
 		}
 		if (dl)
 			dlclose(dl);
