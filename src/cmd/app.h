@@ -151,11 +151,11 @@ typedef struct app_results {
 } app_results;
 
 /* The session's one callback. Measuring a device's roofs runs cuplay's
- * own kernels through the run loop (cmd/inspect, cmd/troof over
+ * own kernels through the run loop (cmd/cmd_roof, cmd/troof over
  * cmd/builtin and cmd/run), and the run loop needs the roofs before its
  * first measurement (app_roofs_once, app_troofs_once, here): a call from
  * the session down to the commands and back that no order of modules
- * allows. The front end installs cmd/inspect.c's roofs_measure
+ * allows. The front end installs cmd/cmd_roof.c's roofs_measure
  * (front/cmds.c, command_init); tests/layers.sh lists it. tensor
  * ROOFS_MEMORY: the memory and FP32 roofs (app.roof) and the kernel
  * clock's check, ROOFS_TENSOR: the tensor roofs (app.troof); 0, or -1 with
@@ -207,8 +207,8 @@ typedef struct app {
 	app_results results;
 	timeline_kept timeline; /* the last timed run's (`timeline`) */
 	recording_file recording; /* `record FILE` */
-	/* look.c: inspection */
 	const app_display *display; /* a front end's displays (app_display), or NULL */
+	/* the looking commands (cmd_info.c, cmd_metrics.c, ...) */
 	int metrics_on;       /* `metrics on`: counters after every run */
 	char *prof_why;       /* why counters were unavailable the last time, or NULL */
 	int expect_held, expect_failed, expect_skipped; /* in this invocation */

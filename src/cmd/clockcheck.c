@@ -206,3 +206,28 @@ char *clock_check_text(const app *a)
 		return xasprintf("kernel clock: not checked: %s", a->clk_why);
 	return clockcal_text(&a->clk);
 }
+
+/* The kernel clock's check as a data field (null when not checked). */
+void clock_offset_field(app *a, table *t, int row, int col)
+{
+	if (a->clk_device != a->device + 1 || !a->clk.known)
+		return;
+	if (a->opt.mask_times)
+		table_set(t, row, col, "<t>");
+	else
+		table_num(t, row, col, a->clk.offset_us);
+}
+
+/* The kernel clock's check as a line of text (figures masked with --mask-times). */
+void clock_line(app *a)
+{
+	if (a->opt.mask_times) {
+		app_note(a, "kernel clock: %s", a->clk_device != a->device + 1 ? "not checked yet"
+		                                 : a->clk.known ? "checked against the profiler's duration"
+		                                                : "not checked");
+		return;
+	}
+	char *t = clock_check_text(a);
+	app_note(a, "%s", t);
+	free(t);
+}

@@ -22,4 +22,9 @@ int clock_check_cached(app *a);
 /* The line for `device` and `roof`. Caller frees. */
 char *clock_check_text(const app *a);
 
+/* The kernel clock's check as a data field (null when not checked). */
+void clock_offset_field(app *a, table *t, int row, int col);
+/* The kernel clock's check as a line of text (figures masked with --mask-times). */
+void clock_line(app *a);
+
 #endif

@@ -5,7 +5,6 @@
 
 #include "explain.h"
 #include "kinfo.h"
-#include "look.h"
 #include "counters.h"
 #include "metrics.h"
 #include "occupancy.h"

@@ -11,7 +11,6 @@
 #include "explain.h"
 #include "files.h"
 #include "counters.h"
-#include "look.h"
 #include "plan.h"
 #include "run.h"
 #include "sass.h"

@@ -1,4 +1,4 @@
-/* cmds_measure.c: the commands that measure and write what was measured: run, sweep, compare, save, plot, report, timeline, roof, device; each command's entry beside its handler. */
+/* cmds_measure.c: the commands that measure and write what was measured: run, sweep, compare, save, plot, report (timeline, roof and device: cmd/cmd_NAME.c); each command's entry beside its handler. */
 #include "cmds_measure.h"
 #include "run.h"
 #include "compare.h"
@@ -9,8 +9,7 @@
 #include "fileio.h"
 #include "headers.h"
 #include "help.h"
-#include "inspect.h"
-#include "look.h"
+#include "cmd_timeline.h"
 #include "metrics.h"
 #include "search.h"
 #include "watch.h"
@@ -55,24 +54,9 @@ static int cmd_plot(app *a, int argc, char **argv, const char *rest)
 	return app_plot(a, argv[1]);
 }
 
-static int cmd_timeline(app *a, int argc, char **argv, const char *rest)
-{
-	return app_timeline(a, argc > 1 ? argv[1] : NULL);
-}
-
 static int cmd_report(app *a, int argc, char **argv, const char *rest)
 {
 	return app_report(a, argv[1]);
-}
-
-static int cmd_roof(app *a, int argc, char **argv, const char *rest)
-{
-	return app_roof(a);
-}
-
-static int cmd_device(app *a, int argc, char **argv, const char *rest)
-{
-	return app_device(a, argc, argv);
 }
 
 static const char lh_run[] =
@@ -205,79 +189,3 @@ const command cmd_report_entry = {
 	.long_help = lh_report,
 };
 
-static const char lh_timeline[] =
-	"Draws the last timed run's copies and kernels against time, a row a stream, from the "
-	"GPU's own timestamps (CUPTI's activity records of one more run after the samples): "
-	"'>' a copy in (host to device), '#' a kernel, '<' a copy out. Then what it shows: the "
-	"copies' bytes and speed, the share of copy time hidden under kernels (the overlap), "
-	"how long copies went both ways at once, and the gaps where nothing ran. Recorded for "
-	"runs on host data ('//@ buffer ... host', '//@ streams') and for batches ('batch N', "
-	"whose launches show back to back). With FILE.svg, or 'plot FILE.svg' after it, also "
-	"as SVG.\n"
-	"\n"
-	"Examples:\n"
-	"  set STREAMS=4\n"
-	"  run vadd\n"
-	"  timeline\n"
-	"  timeline vadd4.svg\n";
-const command cmd_timeline_entry = {
-	.name = "timeline",
-	.fn = cmd_timeline,
-	.args = "[FILE.svg]",
-	.help = "the last run's copies and kernels by stream, in time",
-	.min_args = 0,
-	.max_args = 1,
-	.compl = COMPL_PATH,
-	.long_help = lh_timeline,
-};
-
-static const char lh_roof[] =
-	"Measures the GPU's memory ceiling and its FP32 throughput (chains of fused "
-	"multiply-adds): the roofs that 'run' gives as a %. The memory roof is the best of a "
-	"device-to-device copy and cuplay's streaming kernels (16-byte loads and stores: read "
-	"only, write only, copy, tens of thousands of blocks); the datasheet's peak (memory "
-	"clock x bus width x 2) is shown beside it, 'unknown' when the driver gives neither. "
-	"They are measured once per device, before its first run, and kept in the cache directory, "
-	"so later processes start without measuring; 'roof' measures them again. It also measures the host "
-	"link, each way, from pageable and from pinned memory (a copy of 64 MiB): the roof of a "
-	"run on host data, whose copies could at best go both ways at once at the link's speed.\n"
-	"\n"
-	"On sm_80 and later it measures the tensor cores too, one roof per precision (FP16 and BF16 "
-	"with FP32 accumulate, TF32, INT8, FP8 from sm_89): cuplay's own kernels keep every SM's "
-	"tensor cores busy from registers, through mma.sync and, on sm_90, through wgmma (compiled for "
-	"sm_90a); the roof is the better of the two, shown beside the datasheet's dense figure (a table "
-	"of NVIDIA's datasheets by device name and SM count; 'unknown' for a device not in it). "
-	"explain and roofline hold a kernel on the tensor cores against its precision's roof. The tensor "
-	"roofs are measured when first needed and kept in the cache directory like the others.\n"
-	"\n"
-	"Example:\n"
-	"  roof\n";
-const command cmd_roof_entry = {
-	.name = "roof",
-	.fn = cmd_roof,
-	.args = "",
-	.help = "measure memory, FP32, tensor and host link ceilings",
-	.min_args = 0,
-	.max_args = 0,
-	.flags = CMD_NEEDS_GPU,
-	.compl = COMPL_NONE,
-	.long_help = lh_roof,
-};
-
-static const char lh_device[] =
-	"Shows the GPU in use, or switches to GPU N; every setting is kept. Without a GPU it "
-	"says so, and which architecture kernels are compiled for.\n"
-	"\n"
-	"Examples:\n"
-	"  device\n"
-	"  device 1\n";
-const command cmd_device_entry = {
-	.name = "device",
-	.fn = cmd_device,
-	.args = "[N]",
-	.help = "show the GPU, or switch to GPU N",
-	.min_args = 0,
-	.max_args = 1,
-	.compl = COMPL_NONE,
-	.long_help = lh_device,
-};

@@ -1,4 +1,4 @@
-/* cmds_measure.h: the commands that measure and write what was measured: run, sweep, compare, save, plot, report, timeline, roof, device (their entries, for the command table). */
+/* cmds_measure.h: the commands that measure and write what was measured: run, sweep, compare, save, plot, report (their entries, for the command table). */
 #ifndef CUPLAY_CMDS_MEASURE_H
 #define CUPLAY_CMDS_MEASURE_H
 
@@ -10,8 +10,5 @@ extern const command cmd_compare_entry;
 extern const command cmd_save_entry;
 extern const command cmd_plot_entry;
 extern const command cmd_report_entry;
-extern const command cmd_timeline_entry;
-extern const command cmd_roof_entry;
-extern const command cmd_device_entry;
 
 #endif

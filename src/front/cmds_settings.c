@@ -6,8 +6,6 @@
 #include "fileio.h"
 #include "headers.h"
 #include "help.h"
-#include "inspect.h"
-#include "look.h"
 #include "metrics.h"
 #include "search.h"
 #include "watch.h"

@@ -1,5 +1,5 @@
 /* explain.h: what limits a kernel, from its counters and its timing. Pure:
- * no CUDA, no worker; `explain` (cmd/look.c) gathers the figures, this
+ * no CUDA, no worker; `explain` (cmd/diagnose.c) gathers the figures, this
  * module reads them as Nsight Compute's Speed-of-Light section and its rules
  * do, and makes the record.
  *

@@ -1,22 +1,12 @@
-/* inspect.c: roof, device, ptx. */
-#include "inspect.h"
-#include "run.h"
+/* cmd_roof.c: the `roof` command: the device's memory, FP32 and tensor roofs, measured once and kept per device; its entry beside its handler. */
+#include "cmd_roof.h"
 #include "builtin.h"
 #include "clockcheck.h"
 #include "devcache.h"
-#include "fileio.h"
-#include "child.h"
-#include "sass.h"
 #include "troof.h"
-#include "timeline.h"
 
-#include <errno.h>
-#include <inttypes.h>
-#include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The FP32 roof: eight independent FMA chains per thread, enough threads to
  * fill every SM, so the FMA pipes and not latency set the pace. */
@@ -192,31 +182,6 @@ static void roof_save(const app *a, const char *path, const roofs *r)
 	sb_free(&b);
 }
 
-/* The kernel clock's check as a data field (null when not checked). */
-static void clock_offset_field(app *a, table *t, int row, int col)
-{
-	if (a->clk_device != a->device + 1 || !a->clk.known)
-		return;
-	if (a->opt.mask_times)
-		table_set(t, row, col, "<t>");
-	else
-		table_num(t, row, col, a->clk.offset_us);
-}
-
-/* The kernel clock's check as a line of text (figures masked with --mask-times). */
-static void clock_line(app *a)
-{
-	if (a->opt.mask_times) {
-		app_note(a, "kernel clock: %s", a->clk_device != a->device + 1 ? "not checked yet"
-		                                 : a->clk.known ? "checked against the profiler's duration"
-		                                                : "not checked");
-		return;
-	}
-	char *t = clock_check_text(a);
-	app_note(a, "%s", t);
-	free(t);
-}
-
 /* The roofs from the cache, else measured and kept: 0, or -1 (said). */
 static int roofs_of_device(app *a)
 {
@@ -387,250 +352,40 @@ int app_roof(app *a)
 	return 0;
 }
 
-int app_timeline_svg(app *a, const char *path)
+static int cmd_roof(app *a, int argc, char **argv, const char *rest)
 {
-	size_t n = strlen(path);
-	if (n < 4 || strcmp(path + n - 4, ".svg") != 0)
-		return app_error(a, "timeline: '%s': write an .svg file", path);
-	if (!a->timeline.spans)
-		return app_error(a, "timeline: %s", a->timeline.why ? a->timeline.why : "no run yet: 'run' a kernel first");
-	sbuf b = {0};
-	tl_svg(a->timeline.spans, a->timeline.n, a->timeline.title, 1, &b);
-	char *err = NULL;
-	if (write_sbuf(path, &b, &err) != 0) {
-		app_error(a, "timeline: %s", err);
-		free(err);
-		return -1;
-	}
-	app_note(a, "wrote %s", path);
-	return 0;
+	return app_roof(a);
 }
 
-int app_timeline(app *a, const char *svg_path)
-{
-	if (svg_path && (strlen(svg_path) < 4 || strcmp(svg_path + strlen(svg_path) - 4, ".svg") != 0))
-		return app_error(a, "timeline: '%s': write an .svg file", svg_path);
-	if (!a->timeline.spans && a->gpu != 1 && !a->timeline.title) {
-		app_note(a, "timeline: skipped (no GPU)");
-		return 0;
-	}
-	if (!a->timeline.spans && a->timeline.unavailable) { /* CUPTI would not: said, not an error of the session */
-		app_note(a, "timeline of %s: %s", a->timeline.title, a->timeline.why);
-		return 0;
-	}
-	if (!a->timeline.spans)
-		return app_error(a, "timeline: %s", a->timeline.why ? a->timeline.why : "no run yet: 'run' a kernel first");
-	sbuf b = {0};
-	tl_text(a->timeline.spans, a->timeline.n, a->timeline.title, 80, &b);
-	if (a->opt.mask_times) { /* the bars and figures are the GPU's: only the shape is kept */
-		sb_free(&b);
-		sb_printf(&b, "timeline of %s: %d spans\n", a->timeline.title, a->timeline.n);
-	}
-	if (a->display && a->format == FMT_TABLE && !a->opt.mask_times) {
-		sbuf svg = {0};
-		tl_svg(a->timeline.spans, a->timeline.n, a->timeline.title, 0, &svg);
-		app_figure(a, b.s, svg.s);
-		sb_free(&svg);
-	} else {
-		fputs(b.s, app_textf(a));
-	}
-	sb_free(&b);
-	if (a->timeline.lost > 0)
-		app_note(a, "  %d more spans were not kept (at most %d)", a->timeline.lost, RES_MAX_SPANS);
-	a->timeline.plot = 1;
-	return svg_path ? app_timeline_svg(a, svg_path) : 0;
-}
-
-int app_device(app *a, int argc, char **argv)
-{
-	if (argc > 1) {
-		char *end;
-		long n = strtol(argv[1], &end, 10);
-		if (end == argv[1] || *end || n < 0 || n > 1023)
-			return app_error(a, "device: '%s' is not a device number", argv[1]);
-		if (a->gpu == 1 && a->worker.dev.count > 0 && n >= a->worker.dev.count)
-			return app_error(a, "device: no GPU %ld (this machine has %d)", n, a->worker.dev.count);
-		if (a->worker.pid)
-			wc_stop(&a->worker);
-		a->device = (int)n;
-		a->device_set = 1;
-		if (a->gpu == 1)
-			a->gpu = -1;
-		memset(&a->roof, 0, sizeof a->roof);
-	}
-	/* without a GPU, one line says so, why, and what is compiled for */
-	int said = a->notice_said;
-	a->notice_said = 1;
-	int gpu = app_gpu(a);
-	a->notice_said = said || gpu == 0;
-	if (gpu < 0)
-		return -1;
-	if (!gpu) {
-		int sm = a->opt.arch_sm ? a->opt.arch_sm : 90;
-		if (a->opt.no_gpu)
-			app_note(a, "compile-only mode (--no-gpu), compiling for sm_%d", sm);
-		else
-			app_note(a, "%s: compile-only mode, compiling for sm_%d", a->gpu_why ? a->gpu_why : "no GPU", sm);
-		return 0;
-	}
-	char *err = NULL;
-	if (wc_device(&a->worker, &err) != 0) { /* the free memory, once the worker's context exists */
-		app_error(a, "device: %s", err ? err : "the GPU worker did not answer");
-		free(err);
-		return -1;
-	}
-	const devinfo *d = &a->worker.dev;
-	if (format_is_data(a->format)) {
-		const char *head[] = { "ordinal", "count", "name", "sm", "sm_count", "l2_bytes", "memory_bytes",
-			               "free_bytes", "driver", "clock_offset_us" };
-		table t;
-		table_init(&t, 10, head, NULL);
-		table_kind(&t, "device");
-		int r = table_row(&t);
-		table_num(&t, r, 0, d->ordinal);
-		table_num(&t, r, 1, d->count);
-		table_set(&t, r, 2, "%s", d->name);
-		table_num(&t, r, 3, d->cc_major * 10 + d->cc_minor);
-		table_num(&t, r, 4, d->sm_count);
-		table_num(&t, r, 5, (double)d->l2_bytes);
-		table_num(&t, r, 6, (double)d->total_mem);
-		table_num(&t, r, 7, (double)d->free_mem);
-		table_set(&t, r, 8, "%d.%d", d->driver_version / 1000, d->driver_version % 1000 / 10);
-		clock_check_cached(a);
-		clock_offset_field(a, &t, r, 9);
-		app_table(a, &t, 0);
-		table_free(&t);
-		return 0;
-	}
-	char mem[32], fr[32], l2[32];
-	fmt_bytes((double)d->total_mem, mem, sizeof mem);
-	fmt_bytes((double)d->free_mem, fr, sizeof fr);
-	fmt_bytes((double)d->l2_bytes, l2, sizeof l2);
-	app_note(a, "GPU %d of %d: %s, sm_%d%d, %d SMs, %s L2, %s memory (%s free), driver %d.%d",
-	         d->ordinal, d->count, d->name, d->cc_major, d->cc_minor, d->sm_count, l2, mem, fr,
-	         d->driver_version / 1000, d->driver_version % 1000 / 10);
-	clock_check_cached(a);
-	clock_line(a);
-	return 0;
-}
-
-/* Text that is data (ptx, sass) under csv/json: kept in memory, then one
- * record; help and other prose: on stderr. */
-static char *cap_buf;
-static size_t cap_len;
-static FILE *cap_file;
-static pid_t pager_pid = -1;
-
-/* 1 when typed input waits on stdin: lines typed ahead, which a pager
- * would read as its own commands (less's `s` saves to a file). */
-static int input_waiting(void)
-{
-	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
-	return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP));
-}
-
-/* The pager: $PAGER, else less; less in its secure mode either way
- * (LESSSECURE: no shell commands, no files saved or opened from it). Not
- * while lines typed ahead wait: they are the prompt's. */
-FILE *pager_open(app *a)
-{
-	/* a front end's display takes code as a display of its own */
-	if (format_is_data(a->format) || (a->display && a->display->show_code)) {
-		cap_file = open_memstream(&cap_buf, &cap_len);
-		return cap_file ? cap_file : stderr;
-	}
-	if (!a->opt.interactive || !isatty(STDOUT_FILENO) || input_waiting())
-		return stdout;
-	const char *pg = getenv("PAGER");
-	fflush(stdout);
-	char *cmd = xasprintf("LESSSECURE=1; export LESSSECURE; %s", pg && *pg ? pg : "less -FRX");
-	FILE *f = child_popen(cmd, &pager_pid);
-	free(cmd);
-	return f ? f : stdout;
-}
-
-void pager_close(app *a, FILE *f, const char *kind, const char *kernel)
-{
-	if (f && f == cap_file) {
-		fclose(f);
-		cap_file = NULL;
-		if (!format_is_data(a->format)) { /* a display's: code as code, prose as text */
-			fflush(stdout);
-			if (kind)
-				a->display->show_code(a->display->ctx, cap_buf ? cap_buf : "", kind);
-			else
-				fputs(cap_buf ? cap_buf : "", stdout);
-		} else if (kind) {
-			const char *head[] = { "kernel", "text" };
-			table t;
-			table_init(&t, 2, head, "ll");
-			table_kind(&t, kind);
-			int r = table_row(&t);
-			table_set(&t, r, 0, "%s", kernel ? kernel : "");
-			table_set(&t, r, 1, "%s", cap_buf ? cap_buf : "");
-			app_table(a, &t, 0);
-			table_free(&t);
-		} else {
-			fputs(cap_buf ? cap_buf : "", stderr);
-		}
-		free(cap_buf);
-		cap_buf = NULL;
-		cap_len = 0;
-	} else if (f && f != stdout && f != stderr) {
-		child_pclose(f, pager_pid);
-		pager_pid = -1;
-	} else {
-		fflush(stdout);
-	}
-}
-
-/* The .entry of one kernel and what it calls are in the module; print the
- * module header and that entry. */
-int app_ptx(app *a, const char *kernel)
-{
-	int *ks = NULL, nk = 0;
-	char *names[] = { (char *)kernel };
-	if (pick_kernels(a, kernel ? names : NULL, kernel ? 1 : 0, &ks, &nk) != 0)
-		return -1;
-	int k = ks[0];
-	free(ks);
-	runctx c;
-	if (run_prepare_for(a, NULL, 0, &k, 1, &c) != 0)
-		return -1;
-	int ci = cunit_find(c.u, a->file.sp->kernels[k].name);
-	if (!c.u->ptx || ci < 0) {
-		run_release(&c);
-		return app_error(a, "ptx: NVRTC kept no PTX for '%s'", a->file.sp->kernels[k].name);
-	}
-	const char *ptx = c.u->ptx;
-	char *entry = xasprintf(".entry %s(", c.u->lowered[ci]);
-	const char *e = strstr(ptx, entry);
-	if (!e) {
-		free(entry);
-		entry = xasprintf(".entry %s", c.u->lowered[ci]);
-		e = strstr(ptx, entry);
-	}
-	/* the entry with its source lines (from the -lineinfo .loc lines) */
-	sass_src src = { a->file.sp->path, a->file.sp->src };
-	char *annotated = ptx_extract(ptx, c.u->lowered[ci], &src, 1);
-	FILE *f = pager_open(a);
-	fprintf(f, "// %s: %s  (%s)\n", a->file.sp->kernels[k].name, c.vline, c.u->options);
-	if (annotated) {
-		fputs(annotated, f);
-	} else if (!e) {
-		fputs(ptx, f);
-	} else {
-		/* back up to the line start (".visible .entry ...") */
-		const char *start = e;
-		while (start > ptx && start[-1] != '\n')
-			start--;
-		const char *end = strstr(e, "\n}\n");
-		end = end ? end + 3 : e + strlen(e);
-		fwrite(start, 1, (size_t)(end - start), f);
-	}
-	pager_close(a, f, "ptx", a->file.sp->kernels[k].name);
-	free(annotated);
-	free(entry);
-	run_release(&c);
-	return 0;
-}
+static const char lh_roof[] =
+	"Measures the GPU's memory ceiling and its FP32 throughput (chains of fused "
+	"multiply-adds): the roofs that 'run' gives as a %. The memory roof is the best of a "
+	"device-to-device copy and cuplay's streaming kernels (16-byte loads and stores: read "
+	"only, write only, copy, tens of thousands of blocks); the datasheet's peak (memory "
+	"clock x bus width x 2) is shown beside it, 'unknown' when the driver gives neither. "
+	"They are measured once per device, before its first run, and kept in the cache directory, "
+	"so later processes start without measuring; 'roof' measures them again. It also measures the host "
+	"link, each way, from pageable and from pinned memory (a copy of 64 MiB): the roof of a "
+	"run on host data, whose copies could at best go both ways at once at the link's speed.\n"
+	"\n"
+	"On sm_80 and later it measures the tensor cores too, one roof per precision (FP16 and BF16 "
+	"with FP32 accumulate, TF32, INT8, FP8 from sm_89): cuplay's own kernels keep every SM's "
+	"tensor cores busy from registers, through mma.sync and, on sm_90, through wgmma (compiled for "
+	"sm_90a); the roof is the better of the two, shown beside the datasheet's dense figure (a table "
+	"of NVIDIA's datasheets by device name and SM count; 'unknown' for a device not in it). "
+	"explain and roofline hold a kernel on the tensor cores against its precision's roof. The tensor "
+	"roofs are measured when first needed and kept in the cache directory like the others.\n"
+	"\n"
+	"Example:\n"
+	"  roof\n";
+const command cmd_roof_entry = {
+	.name = "roof",
+	.fn = cmd_roof,
+	.args = "",
+	.help = "measure memory, FP32, tensor and host link ceilings",
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_NEEDS_GPU,
+	.compl = COMPL_NONE,
+	.long_help = lh_roof,
+};

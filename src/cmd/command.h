@@ -32,8 +32,9 @@ typedef enum {
 	COMPL__COUNT
 } compl_kind;
 
-/* A command: its entry, defined beside its handler (cmds_*.c) with named
- * fields, listed in the table (cmds.c). */
+/* A command: its entry, defined beside its handler (cmd/cmd_NAME.c, or a
+ * family's front/cmds_*.c) with named fields, listed in the table
+ * (front/cmds.c). */
 typedef struct command {
 	const char *name;
 	int (*fn)(app *a, int argc, char **argv, const char *rest);
