@@ -12,10 +12,6 @@ Test (default):
      with the same worker, and after `quit` no worker is left
   4. `quit` while the worker starts: cuplay leaves and no worker is left
   5. --no-gpu starts no worker
-  6. an empty cache: the first result before the roofs and the kernel
-     clock's check (the trace's order), their note after it on a line of
-     its own before the next prompt, the record's roof fraction filled in;
-     a run typed while they are measured goes first
 Closing line "first-result: N passed, N failed".
 
 --bench: the first result's time from Enter (prompt up 1 s) with the
@@ -185,71 +181,8 @@ def tests(tmp):
     left = [p for p in tagged("t5") if p != s.pid]
     s.finish()
     report(not left, "--no-gpu: no worker started", repr(left))
-    first_before_roofs(tmp)
     print("first-result: %d passed, %d failed" % (passed, failed))
     return failed == 0
-
-
-def first_before_roofs(tmp):
-    """6. On an empty cache the first result comes before the roofs and the
-    kernel clock's check (the trace's order); their note comes after it, on
-    a line of its own before the next prompt; the record gets its roof
-    fraction; a run typed while they are measured goes first."""
-    prompt = r"cuplay transpose> "
-    env = env_for(tmp, "t6", CUPLAY_TRACE="1", XDG_CACHE_HOME=os.path.join(tmp, "cold6"))
-    s = Session([CUPLAY, "-X"], env)
-    s.read(30, r"cuplay> ")
-    s.read(1.0)
-    s.send(CMD + "\r")
-    s.read(60, r"of the memory roof \(.*\n(.|\n)*" + prompt)
-    out = s.out
-    row = ROW.search(out)
-    wait = out.find("trace: roof: the roofs and the kernel clock's check wait until after the result")
-    measured = out.find("trace: roof: the roofs of this device measured")
-    clock = out.find("trace: clock: ")
-    # (the clock's check says nothing where the profiler is not permitted)
-    report(row is not None and 0 <= wait < row.start() and measured > row.start() and
-           (clock == -1 or clock > row.start()),
-           "empty cache: the first result before the roofs and the kernel clock's check are measured", out)
-    nxt = out.find("the roof column comes next")
-    note = re.search(r"\ntranspose_tiled: [0-9.]+% of the memory roof \([0-9]+ of [0-9]+ GB/s; the roofs measured "
-                     r"after its result\)\r?\n", out)
-    last_prompt = out.rfind(prompt)
-    report(row is not None and row.start() < nxt and note is not None and nxt < note.start() < last_prompt and
-           measured < note.start(), "empty cache: the table says the roof comes next; its note on a line of its "
-           "own before the next prompt", out)
-    csv = os.path.join(tmp, "first6.csv")
-    s.send("save %s\r" % csv)
-    s.read(10, prompt)
-    try:
-        with open(csv) as f:
-            rows = [l.rstrip("\n").split(",") for l in f]
-        col = rows[0].index("roof_frac")
-        frac = float(rows[1][col])
-    except (OSError, ValueError, IndexError):
-        frac = 0
-    report(0 < frac < 2, "empty cache: the record's roof fraction filled in once measured (%s)" % frac,
-           open(csv).read() if os.path.exists(csv) else "no " + csv)
-    s.finish()
-    # a run typed while they are measured goes first; they go on before a later prompt
-    env = env_for(tmp, "t6b", CUPLAY_TRACE="1", XDG_CACHE_HOME=os.path.join(tmp, "cold6b"))
-    s = Session([CUPLAY, "-X"], env)
-    s.read(30, r"cuplay> ")
-    s.read(1.0)
-    s.send(CMD + "\r")
-    s.read(60, ROW)
-    s.send("run transpose_tiled\r")
-    s.read(60, r"of the memory roof \(.*\n(.|\n)*" + prompt)
-    out = s.out
-    rows = [m.start() for m in ROW.finditer(out)]
-    gave = out.find("the measurement gives way to it")
-    note = out.find("of the memory roof (")
-    # the first row's note comes after the second (the roofs were kept when the clock's check gave way, so
-    # the second row may show its roof at once)
-    report(len(rows) == 2 and 0 <= gave < rows[1] and note > rows[1] and out.count("of the memory roof (") >= 1,
-           "a run typed while the roofs are measured goes first; the first row's roof follows before a later prompt",
-           out)
-    s.finish()
 
 
 def workers():

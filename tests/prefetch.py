@@ -144,6 +144,7 @@ def on_gpu():
         took, alive = r.quit()
         report(alive == [], "GPU: quit leaves no compiler process", str(alive))
         # `run` of every kernel compiles each on its own, at once, at most a core each, each cached
+        cores = os.cpu_count() or 1
         env = dict(os.environ, NO_COLOR="1", CUPLAY_TRACE="1", XDG_CACHE_HOME=os.path.join(tmp, "runall"))
         def cuplay(cmd):
             return subprocess.run([CUPLAY, "--no-gpu", "--mask-times", "-c", cmd], capture_output=True, text=True,

@@ -8,7 +8,6 @@
 #include "search.h"
 #include "cubin.h"
 
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <errno.h>
@@ -549,87 +548,6 @@ int app_roofs_once(app *a)
 	}
 	a->roof_busy = 0;
 	return 0;
-}
-
-int app_roofs_later(app *a)
-{
-	if (!a->opt.interactive || a->opt.no_gpu || a->gpu == 0 || !a->roofs_measure || a->roof_busy ||
-	    a->roof.device == a->device + 1 || app_gpu(a) <= 0)
-		return 0;
-	if (a->roofs_measure(a, ROOFS_CACHED) == 0)
-		return 0;
-	if (!a->roof_later)
-		a->roof_later = a->results.nruns + 1;
-	if (getenv("CUPLAY_TRACE"))
-		fprintf(stderr, "trace: roof: the roofs and the kernel clock's check wait until after the result\n");
-	return 1;
-}
-
-int app_gave_way(app *a)
-{
-	if (!a->roof_yield)
-		return 0;
-	struct pollfd in = { .fd = STDIN_FILENO, .events = POLLIN };
-	if (g_interrupt || (poll(&in, 1, 0) == 1 && (in.revents & (POLLIN | POLLHUP)))) {
-		a->roof_gave_way = 1;
-		if (getenv("CUPLAY_TRACE"))
-			fprintf(stderr, "trace: roof: a line typed: the measurement gives way to it\n");
-	}
-	return a->roof_gave_way;
-}
-
-/* The records that waited for the roofs get them, a note each. */
-static void roofs_fill(app *a, int first)
-{
-	for (int i = first < a->results.nruns ? first : 0; i < a->results.nruns; i++) {
-		measurement *m = &a->results.runs[i];
-		if (m->roof_gbps > 0 || m->link[0] || !m->timed || !m->device || strcmp(m->device, a->worker.dev.name) != 0)
-			continue;
-		app_roof_record(a, m);
-		app_flag_flops(a, m);
-		if (m->timed && m->clock == CLOCK_KERNEL && a->clk_device == a->device + 1 && a->clk.known) {
-			m->clock_offset_known = 1;
-			m->clock_offset_us = a->clk.offset_us;
-		}
-		if (!(m->roof_frac > 0))
-			continue;
-		if (a->opt.mask_times)
-			app_note(a, "%s: <t> of the memory roof (the roofs measured after its result)", m->kernel);
-		else
-			app_note(a, "%s: %.1f%% of the memory roof (%.0f of %.0f GB/s; the roofs measured after its result)",
-			         m->kernel, 100 * m->roof_frac, m->gbps, m->roof_gbps);
-	}
-}
-
-void app_roofs_after(app *a)
-{
-	if (!a->roof_later || a->roof_busy || a->gpu != 1)
-		return;
-	a->roof_yield = 1;
-	a->roof_gave_way = 0;
-	if (app_gave_way(a)) {
-		a->roof_yield = 0;
-		return;
-	}
-	a->roof_busy = 1;
-	uint64_t t0 = now_ns();
-	int rc = a->roofs_measure(a, ROOFS_MEMORY);
-	if (rc != 0 && !app_gave_way(a)) {
-		/* said; not tried again on this device (`roof` does) */
-		memset(&a->roof, 0, sizeof a->roof);
-		a->roof.device = a->device + 1;
-	}
-	a->roof_busy = 0;
-	a->roof_yield = 0;
-	if (getenv("CUPLAY_TRACE"))
-		fprintf(stderr, "trace: roof: measured after the result in %.1f ms%s\n", ms_since(t0),
-		        a->roof_gave_way ? ", stopped for the line typed: the next prompt goes on" : "");
-	if (a->roof_gave_way)
-		return;
-	int first = a->roof_later - 1;
-	a->roof_later = 0;
-	roofs_fill(a, first);
-	fflush(stdout);
 }
 
 int app_src_tensor(const char *src)

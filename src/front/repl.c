@@ -465,8 +465,6 @@ int repl_loop(app *a)
 		else
 			snprintf(prompt, sizeof prompt, "cuplay> ");
 		g_interrupt = 0;
-		app_roofs_after(a); /* what the first result went before, while the user reads */
-		g_interrupt = 0;
 		char *line = read_line(a, prompt);
 		if (!line) {
 			fputs("\n", stdout);
