@@ -534,6 +534,8 @@ static prof_status collect_samples(pcset *s, CUcontext ctx, CUdevice dev, const 
 		got = pcs_buffer(PCS_BUF_PCS, nr);
 		st = pcs_configure(ctx, period, idx, nr, conf, err, n);
 	}
+	if (st == PROF_OK && l->reload && l->reload(l->arg, err, n) != 0)
+		st = PROF_ERROR;
 	if (st == PROF_OK)
 		st = timed_launch(l, &h->sampling_ms, err, n);
 	/* the records of the kernel, a buffer at a time while more remain */

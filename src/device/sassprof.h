@@ -72,6 +72,10 @@ typedef struct sp_launch {
 	int (*prologue)(void *arg);
 	int (*launch)(void *arg);
 	void *arg;
+	/* with PC sampling enabled, before its launch: the kernel's module
+	 * loaded again (PC sampling sees only code loaded after it was
+	 * enabled); NULL: none. 0, or -1 with why in err. */
+	int (*reload)(void *arg, char *err, size_t n);
 } sp_launch;
 
 /* The SASS metrics of one launch into h and *pcs (h->npc records, caller

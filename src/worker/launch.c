@@ -3,6 +3,7 @@
  * slice, copy out). */
 #include "launch.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,4 +140,44 @@ int w_run_main(wrun *r, wpool *pool, const whost *wh, wkernels *k)
 	free(l);
 	free(ka);
 	return rc;
+}
+
+/* One kernel of the module loaded again, its dynamic shared memory
+ * allowed as the first load's was. */
+static CUresult function_again(CUmodule mod, const plan_launch *l, CUfunction *fn)
+{
+	CUresult e = cu.ModuleGetFunction(fn, mod, kernel_symbol(l));
+	if (e == CUDA_SUCCESS && l->smem > 48 * 1024)
+		e = cu.FuncSetAttribute(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l->smem);
+	return e;
+}
+
+int w_load_again(const plan *p, wkernels *k, char *err, size_t n)
+{
+	if (!k->image || !k->have_mod || k->have_first) {
+		snprintf(err, n, "the module cannot be loaded again for PC sampling");
+		return -1;
+	}
+	CUmodule mod;
+	CUresult e = cu.ModuleLoadData(&mod, k->image);
+	const char *call = "cuModuleLoadData";
+	if (e == CUDA_SUCCESS) {
+		CUfunction fn = NULL, steps[PLAN_MAX_STEPS];
+		call = "cuModuleGetFunction";
+		e = function_again(mod, &p->launch, &fn);
+		for (int j = 0; e == CUDA_SUCCESS && j < p->nsteps; j++)
+			e = function_again(mod, &p->steps[j], &steps[j]);
+		if (e == CUDA_SUCCESS) {
+			k->first_mod = k->mod;
+			k->have_first = 1;
+			k->mod = mod;
+			k->fn = fn;
+			for (int j = 0; j < p->nsteps; j++)
+				k->step_fn[j] = steps[j];
+			return 0;
+		}
+		(void)cu.ModuleUnload(mod); /* the error said is the lookup's */
+	}
+	snprintf(err, n, "%s failed when the module was loaded again for PC sampling: %s", call, cu_errstr(e));
+	return -1;
 }

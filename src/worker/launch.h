@@ -31,7 +31,15 @@ typedef struct wkernels {
 	kargs ka;
 	CUfunction step_fn[PLAN_MAX_STEPS]; /* a sequence's steps, in order */
 	kargs step_ka[PLAN_MAX_STEPS];
+	const void *image;   /* the module's image, for the request's length */
+	CUmodule first_mod;  /* the module before w_load_again, unloaded with mod */
+	int have_first;
 } wkernels;
+
+/* The module loaded again from k->image, its launch's and steps' kernels
+ * in place of the first load's (kept, unloaded at the reply): PC sampling
+ * sees only code loaded after it was enabled. 0, or -1 with why in err. */
+int w_load_again(const plan *p, wkernels *k, char *err, size_t n);
 
 void w_build_args(kargs *ka, const plan_launch *l, const CUdeviceptr *ptrs);
 /* Launches on the default stream (or st); every output of the pool counts

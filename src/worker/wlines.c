@@ -27,11 +27,12 @@ static void trace_names(wrun *r, const sp_head *h)
 	        (unsigned long long)h->nonuser_samples, names[0] ? names : "none");
 }
 
-void lines_pass(wrun *r, const wstart *st, int (*prologue)(void *arg), int (*launch)(void *arg), void *arg)
+void lines_pass(wrun *r, const wstart *st, int (*prologue)(void *arg), int (*launch)(void *arg),
+                int (*reload)(void *arg, char *err, size_t n), void *arg)
 {
 	const plan *p = r->p;
 	w_progress(r->chan, 0, WIRE_PHASE_HOST, 0); /* patching and sampling are slow host work */
-	sp_launch l = { prologue, launch, arg };
+	sp_launch l = { prologue, launch, arg, reload };
 	sp_head *h = xcalloc(1, sizeof *h);
 	sp_pc *pcs = NULL;
 	w_trace(r, "per-line run");

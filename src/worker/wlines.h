@@ -11,6 +11,7 @@
 /* The collection into r->chan->extra (an sp_head, then its sp_pc
  * records, sent after the result). Counters that cannot be had here are
  * said in the head and stop nothing; a failing launch is the run's error. */
-void lines_pass(wrun *r, const wstart *st, int (*prologue)(void *arg), int (*launch)(void *arg), void *arg);
+void lines_pass(wrun *r, const wstart *st, int (*prologue)(void *arg), int (*launch)(void *arg),
+                int (*reload)(void *arg, char *err, size_t n), void *arg);
 
 #endif

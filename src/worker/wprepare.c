@@ -157,6 +157,7 @@ static int load_kernels(wrun *r, const void *image, wkernels *k)
 	if (w_ck(r, cu.ModuleLoadData(&k->mod, image), "cuModuleLoadData") != 0)
 		return -1;
 	k->have_mod = 1;
+	k->image = image;
 	if (get_function(r, k->mod, &p->launch, &k->fn) != 0)
 		return -1;
 	for (int j = 0; j < p->nsteps; j++)

@@ -14,7 +14,9 @@ void reply_stage(wrun *r, wpool *pool, wprintf *pf, wkernels *k, wstaging *sg, c
 	pf_finish(r, pf);
 	if (k->have_mod)
 		cu.ModuleUnload(k->mod);
-	k->have_mod = 0;
+	if (k->have_first)
+		cu.ModuleUnload(k->first_mod);
+	k->have_mod = k->have_first = 0;
 	stage_trim(sg);
 	res->roof_gbps = rf->roof_gbps;
 	memcpy(res->link_gbps, rf->link_gbps, sizeof res->link_gbps);

@@ -517,6 +517,14 @@ static int prof_launch(void *arg)
 	return w_launch(x->r, x->c->pool, x->k->fn, &x->r->p->launch, &x->k->ka) != 0;
 }
 
+/* The per-line run's sampled launch: the module loaded again once PC
+ * sampling is on (w_load_again), the kernels of the run's last launches. */
+static int prof_reload(void *arg, char *err, size_t n)
+{
+	tctx *x = arg;
+	return w_load_again(x->r->p, x->k, err, n);
+}
+
 /* Before each pass, outside the profiled range: the prologue of a timed
  * sample (outputs reset, managed buffers placed, with flush a cold L2),
  * with the GPU idle after it, so the range holds only the kernel. */
@@ -643,7 +651,7 @@ int time_stage(wrun *r, wtimes *tt, const wcontents *c, const whost *wh, wkernel
 	if (p->t.do_time && res->status == RES_OK)
 		last_launch(&x);
 	if (p->lines && res->status == RES_OK && !w_stop_now(r->chan) && w_gpu_lock(r, &st->info) == 0)
-		lines_pass(r, st, prof_prologue, prof_launch, &x);
+		lines_pass(r, st, prof_prologue, prof_launch, prof_reload, &x);
 	w_gpu_unlock();
 	seq_free(&x.seq);
 	return res->status == RES_OK ? 0 : -1;

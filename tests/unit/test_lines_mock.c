@@ -52,12 +52,26 @@ static void mock_env(const char *name)
 		setenv(name, "1", 1);
 }
 
+/* The module loaded again for the sampled launch: counted, with whether
+ * PC sampling was on by then (it sees only code loaded after). */
+static int reloads, reloads_sampling;
+static int reload(void *arg, char *err, size_t n)
+{
+	(void)arg, (void)err, (void)n;
+	int c = 0, s = 0, p = 0, i = 0;
+	if (mock_state)
+		mock_state(&c, &s, &p, &i);
+	reloads++;
+	reloads_sampling += p;
+	return 0;
+}
+
 /* One collection; nothing may stay enabled after it (the device's
  * counter config stays set until sassprof_shutdown). */
 static prof_status collect(sp_head *h, sp_pc **pcs)
 {
-	launches = prologues = 0;
-	sp_launch l = { prologue, launch, NULL };
+	launches = prologues = reloads = reloads_sampling = 0;
+	sp_launch l = { prologue, launch, NULL, reload };
 	prof_status st = sassprof_collect((CUcontext)(void *)0x1000, 3, &l, 8, h, pcs);
 	int c = -1, s = -1, p = -1, i = -1;
 	if (mock_state) {
@@ -82,6 +96,7 @@ static void happy_path(void)
 	CHECK(collect(&h, &pcs) == PROF_OK);
 	CHECK(h.status == PROF_OK && h.samp_status == PROF_OK);
 	CHECK(launches == 3 && prologues == 3); /* plain, patched, sampled */
+	CHECK(reloads == 1 && (!mock_state || reloads_sampling == 1)); /* once, with sampling on */
 	CHECK(h.npc == 6 && h.nfuncs == 2);
 	const sp_pc *p = find_pc(&h, pcs, "k_main", 16);
 	CHECK(p != NULL);
