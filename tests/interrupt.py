@@ -137,10 +137,13 @@ def half_typed(term="dumb"):
 def replay(nogpu):
     path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "cuplay-interrupt-%d.session" % os.getpid())
     with open(path, "w") as f:
-        f.write("use transpose\nsweep TILE_SIZE=4,8,16,32 PAD=0,1,2,3,4,5,6,7 BLOCK_ROWS=1,2,4\nsay after the sweep\n")
+        # 256 configurations, each compiled: longer than the wait before Ctrl-C
+        # even where compiles run at once, one a core
+        f.write("use transpose\nsweep TILE_SIZE=4,8,16,32 PAD=0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15 "
+                "BLOCK_ROWS=1,2,4,8\nsay after the sweep\n")
     p = subprocess.Popen([CUPLAY] + (["--no-gpu"] if nogpu else []) + [path], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, env=dict(os.environ, NO_COLOR="1"))
-    time.sleep(2.0)
+    time.sleep(1.0)
     p.send_signal(signal.SIGINT)
     out = p.communicate(timeout=60)[0].decode(errors="replace")
     os.unlink(path)
