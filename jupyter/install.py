@@ -46,7 +46,11 @@ def main():
         "display_name": "cuplay",
         "language": "cuplay",
         "interrupt_mode": "signal",
-        "env": {"PYTHONPATH": HERE, "CUPLAY": exe},
+        # the kernel's own folder, then the path the installing Python was
+        # given (packages installed with --target, say): the kernelspec's
+        # env replaces the variable, it does not add to it
+        "env": {"PYTHONPATH": os.pathsep.join(p for p in [HERE, os.environ.get("PYTHONPATH", "")] if p),
+                "CUPLAY": exe},
         "metadata": {"debugger": False},
     }
     if o.args:
