@@ -143,43 +143,6 @@ def on_gpu():
                "GPU: the run typed after set waits for that compile and checks ok", first + ran + "\n".join(t))
         took, alive = r.quit()
         report(alive == [], "GPU: quit leaves no compiler process", str(alive))
-        # `run` of every kernel compiles each on its own, at once, at most a core each, each cached
-        cores = os.cpu_count() or 1
-        env = dict(os.environ, NO_COLOR="1", CUPLAY_TRACE="1", XDG_CACHE_HOME=os.path.join(tmp, "runall"))
-        def cuplay(cmd):
-            return subprocess.run([CUPLAY, "--no-gpu", "--mask-times", "-c", cmd], capture_output=True, text=True,
-                                  cwd=ROOT, env=env, timeout=300)
-        runs = [cuplay("use matmul; set N=1024; run") for _ in range(2)]
-        got = [re.search(r"trace: (\d+) of (\d+) compiles made at once, (\d+) at a time", r.stderr) for r in runs]
-        report(got[0] is not None and got[0].group(1) == "3" and got[0].group(2) == "3" and
-               0 < int(got[0].group(3)) <= min(cores, 3) and "(compiled in <t>, sm_90)" in runs[0].stdout,
-               "run: matmul's three kernels compiled each on its own, at once, at most one a core",
-               runs[0].stdout[-800:] + runs[0].stderr[-800:])
-        report(got[1] is not None and got[1].group(1) == "0" and "(cached, sm_90)" in runs[1].stdout and
-               runs[1].stdout == runs[0].stdout.replace("(compiled in <t>, sm_90)", "(cached, sm_90)"),
-               "run again: every kernel from the cache, the same output", runs[1].stdout[-800:] + runs[1].stderr[-800:])
-        one = cuplay("use matmul; set N=1024; run matmul_register_tiled")
-        report("(cached, sm_90)" in one.stdout and "trace: matmul_register_tiled compile" not in one.stderr and
-               "matmul_register_tiled" in one.stdout,
-               "run of one of them after: its own unit from the cache", one.stdout[-800:])
-        env["XDG_CACHE_HOME"] = os.path.join(tmp, "runall2")
-        after = cuplay("use matmul; set N=1024; run matmul_tiled; run")
-        got = re.search(r"trace: (\d+) of (\d+) compiles made at once", after.stderr)
-        report(got is not None and got.group(1) == "2" and got.group(2) == "3",
-               "run after run K: K's unit from the cache, the two others compiled", after.stderr[-800:])
-        # a warning in code every kernel's unit holds is said once, as the whole file's compile says it
-        with open(os.path.join(ROOT, "kernels_src", "matmul.cu")) as f:
-            src = f.read()
-        warned = os.path.join(tmp, "warned.cu")
-        with open(warned, "w") as f:
-            f.write(src.replace("__global__ void matmul_naive(",
-                                "__device__ int unused_here() { int never_used; return 1; }\n"
-                                "__global__ void matmul_naive(", 1))
-        env["XDG_CACHE_HOME"] = os.path.join(tmp, "runall3")
-        w = cuplay("use %s; set N=1024; run" % warned)
-        report(w.stdout.count('variable "never_used" was declared but never referenced') == 1 and
-               "matmul_register_tiled" in w.stdout,
-               "run: a warning every kernel's unit gives is said once", w.stdout[-1200:])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"prefetch: {passed} passed, {failed} failed")
