@@ -155,7 +155,7 @@ typedef struct app_results {
  * cmd/builtin and cmd/run), and the run loop needs the roofs before its
  * first measurement (app_roofs_once, app_troofs_once, here): a call from
  * the session down to the commands and back that no order of modules
- * allows. The front end installs cmd/cmd_roof.c's roofs_measure
+ * allows. The front end installs cmd/cmd_roof.c's roof_measure_now
  * (front/cmds.c, command_init); tests/layers.sh lists it. tensor 0: the
  * memory and FP32 roofs (app.roof), 1: the tensor roofs (app.troof); 0,
  * or -1 with the error said. */

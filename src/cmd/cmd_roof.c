@@ -206,7 +206,7 @@ static int roofs_of_device(app *a)
 	return rc;
 }
 
-int roofs_measure(app *a, int tensor)
+int roof_measure_now(app *a, int tensor)
 {
 	if (tensor)
 		return troof_measure(a, 0);

@@ -14,6 +14,6 @@ int app_roof(app *a);
  * errors: tensor 0 the memory roofs (app.roof: the copy, the streaming
  * kernels, the datasheet's peak, FP32), 1 the tensor roofs (app.troof).
  * The session's roofs_measure callback (app.h says why). */
-int roofs_measure(app *a, int tensor);
+int roof_measure_now(app *a, int tensor);
 
 #endif

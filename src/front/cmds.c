@@ -250,7 +250,7 @@ static const command *const commands[] = {
 
 void command_init(app *a)
 {
-	a->roofs_measure = roofs_measure; /* app.h says why */
+	a->roofs_measure = roof_measure_now; /* app.h says why */
 }
 
 const command *const *command_table(int *n)
