@@ -101,7 +101,11 @@ def at_prompt(nogpu, term="dumb"):
     read_until(fd, "cuplay>", 20)
     os.write(fd, b"use transpose\r")
     read_until(fd, "cuplay transpose>", 20)
-    os.write(fd, b"set N=2000\r")
+    # the value set, seen set (`show`), before Ctrl-C: a line editor redraws
+    # its prompt at each key typed, so a prompt read back is no sign that
+    # the command has run (and `set` itself stops at Ctrl-C)
+    os.write(fd, b"set N=2000\rshow\r")
+    read_until(fd, "2000 (set)", 20)
     read_until(fd, "cuplay transpose>", 20)
     os.write(fd, b"\x03")
     fresh, ok = read_until(fd, "cuplay transpose>", 10)
