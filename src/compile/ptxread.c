@@ -336,21 +336,31 @@ typedef struct scan {
 	int changed;
 } scan;
 
+/* The next whole name of operand o at or after *at (one that no name
+ * character precedes): its start in *at, its length in *len; 0 when none
+ * is left. */
+static int next_ident(const operand *o, size_t *at, size_t *len)
+{
+	size_t i = *at;
+	while (i < o->n && (!ident_start((unsigned char)o->s[i]) || (i > 0 && ident_char((unsigned char)o->s[i - 1]))))
+		i++;
+	if (i >= o->n)
+		return 0;
+	size_t j = i;
+	while (j < o->n && ident_char((unsigned char)o->s[j]))
+		j++;
+	*at = i;
+	*len = j - i;
+	return 1;
+}
+
 /* The mask an operand carries: its registers' masks; a parameter named
  * outside ld.param has its address taken (counted as read). */
 static uint64_t mask_of(scan *sc, const operand *o, int param_load)
 {
 	uint64_t m = 0;
-	for (size_t i = 0; i < o->n;) {
-		unsigned char c = (unsigned char)o->s[i];
-		if (!ident_start(c) || (i > 0 && ident_char((unsigned char)o->s[i - 1]))) {
-			i++;
-			continue;
-		}
-		size_t j = i;
-		while (j < o->n && ident_char((unsigned char)o->s[j]))
-			j++;
-		int pi = param_index(sc->e, o->s + i, j - i);
+	for (size_t i = 0, len; next_ident(o, &i, &len); i += len) {
+		int pi = param_index(sc->e, o->s + i, len);
 		if (pi >= 0) {
 			m |= (uint64_t)1 << pi;
 			if (!param_load) {
@@ -358,11 +368,10 @@ static uint64_t mask_of(scan *sc, const operand *o, int param_load)
 				sc->writes |= (uint64_t)1 << pi;
 			}
 		} else {
-			reg *g = reg_find(&sc->r, o->s + i, j - i, 0);
+			reg *g = reg_find(&sc->r, o->s + i, len, 0);
 			if (g)
 				m |= g->mask;
 		}
-		i = j;
 	}
 	return m;
 }
@@ -372,23 +381,14 @@ static void taint(scan *sc, const operand *o, uint64_t m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < o->n;) {
-		unsigned char c = (unsigned char)o->s[i];
-		if (!ident_start(c) || (i > 0 && ident_char((unsigned char)o->s[i - 1]))) {
-			i++;
-			continue;
-		}
-		size_t j = i;
-		while (j < o->n && ident_char((unsigned char)o->s[j]))
-			j++;
-		if (param_index(sc->e, o->s + i, j - i) < 0) {
-			reg *g = reg_find(&sc->r, o->s + i, j - i, 1);
+	for (size_t i = 0, len; next_ident(o, &i, &len); i += len) {
+		if (param_index(sc->e, o->s + i, len) < 0) {
+			reg *g = reg_find(&sc->r, o->s + i, len, 1);
 			if ((g->mask | m) != g->mask) {
 				g->mask |= m;
 				sc->changed = 1;
 			}
 		}
-		i = j;
 	}
 }
 
@@ -661,24 +661,15 @@ static int var_index(const ptx_var *v, int n, const char *s, size_t len)
 static uint64_t var_mask(regs *r, const ptx_var *v, int nv, const operand *o)
 {
 	uint64_t m = 0;
-	for (size_t i = 0; i < o->n;) {
-		unsigned char c = (unsigned char)o->s[i];
-		if (!ident_start(c) || (i > 0 && ident_char((unsigned char)o->s[i - 1]))) {
-			i++;
-			continue;
-		}
-		size_t j = i;
-		while (j < o->n && ident_char((unsigned char)o->s[j]))
-			j++;
-		int vi = var_index(v, nv, o->s + i, j - i);
+	for (size_t i = 0, len; next_ident(o, &i, &len); i += len) {
+		int vi = var_index(v, nv, o->s + i, len);
 		if (vi >= 0) {
 			m |= (uint64_t)1 << vi;
 		} else {
-			reg *g = reg_find(r, o->s + i, j - i, 0);
+			reg *g = reg_find(r, o->s + i, len, 0);
 			if (g)
 				m |= g->mask;
 		}
-		i = j;
 	}
 	return m;
 }
@@ -704,20 +695,12 @@ static int var_stmt(regs *r, const ptx_var *v, int nv, const stmt *st, uint64_t 
 	if (!src)
 		return grew;
 	const operand *d = &st->ops[0];
-	for (size_t i = 0; i < d->n;) {
-		if (!ident_start((unsigned char)d->s[i]) || (i > 0 && ident_char((unsigned char)d->s[i - 1]))) {
-			i++;
-			continue;
-		}
-		size_t j = i;
-		while (j < d->n && ident_char((unsigned char)d->s[j]))
-			j++;
-		reg *g = reg_find(r, d->s + i, j - i, 1);
+	for (size_t i = 0, len; next_ident(d, &i, &len); i += len) {
+		reg *g = reg_find(r, d->s + i, len, 1);
 		if ((g->mask | src) != g->mask) {
 			g->mask |= src;
 			grew = 1;
 		}
-		i = j;
 	}
 	return grew;
 }
