@@ -3,7 +3,7 @@
 # exit, no colour, shipped (the kernel files and lessons that come with
 # cuplay) and have_gpu.
 set -u
-cd "$(dirname "${BASH_SOURCE[1]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shipped: the kernel files and lessons MANIFEST lists (not one's own)
 . tests/shipped.sh
 CUPLAY=${CUPLAY:-./cuplay}
