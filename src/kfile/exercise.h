@@ -4,7 +4,8 @@
  *
  *   name        transpose                 the exercise's name: [a-z0-9_-], at most 63
  *   title       Transpose N x N floats    one line shown on the board
- *   file        transpose.cu              the starting kernel file (in kernels_src/)
+ *   file        transpose.cu              the starting kernel file: in kernels_src/ beside the
+ *                                         exercise's sessions/ folder, else where `use` finds it
  *   kernel      transpose_tiled           the kernel a submission must define
  *   baseline    transpose_naive           the starting file's kernel to beat
  *   sizes       N=8192                    the size timed (and checked): NAME=VALUE[,NAME=VALUE]
