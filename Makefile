@@ -63,6 +63,28 @@ DEFINES   += $(BOARD_CFLAGS)
 BASEFLAGS += $(BOARD_CFLAGS)
 LIBS      += $(BOARD_LIBS)
 
+# libcurl for `submit` (a class board's client), where its headers are
+# found: pkg-config's, else BOARD_PREFIX's include/ with the library from its
+# lib/ or the system's libcurl.so.4 (a host with the library and no headers:
+# `make BOARD_PREFIX=DIR`, DIR holding include/curl/). Without it, submit
+# says so in one line; HAVE_CURL=0 leaves it out.
+ifeq ($(origin HAVE_CURL), undefined)
+CURL_TRY = echo 'int main(void){return curl_global_init(0);}' | $(CC) -x c -include curl/curl.h - -o /dev/null
+ifneq ($(BOARD_PREFIX),)
+CURL_CFLAGS := -I$(BOARD_PREFIX)/include
+CURL_LIBS   := -L$(BOARD_PREFIX)/lib $(shell for l in -lcurl -l:libcurl.so.4; do $(CURL_TRY) $(CURL_CFLAGS) \
+                 -L$(BOARD_PREFIX)/lib $$l >/dev/null 2>&1 && { echo $$l; break; }; done)
+else
+CURL_CFLAGS := $(shell pkg-config --cflags libcurl 2>/dev/null)
+CURL_LIBS   := $(shell pkg-config --libs libcurl 2>/dev/null)
+endif
+HAVE_CURL := $(shell $(CURL_TRY) $(CURL_CFLAGS) $(CURL_LIBS) >/dev/null 2>&1 && echo 1 || echo 0)
+endif
+ifeq ($(HAVE_CURL),1)
+BASEFLAGS += -DHAVE_CURL=1 $(CURL_CFLAGS)
+LIBS      += $(CURL_LIBS)
+endif
+
 ifeq ($(SANITIZE),1)
 BASEFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDSAN     := -fsanitize=address,undefined
@@ -190,7 +212,10 @@ demo: cuplay
 # DOCDIR. `uninstall` removes those same files, then the directories
 # install made if empty.
 SHIP_FILES = $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' MANIFEST)
-SHIP_DIRS  = $(DESTDIR)$(SHAREDIR)/kernels_src $(DESTDIR)$(SHAREDIR)/sessions
+SHIP_SUBS  = kernels_src sessions sessions/exercises
+SHIP_DIRS  = $(SHIP_SUBS:%=$(DESTDIR)$(SHAREDIR)/%)
+# the shipped files directly in folder $(1)
+ship_in    = $(foreach f,$(SHIP_FILES),$(if $(filter $(1)/,$(dir $(f))),$(f)))
 DOC_FILES  = $(wildcard README.md) $(sort $(wildcard docs/*.md))
 
 install: cuplay
@@ -198,8 +223,8 @@ install: cuplay
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/cuplay
 	install -m 644 cuplay.1 $(DESTDIR)$(MANDIR)/man1/cuplay.1
 	$(if $(DOC_FILES),install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/)
-	$(foreach d,kernels_src sessions,$(if $(filter $(d)/%,$(SHIP_FILES)),\
-	  install -m 644 $(filter $(d)/%,$(SHIP_FILES)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
+	$(foreach d,$(SHIP_SUBS),$(if $(call ship_in,$(d)),\
+	  install -m 644 $(call ship_in,$(d)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
 
 # The Jupyter kernel (jupyter/, docs/classroom.md): the kernelspec `cuplay`,
 # run by the Python given (it needs ipykernel), for this user; a shared
@@ -212,7 +237,7 @@ jupyter-install: cuplay
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cuplay $(DESTDIR)$(MANDIR)/man1/cuplay.1 \
 	  $(addprefix $(DESTDIR)$(SHAREDIR)/,$(SHIP_FILES)) $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
-	@for d in $(SHIP_DIRS) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR); do \
+	@for d in $(DESTDIR)$(SHAREDIR)/sessions/exercises $(SHIP_DIRS) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR); do \
 	  if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || echo "uninstall: kept $$d (it holds files install did not write)"; fi; \
 	done
 

@@ -114,6 +114,7 @@ typedef struct app_opts {
 	char arch_suffix;     /* --arch sm_XYa or sm_XYf: 'a' or 'f' (target.h); else 0 */
 	timing_opts topt;
 	double timeout_s;
+	uint64_t seed;        /* the random inputs' seed (--verify's fresh inputs); 0: the plan's own */
 	const char *exe;      /* this binary, for the worker */
 } app_opts;
 
@@ -208,6 +209,8 @@ typedef struct app {
 	sbuf state_said;      /* "\nFILE\tKERNEL\n"...: kernels whose state kept across launches was said */
 	int nkseen;
 	const char *cmd_text; /* the command being run, as typed */
+	char *board_url;      /* `board URL`: the class board `submit` sends to; NULL: CUPLAY_BOARD */
+	char *board_token;    /* `token T`: the student's token; NULL: CUPLAY_TOKEN */
 	int quit;
 } app;
 

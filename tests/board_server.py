@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/board.py: `cuplay --board` on a free localhost port, with a
+"""tests/board_server.py: `cuplay --board` on a free localhost port, with a
 database of its own and a stand-in verifier (CUPLAY_BOARD_VERIFY: a
 program that reads the source on stdin and prints a verify line, told what
 to do by the source's text), so that no test waits for a compile or needs a
@@ -8,7 +8,7 @@ requests, unknown and closed exercises, the ranking, the live events, a
 verification stopped at its limit, and a board killed (-9) and started again:
 everything acknowledged is there, a submission in flight is run again.
 
-Prints ok:/FAIL: lines and "board: N passed, N failed, N skipped".
+Prints ok:/FAIL: lines and "board_server: N passed, N failed, N skipped".
 CUPLAY: the binary (default ./cuplay)."""
 import json
 import os
@@ -26,6 +26,17 @@ import urllib.request
 
 CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
 passed = failed = skipped = 0
+
+# an exercise: the stand-in reads none of it, the board its title and limits
+EXERCISE = """name        %s
+title       The %s race
+file        transpose.cu
+kernel      transpose_tiled
+baseline    transpose_naive
+sizes       N=2048
+rank_by     median_ms
+limits      time=2 memory=16384 source=65536
+"""
 
 STAND_IN = r'''#!/usr/bin/env python3
 import json, os, re, sys, time
@@ -195,7 +206,9 @@ def test_errors(b, ada):
     st, j = b.js("POST", "/api/exercises/transpose/close", token=b.teacher)
     check("the teacher closes an exercise", st == 200 and j.get("open") is False, (st, j))
     st, j = b.js("GET", "/api/exercises")
-    check("the exercises list says closed", st == 200 and {"name": "transpose", "title": "transpose", "open": False} in j, j)
+    check("the exercises list says closed, with the exercise's title; one that does not parse left out",
+          st == 200 and {"name": "transpose", "title": "The transpose race", "open": False} in j
+          and not any(x["name"] == "broken" for x in j), j)
     st, j = submit(b, ada, "x")
     check("a closed exercise is 409", st == 409, (st, j))
     st, j = b.js("POST", "/api/exercises/transpose/open", token=b.teacher)
@@ -339,14 +352,17 @@ def test_restart(tmp, b, ada):
 def main():
     global skipped
     if not os.access(CUPLAY, os.X_OK):
-        print("board: 0 passed, 1 failed, 0 skipped\nFAIL: no binary %s" % CUPLAY)
+        print("board_server: 0 passed, 1 failed, 0 skipped\nFAIL: no binary %s" % CUPLAY)
         return 1
     tmp = tempfile.mkdtemp(prefix="cuplay-board-test-")
     try:
         os.makedirs(os.path.join(tmp, "ex"))
         os.makedirs(os.path.join(tmp, "run"))
         for n in ("transpose", "reduce"):
-            open(os.path.join(tmp, "ex", n + ".exercise"), "w").close()
+            with open(os.path.join(tmp, "ex", n + ".exercise"), "w") as f:
+                f.write(EXERCISE % (n, n))
+        with open(os.path.join(tmp, "ex", "broken.exercise"), "w") as f:
+            f.write("name broken\n")
         v = os.path.join(tmp, "verify.py")
         with open(v, "w") as f:
             f.write(STAND_IN)
@@ -356,10 +372,10 @@ def main():
         m = re.search(r"--board needs (.*), absent", probe.stderr)
         if m:
             skipped += 1
-            print("board: skipped: cuplay was built without %s" % m.group(1))
-            print("board: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+            print("board_server: skipped: cuplay was built without %s" % m.group(1))
+            print("board_server: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
             return 0
-        b = Board(tmp, extra=["--time-limit", "3"])
+        b = Board(tmp, extra=["--grace", "1"])
         try:
             ada, bob = student(b, "ada"), student(b, "bob")
             test_tokens(b, ada, bob)
@@ -380,7 +396,7 @@ def main():
         bad("board", repr(e))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("board: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    print("board_server: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
     return 1 if failed else 0
 
 
