@@ -88,16 +88,21 @@ def check(name, cond, why=""):
         bad(name, why)
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 class Board:
-    def __init__(self, tmp, extra=(), env=None):
+    def __init__(self, tmp, extra=(), env=None, exercises=None, stand_in=True, db="board.db"):
         e = dict(os.environ)
-        e["CUPLAY_BOARD_VERIFY"] = os.path.join(tmp, "verify.py")
+        e.pop("CUPLAY_BOARD_VERIFY", None)
+        if stand_in:
+            e["CUPLAY_BOARD_VERIFY"] = os.path.join(tmp, "verify.py")
         e["TMPDIR"] = os.path.join(tmp, "run")
         e.update(env or {})
         self.p = subprocess.Popen(
-            [CUPLAY, "--board", "--port", "0", "--db", os.path.join(tmp, "board.db"),
-             "--exercises", os.path.join(tmp, "ex"), "--gpus", "none"] + list(extra),
-            stdout=subprocess.PIPE, stderr=open(os.path.join(tmp, "board.err"), "a"), env=e, text=True)
+            [CUPLAY, "--board", "--port", "0", "--db", os.path.join(tmp, db),
+             "--exercises", exercises or os.path.join(tmp, "ex"), "--gpus", "none"] + list(extra),
+            stdout=subprocess.PIPE, stderr=open(os.path.join(tmp, "board.err"), "a"), env=e, text=True, cwd=ROOT)
         line = self.p.stdout.readline()
         m = re.match(r"board: (http://127\.0\.0\.1:\d+)/  teacher token: ([0-9a-f]{32})$", line.strip())
         if not m:
@@ -349,6 +354,23 @@ def test_restart(tmp, b, ada):
     return b2
 
 
+def test_real_verify(tmp):
+    """cuplay --verify itself, compile-only, on the tests' quick exercise"""
+    b = Board(tmp, exercises=os.path.join(ROOT, "tests/kernels/board"), stand_in=False, db="real.db")
+    try:
+        tok = student(b, "real")
+        src = open(os.path.join(ROOT, "tests/kernels/board/tiled.cu")).read()
+        good = submit(b, tok, src, exercise="quick")[1]
+        typo = submit(b, tok, open(os.path.join(ROOT, "tests/kernels/board/typo.cu")).read(), exercise="quick")[1]
+        g, t = b.wait_done(good["id"], tok, limit=120), b.wait_done(typo["id"], tok, limit=120)
+        check("verify: a correct kernel compiled without a GPU is 'needs_gpu', run in a directory of its own",
+              g and g["result"]["status"] == "needs_gpu" and g["result"]["kernel"] == "transpose_tiled", g)
+        check("verify: a kernel with a mistake is 'compile_error'",
+              t and t["result"]["status"] == "compile_error", t)
+    finally:
+        b.stop()
+
+
 def main():
     global skipped
     if not os.access(CUPLAY, os.X_OK):
@@ -389,6 +411,7 @@ def main():
             b = test_restart(tmp, b, ada)
         finally:
             b.stop()
+        test_real_verify(tmp)
         err = open(os.path.join(tmp, "board.err")).read()
         check("the board's own messages: no sanitizer report", "runtime error" not in err and "Sanitizer" not in err,
               err[-2000:])
