@@ -26,6 +26,7 @@ import urllib.request
 
 CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
 passed = failed = skipped = 0
+stops = []  # the exit status of each board stopped by SIGTERM
 
 # an exercise: the stand-in reads none of it, the board its title and limits
 EXERCISE = """name        %s
@@ -143,10 +144,12 @@ class Board:
     def stop(self, sig=signal.SIGTERM):
         self.p.send_signal(sig)
         try:
-            self.p.wait(timeout=20)
+            self.p.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.p.kill()
             self.p.wait()
+        if sig == signal.SIGTERM:
+            stops.append(self.p.returncode)
 
 
 def student(b, name):
@@ -413,10 +416,14 @@ def main():
             b.stop()
         test_real_verify(tmp)
         err = open(os.path.join(tmp, "board.err")).read()
-        check("the board's own messages: no sanitizer report", "runtime error" not in err and "Sanitizer" not in err,
-              err[-2000:])
+        check("the boards stopped by SIGTERM exit 0, no sanitizer report (leaks included)",
+              stops == [0, 0] and "runtime error" not in err and "Sanitizer" not in err, (stops, err[-2000:]))
     except Exception as e:  # a test that could not go on is a failure, said
-        bad("board", repr(e))
+        try:
+            err = open(os.path.join(tmp, "board.err")).read()[-3000:]
+        except OSError:
+            err = ""
+        bad("board", repr(e) + "\n    the board said:\n" + err)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("board_server: %d passed, %d failed, %d skipped" % (passed, failed, skipped))

@@ -486,7 +486,8 @@ int bs_ranking(bstore *s, const char *exercise, brank **rows, int *n)
 		*n = 0;
 		return -1;
 	}
-	qsort(r, (size_t)m, sizeof *r, rank_cmp);
+	if (m > 1)
+		qsort(r, (size_t)m, sizeof *r, rank_cmp);
 	/* the best of each student on each GPU kind: the first seen */
 	int k = 0, rank = 0;
 	for (int i = 0; i < m; i++) {
