@@ -116,7 +116,7 @@ else
 	mock() { # mock RESULT: starts the stand-in, its port in $port
 		MOCK_RESULT=$1 MOCK_LOG="$tmp/mock.log" python3 tests/board_mock.py >"$tmp/port" 2>"$tmp/mock.err" &
 		mock_pid=$!
-		for _ in $(seq 1 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+		for _ in $(seq 1 200); do [ -s "$tmp/port" ] && break; sleep 0.1; done
 		port=$(cat "$tmp/port")
 	}
 	: >"$tmp/mock.log"
