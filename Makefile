@@ -2,8 +2,8 @@
 #
 # src/ is in folders by layer, bottom to top (src/README.md; a file calls
 # only its own layer and those below, as tests/layers.sh checks):
-#   base  check  kfile  compile  device  client  worker  record  cmd  front
-LAYERS    := base check kfile compile device client worker record cmd front
+#   base  check  kfile  compile  device  client  worker  record  cmd  board  front
+LAYERS    := base check kfile compile device client worker record cmd board front
 
 CUDA_HOME ?= /usr/local/cuda
 PREFIX    ?= /usr/local
@@ -39,6 +39,29 @@ LIBS      += -lreadline
 else
 BASEFLAGS += -DHAVE_LINENOISE=1 -Ivendor/linenoise
 endif
+
+# The class board (`cuplay --board`, src/board/) links GNU libmicrohttpd and
+# SQLite: from BOARD_PREFIX (DIR/include, DIR/lib; the lib folder first on
+# the link and in the run path, sonames as the GPU hosts have them), else
+# pkg-config. Without them the rest builds and `cuplay --board` says which
+# is absent.
+ifneq ($(BOARD_PREFIX),)
+BOARD_CFLAGS := -I$(abspath $(BOARD_PREFIX))/include
+BOARD_LIBS   := -L$(abspath $(BOARD_PREFIX))/lib -Wl,-rpath,$(abspath $(BOARD_PREFIX))/lib \
+                $(if $(wildcard $(BOARD_PREFIX)/lib/libmicrohttpd.so),-lmicrohttpd,-l:libmicrohttpd.so.12) \
+                $(if $(wildcard $(BOARD_PREFIX)/lib/libsqlite3.so),-lsqlite3,-l:libsqlite3.so.0)
+else
+BOARD_MISSING := $(strip $(foreach p,libmicrohttpd sqlite3,$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))))
+ifeq ($(BOARD_MISSING),)
+BOARD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd sqlite3)
+BOARD_LIBS   := $(shell pkg-config --libs libmicrohttpd sqlite3)
+else
+BOARD_CFLAGS := -DBOARD_MISSING='"$(subst $() $(), and ,$(BOARD_MISSING))"'
+endif
+endif
+DEFINES   += $(BOARD_CFLAGS)
+BASEFLAGS += $(BOARD_CFLAGS)
+LIBS      += $(BOARD_LIBS)
 
 # libcurl for `submit` (a class board's client), where its headers are
 # found: pkg-config's, else BOARD_PREFIX's include/ with the library from its
@@ -260,7 +283,7 @@ $(FUZZ_BUILD)/%.o: src/%.c
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fixture.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	$(SAY) "  LINK  $@"
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -pthread -ldl -lm \
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -pthread -ldl -lm $(BOARD_LIBS) \
 	  || { echo "make: $@ needs clang with libFuzzer and the sanitizer runtimes" \
 	            "(Debian: apt-get install clang libclang-rt-dev)" >&2; exit 1; }
 
