@@ -470,7 +470,7 @@ int verify_run(app *a, const verify_req *r, sbuf *json)
 	if (over < 0)
 		return -1;
 	const char *base = strrchr(r->source, '/');
-	v.name = strcmp(r->source, "-") == 0 ? "submission.cu" : base ? base + 1 : r->source;
+	v.name = r->name ? r->name : strcmp(r->source, "-") == 0 ? "submission.cu" : base ? base + 1 : r->source;
 	v.seed = r->seed;
 	while (!v.seed || v.seed == PLAN_SEED_DEFAULT)
 		if (getrandom(&v.seed, sizeof v.seed, 0) != sizeof v.seed)
