@@ -3,7 +3,7 @@
 # src/ is in folders by layer, bottom to top (src/README.md; a file calls
 # only its own layer and those below, as tests/layers.sh checks):
 #   base  check  kfile  compile  device  client  worker  record  cmd  front
-LAYERS    := base check kfile compile device client worker record cmd front
+LAYERS    := base check kfile compile device client worker record cmd board front
 
 CUDA_HOME ?= /usr/local/cuda
 PREFIX    ?= /usr/local
