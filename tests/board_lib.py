@@ -61,9 +61,10 @@ class Board:
         end = time.time() + timeout
         while time.time() < end and not found and self.proc.poll() is None:
             time.sleep(0.05)
-        if not found and self.proc.poll() is not None and re.search(
-                r"unknown option|not built|built without|libmicrohttpd", self.tail()):
-            raise NoBoard(self.tail().strip().splitlines()[-1])
+        said = [ln for ln in self.tail().splitlines()
+                if re.search(r"unknown option|not built|built without|libmicrohttpd", ln)]
+        if not found and self.proc.poll() is not None and said:
+            raise NoBoard(said[0])
         if not found:
             raise OSError("the board did not print its URL within %d s: %s" % (timeout, self.tail()))
         self.url, self.token = found["url"].rstrip("/"), found["token"]
