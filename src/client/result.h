@@ -102,6 +102,11 @@ typedef struct result {
 	char timed_buf[64];   /* TIMED_DIFFERS: the output that differed */
 	double timed_err;     /* its relative error */
 	double timed_ms;      /* the host time of that launch and its comparison */
+	/* plan.fresh_seed: the checks once more on inputs of that seed, after
+	 * the timed launches, the module still loaded */
+	int32_t fresh_done;   /* 1: they ran */
+	int32_t fresh_nchecks;
+	check_result fresh[PLAN_MAX_CHECKS];
 	int nsamples;
 	double samples_ms[RES_MAX_SAMPLES];
 	double roof_gbps;     /* the device-to-device copy, measured once per worker */

@@ -114,6 +114,7 @@ typedef struct app_opts {
 	char arch_suffix;     /* --arch sm_XYa or sm_XYf: 'a' or 'f' (target.h); else 0 */
 	timing_opts topt;
 	double timeout_s;
+	uint64_t seed;        /* the random inputs' seed (--verify's fresh inputs); 0: the plan's own */
 	const char *exe;      /* this binary, for the worker */
 } app_opts;
 

@@ -497,6 +497,8 @@ int run_plan(app *a, runctx *c, int k, const timing_opts *t, plan *p, char **err
 		return fail(err, "kernel '%s' is missing from the compiled unit", s->kernels[k].name);
 	if (plan_build(s, k, &c->vals, &c->dev, t, p, err) != 0)
 		return -1;
+	if (a->opt.seed)
+		p->seed = a->opt.seed;
 	snprintf(p->launch.lowered, sizeof p->launch.lowered, "%s", c->u->lowered[ci]);
 	for (int i = 0; i < p->nchecks; i++)
 		if (p->checks[i].kind == CHECK_KERNEL) {

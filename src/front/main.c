@@ -13,6 +13,7 @@
 #include "client.h"
 #include "nvrtc.h"
 #include "target.h"
+#include "verify.h"
 #include "worker.h"
 
 #include <errno.h>
@@ -47,6 +48,10 @@ static const char usage_text[] =
 	"  --serve           answer a front end (a notebook's kernel) in JSON lines on\n"
 	"                    stdin and stdout (docs/formats.md)\n"
 	"  --notebook LESSON write the lesson as LESSON.ipynb (or the file named after it)\n"
+	"  --verify EXERCISE SOURCE|- [--seed N] [--compile-only] [--gpu N]\n"
+	"                    verify a class board's submission (SOURCE, or stdin) of\n"
+	"                    EXERCISE (sessions/exercises/NAME.exercise): one JSON line\n"
+	"                    on stdout (docs/formats.md), everything else on stderr\n"
 	"  -X, --no-rc       do not read the start-up file ($XDG_CONFIG_HOME/cuplay/rc,\n"
 	"                    run at the start of an interactive session only)\n"
 	"  -h, --help        this text\n"
@@ -424,6 +429,69 @@ static int run_inputs(app *a, const cli *o)
 	return failed;
 }
 
+/* `--verify EXERCISE SOURCE|- [--seed N] [--compile-only] [--gpu N]`
+ * (args after --verify): the JSON line on the first stdout, everything else
+ * on stderr. 0 a result printed, 1 none, 2 usage. */
+static int verify_main(app *a, int argc, char **argv)
+{
+	verify_req r = { 0 };
+	const char *pos[2];
+	int npos = 0;
+	for (int i = 0; i < argc; i++) {
+		const char *o = argv[i];
+		char *end;
+		if (strcmp(o, "--compile-only") == 0) {
+			r.compile_only = 1;
+		} else if (strcmp(o, "--seed") == 0 || strcmp(o, "--gpu") == 0) {
+			if (i + 1 == argc)
+				return usage_error("option '%s' needs a value", o);
+			const char *val = argv[++i];
+			errno = 0;
+			unsigned long long x = strtoull(val, &end, 0);
+			if (errno || end == val || *end || val[0] == '-' || (o[2] == 'g' && x > 1023) || (o[2] == 's' && x == 0))
+				return usage_error(o[2] == 'g' ? "--gpu: '%s' is not a device number"
+				                               : "--seed: '%s' is not a seed (a whole number above 0)", val);
+			if (o[2] == 'g') {
+				a->device = (int)x;
+				a->device_set = 1;
+			} else {
+				r.seed = x;
+			}
+		} else if (o[0] == '-' && o[1]) {
+			return usage_error("unknown option '%s' of --verify", o);
+		} else if (npos < 2) {
+			pos[npos++] = o;
+		} else {
+			return usage_error("--verify takes an exercise and a source, and '%s' is a third", o);
+		}
+	}
+	if (npos < 2)
+		return usage_error("%s", "--verify takes an exercise file and a source file (or - for stdin)");
+	r.exercise = pos[0];
+	r.source = pos[1];
+	fflush(stdout);
+	int out = dup(STDOUT_FILENO);
+	if (out < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		fprintf(stderr, "cuplay: --verify: %s\n", strerror(errno));
+		return 1;
+	}
+	sbuf json = { 0 };
+	int rc = verify_run(a, &r, &json) == 0 ? 0 : 1;
+	if (rc == 0) {
+		sb_putc(&json, '\n');
+		FILE *f = fdopen(out, "w");
+		if (!f || fwrite(json.s, 1, json.len, f) != json.len || fclose(f) != 0) {
+			fprintf(stderr, "cuplay: cannot write the result: %s\n", strerror(errno));
+			rc = 1;
+		}
+		out = -1;
+	}
+	if (out >= 0)
+		close(out);
+	sb_free(&json);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	no_home_no_driver_cache();
@@ -443,9 +511,14 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.commands = xcalloc((size_t)argc + 1, sizeof *o.commands);
 	o.files = xcalloc((size_t)argc + 1, sizeof *o.files);
-	parse_options(&a, &o, argc, argv);
+	int verify = argc >= 2 && strcmp(argv[1], "--verify") == 0;
+	if (!verify)
+		parse_options(&a, &o, argc, argv);
 	int rc = o.rc;
-	if (!o.done && (rc = front_setup(&a)) == 0) {
+	if (verify) {
+		if ((rc = front_setup(&a)) == 0)
+			rc = verify_main(&a, argc - 2, argv + 2);
+	} else if (!o.done && (rc = front_setup(&a)) == 0) {
 		int failed = run_inputs(&a, &o);
 		rc = failed || (!a.opt.interactive && a.nerrors) ? 1 : 0;
 	}

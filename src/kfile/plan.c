@@ -692,7 +692,7 @@ int plan_build(const spec *s, int k, const symtab *t, const devinfo *dev,
 	}
 	if (topt)
 		p->t = *topt;
-	p->seed = 0x5eed0c0ffee ^ 42;
+	p->seed = PLAN_SEED_DEFAULT;
 	return 0;
 }
 

@@ -24,6 +24,10 @@
 #define PLAN_MAX_STEPS SPEC_MAX_STEPS /* a sequence's launches */
 #define PLAN_MAX_TMAPS 8     /* `//@ tensormap` lines of a file */
 
+/* the seed of a plan's random inputs, the same on every run (a run may be
+ * given another: `cuplay --verify`'s fresh inputs) */
+#define PLAN_SEED_DEFAULT (0x5eed0c0ffeeull ^ 42)
+
 typedef struct devinfo {
 	int ordinal, count;           /* this device, devices present */
 	char name[128];
@@ -192,6 +196,10 @@ typedef struct plan {
 	 * follow the result on the wire. 0: none */
 	int32_t lines;
 	int32_t lines_period;     /* PC sampling's period, 2^N cycles; 0: the default */
+	/* `cuplay --verify`: after the timed launches, the checks once more on
+	 * inputs of this seed, in the same loaded module (a kernel that keeps
+	 * its answer across launches copies a stale one); 0: none */
+	uint64_t fresh_seed;
 } plan;
 
 #endif

@@ -15,6 +15,9 @@
  *          module loaded   (wfresh)       host buffers,  compared,      counters,      hashed against  unloaded;
  *          (wkernels)                     arguments      hashed         a last launch  the checked     RESULT
  *
+ * A request with a fresh seed (`cuplay --verify`) goes from recheck to
+ * buffers, fill and check once more, on inputs of that seed, the module
+ * still loaded (serve_fresh), then to reply.
  * An info-only request goes from prepare to winfo.c and then to reply. A
  * stage that fails records the run's error and the rest are skipped; reply
  * always runs. Beside the check, check_ahead starts the references on a
@@ -56,6 +59,45 @@ typedef struct wstate {
 	wprintf printf;        /* device printf */
 } wstate;
 
+/* plan.fresh_seed: after the timed launches, the buffers, fill and check
+ * stages once more, on inputs of the fresh seed, with the module of the
+ * run still loaded (no new prepare): what a kernel kept from its earlier
+ * launches (a stored answer) is still there. Its checks go to res->fresh;
+ * an error to res. */
+static void serve_fresh(wstate *ws, const plan *p, wkernels *k, const wcontents *c, result *res)
+{
+	plan *p2 = xmalloc(sizeof *p2);
+	*p2 = *p;
+	p2->seed = p->fresh_seed;
+	p2->fresh_seed = 0;
+	p2->t.do_check = 1;
+	p2->t.do_time = 0;
+	p2->nmetrics = 0;
+	p2->lines = 0;
+	result *res2 = xcalloc(1, sizeof *res2);
+	wrun r2;
+	run_begin(&r2, p2, res2, &ws->chan);
+	wfresh fresh;
+	ref_ahead *ahead = NULL;
+	if (buffers_stage(&r2, &ws->pool, k->mod, &fresh) == 0 &&
+	    (ahead = check_ahead(&r2, &ws->pool, &ws->checks), fill_stage(&r2, c, &ws->host, &fresh, k) == 0))
+		check_stage(&r2, c, &ws->host, k, &ws->printf, &ws->checks, &ahead);
+	check_end(&ahead);
+	outsums_clear(&r2, &ws->checks.sums);
+	w_trace(&r2, "fresh inputs (seed %" PRIu64 "): %d checks, %s", p->fresh_seed, res2->nchecks,
+	        res2->status == RES_OK ? "run" : res2->error);
+	if (res2->status != RES_OK) {
+		res->status = res2->status;
+		snprintf(res->error, sizeof res->error, "on fresh inputs: %.480s", res2->error);
+	} else {
+		res->fresh_done = 1;
+		res->fresh_nchecks = res2->nchecks;
+		memcpy(res->fresh, res2->checks, sizeof res->fresh);
+	}
+	free(res2);
+	free(p2);
+}
+
 static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 {
 	wrun r;
@@ -73,8 +115,12 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 		         (ahead = check_ahead(&r, &ws->pool, &ws->checks), fill_stage(&r, &c, &ws->host, &fresh, &k) == 0) &&
 		         check_stage(&r, &c, &ws->host, &k, &ws->printf, &ws->checks, &ahead) == 0 &&
 		         time_stage(&r, &ws->times, &c, &ws->host, &k, &ws->start, &ws->timer, &ws->checks.hash,
-		                    &ws->checks.sums) == 0)
-			recheck_stage(&r, &c, &ws->checks);
+		                    &ws->checks.sums) == 0 &&
+		         recheck_stage(&r, &c, &ws->checks) == 0 && p->fresh_seed && res->status == RES_OK) {
+			check_end(&ahead);
+			outsums_clear(&r, &ws->checks.sums);
+			serve_fresh(ws, p, &k, &c, res);
+		}
 	}
 	check_end(&ahead);
 	outsums_clear(&r, &ws->checks.sums);
