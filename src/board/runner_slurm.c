@@ -108,7 +108,8 @@ static void build_args(argl *a, char *srun, const struct run_req *r, const char 
 	arg_add(a, xstrdup("--verify"));
 	arg_add(a, xstrdup(r->exercise_path));
 	arg_add(a, xstrdup("-"));
-	arg_add(a, xasprintf("--seed=%llu", r->seed));
+	arg_add(a, xstrdup("--seed"));
+	arg_add(a, xasprintf("%llu", r->seed));
 	if (r->compile_only)
 		arg_add(a, xstrdup("--compile-only"));
 }

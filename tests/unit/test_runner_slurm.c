@@ -39,7 +39,7 @@ static const char *srun_text =
 	"while [ $# -gt 0 ]; do case \"$1\" in --*) shift;; *) break;; esac; done\n"
 	"SLURMD_NODENAME=node7 exec \"$@\"\n";
 
-/* cuplay --verify EXERCISE - --seed=N [--compile-only]: the bytes of stdin
+/* cuplay --verify EXERCISE - --seed N [--compile-only]: the bytes of stdin
  * counted, the arguments echoed in the line */
 static const char *cuplay_text =
 	"#!/bin/sh\n"
@@ -47,7 +47,7 @@ static const char *cuplay_text =
 	"echo 'a note on stderr' >&2\n"
 	"echo 'not the result'\n"
 	"if [ \"$MODE\" = host ]; then host=',\"host\":\"gpu3\"'; else host=; fi\n"
-	"printf '{\"status\":\"needs_gpu\",\"reason\":\"%s %s %s %s %s bytes=%s\"%s}\\n' \"$1\" \"$2\" \"$3\" \"$4\" \"$5\" "
+	"printf '{\"status\":\"needs_gpu\",\"reason\":\"%s %s %s %s %s %s bytes=%s\"%s}\\n' \"$1\" \"$2\" \"$3\" \"$4\" \"$5\" \"$6\" "
 	"\"$n\" \"$host\"\n";
 
 static struct run_req req(const char *src, size_t len, int gpu, int compile_only)
@@ -80,7 +80,7 @@ TEST(compile_only_job)
 	CHECK(o.json != NULL);
 	char *want = NULL;
 	if (asprintf(&want, "{\"host\":\"node7\",\"status\":\"needs_gpu\",\"reason\":\"--verify "
-	             "sessions/exercises/transpose.exercise - --seed=42 --compile-only bytes=%zu\"}", strlen(src)) < 0)
+	             "sessions/exercises/transpose.exercise - --seed 42 --compile-only bytes=%zu\"}", strlen(src)) < 0)
 		want = NULL;
 	CHECK_STREQ(o.json ? o.json : "", want ? want : "?");
 	free(want);
