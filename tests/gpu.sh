@@ -271,6 +271,9 @@ sub seq
 # the timed launches checked: kernels that keep state across launches
 # flagged, the shipped ones not
 sub recheck
+# a class board's verification: a correct submission's figures, the cheats
+# caught (a stored answer, a default-input probe, a NaN, a hang)
+sub board
 # lines: per-line counters (bank conflicts, coalescing, local memory), a
 # sequence's steps and a template's, the records adding up
 sub lines

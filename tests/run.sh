@@ -378,6 +378,8 @@ if [ -z "${GOLDEN:-}" ]; then
 	suite report
 	# 4e. pasted idioms compile in cuplay where nvcc compiles them (nvcc as the oracle)
 	suite paste
+	# 4e''. a class board's submissions verified without a GPU (tests/board.sh)
+	suite board
 	# 4e'. the documentation covers every command, topic, //@ line and
 	#     CUPLAY_ variable (tests/docs.sh)
 	suite docs

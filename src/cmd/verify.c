@@ -282,18 +282,15 @@ static void gpu_checks(vstate *v)
 }
 
 /* The submission's text: the file, or stdin ("-"), at most limit bytes
- * (one more is read to know). 0, or -1 said. */
+ * (one more is read to know). 0, 1 over the limit (no text), or -1 said. */
 static int read_source(const char *src, long limit, char **text, size_t *len)
 {
 	size_t max = limit > 0 ? (size_t)limit + 1 : (size_t)16 << 20;
 	if (strcmp(src, "-") != 0) {
 		if (read_file_max(src, text, len, max) == 0)
 			return 0;
-		if (errno == EFBIG) { /* over the limit: the verdict says so */
-			*text = xstrdup("");
-			*len = max;
-			return 0;
-		}
+		if (errno == EFBIG) /* over the limit: the verdict says so */
+			return 1;
 		fprintf(stderr, "cuplay: cannot read '%s': %s\n", src, strerror(errno));
 		return -1;
 	}
@@ -307,8 +304,12 @@ static int read_source(const char *src, long limit, char **text, size_t *len)
 		sb_free(&b);
 		return -1;
 	}
+	if (b.len > max - 1) {
+		sb_free(&b);
+		return 1;
+	}
 	*len = b.len;
-	*text = sb_steal(&b);
+	*text = b.s ? sb_steal(&b) : xstrdup("");
 	return 0;
 }
 
@@ -465,7 +466,8 @@ int verify_run(app *a, const verify_req *r, sbuf *json)
 	}
 	char *src = NULL;
 	size_t len = 0;
-	if (read_source(r->source, v.ex.source_limit, &src, &len) != 0)
+	int over = read_source(r->source, v.ex.source_limit, &src, &len);
+	if (over < 0)
 		return -1;
 	const char *base = strrchr(r->source, '/');
 	v.name = strcmp(r->source, "-") == 0 ? "submission.cu" : base ? base + 1 : r->source;
@@ -481,7 +483,11 @@ int verify_run(app *a, const verify_req *r, sbuf *json)
 	a->opt.no_gpu |= r->compile_only;
 	/* a launch that makes no progress for a third of the time limit is stopped */
 	a->opt.timeout_s = v.ex.time_limit_s / 3.0 < 1 ? 1 : v.ex.time_limit_s / 3.0;
-	int rc = load_submission(&v, src, len);
+	int rc = -1;
+	if (over)
+		verdict(&v, "refused", "%s: over the exercise's limit of %ld bytes", v.name, v.ex.source_limit);
+	else
+		rc = load_submission(&v, src, len);
 	if (rc == 0) {
 		int k = spec_kernel_find(a->file.sp, v.ex.kernel), prepared = 0;
 		runctx c;

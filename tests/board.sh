@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# tests/board.sh: `cuplay --verify` without a GPU (compile-only): a class
+# board's submissions compiled ("needs_gpu"), refused with the reason at
+# their line (a foreign or quoted header, a //@ size line, a check on the
+# kernel's line, a missing kernel, another signature, a source over the
+# limit), a compile error at the submission's line; one JSON line on stdout
+# with the keys the board reads; usage errors. Run by `make test`; alone:
+# `bash tests/board.sh` (CUPLAY=./cuplay).
+. "$(dirname "$0")/lib.sh"
+export XDG_CACHE_HOME="$tmp/cache"
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); echo "ok:   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" "$tmp/err" | tail -n 15; }
+ex=tests/kernels/board/quick.exercise
+k=tests/kernels/board
+
+# verify FILE STATUS REASON [ARGS...]: the one JSON line, its status, its reason holding REASON
+verify() {
+	local file=$1 status=$2 reason=$3
+	shift 3
+	"$CUPLAY" --verify "$ex" "$file" --compile-only "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	local got
+	got=$(python3 - "$tmp/out" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, "%d lines on stdout" % len(lines)
+d = json.loads(lines[0])
+for key in ("status", "reason", "kernel", "median_ms", "lo_ms", "hi_ms", "baseline_ms", "speedup", "rank_by", "gpu", "host", "checks"):
+    assert key in d, "no key " + key
+print(d["status"] + "\t" + d["reason"])
+PY
+)
+	if [ $rc = 0 ] && [ "${got%%	*}" = "$status" ] && [[ "${got#*	}" == *"$reason"* ]]; then
+		ok "$(basename "$file"): $got"
+	else
+		bad "$(basename "$file"): expected exit 0, '$status' and '$reason', got exit $rc: '$got'"
+	fi
+}
+
+verify $k/tiled.cu needs_gpu "compile-only: checked and timed on a GPU; the submission's lines 6-12 ignored"
+verify $k/knob.cu needs_gpu "compile-only"
+verify $k/stash.cu needs_gpu "compile-only"
+verify $k/typo.cu compile_error 'typo.cu:7: error: identifier "undeclared_scale" is undefined'
+verify $k/foreign.cu refused "foreign.cu:4: '#include \"...\"' is not allowed"
+verify $k/system.cu refused "system.cu:2: '#include <sys/socket.h>' is not a header of the CUDA toolkit"
+verify $k/size.cu refused "size.cu:6: '//@ param' differs from the exercise's header"
+verify $k/missing.cu refused "missing.cu defines no kernel 'transpose_tiled'"
+verify $k/signature.cu refused "signature.cu:2: kernel 'transpose_tiled' takes (const float* __restrict__, double* __restrict__, int)"
+
+# the source on stdin ('-'), named submission.cu
+"$CUPLAY" --verify "$ex" - --compile-only <$k/typo.cu >"$tmp/out" 2>"$tmp/err"
+if grep -q '"status":"compile_error","reason":"submission.cu:7: error' "$tmp/out"; then
+	ok "stdin: the source read from '-', its lines named submission.cu"
+else
+	bad "stdin: expected a compile error at submission.cu:7"
+fi
+
+# made here: a check on the kernel's line, //@ include, a define of one's own, a long source, an absolute include
+printf '//@ kernel transpose_tiled block 32, 8 check out = transpose(in, N, N) tol 1\n' | cat - $k/knob.cu >"$tmp/kl.cu"
+verify "$tmp/kl.cu" refused "kl.cu:1: 'check' on the kernel's line is the exercise's to say"
+printf '//@ include /tmp\n' | cat - $k/knob.cu >"$tmp/inc.cu"
+verify "$tmp/inc.cu" refused "inc.cu:1: '//@ include' is not allowed"
+printf '//@ define MINE = 3\n' | cat - $k/knob.cu >"$tmp/def.cu"
+verify "$tmp/def.cu" refused "def.cu:1: '//@ define MINE': the exercise's file defines no 'MINE'"
+printf '#include </etc/passwd>\n' | cat - $k/knob.cu >"$tmp/abs.cu"
+verify "$tmp/abs.cu" refused "abs.cu:1: '#include </etc/passwd>' is not a header of the CUDA toolkit"
+{ cat $k/knob.cu; head -c 70000 /dev/zero | tr '\0' ' '; } >"$tmp/long.cu"
+verify "$tmp/long.cu" refused "long.cu: over the exercise's limit of 65536 bytes"
+"$CUPLAY" --verify "$ex" - --compile-only <"$tmp/long.cu" >"$tmp/out" 2>"$tmp/err"
+if grep -q "submission.cu: over the exercise's limit of 65536 bytes" "$tmp/out"; then
+	ok "stdin: a source over the limit refused"
+else
+	bad "stdin: expected a source over the limit refused"
+fi
+printf '__global__ void transpose_tiled(const float *__restrict__ in, float *__restrict__ out, int N) {}\n\0' >"$tmp/nul.cu"
+verify "$tmp/nul.cu" refused "nul.cu: a NUL byte in the source"
+
+# no GPU without --compile-only: the same verdict, said so
+if have_gpu; then
+	echo "ok:   (no-GPU verdict not tested: a GPU is here)"
+else
+	"$CUPLAY" --verify "$ex" $k/tiled.cu >"$tmp/out" 2>"$tmp/err"
+	if grep -q '"status":"needs_gpu","reason":"compiled; no GPU here' "$tmp/out"; then
+		ok "no GPU: needs_gpu, said"
+	else
+		bad "no GPU: expected needs_gpu"
+	fi
+fi
+
+# a broken exercise: no result, the error at its line; usage errors: exit 2
+printf 'name x\nrank_by fastest\n' >"$tmp/bad.exercise"
+"$CUPLAY" --verify "$tmp/bad.exercise" $k/tiled.cu --compile-only >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "bad.exercise:2:9: expected 'median_ms' or 'speedup'" "$tmp/err"; then
+	ok "a broken exercise: exit 1, no JSON, the error at its line"
+else
+	bad "a broken exercise: expected exit 1 and the error at line 2 (got $rc)"
+fi
+for args in "$ex" "$ex $k/tiled.cu --seed" "$ex $k/tiled.cu --seed 0" "$ex $k/tiled.cu --gpu x" "$ex $k/tiled.cu --frob" "$ex $k/tiled.cu extra"; do
+	"$CUPLAY" --verify $args >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "^cuplay: " "$tmp/err"; then
+		ok "usage: --verify $args: exit 2, $(head -n 1 "$tmp/err")"
+	else
+		bad "usage: --verify $args: expected exit 2 and a message (got $rc)"
+	fi
+done
+
+echo "board: $pass passed, $fail failed, 0 skipped"
