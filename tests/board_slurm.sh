@@ -126,7 +126,7 @@ try:
     b.open_exercise("transpose")
     tok = b.student("ada")
     good = open(os.path.join(ROOT, "kernels_src", "transpose.cu")).read()
-    bad = good.replace("__global__", "__global__ int broken = ;\n__global__", 1)
+    bad = good.replace("__global__", "int broken = ;\n__global__", 1)
     bad_line = bad[:bad.index("int broken")].count("\n") + 1
     ids = {}
     for what, src in (("good", good), ("bad", bad)):
@@ -139,8 +139,8 @@ try:
     c.check(res.get("good", {}).get("status") == "needs_gpu",
             "a correct kernel comes back through srun as needs_gpu", res.get("good") or done)
     r = res.get("bad", {})
-    c.check(r.get("status") == "compile_error" and re.search(r"mine\.cu:%d\b" % bad_line, r.get("reason", "")),
-            "a kernel with a mistake comes back compile_error at mine.cu:%d" % bad_line, r)
+    c.check(r.get("status") == "compile_error" and re.search(r"\.cu:%d:" % bad_line, r.get("reason", "")),
+            "a kernel with a mistake comes back compile_error at its line %d" % bad_line, r)
     log = open(os.path.join(t, "slurmctld.log")).read()
     jobs = len(set(re.findall(r"JobId=(\d+)", log)))
     c.check(jobs >= 3, "the verifications ran as Slurm jobs (%d jobs in slurmctld's log)" % jobs)
