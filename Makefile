@@ -2,7 +2,7 @@
 #
 # src/ is in folders by layer, bottom to top (src/README.md; a file calls
 # only its own layer and those below, as tests/layers.sh checks):
-#   base  check  kfile  compile  device  client  worker  record  cmd  front
+#   base  check  kfile  compile  device  client  worker  record  cmd  board  front
 LAYERS    := base check kfile compile device client worker record cmd board front
 
 CUDA_HOME ?= /usr/local/cuda
@@ -39,6 +39,29 @@ LIBS      += -lreadline
 else
 BASEFLAGS += -DHAVE_LINENOISE=1 -Ivendor/linenoise
 endif
+
+# The class board (`cuplay --board`, src/board/) links GNU libmicrohttpd and
+# SQLite: from BOARD_PREFIX (DIR/include, DIR/lib; the lib folder first on
+# the link and in the run path, sonames as the GPU hosts have them), else
+# pkg-config. Without them the rest builds and `cuplay --board` says which
+# is absent.
+ifneq ($(BOARD_PREFIX),)
+BOARD_CFLAGS := -I$(abspath $(BOARD_PREFIX))/include
+BOARD_LIBS   := -L$(abspath $(BOARD_PREFIX))/lib -Wl,-rpath,$(abspath $(BOARD_PREFIX))/lib \
+                $(if $(wildcard $(BOARD_PREFIX)/lib/libmicrohttpd.so),-lmicrohttpd,-l:libmicrohttpd.so.12) \
+                $(if $(wildcard $(BOARD_PREFIX)/lib/libsqlite3.so),-lsqlite3,-l:libsqlite3.so.0)
+else
+BOARD_MISSING := $(strip $(foreach p,libmicrohttpd sqlite3,$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))))
+ifeq ($(BOARD_MISSING),)
+BOARD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd sqlite3)
+BOARD_LIBS   := $(shell pkg-config --libs libmicrohttpd sqlite3)
+else
+BOARD_CFLAGS := -DBOARD_MISSING='"$(subst $() $(), and ,$(BOARD_MISSING))"'
+endif
+endif
+DEFINES   += $(BOARD_CFLAGS)
+BASEFLAGS += $(BOARD_CFLAGS)
+LIBS      += $(BOARD_LIBS)
 
 ifeq ($(SANITIZE),1)
 BASEFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -167,10 +190,7 @@ demo: cuplay
 # DOCDIR. `uninstall` removes those same files, then the directories
 # install made if empty.
 SHIP_FILES = $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' MANIFEST)
-SHIP_SUBS  = kernels_src sessions sessions/exercises
-SHIP_DIRS  = $(SHIP_SUBS:%=$(DESTDIR)$(SHAREDIR)/%)
-# the shipped files directly in folder $(1)
-ship_in    = $(foreach f,$(SHIP_FILES),$(if $(filter $(1)/,$(dir $(f))),$(f)))
+SHIP_DIRS  = $(DESTDIR)$(SHAREDIR)/kernels_src $(DESTDIR)$(SHAREDIR)/sessions
 DOC_FILES  = $(wildcard README.md) $(sort $(wildcard docs/*.md))
 
 install: cuplay
@@ -178,8 +198,8 @@ install: cuplay
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/cuplay
 	install -m 644 cuplay.1 $(DESTDIR)$(MANDIR)/man1/cuplay.1
 	$(if $(DOC_FILES),install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/)
-	$(foreach d,$(SHIP_SUBS),$(if $(call ship_in,$(d)),\
-	  install -m 644 $(call ship_in,$(d)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
+	$(foreach d,kernels_src sessions,$(if $(filter $(d)/%,$(SHIP_FILES)),\
+	  install -m 644 $(filter $(d)/%,$(SHIP_FILES)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
 
 # The Jupyter kernel (jupyter/, docs/classroom.md): the kernelspec `cuplay`,
 # run by the Python given (it needs ipykernel), for this user; a shared
@@ -192,7 +212,7 @@ jupyter-install: cuplay
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cuplay $(DESTDIR)$(MANDIR)/man1/cuplay.1 \
 	  $(addprefix $(DESTDIR)$(SHAREDIR)/,$(SHIP_FILES)) $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
-	@for d in $(DESTDIR)$(SHAREDIR)/sessions/exercises $(SHIP_DIRS) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR); do \
+	@for d in $(SHIP_DIRS) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR); do \
 	  if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || echo "uninstall: kept $$d (it holds files install did not write)"; fi; \
 	done
 
@@ -237,7 +257,7 @@ $(FUZZ_BUILD)/%.o: src/%.c
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fixture.h $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	$(SAY) "  LINK  $@"
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -pthread -ldl -lm \
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -pthread -ldl -lm $(BOARD_LIBS) \
 	  || { echo "make: $@ needs clang with libFuzzer and the sanitizer runtimes" \
 	            "(Debian: apt-get install clang libclang-rt-dev)" >&2; exit 1; }
 

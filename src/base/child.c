@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,6 +87,20 @@ static void child_run(const child_plan *c)
 		lo = c->kept[i] + 1;
 	}
 	close_span(lo, (long)~0u, c->max_fd);
+	if (o->new_group && setpgid(0, 0) != 0)
+		child_fail(c);
+	if (o->cwd && chdir(o->cwd) != 0)
+		child_fail(c);
+	if (o->cpu_s > 0) {
+		struct rlimit r = { (rlim_t)o->cpu_s, (rlim_t)o->cpu_s + 1 };
+		if (setrlimit(RLIMIT_CPU, &r) != 0)
+			child_fail(c);
+	}
+	if (o->as_mb > 0) {
+		struct rlimit r = { (rlim_t)o->as_mb << 20, (rlim_t)o->as_mb << 20 };
+		if (setrlimit(RLIMIT_AS, &r) != 0)
+			child_fail(c);
+	}
 	pthread_sigmask(SIG_SETMASK, &c->mask, NULL);
 	execve(o->path, o->argv, c->envp);
 	child_fail(c);

@@ -29,9 +29,13 @@ typedef struct child_opts {
 	int keep[2];       /* descriptors kept open across exec (close-on-exec cleared); -1 none */
 	int sigint;        /* enum child_sigint */
 	int die_with_parent; /* SIGKILL when this process ends (Linux) */
+	const char *cwd;   /* the child's working directory; NULL: this process's */
+	long cpu_s;        /* RLIMIT_CPU in seconds; 0: unchanged */
+	long as_mb;        /* RLIMIT_AS in MiB; 0: unchanged */
+	int new_group;     /* a process group of its own (killed whole by kill(-pid)) */
 } child_opts;
 
-/* Every descriptor -1, SIGINT default. */
+/* Every descriptor -1, SIGINT default, no limits, this directory. */
 void child_opts_init(child_opts *o);
 
 /* Starts the child and waits until it has exec'd. Its pid, or -1 with

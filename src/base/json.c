@@ -143,13 +143,46 @@ static const char *read_word(const char *p, char **out)
 	return e;
 }
 
+/* An array or object at p, kept as its text (strings in it read as
+ * strings, so a bracket inside one does not count): the byte after it,
+ * or NULL when it does not close. Nesting is bounded (64). */
+static const char *read_nested(const char *p, char **out)
+{
+	char open[64];
+	int depth = 0;
+	const char *s = p;
+	do {
+		if (*p == '"') {
+			char *skip = NULL;
+			p = read_str(p + 1, &skip);
+			free(skip);
+			if (!p)
+				return NULL;
+			continue;
+		}
+		if (*p == '[' || *p == '{') {
+			if (depth == (int)sizeof open)
+				return NULL;
+			open[depth++] = *p;
+		} else if (*p == ']' || *p == '}') {
+			if (open[--depth] != (*p == ']' ? '[' : '{'))
+				return NULL;
+		} else if (!*p) {
+			return NULL;
+		}
+		p++;
+	} while (depth > 0);
+	*out = xstrndup(s, (size_t)(p - s));
+	return p;
+}
+
 static int bad_json(char **err, const char *what, const char *text, const char *p)
 {
 	*err = xasprintf("not a JSON object: %s at byte %d", what, (int)(p - text) + 1);
 	return -1;
 }
 
-int json_object(const char *text, jfield **fp, int *np, char **err)
+static int object_read(const char *text, jfield **fp, int *np, char **err, int nested)
 {
 	jfield *f = NULL;
 	int n = 0, cap = 0;
@@ -181,7 +214,8 @@ int json_object(const char *text, jfield **fp, int *np, char **err)
 		}
 		p = skip_ws(p + 1);
 		int is_str = *p == '"';
-		q = is_str ? read_str(p + 1, &val) : read_word(p, &val);
+		q = is_str ? read_str(p + 1, &val)
+		    : nested && (*p == '[' || *p == '{') ? read_nested(p, &val) : read_word(p, &val);
 		if (!q) {
 			free(name);
 			jfields_free(f, n);
@@ -201,6 +235,16 @@ int json_object(const char *text, jfield **fp, int *np, char **err)
 	*fp = f;
 	*np = n;
 	return 0;
+}
+
+int json_object(const char *text, jfield **fp, int *np, char **err)
+{
+	return object_read(text, fp, np, err, 0);
+}
+
+int json_object_nested(const char *text, jfield **fp, int *np, char **err)
+{
+	return object_read(text, fp, np, err, 1);
 }
 
 const char *jfield_str(const jfield *f, int n, const char *name, const char *def)

@@ -1,6 +1,7 @@
 /* json.h: JSON strings written into a buffer, and one flat object read
  * (string, number, true, false and null values): the machine protocol's
- * lines (front/serve.c) and the notebooks cuplay writes. */
+ * lines (front/serve.c), the notebooks cuplay writes, and the class
+ * board's requests and results (board/). */
 #ifndef CUPLAY_JSON_H
 #define CUPLAY_JSON_H
 
@@ -21,6 +22,9 @@ typedef struct jfield {
 /* Reads text, one JSON object whose values are not objects or arrays:
  * 0 with its fields, or -1 with *err ("not a JSON object: ..."). */
 int json_object(const char *text, jfield **f, int *n, char **err);
+/* The same, with arrays and objects as values too, each kept as its
+ * text (is_str 0): a verification's result line and its checks. */
+int json_object_nested(const char *text, jfield **f, int *n, char **err);
 /* The value of field `name` as text: a string's, or def where absent or
  * not a string. */
 const char *jfield_str(const jfield *f, int n, const char *name, const char *def);

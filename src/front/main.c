@@ -3,6 +3,7 @@
  * decides the exit status: 0 all ran and none failed, 1 a command or expectation
  * failed, 2 usage. */
 #include "app.h"
+#include "board.h"
 #include "ccserver.h"
 #include "fileio.h"
 #include "cmds.h"
@@ -47,6 +48,8 @@ static const char usage_text[] =
 	"  --mask-times      print <t> for every measured figure (golden tests)\n"
 	"  --serve           answer a front end (a notebook's kernel) in JSON lines on\n"
 	"                    stdin and stdout (docs/formats.md)\n"
+	"  --board [OPTIONS] the class board: a server of exercises, submissions and their\n"
+	"                    ranking (docs/formats.md, docs/classroom.md)\n"
 	"  --notebook LESSON write the lesson as LESSON.ipynb (or the file named after it)\n"
 	"  --verify EXERCISE SOURCE|- [--seed N] [--compile-only] [--gpu N]\n"
 	"                    verify a class board's submission (SOURCE, or stdin) of\n"
@@ -502,6 +505,11 @@ int main(int argc, char **argv)
 
 	file_note_inherited();
 	char *exe = self_exe(argv[0]);
+	if (argc >= 2 && strcmp(argv[1], "--board") == 0) {
+		int rc = board_main(exe, argc - 2, argv + 2);
+		free(exe);
+		return rc;
+	}
 	app a;
 	app_init(&a, exe);
 	command_init(&a);
