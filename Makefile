@@ -63,6 +63,28 @@ DEFINES   += $(BOARD_CFLAGS)
 BASEFLAGS += $(BOARD_CFLAGS)
 LIBS      += $(BOARD_LIBS)
 
+# libcurl for `submit` (a class board's client), where its headers are
+# found: pkg-config's, else BOARD_PREFIX's include/ with the library from its
+# lib/ or the system's libcurl.so.4 (a host with the library and no headers:
+# `make BOARD_PREFIX=DIR`, DIR holding include/curl/). Without it, submit
+# says so in one line; HAVE_CURL=0 leaves it out.
+ifeq ($(origin HAVE_CURL), undefined)
+CURL_TRY = echo 'int main(void){return curl_global_init(0);}' | $(CC) -x c -include curl/curl.h - -o /dev/null
+ifneq ($(BOARD_PREFIX),)
+CURL_CFLAGS := -I$(BOARD_PREFIX)/include
+CURL_LIBS   := -L$(BOARD_PREFIX)/lib $(shell for l in -lcurl -l:libcurl.so.4; do $(CURL_TRY) $(CURL_CFLAGS) \
+                 -L$(BOARD_PREFIX)/lib $$l >/dev/null 2>&1 && { echo $$l; break; }; done)
+else
+CURL_CFLAGS := $(shell pkg-config --cflags libcurl 2>/dev/null)
+CURL_LIBS   := $(shell pkg-config --libs libcurl 2>/dev/null)
+endif
+HAVE_CURL := $(shell $(CURL_TRY) $(CURL_CFLAGS) $(CURL_LIBS) >/dev/null 2>&1 && echo 1 || echo 0)
+endif
+ifeq ($(HAVE_CURL),1)
+BASEFLAGS += -DHAVE_CURL=1 $(CURL_CFLAGS)
+LIBS      += $(CURL_LIBS)
+endif
+
 ifeq ($(SANITIZE),1)
 BASEFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDSAN     := -fsanitize=address,undefined

@@ -107,4 +107,61 @@ for args in "$ex" "$ex $k/tiled.cu --seed" "$ex $k/tiled.cu --seed 0" "$ex $k/ti
 	fi
 done
 
+# submit against a stand-in for the board's API (tests/board_mock.py): the
+# exercise found by kernel, the file's text sent with the token, the
+# progress, the result; a wrong one; a bad token; Ctrl-C while queued
+if ! "$CUPLAY" -c 'help submit' 2>&1 | grep -q 'class board' || "$CUPLAY" -c 'use tests/kernels/board/tiled.cu; board http://127.0.0.1:1; token x; submit' 2>&1 | grep -q 'built without libcurl'; then
+	echo "ok:   (submit not tested: built without libcurl)"
+else
+	mock() { # mock RESULT: starts the stand-in, its port in $port
+		MOCK_RESULT=$1 MOCK_LOG="$tmp/mock.log" python3 tests/board_mock.py >"$tmp/port" 2>"$tmp/mock.err" &
+		mock_pid=$!
+		for _ in $(seq 1 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+		port=$(cat "$tmp/port")
+	}
+	: >"$tmp/mock.log"
+	mock ok
+	CUPLAY_TOKEN=good "$CUPLAY" -c "board http://127.0.0.1:$port/; use tests/kernels/board/tiled.cu; submit transpose_tiled" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 0 ] && grep -q '^submit: #12 transpose: ok$' "$tmp/out" && grep -q '^  check ok (2 checks)$' "$tmp/out" &&
+	   grep -q '^  median 0.2451 ms (95%: 0.2448 to 0.2456), baseline 0.6125 ms, speedup 2.50x, rank 3 on NVIDIA H200$' "$tmp/out" &&
+	   python3 -c '
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+post = [r for r in reqs if r["method"] == "POST"][0]
+assert post["body"]["exercise"] == "transpose" and post["body"]["file"] == "tiled.cu", post
+assert post["body"]["source"] == open("tests/kernels/board/tiled.cu").read()
+assert sum(r["path"] == "/api/submissions/12" for r in reqs) == 4, reqs' "$tmp/mock.log"; then
+		ok "submit: the exercise by kernel, the file sent, 4 polls, the result at the prompt"
+	else
+		bad "submit: expected the result lines and the file sent (exit $rc)"; cat "$tmp/mock.log"
+	fi
+	"$CUPLAY" -c "board http://127.0.0.1:$port; token bad; use tests/kernels/board/tiled.cu; submit" >"$tmp/out" 2>"$tmp/err"
+	if [ $? = 1 ] && grep -q "submit: the exercises: the board answered 401: no or bad token" "$tmp/err"; then
+		ok "submit: a bad token: the board's error in one line"
+	else
+		bad "submit: expected the 401 said"
+	fi
+	kill $mock_pid; wait $mock_pid 2>/dev/null
+	mock wrong
+	"$CUPLAY" -c "board http://127.0.0.1:$port; token good; use tests/kernels/board/tiled.cu; submit" >"$tmp/out" 2>"$tmp/err"
+	if [ $? = 1 ] && grep -q "^submit: #12 transpose: wrong$" "$tmp/out" &&
+	   grep -q "^  check failed: N=1000, fresh inputs: 'out' differs from 'transpose' at index 1000: got 0, want 1.5$" "$tmp/out"; then
+		ok "submit: a wrong result: its first failed check"
+	else
+		bad "submit: expected the wrong result and its failed check"
+	fi
+	kill $mock_pid; wait $mock_pid 2>/dev/null
+	mock hang
+	t0=$SECONDS
+	timeout -s INT 2 "$CUPLAY" -c "board http://127.0.0.1:$port; token good; use tests/kernels/board/tiled.cu; submit transpose_tiled transpose" >"$tmp/out" 2>"$tmp/err"
+	dt=$((SECONDS - t0))
+	if grep -q "submit: interrupted; submission #12 goes on at the board" "$tmp/out" && [ $dt -lt 5 ]; then
+		ok "submit: Ctrl-C while queued stops the waiting ($dt s)"
+	else
+		bad "submit: expected Ctrl-C to stop the waiting"
+	fi
+	kill $mock_pid; wait $mock_pid 2>/dev/null
+fi
+
 echo "board: $pass passed, $fail failed, 0 skipped"

@@ -222,6 +222,8 @@ void app_free(app *a)
 	doc_close(&a->out);
 	app_warm_join();
 	free(a->clock_why);
+	free(a->board_url);
+	free(a->board_token);
 	sb_free(&a->state_said);
 	free(a->gpu_why);
 	free(a->clk_why);

@@ -209,6 +209,8 @@ typedef struct app {
 	sbuf state_said;      /* "\nFILE\tKERNEL\n"...: kernels whose state kept across launches was said */
 	int nkseen;
 	const char *cmd_text; /* the command being run, as typed */
+	char *board_url;      /* `board URL`: the class board `submit` sends to; NULL: CUPLAY_BOARD */
+	char *board_token;    /* `token T`: the student's token; NULL: CUPLAY_TOKEN */
 	int quit;
 } app;
 

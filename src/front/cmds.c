@@ -6,6 +6,7 @@
 #include "cmds_files.h"
 #include "cmds_lesson.h"
 #include "cmds_lines.h"
+#include "cmds_board.h"
 #include "cmds_look.h"
 #include "cmds_measure.h"
 #include "cmds_settings.h"
@@ -245,6 +246,9 @@ static const command *const commands[] = {
 	&cmd_source_entry,
 	&cmd_lessons_entry,
 	&cmd_include_entry,
+	&cmd_submit_entry,
+	&cmd_board_entry,
+	&cmd_token_entry,
 	&cmd_quit_entry,
 };
 

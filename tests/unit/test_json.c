@@ -2,6 +2,7 @@
  * lines), a table and code as HTML. */
 #include "test.h"
 #include "json.h"
+#include "jtree.h"
 #include "report.h"
 
 TEST(strings_out)
@@ -53,6 +54,42 @@ TEST(object_refused)
 	}
 }
 
+/* a whole document as a tree: the class board's replies */
+TEST(tree_in)
+{
+	const char *text = " {\"id\": 7, \"state\": \"done\", \"result\": {\"status\": \"ok\", \"median_ms\": 0.25,"
+	                  " \"checks\": [{\"name\": \"a\\u00e9\", \"ok\": true}, {\"ok\": false}]}, \"rank\": null,"
+	                  " \"s\": \"\\ud83d\\ude00\\n\", \"e\": [], \"o\": {}} ";
+	jt t;
+	char *err = NULL;
+	CHECK(jt_parse(text, strlen(text), &t, &err) == 0 && !err);
+	CHECK(t.kind == JT_OBJ && t.n == 7);
+	CHECK(jt_num(&t, "id", -1) == 7);
+	CHECK_STREQ(jt_str(&t, "state", ""), "done");
+	const jt *res = jt_get(&t, "result");
+	CHECK(res && jt_num(res, "median_ms", 0) == 0.25);
+	const jt *ck = jt_get(res, "checks");
+	CHECK(ck && ck->kind == JT_ARR && ck->n == 2);
+	CHECK(ck && jt_num(&ck->v[0], "ok", -1) == 1 && jt_num(&ck->v[1], "ok", -1) == 0);
+	CHECK_STREQ(ck ? jt_str(&ck->v[0], "name", "") : "", "a\xc3\xa9");
+	CHECK(jt_get(&t, "rank")->kind == JT_NULL);
+	CHECK(jt_num(&t, "rank", -5) == -5);
+	CHECK_STREQ(jt_str(&t, "s", ""), "\xf0\x9f\x98\x80\n");
+	CHECK(jt_get(&t, "e")->n == 0 && jt_get(&t, "o")->kind == JT_OBJ);
+	CHECK(!jt_get(&t, "absent") && !jt_get(res ? jt_get(res, "status") : NULL, "x"));
+	jt_free(&t);
+	const char *bad[] = { "", "{", "[1,]", "{\"a\" 1}", "{\"a\": 1,}", "[1] 2", "\"x", "nan", "[1e999]",
+	                      "{\"a\": \"\\q\"}", "[\"\t\"]", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		err = NULL;
+		int rc = jt_parse(bad[i], strlen(bad[i]), &t, &err);
+		CHECK(rc == -1 && err && strncmp(err, "not JSON: ", 10) == 0 && t.n == 0 && !t.v);
+		if (rc != -1)
+			fprintf(stderr, "  accepted: %s\n", bad[i]);
+		free(err);
+	}
+}
+
 TEST(table_as_html)
 {
 	const char *head[] = { "kernel", "median", "raw", "empty" };
@@ -96,6 +133,7 @@ int main(void)
 	RUN(strings_out);
 	RUN(object_in);
 	RUN(object_refused);
+	RUN(tree_in);
 	RUN(table_as_html);
 	RUN(code_as_html);
 	return test_report("json");
