@@ -99,7 +99,7 @@ static void run_one(board *b, int slot, bsub *s)
 		.time_limit_s = b->time_limit_s, .mem_limit_mb = b->mem_limit_mb,
 	};
 	struct run_out out;
-	int rc = runner_local(&rq, &out);
+	int rc = b->slurm ? runner_slurm(&rq, &out, b->slurm) : runner_local(&rq, &out);
 	bresult r;
 	bresult_read(rc == 0 ? out.json : NULL, out.err, &r);
 	free(out.json);
