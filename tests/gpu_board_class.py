@@ -99,7 +99,8 @@ def main():
     probe = seedprobe(work)
     if probe:
         sources["seedprobe"] = probe
-    b = Board(work, ["--gpus", ",".join(str(i) for i in range(ngpu)), "--exercises", K])
+    # no per-student rate: the GPUs, not the limit, set the pace measured
+    b = Board(work, ["--gpus", ",".join(str(i) for i in range(ngpu)), "--exercises", K, "--rate", "0"])
     try:
         b.start()
     except NoBoard as e:
