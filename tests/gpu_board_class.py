@@ -5,8 +5,9 @@ for CLASS_MINUTES minutes (default 5), each waiting for its result before
 the next submission as a student at the REPL does; most submit correct
 kernels (tests/kernels/board/tiled.cu, knob.cu), every fifth student
 cheats in turn: an answer stored on the first launch and copied afterwards
-(stash.cu), a NaN (nan.cu), a kernel right only for the default inputs
-(seedprobe.cu, made with probe.c as tests/gpu_board.sh makes it). Then
+(stash.cu), a NaN (nan.cu), a kernel that never ends (hang.cu, stopped at
+its limit), a kernel right only for the default inputs (seedprobe.cu, made
+with probe.c as tests/gpu_board.sh makes it). Then
 prints the board's figures: submissions verified a minute a GPU, the time
 from submit to result (median, p90), and checks that every acknowledged
 submission was verified (none lost), every cheat caught and every correct
@@ -57,7 +58,7 @@ def student(b_url, token, n, sources, end, out_path):
     result came)."""
     b = Board.__new__(Board)
     b.url = b_url
-    cheats = ("stash", "nan", "seedprobe") if "seedprobe" in sources else ("stash", "nan")
+    cheats = tuple(k for k in ("stash", "nan", "hang", "seedprobe") if k in sources)
     with open(out_path, "w") as out:
         k = 0
         while time.time() < end:
@@ -95,7 +96,7 @@ def main():
     minutes = float(os.environ.get("CLASS_MINUTES", "5"))
     nstudents = int(os.environ.get("CLASS_STUDENTS", "30"))
     work = tempfile.mkdtemp(prefix="cuplay-class-")
-    sources = {k: open(os.path.join(K, k + ".cu")).read() for k in ("tiled", "knob", "stash", "nan")}
+    sources = {k: open(os.path.join(K, k + ".cu")).read() for k in ("tiled", "knob", "stash", "nan", "hang")}
     probe = seedprobe(work)
     if probe:
         sources["seedprobe"] = probe
@@ -141,7 +142,7 @@ def main():
         lost = [r for r in rows if r[2] == "lost"]
         c.check(done and not lost and not refused, "none lost: %d acknowledged, %d verified, %d refused" %
                 (len(rows) - len(refused), len(done), len(refused)), (lost + refused)[:5])
-        cheats = [r for r in done if r[1] in ("stash", "nan", "seedprobe")]
+        cheats = [r for r in done if r[1] in ("stash", "nan", "hang", "seedprobe")]
         caught = [r for r in cheats if r[2] != "ok"]
         c.check(cheats and len(caught) == len(cheats), "every cheat caught: %d of %d (%s)" %
                 (len(caught), len(cheats), ", ".join(sorted({r[1] for r in cheats}))),
