@@ -285,17 +285,17 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 fi
 # 3e'. the class board (`cuplay --board`) on a localhost port with a stand-in
 #     verifier: tokens, escaping, limits, ranking, events, kill -9 and restart
-#     (tests/board.py; skipped where cuplay was built without its libraries)
+#     (tests/board_server.py; skipped where cuplay was built without its libraries)
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
-	CUPLAY="$CUPLAY_ABS" TMPDIR="$tmp" python3 tests/board.py >"$tmp/board" 2>&1
-	p=$(sed -n 's/^board: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/board")
+	CUPLAY="$CUPLAY_ABS" TMPDIR="$tmp" python3 tests/board_server.py >"$tmp/board_server" 2>&1
+	p=$(sed -n 's/^board_server: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/board_server")
 	if [ -n "$p" ]; then
 		set -- $p
 		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
-		grep '^FAIL\|^board: skipped\|^    ' "$tmp/board"
-		echo "board: $1 passed, $2 failed, $3 skipped"
+		grep '^FAIL\|^board_server: skipped\|^    ' "$tmp/board_server"
+		echo "board_server: $1 passed, $2 failed, $3 skipped"
 	else
-		bad "board tests did not finish"; sed 's/^/    /' "$tmp/board" | tail -n 20
+		bad "board_server tests did not finish"; sed 's/^/    /' "$tmp/board_server" | tail -n 20
 	fi
 fi
 # 3f. the Jupyter kernel over `cuplay --serve`, and every lesson as a notebook

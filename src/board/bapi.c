@@ -149,6 +149,15 @@ static void add_student(req *q, bresp *r)
 	jfields_free(f, n);
 }
 
+/* The exercise the board found of that name, or NULL. */
+static const bexercise *find_exercise(const board *b, const char *name)
+{
+	for (int i = 0; i < b->nex; i++)
+		if (strcmp(b->ex[i].name, name) == 0)
+			return &b->ex[i];
+	return NULL;
+}
+
 static void list_exercises(req *q, bresp *r)
 {
 	char **names;
@@ -162,8 +171,9 @@ static void list_exercises(req *q, bresp *r)
 	for (int i = 0; i < n; i++) {
 		sb_puts(&j, i ? ",{\"name\":" : "{\"name\":");
 		json_str(&j, names[i]);
+		const bexercise *e = find_exercise(q->b, names[i]);
 		sb_puts(&j, ",\"title\":");
-		json_str(&j, names[i]);
+		json_str(&j, e ? e->title : names[i]);
 		sb_printf(&j, ",\"open\":%s}", open[i] ? "true" : "false");
 		free(names[i]);
 	}
@@ -206,7 +216,7 @@ static void submit(req *q, bresp *r)
 		return;
 	const char *ex = jfield_str(f, n, "exercise", NULL), *src = jfield_str(f, n, "source", NULL);
 	const char *file = jfield_str(f, n, "file", "submission.cu");
-	int state = ex ? bs_exercise_state(q->b->db, ex) : -1;
+	int state = ex && find_exercise(q->b, ex) ? bs_exercise_state(q->b->db, ex) : -1;
 	unsigned long long seed = 0;
 	int pos = 0;
 	long long id;

@@ -11,6 +11,7 @@
 #include "bserve.h"
 #include "bstore.h"
 #include "cudrv.h"
+#include "exercise.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -53,7 +54,7 @@ static int int_arg(const char *opt, const char *v, long lo, long hi, long *out)
 static int parse(int argc, char **argv, bopts *o, board *b)
 {
 	static const char *const names[] = { "--port", "--bind", "--db", "--exercises", "--gpus", "--slurm",
-	                                     "--jobs", "--rate", "--time-limit", "--mem-limit", NULL };
+	                                     "--jobs", "--rate", "--grace", NULL };
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
 		size_t n = eq ? (size_t)(eq - a) : strlen(a);
@@ -79,8 +80,7 @@ static int parse(int argc, char **argv, bopts *o, board *b)
 		case 5: o->slurm = v; break;
 		case 6: if (int_arg(names[k], v, 1, BOARD_MAX_GPUS, &x)) return -1; o->jobs = (int)x; break;
 		case 7: if (int_arg(names[k], v, 0, 100000, &x)) return -1; b->per_minute = (int)x; break;
-		case 8: if (int_arg(names[k], v, 1, 86400, &x)) return -1; b->time_limit_s = (int)x; break;
-		default: if (int_arg(names[k], v, 0, 1L << 30, &x)) return -1; b->mem_limit_mb = x; break;
+		default: if (int_arg(names[k], v, 0, 86400, &x)) return -1; b->grace_s = (int)x; break;
 		}
 	}
 	return 0;
@@ -126,7 +126,8 @@ static int queues(const bopts *o, board *b)
 	return 0;
 }
 
-/* The exercises in the folder, added to the database. 0 or -1 (said). */
+/* The exercises in the folder, read and added to the database (one that
+ * does not parse is left out, said). 0 or -1 (said). */
 static int exercises(board *b)
 {
 	DIR *d = opendir(b->exdir);
@@ -138,13 +139,28 @@ static int exercises(board *b)
 	int rc = 0;
 	while ((e = readdir(d)) && rc == 0) {
 		size_t n = strlen(e->d_name);
-		if (n > 9 && strcmp(e->d_name + n - 9, ".exercise") == 0 && bapi_exercise_name_ok(e->d_name, n - 9)) {
-			char *name = xstrndup(e->d_name, n - 9);
-			rc = bs_exercise_add(b->db, name);
-			free(name);
+		if (n <= 9 || strcmp(e->d_name + n - 9, ".exercise") != 0 || !bapi_exercise_name_ok(e->d_name, n - 9))
+			continue;
+		char *path = xasprintf("%s/%s", b->exdir, e->d_name), err[512];
+		struct exercise *x = xcalloc(1, sizeof *x);
+		if (exercise_load(path, x, err, sizeof err) != 0) {
+			fprintf(stderr, "board: left out: %s\n", err);
+		} else {
+			b->ex = xrealloc(b->ex, (size_t)(b->nex + 1) * sizeof *b->ex);
+			bexercise *bx = &b->ex[b->nex++];
+			memset(bx, 0, sizeof *bx);
+			snprintf(bx->name, sizeof bx->name, "%.*s", (int)(n - 9), e->d_name);
+			snprintf(bx->title, sizeof bx->title, "%s", x->title);
+			bx->time_limit_s = x->time_limit_s;
+			bx->mem_limit_mb = x->mem_limit_mb;
+			rc = bs_exercise_add(b->db, bx->name);
 		}
+		free(x);
+		free(path);
 	}
 	closedir(d);
+	if (rc == 0 && b->nex == 0)
+		fprintf(stderr, "board: no exercises in '%s' (NAME.exercise files, docs/formats.md)\n", b->exdir);
 	return rc;
 }
 
@@ -202,8 +218,7 @@ int board_main(const char *exe, int argc, char **argv)
 	bopts o = { .port = 8470, .bind = "127.0.0.1", .db = "board.db", .exdir = "sessions/exercises", .jobs = 1 };
 	b.per_minute = 6;
 	b.body_max = 256 * 1024;
-	b.time_limit_s = 60;
-	b.mem_limit_mb = 8192;
+	b.grace_s = 30;
 	b.sse_max = 128;
 	if (parse(argc, argv, &o, &b) != 0)
 		return 2;
@@ -245,6 +260,7 @@ int board_main(const char *exe, int argc, char **argv)
 			close(stop_pipe[i]);
 	free(b.exdir);
 	free(b.cuplay);
+	free(b.ex);
 	return rc;
 }
 

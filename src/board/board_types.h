@@ -13,6 +13,14 @@
 #define BOARD_RING 32      /* the last finished exercises a page may not have seen yet */
 #define BOARD_NAME_MAX 64  /* an exercise's or student's name, in bytes */
 
+/* An exercise the board found in its folder (read once at start). */
+typedef struct bexercise {
+	char name[BOARD_NAME_MAX + 1];
+	char title[256];
+	int time_limit_s;      /* the verification's own bound, from the exercise */
+	long mem_limit_mb;
+} bexercise;
+
 typedef struct board {
 	bstore *db;
 	char *exdir;           /* the exercises' folder, absolute */
@@ -20,8 +28,9 @@ typedef struct board {
 	const char *slurm;     /* srun's own arguments (--slurm): each verification a Slurm job; NULL: on this host */
 	int per_minute;        /* submissions a student may send a minute; 0: no limit */
 	size_t body_max;       /* a request's body, in bytes */
-	int time_limit_s;      /* a verification's wall clock where the exercise says none */
-	long mem_limit_mb;     /* its address space (compile-only runs) */
+	bexercise *ex;         /* the exercises, by name */
+	int nex;
+	int grace_s;           /* a verification is killed this long after its exercise's time */
 	int nslots;            /* queues: one a GPU, or --jobs compile-only ones */
 	int slot_gpu[BOARD_MAX_GPUS]; /* the GPU of each queue, -1: none */
 	int sse_max;           /* open /events streams at most */

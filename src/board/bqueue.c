@@ -93,10 +93,15 @@ static void run_one(board *b, int slot, bsub *s)
 {
 	char *path = xasprintf("%s/%s.exercise", b->exdir, s->exercise);
 	int gpu = b->slot_gpu[slot];
+	const bexercise *ex = NULL;
+	for (int i = 0; i < b->nex; i++)
+		if (strcmp(b->ex[i].name, s->exercise) == 0)
+			ex = &b->ex[i];
+	/* an exercise gone since its submission: the verification says so */
 	struct run_req rq = {
 		.cuplay = b->cuplay, .exercise_path = path, .source = s->source, .source_len = strlen(s->source),
 		.seed = s->seed, .gpu = gpu, .compile_only = gpu < 0,
-		.time_limit_s = b->time_limit_s, .mem_limit_mb = b->mem_limit_mb,
+		.time_limit_s = (ex ? ex->time_limit_s : 60) + b->grace_s, .mem_limit_mb = ex ? ex->mem_limit_mb : 0,
 	};
 	struct run_out out;
 	int rc = b->slurm ? runner_slurm(&rq, &out, b->slurm) : runner_local(&rq, &out);

@@ -115,6 +115,33 @@ static void last_err_line(const char *dir, char *out, size_t n)
 	free(path);
 }
 
+extern char **environ;
+
+/* This process's environment with the board's folder first on
+ * CUPLAY_PATH: the verification runs in a directory of its own, and finds
+ * an exercise's starting file where the board was started (its
+ * kernels_src/), as `use` would there. NULL-terminated, malloc'd (the
+ * strings but the one made are this process's). */
+static char **child_env(char **made)
+{
+	int n = 0;
+	while (environ[n])
+		n++;
+	char **env = xcalloc((size_t)n + 2, sizeof *env);
+	char cwd[4096];
+	const char *old = getenv("CUPLAY_PATH");
+	if (!getcwd(cwd, sizeof cwd))
+		snprintf(cwd, sizeof cwd, ".");
+	*made = old && *old ? xasprintf("CUPLAY_PATH=%s:%s", cwd, old) : xasprintf("CUPLAY_PATH=%s", cwd);
+	int k = 0;
+	env[k++] = *made;
+	for (int i = 0; i < n; i++)
+		if (strncmp(environ[i], "CUPLAY_PATH=", 12) != 0)
+			env[k++] = environ[i];
+	env[k] = NULL;
+	return env;
+}
+
 static pid_t start(const struct run_req *rq, const char *dir, int out_w, char *err, size_t n)
 {
 	char *src = xasprintf("%s/source.cu", dir), *errf = xasprintf("%s/stderr.txt", dir);
@@ -126,10 +153,12 @@ static pid_t start(const struct run_req *rq, const char *dir, int out_w, char *e
 	char *argv[] = { (char *)rq->cuplay, "--verify", (char *)rq->exercise_path, "-", "--seed", seed,
 	                 rq->compile_only || rq->gpu < 0 ? "--compile-only" : "--gpu",
 	                 rq->compile_only || rq->gpu < 0 ? NULL : gpu, NULL };
+	char *made = NULL, **env = child_env(&made);
 	child_opts o;
 	child_opts_init(&o);
 	o.path = rq->cuplay;
 	o.argv = argv;
+	o.envp = env;
 	o.stdio[0] = in;
 	o.stdio[1] = out_w;
 	o.stdio[2] = efd;
@@ -147,6 +176,8 @@ static pid_t start(const struct run_req *rq, const char *dir, int out_w, char *e
 		close(efd);
 	free(src);
 	free(errf);
+	free(made);
+	free(env);
 	return pid;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/board.py: `cuplay --board` on a free localhost port, with a
+"""tests/board_server.py: `cuplay --board` on a free localhost port, with a
 database of its own and a stand-in verifier (CUPLAY_BOARD_VERIFY: a
 program that reads the source on stdin and prints a verify line, told what
 to do by the source's text), so that no test waits for a compile or needs a
@@ -8,7 +8,7 @@ requests, unknown and closed exercises, the ranking, the live events, a
 verification stopped at its limit, and a board killed (-9) and started again:
 everything acknowledged is there, a submission in flight is run again.
 
-Prints ok:/FAIL: lines and "board: N passed, N failed, N skipped".
+Prints ok:/FAIL: lines and "board_server: N passed, N failed, N skipped".
 CUPLAY: the binary (default ./cuplay)."""
 import json
 import os
@@ -26,6 +26,17 @@ import urllib.request
 
 CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
 passed = failed = skipped = 0
+
+# an exercise: the stand-in reads none of it, the board its title and limits
+EXERCISE = """name        %s
+title       The %s race
+file        transpose.cu
+kernel      transpose_tiled
+baseline    transpose_naive
+sizes       N=2048
+rank_by     median_ms
+limits      time=2 memory=16384 source=65536
+"""
 
 STAND_IN = r'''#!/usr/bin/env python3
 import json, os, re, sys, time
@@ -77,16 +88,21 @@ def check(name, cond, why=""):
         bad(name, why)
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 class Board:
-    def __init__(self, tmp, extra=(), env=None):
+    def __init__(self, tmp, extra=(), env=None, exercises=None, stand_in=True, db="board.db"):
         e = dict(os.environ)
-        e["CUPLAY_BOARD_VERIFY"] = os.path.join(tmp, "verify.py")
+        e.pop("CUPLAY_BOARD_VERIFY", None)
+        if stand_in:
+            e["CUPLAY_BOARD_VERIFY"] = os.path.join(tmp, "verify.py")
         e["TMPDIR"] = os.path.join(tmp, "run")
         e.update(env or {})
         self.p = subprocess.Popen(
-            [CUPLAY, "--board", "--port", "0", "--db", os.path.join(tmp, "board.db"),
-             "--exercises", os.path.join(tmp, "ex"), "--gpus", "none"] + list(extra),
-            stdout=subprocess.PIPE, stderr=open(os.path.join(tmp, "board.err"), "a"), env=e, text=True)
+            [CUPLAY, "--board", "--port", "0", "--db", os.path.join(tmp, db),
+             "--exercises", exercises or os.path.join(tmp, "ex"), "--gpus", "none"] + list(extra),
+            stdout=subprocess.PIPE, stderr=open(os.path.join(tmp, "board.err"), "a"), env=e, text=True, cwd=ROOT)
         line = self.p.stdout.readline()
         m = re.match(r"board: (http://127\.0\.0\.1:\d+)/  teacher token: ([0-9a-f]{32})$", line.strip())
         if not m:
@@ -195,7 +211,9 @@ def test_errors(b, ada):
     st, j = b.js("POST", "/api/exercises/transpose/close", token=b.teacher)
     check("the teacher closes an exercise", st == 200 and j.get("open") is False, (st, j))
     st, j = b.js("GET", "/api/exercises")
-    check("the exercises list says closed", st == 200 and {"name": "transpose", "title": "transpose", "open": False} in j, j)
+    check("the exercises list says closed, with the exercise's title; one that does not parse left out",
+          st == 200 and {"name": "transpose", "title": "The transpose race", "open": False} in j
+          and not any(x["name"] == "broken" for x in j), j)
     st, j = submit(b, ada, "x")
     check("a closed exercise is 409", st == 409, (st, j))
     st, j = b.js("POST", "/api/exercises/transpose/open", token=b.teacher)
@@ -336,17 +354,37 @@ def test_restart(tmp, b, ada):
     return b2
 
 
+def test_real_verify(tmp):
+    """cuplay --verify itself, compile-only, on the tests' quick exercise"""
+    b = Board(tmp, exercises=os.path.join(ROOT, "tests/kernels/board"), stand_in=False, db="real.db")
+    try:
+        tok = student(b, "real")
+        src = open(os.path.join(ROOT, "tests/kernels/board/tiled.cu")).read()
+        good = submit(b, tok, src, exercise="quick")[1]
+        typo = submit(b, tok, open(os.path.join(ROOT, "tests/kernels/board/typo.cu")).read(), exercise="quick")[1]
+        g, t = b.wait_done(good["id"], tok, limit=120), b.wait_done(typo["id"], tok, limit=120)
+        check("verify: a correct kernel compiled without a GPU is 'needs_gpu', run in a directory of its own",
+              g and g["result"]["status"] == "needs_gpu" and g["result"]["kernel"] == "transpose_tiled", g)
+        check("verify: a kernel with a mistake is 'compile_error'",
+              t and t["result"]["status"] == "compile_error", t)
+    finally:
+        b.stop()
+
+
 def main():
     global skipped
     if not os.access(CUPLAY, os.X_OK):
-        print("board: 0 passed, 1 failed, 0 skipped\nFAIL: no binary %s" % CUPLAY)
+        print("board_server: 0 passed, 1 failed, 0 skipped\nFAIL: no binary %s" % CUPLAY)
         return 1
     tmp = tempfile.mkdtemp(prefix="cuplay-board-test-")
     try:
         os.makedirs(os.path.join(tmp, "ex"))
         os.makedirs(os.path.join(tmp, "run"))
         for n in ("transpose", "reduce"):
-            open(os.path.join(tmp, "ex", n + ".exercise"), "w").close()
+            with open(os.path.join(tmp, "ex", n + ".exercise"), "w") as f:
+                f.write(EXERCISE % (n, n))
+        with open(os.path.join(tmp, "ex", "broken.exercise"), "w") as f:
+            f.write("name broken\n")
         v = os.path.join(tmp, "verify.py")
         with open(v, "w") as f:
             f.write(STAND_IN)
@@ -356,10 +394,10 @@ def main():
         m = re.search(r"--board needs (.*), absent", probe.stderr)
         if m:
             skipped += 1
-            print("board: skipped: cuplay was built without %s" % m.group(1))
-            print("board: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+            print("board_server: skipped: cuplay was built without %s" % m.group(1))
+            print("board_server: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
             return 0
-        b = Board(tmp, extra=["--time-limit", "3"])
+        b = Board(tmp, extra=["--grace", "1"])
         try:
             ada, bob = student(b, "ada"), student(b, "bob")
             test_tokens(b, ada, bob)
@@ -373,6 +411,7 @@ def main():
             b = test_restart(tmp, b, ada)
         finally:
             b.stop()
+        test_real_verify(tmp)
         err = open(os.path.join(tmp, "board.err")).read()
         check("the board's own messages: no sanitizer report", "runtime error" not in err and "Sanitizer" not in err,
               err[-2000:])
@@ -380,7 +419,7 @@ def main():
         bad("board", repr(e))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("board: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    print("board_server: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
     return 1 if failed else 0
 
 
