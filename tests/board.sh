@@ -97,6 +97,14 @@ if [ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "bad.exercise:2:9: expected 'me
 else
 	bad "a broken exercise: expected exit 1 and the error at line 2 (got $rc)"
 fi
+sed 's/^sizes .*/sizes M=64/' "$ex" >"$tmp/nosize.exercise"
+"$CUPLAY" --verify "$tmp/nosize.exercise" $k/tiled.cu --compile-only >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "nosize.exercise: its sizes do not fit 'transpose.cu'" "$tmp/err"; then
+	ok "an exercise whose size the file has no param for: exit 1, no JSON, said"
+else
+	bad "an exercise with a size unknown to its file: expected exit 1 and the message (got $rc)"
+fi
 for args in "$ex" "$ex $k/tiled.cu --seed" "$ex $k/tiled.cu --seed 0" "$ex $k/tiled.cu --gpu x" "$ex $k/tiled.cu --frob" "$ex $k/tiled.cu extra"; do
 	"$CUPLAY" --verify $args >"$tmp/out" 2>"$tmp/err"
 	rc=$?
@@ -116,7 +124,7 @@ else
 	mock() { # mock RESULT: starts the stand-in, its port in $port
 		MOCK_RESULT=$1 MOCK_LOG="$tmp/mock.log" python3 tests/board_mock.py >"$tmp/port" 2>"$tmp/mock.err" &
 		mock_pid=$!
-		for _ in $(seq 1 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+		for _ in $(seq 1 200); do [ -s "$tmp/port" ] && break; sleep 0.1; done
 		port=$(cat "$tmp/port")
 	}
 	: >"$tmp/mock.log"
