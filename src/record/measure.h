@@ -76,7 +76,7 @@ typedef struct measurement {
 	 * check fails and this says why; else "" */
 	int timed_check;
 	double timed_ms;     /* the host time of that last launch and its comparison */
-	char timed_bad[256];
+	char timed_bad[320];
 } measurement;
 
 #define MEASURE_OVER_ROOF 1.05

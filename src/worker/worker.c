@@ -77,7 +77,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 			recheck_stage(&r, &c, &ws->checks);
 	}
 	check_end(&ahead);
-	outsums_clear(&r, &ws->checks.sums);
+	outsums_clear(&ws->checks.sums);
 	reply_stage(&r, &ws->pool, &ws->printf, &k, &ws->staging, &ws->roofs);
 }
 
