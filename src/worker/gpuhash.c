@@ -223,6 +223,21 @@ int gpu_slots_take(wrun *r, gpuhash *gh, uint64_t slots[PLAN_MAX_CHECKS][GPU_SLO
 	return w_ck(r, cu.MemcpyDtoH(slots, gh->out + 16, GPU_SLOT_BYTES * PLAN_MAX_CHECKS), "cuMemcpyDtoH");
 }
 
+void hash_spares_fit(gpuhash *gh, const plan *p)
+{
+	for (int i = 0; i < PLAN_MAX_CHECKS; i++) {
+		const plan_check *c = &p->checks[i];
+		size_t want = i < p->nchecks && c->out >= 0 && c->out < p->nbufs
+		                  ? (size_t)(p->bufs[c->out].count * dtype_size(p->bufs[c->out].type))
+		                  : 0;
+		if (gh->spare[i] && gh->spare_bytes[i] != want) {
+			(void)cu.MemFree(gh->spare[i]); /* a sticky error shows at the next call */
+			gh->spare[i] = 0;
+			gh->spare_bytes[i] = 0;
+		}
+	}
+}
+
 int gpu_spare(wrun *r, gpuhash *gh, int i, size_t bytes, CUdeviceptr *d)
 {
 	*d = 0;

@@ -45,6 +45,9 @@ int gpu_slots_take(wrun *r, gpuhash *gh, uint64_t slots[PLAN_MAX_CHECKS][GPU_SLO
 /* A device copy of bytes for check i's output into *d, kept from run to
  * run while the size holds: 0; 1 when memory is short (*d 0); -1 an error. */
 int gpu_spare(wrun *r, gpuhash *gh, int i, size_t bytes, CUdeviceptr *d);
+/* Before a plan's buffers are taken: the copies its checks cannot use go,
+ * so that device memory holds no copy beyond one of its outputs. */
+void hash_spares_fit(gpuhash *gh, const plan *p);
 
 /* The hashes of a run's checked outputs after one launch, for the last
  * launch of the timed ones to be compared with: the checked launch's
