@@ -4,6 +4,7 @@
 #include "timeline.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,9 @@ static void timed_says(char *buf, size_t n, const result *res)
 	if (res->timed_index >= 0 && res->timed_unwritten)
 		snprintf(buf, n, "%s ('%.63s'[%lld] left unwritten: it holds its initial contents, %.9g, where %.9g is wanted)",
 		         lead, res->timed_buf, (long long)res->timed_index, res->timed_got, res->timed_want);
+	else if (res->timed_index >= 0 && !isfinite(res->timed_err)) /* compared bit for bit */
+		snprintf(buf, n, "%s ('%.63s'[%lld] is %.9g where %.9g is wanted)", lead, res->timed_buf,
+		         (long long)res->timed_index, res->timed_got, res->timed_want);
 	else if (res->timed_index >= 0)
 		snprintf(buf, n, "%s ('%.63s'[%lld] is %.9g where %.9g is wanted; relative error %.2e)", lead, res->timed_buf,
 		         (long long)res->timed_index, res->timed_got, res->timed_want, res->timed_err);

@@ -124,7 +124,7 @@ static int ensure_hash(wrun *r, gpuhash *gh)
 	CUresult e = cu.ModuleLoadData(&gh->mod, hash_ptx);
 	if (e == CUDA_SUCCESS && (e = cu.ModuleGetFunction(&gh->fn, gh->mod, "cuplay_hash")) != CUDA_SUCCESS)
 		cu.ModuleUnload(gh->mod);
-	if (e == CUDA_SUCCESS && (e = cu.MemAlloc(&gh->out, 16 + GPU_SLOT_BYTES * PLAN_MAX_CHECKS)) != CUDA_SUCCESS) {
+	if (e == CUDA_SUCCESS && (e = cu.MemAlloc(&gh->out, 16 + GPU_SLOT_BYTES * GPU_SLOTS)) != CUDA_SUCCESS) {
 		cu.ModuleUnload(gh->mod);
 		gh->fn = NULL;
 	}
@@ -147,7 +147,7 @@ void hash_free(gpuhash *gh)
 		cu.ModuleUnload(gh->mod);
 	if (gh->cmp_mod)
 		cu.ModuleUnload(gh->cmp_mod);
-	for (int i = 0; i < PLAN_MAX_CHECKS; i++)
+	for (int i = 0; i < GPU_SLOTS; i++)
 		if (gh->spare[i])
 			cu.MemFree(gh->spare[i]);
 	memset(gh->spare, 0, sizeof gh->spare);
@@ -188,7 +188,7 @@ int gpu_slots_clear(wrun *r, gpuhash *gh)
 	int k = ensure_hash(r, gh);
 	if (k != 0)
 		return k;
-	return w_ck(r, cu.MemsetD8Async(gh->out + 16, 0, GPU_SLOT_BYTES * PLAN_MAX_CHECKS, NULL), "cuMemsetD8Async");
+	return w_ck(r, cu.MemsetD8Async(gh->out + 16, 0, GPU_SLOT_BYTES * GPU_SLOTS, NULL), "cuMemsetD8Async");
 }
 
 int gpu_outhash_queue(wrun *r, gpuhash *gh, CUdeviceptr d, uint64_t bytes, int slot)
@@ -218,18 +218,17 @@ int gpu_recmp_queue(wrun *r, gpuhash *gh, CUdeviceptr got, CUdeviceptr want, uin
 	            "the output comparison");
 }
 
-int gpu_slots_take(wrun *r, gpuhash *gh, uint64_t slots[PLAN_MAX_CHECKS][GPU_SLOT_BYTES / 8])
+int gpu_slots_take(wrun *r, gpuhash *gh, uint64_t slots[GPU_SLOTS][GPU_SLOT_BYTES / 8])
 {
-	return w_ck(r, cu.MemcpyDtoH(slots, gh->out + 16, GPU_SLOT_BYTES * PLAN_MAX_CHECKS), "cuMemcpyDtoH");
+	return w_ck(r, cu.MemcpyDtoH(slots, gh->out + 16, GPU_SLOT_BYTES * GPU_SLOTS), "cuMemcpyDtoH");
 }
 
 void hash_spares_fit(gpuhash *gh, const plan *p)
 {
-	for (int i = 0; i < PLAN_MAX_CHECKS; i++) {
-		const plan_check *c = &p->checks[i];
-		size_t want = i < p->nchecks && c->out >= 0 && c->out < p->nbufs
-		                  ? (size_t)(p->bufs[c->out].count * dtype_size(p->bufs[c->out].type))
-		                  : 0;
+	for (int i = 0; i < GPU_SLOTS; i++) {
+		int b = i < PLAN_MAX_CHECKS ? (i < p->nchecks ? p->checks[i].out : -1)
+		                            : (i - PLAN_MAX_CHECKS < p->nbufs && outsum_step(p, i - PLAN_MAX_CHECKS) ? i - PLAN_MAX_CHECKS : -1);
+		size_t want = b >= 0 && b < p->nbufs ? (size_t)(p->bufs[b].count * dtype_size(p->bufs[b].type)) : 0;
 		if (gh->spare[i] && gh->spare_bytes[i] != want) {
 			(void)cu.MemFree(gh->spare[i]); /* a sticky error shows at the next call */
 			gh->spare[i] = 0;
@@ -316,6 +315,40 @@ int outsums_take(wrun *r, gpuhash *gh, const wpool *pool, outsums *s, int copy)
 				return -1;
 		}
 		s->have[i] = 1;
+	}
+	return 0;
+}
+
+int outsum_step(const plan *p, int b)
+{
+	if (p->nsteps <= 0 || p->nchunks > 0 || b < 0 || b >= p->nbufs || !p->bufs[b].output || p->bufs[b].global)
+		return 0;
+	for (int i = 0; i < p->nchecks; i++)
+		if (p->checks[i].out == b)
+			return 0;
+	return 1;
+}
+
+int outsums_take_steps(wrun *r, gpuhash *gh, const wpool *pool, outsums *s)
+{
+	const plan *p = r->p;
+	for (int b = 0; b < p->nbufs; b++) {
+		const pbuf *ob = &pool->buf[b];
+		s->step_have[b] = 0;
+		if (!outsum_step(p, b) || !ob->d || !ob->bytes)
+			continue;
+		int k = gpu_outhash(r, gh, ob->d, ob->bytes, s->step_h[b]);
+		if (k != 0)
+			return k;
+		s->step_copy[b] = 0;
+		size_t esz = dtype_size(dtype_scalar(p->bufs[b].type));
+		if (esz == 4 || esz == 8) { /* compared element by element (wrecheck.c) */
+			int sp = gpu_spare(r, gh, PLAN_MAX_CHECKS + b, ob->bytes, &s->step_copy[b]);
+			if (sp < 0 || (sp == 0 && w_ck(r, cu.MemcpyDtoDAsync(s->step_copy[b], ob->d, ob->bytes, NULL),
+			                               "cuMemcpyDtoDAsync") != 0))
+				return -1;
+		}
+		s->step_have[b] = 1;
 	}
 	return 0;
 }

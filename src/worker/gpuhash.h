@@ -11,6 +11,9 @@
 /* The bytes of a slot: a comparison's six sums (outhash.h's recmp_sums),
  * then a hash's two words. */
 #define GPU_SLOT_BYTES 64
+/* A slot a check, then one a buffer of the plan (a sequence's steps'
+ * outputs that no check names: slot PLAN_MAX_CHECKS + the buffer's index). */
+#define GPU_SLOTS (PLAN_MAX_CHECKS + PLAN_MAX_BUFS)
 
 typedef struct gpuhash {
 	CUmodule mod;          /* the hash kernel, loaded on first need */
@@ -21,8 +24,8 @@ typedef struct gpuhash {
 	CUmodule cmp_mod;      /* the comparison's kernels (float, double), loaded on first need */
 	CUfunction cmp_fn[2];
 	int cmp_failed;
-	CUdeviceptr spare[PLAN_MAX_CHECKS]; /* copies of checked outputs, kept from run to run */
-	size_t spare_bytes[PLAN_MAX_CHECKS];
+	CUdeviceptr spare[GPU_SLOTS]; /* copies of checked outputs (by slot), kept from run to run */
+	size_t spare_bytes[GPU_SLOTS];
 } gpuhash;
 
 /* The output hash of bytes at d: 0 with h; 1 when the hash kernel cannot
@@ -41,8 +44,8 @@ int gpu_outhash_queue(wrun *r, gpuhash *gh, CUdeviceptr d, uint64_t bytes, int s
 /* n scalars of type t (float or double, or vectors of them) at got
  * against those at want: recmp_sums in the slot's first six words. */
 int gpu_recmp_queue(wrun *r, gpuhash *gh, CUdeviceptr got, CUdeviceptr want, uint64_t n, dtype t, int slot);
-int gpu_slots_take(wrun *r, gpuhash *gh, uint64_t slots[PLAN_MAX_CHECKS][GPU_SLOT_BYTES / 8]);
-/* A device copy of bytes for check i's output into *d, kept from run to
+int gpu_slots_take(wrun *r, gpuhash *gh, uint64_t slots[GPU_SLOTS][GPU_SLOT_BYTES / 8]);
+/* A device copy of bytes for slot i's output into *d, kept from run to
  * run while the size holds: 0; 1 when memory is short (*d 0); -1 an error. */
 int gpu_spare(wrun *r, gpuhash *gh, int i, size_t bytes, CUdeviceptr *d);
 /* Before a plan's buffers are taken: the copies its checks cannot use go,
@@ -68,6 +71,12 @@ typedef struct outsums {
 	int from_check;                  /* the hashes are the checked launch's */
 	double keep_ms;                  /* the host time of the hashes and copies taken for the comparison */
 	double launch_ms;                /* the host time of the last launch */
+	/* a sequence: the outputs of its steps that no check names (scratch
+	 * ones too), by buffer, compared as a check's are, at the loosest of
+	 * the checks' tolerances */
+	int step_have[PLAN_MAX_BUFS];
+	uint64_t step_h[PLAN_MAX_BUFS][2];
+	CUdeviceptr step_copy[PLAN_MAX_BUFS];
 	int last;                        /* the last launch ran: its outputs are in the buffers */
 } outsums;
 
@@ -78,6 +87,12 @@ int outsum_able(const plan *p, int i);
  * set where taken); copy: a device copy of each kept too. 0; 1 when the
  * hash kernel cannot be had (nothing taken); -1 on an error, reported. */
 int outsums_take(wrun *r, gpuhash *gh, const wpool *pool, outsums *s, int copy);
+/* Whether buffer b is an output of a sequence's steps that no check
+ * names (outsums' step_*). */
+int outsum_step(const plan *p, int b);
+/* Those outputs' hashes and (float, double) copies into s. 0, 1, -1 as
+ * outsums_take. */
+int outsums_take_steps(wrun *r, gpuhash *gh, const wpool *pool, outsums *s);
 /* s is empty again (its copies are gpu_spare's, kept). */
 void outsums_clear(outsums *s);
 

@@ -121,14 +121,12 @@ static int queue_one(wrun *r, const wcontents *c, wchecks *ck, int i, int *by)
 	return k < 0 ? -1 : 0;
 }
 
-/* Element k of check i's output after the last launch: its value, the
- * value wanted where the comparison did not give it (the copy's), and
- * whether it holds the output's initial contents (left unwritten). */
-static int describe(wrun *r, const wcontents *c, const outsums *s, int i, int64_t k, int want_too, result *res)
+/* Element k of buffer b after the last launch: its value, the value
+ * wanted where the comparison did not give it (from copy, when not 0), and
+ * whether it holds the buffer's initial contents (left unwritten). */
+static int describe(wrun *r, const wcontents *c, int b, CUdeviceptr copy, int64_t k, result *res)
 {
-	const plan *p = r->p;
-	int b = p->checks[i].out;
-	dtype t = dtype_scalar(p->bufs[b].type);
+	dtype t = dtype_scalar(r->p->bufs[b].type);
 	size_t esz = dtype_size(t);
 	unsigned char got[16], init[16], want[16];
 	res->timed_index = k;
@@ -138,8 +136,8 @@ static int describe(wrun *r, const wcontents *c, const outsums *s, int i, int64_
 	if (w_ck(r, cu.MemcpyDtoH(got, at, esz), "cuMemcpyDtoH") != 0)
 		return -1;
 	res->timed_got = buffer_get(got, t, 0);
-	if (want_too && s->copy[i]) {
-		if (w_ck(r, cu.MemcpyDtoH(want, s->copy[i] + (CUdeviceptr)k * esz, esz), "cuMemcpyDtoH") != 0)
+	if (copy) {
+		if (w_ck(r, cu.MemcpyDtoH(want, copy + (CUdeviceptr)k * esz, esz), "cuMemcpyDtoH") != 0)
 			return -1;
 		res->timed_want = buffer_get(want, t, 0);
 	}
@@ -195,11 +193,73 @@ static int judge(wrun *r, const wcontents *c, wchecks *ck, int i, int by, const 
 	if (got) {
 		res->timed_err = cr.rel_err;
 		res->timed_want = cr.want;
-		return describe(r, c, s, i, cr.bad_index, 0, res);
+		return describe(r, c, p->checks[i].out, 0, cr.bad_index, res);
 	}
 	double sc = rs.nfin ? sqrt(rs.ss_want / (double)rs.nfin) : 0;
 	res->timed_err = rs.nfin ? sqrt(rs.ss_diff / (double)rs.nfin) / (sc > 0 ? sc : 1) : 0;
-	return describe(r, c, s, i, rs.first_not ? (int64_t)~rs.first_not : -1, 1, res);
+	return describe(r, c, p->checks[i].out, s->copy[i], rs.first_not ? (int64_t)~rs.first_not : -1, res);
+}
+
+/* A sequence's step output b (no check names it) from its slot: compared
+ * on the GPU with its copy, a float or double one within the loosest of
+ * the checks' tolerances (what the GPU is not sure of is not held against
+ * it), one of other 4- or 8-byte elements bit for bit; else by its hash.
+ * *state as judge's. */
+static int judge_step(wrun *r, const wcontents *c, wchecks *ck, int b, int by, const uint64_t *slot, int *state)
+{
+	const plan *p = r->p;
+	const outsums *s = &ck->sums;
+	double tol = 0;
+	for (int i = 0; i < p->nchecks; i++)
+		if (p->checks[i].tol > tol)
+			tol = p->checks[i].tol;
+	uint64_t h[2] = { slot[6], slot[7] };
+	const pbuf *ob = &c->pool->buf[b];
+	recmp_sums rs = { 0 };
+	int v;
+	if (by == BY_RECMP) {
+		recmp_unpack(slot, &rs);
+		v = !recmp_type(p->bufs[b].type) ? (rs.ndiff ? RECMP_DIFFERS : RECMP_SAME) : recmp_verdict(&rs, tol, 0, 0);
+	} else {
+		if (by == BY_HASH_NOW && gpu_outhash(r, &ck->hash, ob->d, ob->bytes, h) < 0)
+			return -1;
+		v = h[0] == s->step_h[b][0] && h[1] == s->step_h[b][1] ? RECMP_SAME : RECMP_DIFFERS;
+	}
+	w_trace(r, "'%s', an output of the steps: %s", p->bufs[b].name,
+	        v == RECMP_SAME ? "the same bits" : v == RECMP_CLOSE ? "within the tolerance"
+	        : v == RECMP_DIFFERS ? "other values" : "not sure: not compared");
+	*state = v == RECMP_SAME ? TIMED_SAME : v == RECMP_CLOSE ? TIMED_CLOSE : v == RECMP_DIFFERS ? TIMED_DIFFERS : TIMED_NOT;
+	if (*state != TIMED_DIFFERS || r->res->timed_check == TIMED_DIFFERS)
+		return 0;
+	result *res = r->res;
+	snprintf(res->timed_buf, sizeof res->timed_buf, "%s", p->bufs[b].name);
+	double sc = rs.nfin ? sqrt(rs.ss_want / (double)rs.nfin) : 0;
+	res->timed_err = recmp_type(p->bufs[b].type) && rs.nfin ? sqrt(rs.ss_diff / (double)rs.nfin) / (sc > 0 ? sc : 1) : NAN;
+	return by == BY_RECMP ? describe(r, c, b, s->step_copy[b], rs.first_not ? (int64_t)~rs.first_not : -1, res) : 0;
+}
+
+/* Step output b's comparison queued into its slot (queue_one's *by). */
+static int queue_step(wrun *r, const wcontents *c, wchecks *ck, int b, int *by)
+{
+	const outsums *s = &ck->sums;
+	const pbuf *ob = &c->pool->buf[b];
+	const plan_buf *pb = &r->p->bufs[b];
+	size_t esz = dtype_size(dtype_scalar(pb->type));
+	int slot = PLAN_MAX_CHECKS + b;
+	*by = BY_NONE;
+	if (!s->step_have[b])
+		return 0;
+	if (s->step_copy[b] && (esz == 4 || esz == 8)) {
+		/* other types than float and double, bit for bit through the kernel of their width */
+		int k = gpu_recmp_queue(r, &ck->hash, ob->d, s->step_copy[b], ob->bytes / esz, esz == 4 ? DT_FLOAT : DT_DOUBLE, slot);
+		if (k <= 0) {
+			*by = BY_RECMP;
+			return k;
+		}
+	}
+	int k = gpu_outhash_queue(r, &ck->hash, ob->d, ob->bytes, slot);
+	*by = k == 0 ? BY_HASH : BY_HASH_NOW;
+	return k < 0 ? -1 : 0;
 }
 
 int recheck_stage(wrun *r, const wcontents *c, wchecks *ck)
@@ -212,19 +272,24 @@ int recheck_stage(wrun *r, const wcontents *c, wchecks *ck)
 	if (!s->last)
 		return 0;
 	uint64_t t0 = now_ns();
-	int by[PLAN_MAX_CHECKS] = { 0 };
+	int by[GPU_SLOTS] = { 0 };
 	int k = gpu_slots_clear(r, &ck->hash);
 	if (k != 0)
 		return k < 0 ? -1 : 0; /* no hash kernel: not compared */
 	for (int i = 0; i < p->nchecks; i++)
 		if (queue_one(r, c, ck, i, &by[i]) != 0)
 			return -1;
-	uint64_t(*slots)[GPU_SLOT_BYTES / 8] = xcalloc(PLAN_MAX_CHECKS, sizeof *slots);
+	for (int b = 0; b < p->nbufs; b++)
+		if (queue_step(r, c, ck, b, &by[PLAN_MAX_CHECKS + b]) != 0)
+			return -1;
+	uint64_t(*slots)[GPU_SLOT_BYTES / 8] = xcalloc(GPU_SLOTS, sizeof *slots);
 	int rc = gpu_slots_take(r, &ck->hash, slots);
-	for (int i = 0; rc == 0 && i < p->nchecks; i++) {
+	for (int i = 0; rc == 0 && i < GPU_SLOTS; i++) {
 		int state = TIMED_NOT;
-		if (by[i] != BY_NONE)
+		if (by[i] != BY_NONE && i < PLAN_MAX_CHECKS)
 			rc = judge(r, c, ck, i, by[i], slots[i], &state);
+		else if (by[i] != BY_NONE)
+			rc = judge_step(r, c, ck, i - PLAN_MAX_CHECKS, by[i], slots[i], &state);
 		if (rc == 0 && state > res->timed_check)
 			res->timed_check = state;
 	}

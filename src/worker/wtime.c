@@ -435,7 +435,8 @@ static int warm_and_sample(tctx *x)
 		    w_ck_kernel(r, cu.CtxSynchronize(), p->launch.name) != 0)
 			return -1;
 		uint64_t tk = now_ns();
-		if (first && outsums_take(r, x->gh, x->c->pool, x->sums, 1) < 0)
+		if (first && (outsums_take(r, x->gh, x->c->pool, x->sums, 1) < 0 ||
+		              outsums_take_steps(r, x->gh, x->c->pool, x->sums) < 0))
 			return -1;
 		if (first) { /* the comparison's own cost */
 			x->sums->keep_ms = ms_since(tk);
@@ -606,6 +607,8 @@ static int last_launch(tctx *x)
 	int any = 0;
 	for (int i = 0; i < p->nchecks; i++)
 		any |= x->sums->have[i];
+	for (int b = 0; b < p->nbufs; b++)
+		any |= x->sums->step_have[b];
 	if (!any || r->res->nsamples == 0 || r->res->status != RES_OK || w_stop_now(r->chan))
 		return 0;
 	int batch = p->t.batch > 1 ? p->t.batch : 1;
