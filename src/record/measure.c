@@ -103,6 +103,16 @@ static void timed_says(char *buf, size_t n, const result *res)
 		snprintf(buf, n, "%s ('%.63s', relative error %.2e)", lead, res->timed_buf, res->timed_err);
 }
 
+void measure_timed_flag(measurement *m, const result *res)
+{
+	if (res->timed_check != TIMED_DIFFERS || m->timed_bad[0])
+		return;
+	/* timed at what it did not compute: out of the charts and "best" */
+	m->check = MCHECK_FAIL;
+	m->timed_check = TIMED_DIFFERS;
+	timed_says(m->timed_bad, sizeof m->timed_bad, res);
+}
+
 void measure_make(measurement *m, const char *file, const plan *p, const result *res, const char *vline,
                   int check_on)
 {
@@ -119,11 +129,7 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 	}
 	m->timed_check = res->timed_check;
 	m->timed_ms = res->timed_ms;
-	if (res->timed_check == TIMED_DIFFERS) {
-		/* timed at what it did not compute: out of the charts and "best" */
-		m->check = MCHECK_FAIL;
-		timed_says(m->timed_bad, sizeof m->timed_bad, res);
-	}
+	measure_timed_flag(m, res);
 	m->interrupted = res->status == RES_INTERRUPTED;
 	m->roof_gbps = res->roof_gbps;
 	if (m->link[0]) {

@@ -85,6 +85,9 @@ typedef struct measurement {
  * and the compile's resources (r may be NULL). */
 void measure_init(measurement *m, const char *file, const plan *p, const char *vline, int check_on,
                   const kres *r);
+/* The timed launches' flag of res onto m (a later round of a `compare`
+ * that found what its first did not): the check FAIL, and why, once. */
+void measure_timed_flag(measurement *m, const result *res);
 /* The record of res (plan p, values vline); all strings copied. */
 void measure_make(measurement *m, const char *file, const plan *p, const result *res, const char *vline,
                   int check_on);
