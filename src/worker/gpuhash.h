@@ -71,6 +71,8 @@ typedef struct outsums {
 	int from_check;                  /* the hashes are the checked launch's */
 	double keep_ms;                  /* the host time of the hashes and copies taken for the comparison */
 	double launch_ms;                /* the host time of the last launch */
+	double resets_ms;                /* the GPU time the samples' resets of every output added, where
+	                                    the last sample stood for the last launch (estimated) */
 	/* a sequence: the outputs of its steps that no check names (scratch
 	 * ones too), by buffer, compared as a check's are, at the loosest of
 	 * the checks' tolerances */

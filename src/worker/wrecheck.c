@@ -299,11 +299,11 @@ int recheck_stage(wrun *r, const wcontents *c, wchecks *ck)
 	double cmp_ms = ms_since(t0);
 	res->timed_ms += cmp_ms;
 	w_trace(r, "the last launch against the %s one: %s (%.3f ms in all: %.3f kept at the %s launch, %.3f the last "
-	        "launch, %.3f the comparison)", s->from_check ? "checked" : "first",
+	        "launch, %.3f the comparison, %.3f the samples' resets)", s->from_check ? "checked" : "first",
 	        res->timed_check == TIMED_SAME    ? "the same bits"
 	        : res->timed_check == TIMED_CLOSE ? "the same values within the tolerance"
 	        : res->timed_check == TIMED_DIFFERS ? "other values"
 	                                            : "not compared",
-	        res->timed_ms, s->keep_ms, s->from_check ? "checked" : "first", s->launch_ms, cmp_ms);
+	        res->timed_ms, s->keep_ms, s->from_check ? "checked" : "first", s->launch_ms, cmp_ms, s->resets_ms);
 	return 0;
 }
