@@ -4,8 +4,11 @@
 # __device__ flag) or that accumulates into a __device__ array nothing
 # clears is flagged, in the row and the data, and fails `expect correct`,
 # made alone, in a batch, in a sweep and timed without its check (`//@ check
-# at`); declared with //@ global, the same kernel is ok; the shipped kernels
-# (float atomics, the look-back scan, sequences) are not flagged. Called by
+# at`), and says which element it left unwritten; a managed output that
+# keeps state, a sequence whose middle step keeps state (its own output
+# shows it) and a compare's later rounds are flagged too; declared with
+# //@ global, the same kernel is ok; the shipped kernels (float atomics, the
+# look-back scan, sequences) are not flagged. Called by
 # tests/gpu.sh; alone: `bash tests/gpu_recheck.sh` (CUPLAY=./cuplay).
 . "$(dirname "$0")/lib.sh"
 export XDG_CACHE_HOME="$tmp/cache"
@@ -63,7 +66,50 @@ else
 	bad "once_reset.cu: expected ok with the same bits, got '$(runs check timed_check)'"
 fi
 
-# 4. every shipped kernel file: nothing flagged; the float-atomic sums and
+# 4. what was found, in one line: the first element the timed launches
+#    left unwritten (its poison), not "relative error 0.00e+00"
+"$CUPLAY" --format json -c 'use tests/kernels/once.cu; run' >"$tmp/out" 2>"$tmp/err"
+got=$(runs timed_check)
+if [[ "$got" == *"('y'["*"] left unwritten: it holds its initial contents, nan, where "*" is wanted)" ]] &&
+	[[ "$got" != *"relative error 0.00e+00"* ]]; then
+	ok "once.cu: the flag names the element left unwritten: $got"
+else
+	bad "once.cu: expected the element left unwritten in the flag, got '$got'"
+fi
+
+# 5. a managed output is compared too (it was not)
+CUPLAY_TRACE_WORKER=1 "$CUPLAY" --format json -c 'use tests/kernels/once_managed.cu; run' >"$tmp/out" 2>"$tmp/err"
+got=$(runs check timed_check)
+if [ "${got%%	*}" = FAIL ] && [[ "$got" == *"$msg ('y'["* ]] && grep -q "the last launch against the checked one: other values" "$tmp/err"; then
+	ok "once_managed.cu: a managed output that keeps state flagged: $got"
+else
+	bad "once_managed.cu: expected check FAIL and the timed_check message, got '$got'"
+fi
+
+# 6. a sequence whose middle step keeps state: the checked output is right on
+#    every launch, the step's own output ('hist', an intermediate) shows it;
+#    alone and as a CUDA graph
+for pre in "" "timing graph on;"; do
+	CUPLAY_TRACE_WORKER=1 "$CUPLAY" --format json -c "use tests/kernels/seq_state.cu; $pre run three" >"$tmp/out" 2>"$tmp/err"
+	got=$(runs check timed_check)
+	if [ "${got%%	*}" = FAIL ] && [[ "$got" == *"$msg ('hist'["* ]] && grep -q "'hist', an output of the steps: other values" "$tmp/err"; then
+		ok "seq_state.cu${pre:+ ($pre)}: the middle step's skipped work flagged: $got"
+	else
+		bad "seq_state.cu${pre:+ ($pre)}: expected check FAIL naming 'hist', got '$got'"
+	fi
+done
+
+# 7. a compare's later rounds (timed without their check) compare their
+#    last launch with their first; the flag fails the variant
+CUPLAY_TRACE_WORKER=1 "$CUPLAY" -c 'use tests/kernels/once.cu; compare once[N=1048576] once[N=2097152]' >"$tmp/out" 2>"$tmp/err" || true
+n=$(grep -c "the last launch against the first one" "$tmp/err")
+if [ "$n" -ge 2 ] && grep -q "keeps state across launches?" "$tmp/out" "$tmp/err"; then
+	ok "once.cu compare: the later rounds checked too ($n against their first launch) and the variant flagged"
+else
+	bad "once.cu compare: expected the later rounds' last launches against their first, got $n"
+fi
+
+# 8. every shipped kernel file: nothing flagged; the float-atomic sums and
 #    the look-back scan (with a sequence and its graph) compared
 for f in $(shipped 'kernels_src/*.cu'); do
 	CUPLAY_TRACE_WORKER=1 "$CUPLAY" --format json -c "use $f; timing graph on; run" >"$tmp/out" 2>"$tmp/err"

@@ -1,6 +1,7 @@
 /* outhash.c: the output hash on the CPU, and the verdict cache. */
 #include "outhash.h"
 
+#include <math.h>
 #include <string.h>
 
 static uint64_t mix_a(uint64_t z)
@@ -87,4 +88,81 @@ void verdict_put(verdict_cache *c, const ref_key *k, double tol, uint64_t count,
 	v->h[0] = h[0];
 	v->h[1] = h[1];
 	v->cr = *cr;
+}
+
+int recmp_type(dtype t)
+{
+	dtype s = dtype_scalar(t);
+	return s == DT_FLOAT || s == DT_DOUBLE;
+}
+
+static void recmp_one(double g, double w, int bits_differ, uint64_t i, recmp_sums *s)
+{
+	if (bits_differ) {
+		s->ndiff++;
+		if (s->first_not == 0 || ~i > s->first_not)
+			s->first_not = ~i;
+	}
+	if (!isfinite(w)) {
+		if (!((isnan(w) && isnan(g)) || g == w))
+			s->nbad++;
+		return;
+	}
+	if (!isfinite(g)) {
+		s->nbad++;
+		return;
+	}
+	s->nfin++;
+	s->ss_want += w * w;
+	s->ss_diff += (g - w) * (g - w);
+}
+
+void recmp_host(const void *got, const void *want, dtype t, uint64_t n, recmp_sums *s)
+{
+	memset(s, 0, sizeof *s);
+	if (dtype_scalar(t) == DT_DOUBLE) {
+		const double *g = got, *w = want;
+		for (uint64_t i = 0; i < n; i++)
+			recmp_one(g[i], w[i], memcmp(&g[i], &w[i], sizeof g[i]) != 0, i, s);
+		return;
+	}
+	const float *g = got, *w = want;
+	for (uint64_t i = 0; i < n; i++)
+		recmp_one(g[i], w[i], memcmp(&g[i], &w[i], sizeof g[i]) != 0, i, s);
+}
+
+void recmp_unpack(const uint64_t w[6], recmp_sums *s)
+{
+	s->ndiff = w[0];
+	s->first_not = w[1];
+	s->nfin = w[2];
+	s->nbad = w[3];
+	memcpy(&s->ss_diff, &w[4], sizeof s->ss_diff);
+	memcpy(&s->ss_want, &w[5], sizeof s->ss_want);
+}
+
+int recmp_verdict(const recmp_sums *s, double tol, double err, double scale)
+{
+	if (s->ndiff == 0)
+		return RECMP_SAME;
+	if (s->nbad > 0)
+		return RECMP_DIFFERS; /* the checked output's non-finite values are the reference's */
+	if (!(tol > 0))
+		return RECMP_UNSURE; /* exact: -0 and 0 differ in bits, not in value */
+	double d = s->nfin ? sqrt(s->ss_diff / (double)s->nfin) : 0;
+	if (!(scale > 0)) {
+		scale = s->nfin ? sqrt(s->ss_want / (double)s->nfin) : 0;
+		err = 0;
+	}
+	if (!(scale > 0) || !isfinite(scale))
+		scale = 1;
+	if (!isfinite(d) || !(err >= 0) || !isfinite(err))
+		return RECMP_UNSURE;
+	/* a margin for the rounding of the sums, which the GPU adds in another order */
+	double hi = d / scale + err, lo = d / scale - err;
+	if (hi * (1 + 1e-9) <= tol)
+		return RECMP_CLOSE;
+	if (lo > tol * (1 + 1e-9))
+		return RECMP_DIFFERS;
+	return RECMP_UNSURE;
 }

@@ -46,4 +46,37 @@ const cmp_result *verdict_get(const verdict_cache *c, const ref_key *k, double t
 void verdict_put(verdict_cache *c, const ref_key *k, double tol, uint64_t count, uint64_t bytes,
                  const uint64_t h[2], const cmp_result *cr);
 
+/* The last of the timed launches against the checked one (or the first),
+ * element by element, as the GPU's comparison kernel adds it up
+ * (src/worker/gpuhash.c) and recmp_host does on the CPU, by the rule of
+ * ref_cmp.h with the checked output as the wanted values: over the finite
+ * pairs, the squared differences and the squared checked values; a
+ * non-finite value that does not match counts as bad. */
+typedef struct recmp_sums {
+	uint64_t ndiff;     /* elements whose bits differ */
+	uint64_t first_not; /* the complement of the first such index; 0: none */
+	uint64_t nfin;      /* finite pairs */
+	uint64_t nbad;      /* non-finite values that do not match */
+	double ss_diff, ss_want;
+} recmp_sums;
+
+/* Whether an output of type t (a scalar, or a vector of it) can be
+ * compared so: float or double. */
+int recmp_type(dtype t);
+/* The sums of n scalars of type t (float or double): got against want. */
+void recmp_host(const void *got, const void *want, dtype t, uint64_t n, recmp_sums *s);
+/* The sums from their six 64-bit words as the GPU leaves them. */
+void recmp_unpack(const uint64_t w[6], recmp_sums *s);
+
+/* What the sums say against the check's tolerance: the same bits; other
+ * bits within the tolerance; other values beyond it; or not sure (the
+ * caller compares on the host with ref_cmp). err and scale: the checked
+ * output's relative error and scale against the reference (cmp_result);
+ * scale 0 where the checked output is itself the wanted values. Within
+ * the tolerance means so for every reference the checked output was
+ * within err of (the triangle inequality): |last - ref| <= |last -
+ * checked| + err * scale, relative to scale. */
+enum { RECMP_SAME, RECMP_CLOSE, RECMP_DIFFERS, RECMP_UNSURE };
+int recmp_verdict(const recmp_sums *s, double tol, double err, double scale);
+
 #endif

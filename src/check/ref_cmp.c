@@ -194,6 +194,7 @@ int ref_cmp_end(cmp_run *c, const void *want, cmp_fetch fetch, void *ctx, cmp_re
 	}
 	if (n == 0) {
 		r->ok = 1;
+		r->scale = 1;
 		ref_cmp_abort(c);
 		return 0;
 	}
@@ -211,6 +212,7 @@ int ref_cmp_end(cmp_run *c, const void *want, cmp_fetch fetch, void *ctx, cmp_re
 	double scale = nfin ? sqrt(ss_want / (double)nfin) : 0;
 	if (!(scale > 0) || !isfinite(scale))
 		scale = 1;
+	r->scale = scale;
 	r->rel_err = nfin ? sqrt(ss_diff / (double)nfin) / scale : 0;
 	if (!isfinite(r->rel_err))
 		r->rel_err = HUGE_VAL;

@@ -15,6 +15,7 @@ typedef struct cmp_result {
 	int64_t bad_index;
 	double got, want;
 	uint64_t nonfinite;
+	double scale;   /* the RMS of the finite wanted values the error is relative to (1 where 0) */
 	int ok;
 } cmp_result;
 void ref_compare(const double *got, const double *want, uint64_t n, double tol, cmp_result *r);

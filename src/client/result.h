@@ -101,7 +101,11 @@ typedef struct result {
 	int32_t timed_check;  /* TIMED_* */
 	char timed_buf[64];   /* TIMED_DIFFERS: the output that differed */
 	double timed_err;     /* its relative error */
-	double timed_ms;      /* the host time of that launch and its comparison */
+	int64_t timed_index;  /* its first element found bad (scalars), or -1 */
+	double timed_got, timed_want; /* that element's value and the value wanted */
+	int32_t timed_unwritten; /* that element holds its initial contents (left unwritten) */
+	double timed_ms;      /* the host time the check of the timed launches added: the copies and
+	                         hashes kept for it, that launch, its comparison */
 	/* plan.fresh_seed: the checks once more on inputs of that seed, after
 	 * the timed launches, the module still loaded */
 	int32_t fresh_done;   /* 1: they ran */

@@ -22,7 +22,7 @@
  * Either refusal is one line (WIRE_OTHER_BUILD ...: restart cuplay). The
  * header and MSG_ERROR never change, so any two builds can say why they
  * refuse. Builds from before the version count as version 0. */
-#define WIRE_VERSION 7
+#define WIRE_VERSION 8
 #define WIRE_MAGIC 0x57504c43u /* "CLPW" in a little-endian word: a versioned HELLO */
 #define WIRE_OTHER_BUILD "the GPU worker is from another build of cuplay"
 

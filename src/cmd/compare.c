@@ -734,6 +734,8 @@ static int compare_once(app *a, variant *v, int round, const timing_opts *t, res
 		app_set_pipe(a, &v->m, app_kernel_pipe(c.u, a->file.sp->kernels[v->k].name));
 		v->have_m = 1;
 	}
+	if (*gpu && round > 0 && v->have_m)
+		measure_timed_flag(&v->m, res); /* each round's timed launches checked too */
 	run_release(&c);
 	if (!*gpu)
 		return 0;
@@ -758,6 +760,8 @@ static int compare_rounds(app *a, variant *v, int nv, int *gpu)
 	*gpu = 1;
 	for (int round = 0; round < COMPARE_ROUNDS && !g_interrupt && rc == 0; round++) {
 		t.do_check = round == 0 && a->opt.topt.do_check;
+		/* the later rounds, checked in the first: each one's last launch against its first */
+		t.checked_apart = round > 0 && a->opt.topt.do_check;
 		for (int i = 0; i < nv && !g_interrupt && rc == 0; i++)
 			rc = compare_once(a, &v[i], round, &t, res, gpu);
 		if (!*gpu)

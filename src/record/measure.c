@@ -4,6 +4,7 @@
 #include "timeline.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,37 @@ void measure_steps_text(const measurement *m, const seq_split *sp, int raw, char
 		memcpy(buf + n - 4, "...", 4);
 }
 
+/* What the timed launches' last did that the checked one did not, in one
+ * line: its first element found bad, left unwritten (still its initial
+ * contents, poison unless declared) or with its value against the one
+ * wanted; else the output's relative error. */
+static void timed_says(char *buf, size_t n, const result *res)
+{
+	static const char lead[] = "the timed launches did not compute what the checked launch did: a kernel that keeps "
+	                           "state across launches?";
+	if (res->timed_index >= 0 && res->timed_unwritten)
+		snprintf(buf, n, "%s ('%.63s'[%lld] left unwritten: it holds its initial contents, %.9g, where %.9g is wanted)",
+		         lead, res->timed_buf, (long long)res->timed_index, res->timed_got, res->timed_want);
+	else if (res->timed_index >= 0 && !isfinite(res->timed_err)) /* compared bit for bit */
+		snprintf(buf, n, "%s ('%.63s'[%lld] is %.9g where %.9g is wanted)", lead, res->timed_buf,
+		         (long long)res->timed_index, res->timed_got, res->timed_want);
+	else if (res->timed_index >= 0)
+		snprintf(buf, n, "%s ('%.63s'[%lld] is %.9g where %.9g is wanted; relative error %.2e)", lead, res->timed_buf,
+		         (long long)res->timed_index, res->timed_got, res->timed_want, res->timed_err);
+	else
+		snprintf(buf, n, "%s ('%.63s', relative error %.2e)", lead, res->timed_buf, res->timed_err);
+}
+
+void measure_timed_flag(measurement *m, const result *res)
+{
+	if (res->timed_check != TIMED_DIFFERS || m->timed_bad[0])
+		return;
+	/* timed at what it did not compute: out of the charts and "best" */
+	m->check = MCHECK_FAIL;
+	m->timed_check = TIMED_DIFFERS;
+	timed_says(m->timed_bad, sizeof m->timed_bad, res);
+}
+
 void measure_make(measurement *m, const char *file, const plan *p, const result *res, const char *vline,
                   int check_on)
 {
@@ -97,13 +129,7 @@ void measure_make(measurement *m, const char *file, const plan *p, const result 
 	}
 	m->timed_check = res->timed_check;
 	m->timed_ms = res->timed_ms;
-	if (res->timed_check == TIMED_DIFFERS) {
-		/* timed at what it did not compute: out of the charts and "best" */
-		m->check = MCHECK_FAIL;
-		snprintf(m->timed_bad, sizeof m->timed_bad,
-		         "the timed launches did not compute what the checked launch did: a kernel that keeps state "
-		         "across launches? ('%.63s', relative error %.2e)", res->timed_buf, res->timed_err);
-	}
+	measure_timed_flag(m, res);
 	m->interrupted = res->status == RES_INTERRUPTED;
 	m->roof_gbps = res->roof_gbps;
 	if (m->link[0]) {

@@ -76,7 +76,7 @@ typedef struct measurement {
 	 * check fails and this says why; else "" */
 	int timed_check;
 	double timed_ms;     /* the host time of that last launch and its comparison */
-	char timed_bad[256];
+	char timed_bad[320];
 } measurement;
 
 #define MEASURE_OVER_ROOF 1.05
@@ -85,6 +85,9 @@ typedef struct measurement {
  * and the compile's resources (r may be NULL). */
 void measure_init(measurement *m, const char *file, const plan *p, const char *vline, int check_on,
                   const kres *r);
+/* The timed launches' flag of res onto m (a later round of a `compare`
+ * that found what its first did not): the check FAIL, and why, once. */
+void measure_timed_flag(measurement *m, const result *res);
 /* The record of res (plan p, values vline); all strings copied. */
 void measure_make(measurement *m, const char *file, const plan *p, const result *res, const char *vline,
                   int check_on);

@@ -3,6 +3,8 @@
  * the GPU fill, or uploaded from the host copy. */
 #include "contents.h"
 
+#include <string.h>
+
 /* Writes buffer i's initial contents into dst: one memset, else a copy of
  * the pristine device copy (CONTENTS_PRISTINE, when there is one), else a
  * random stream written on the GPU (unless CONTENTS_FROM_HOST), else an upload
@@ -111,4 +113,24 @@ int contents_restore_outputs(wrun *r, const wcontents *c, int all)
 		n++;
 	}
 	return n;
+}
+
+int contents_element(wrun *r, const wcontents *c, int i, uint64_t k, size_t esz, void *out)
+{
+	pbuf *e = &c->pool->buf[i];
+	unsigned char *o = out;
+	if (esz == 0 || (k + 1) * esz > e->bytes)
+		return 1;
+	if (e->pat == PAT_D8 || e->pat == PAT_D32) {
+		for (size_t b = 0; b < esz; b++) { /* the pattern's bytes, little-endian words */
+			uint64_t at = k * esz + b;
+			o[b] = e->pat == PAT_D8 ? (unsigned char)e->pval : (unsigned char)(e->pval >> (8 * (at % 4)));
+		}
+		return 0;
+	}
+	const unsigned char *h = pool_host_of(r, c->pool, i);
+	if (!h)
+		return -1;
+	memcpy(o, h + k * esz, esz);
+	return 0;
 }

@@ -29,5 +29,8 @@ int contents_reverify(wrun *r, const wcontents *c);
 /* The outputs reset before a timed launch, queued: how many, or -1. all:
  * those the kernel never reads too. */
 int contents_restore_outputs(wrun *r, const wcontents *c, int all);
+/* Element k (esz bytes) of buffer i's initial contents into out: 0; 1
+ * past its end; -1 an error, reported. */
+int contents_element(wrun *r, const wcontents *c, int i, uint64_t k, size_t esz, void *out);
 
 #endif

@@ -112,7 +112,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 	if (prepare_stage(&r, &ws->start, &ws->pool, &ws->roofs, &ws->timer, image, &k) == 0) {
 		if (p->info_only)
 			info_stage(&r, &k, &ws->nvml);
-		else if (buffers_stage(&r, &ws->pool, k.mod, &fresh) == 0 &&
+		else if ((hash_spares_fit(&ws->checks.hash, p), buffers_stage(&r, &ws->pool, k.mod, &fresh)) == 0 &&
 		         (ahead = check_ahead(&r, &ws->pool, &ws->checks), fill_stage(&r, &c, &ws->host, &fresh, &k) == 0) &&
 		         check_stage(&r, &c, &ws->host, &k, &ws->printf, &ws->checks, &ahead) == 0 &&
 		         time_stage(&r, &ws->times, &c, &ws->host, &k, &ws->start, &ws->timer, &ws->checks.hash,
@@ -124,7 +124,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 		}
 	}
 	check_end(&ahead);
-	outsums_clear(&r, &ws->checks.sums);
+	outsums_clear(&ws->checks.sums);
 	reply_stage(&r, &ws->pool, &ws->printf, &k, &ws->staging, &ws->roofs);
 }
 

@@ -3,6 +3,8 @@
  * stopped the samples for csv and json. */
 #include "test.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +197,7 @@ TEST(timed_check)
 		res->timed_check = st;
 		snprintf(res->timed_buf, sizeof res->timed_buf, "y");
 		res->timed_err = 0.5;
+		res->timed_index = -1;
 		measurement m;
 		measure_make(&m, "once.cu", p, res, "N=16", 1);
 		CHECK(m.check == (st == TIMED_DIFFERS ? MCHECK_FAIL : MCHECK_OK));
@@ -215,6 +218,50 @@ TEST(timed_check)
 	free(p);
 }
 
+/* The flag's text says what was found, in one line: an element left
+ * unwritten (its initial contents), an element with another value and the
+ * one wanted, or the output's error where no element was named. */
+TEST(timed_says)
+{
+	plan *p = xcalloc(1, sizeof *p);
+	snprintf(p->launch.name, sizeof p->launch.name, "once");
+	result *res = xcalloc(1, sizeof *res);
+	res->nchecks = 1;
+	res->checks[0].ok = 1;
+	res->timed_check = TIMED_DIFFERS;
+	snprintf(res->timed_buf, sizeof res->timed_buf, "y");
+	static const struct {
+		int64_t index;
+		int unwritten;
+		double got, want, err;
+		const char *says;
+	} cases[] = {
+		{ 0, 1, NAN, 2, 0, "('y'[0] left unwritten: it holds its initial contents, nan, where 2 is wanted)" },
+		{ 12, 0, 3, 1.5, 129.0, "('y'[12] is 3 where 1.5 is wanted; relative error 1.29e+02)" },
+		{ -1, 0, 0, 0, 0.25, "('y', relative error 2.50e-01)" },
+		{ 7, 0, 4, 9, NAN, "('y'[7] is 4 where 9 is wanted)" },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		res->timed_index = cases[k].index;
+		res->timed_unwritten = cases[k].unwritten;
+		res->timed_got = cases[k].got;
+		res->timed_want = cases[k].want;
+		res->timed_err = cases[k].err;
+		measurement m;
+		measure_make(&m, "once.cu", p, res, "N=16", 1);
+		CHECK(m.check == MCHECK_FAIL);
+		CHECK(strstr(m.timed_bad, "a kernel that keeps state across launches? ") == strstr(m.timed_bad, "a kernel"));
+		CHECK(strstr(m.timed_bad, cases[k].says) != NULL);
+		CHECK(strchr(m.timed_bad, '\n') == NULL);
+		CHECK(strstr(m.timed_bad, "relative error 0.00e+00") == NULL);
+		if (!strstr(m.timed_bad, cases[k].says))
+			fprintf(stderr, "got: %s\n", m.timed_bad);
+		measure_free(&m);
+	}
+	free(res);
+	free(p);
+}
+
 int main(void)
 {
 	RUN(row);
@@ -222,5 +269,6 @@ int main(void)
 	RUN(one_roof);
 	RUN(over_roof);
 	RUN(timed_check);
+	RUN(timed_says);
 	return test_report("measure");
 }
