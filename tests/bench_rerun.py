@@ -154,7 +154,7 @@ PHASES = re.compile(r"^(trace: |cuplay worker: )|^transpose_tiled +ok |^the roof
 
 
 def first_breakdown(tmp):
-    """The first result on an empty cache again, traced (CUPLAY_TRACE and
+    """The first result on an empty cache again ('at once'), traced (CUPLAY_TRACE and
     CUPLAY_TRACE_WORKER): each line of the trace and of the result with the
     ms since Enter on `run` it came at, up to the next prompt: where the
     time to the first result goes (worker start, context, compile, roofs,
@@ -184,19 +184,27 @@ def first_breakdown(tmp):
 
 def first_result(tmp):
     """The first result on an empty cache and on a warm one, then traced."""
-    print("== the first result on an empty cache: use transpose, set N=4096, run transpose_tiled (prompt up 1 s)")
-    for label in ("empty cache", "warm cache"):
-        cache = os.path.join(tmp, "first")
-        s = Pty(gpu_args(), env_for(cache))
-        time.sleep(1.0)
-        s.type("use transpose")
-        s.wait_prompt(30)
-        s.type("set N=4096")
-        s.wait_prompt(30)
-        t0 = s.type("run transpose_tiled")
-        t1 = s.wait_prompt(120)
-        s.close()
-        print("%-12s %s ms from Enter on run" % (label, fmt((t1 - t0) * 1e3 if t1 else None)))
+    print("== the first result: use transpose, set N=4096, run transpose_tiled typed as three lines (the prompt "
+          "up 1 s before the first; 'at once': each line as soon as its prompt shows, '1 s apart': 1 s at each "
+          "prompt); ms from Enter on run to the result row, and to the next prompt")
+    for label, pause in (("at once", 0.0), ("1 s apart", 1.0)):
+        for cache_label in ("empty cache", "warm cache"):
+            cache = os.path.join(tmp, "first-%.0f" % pause)
+            s = Pty(gpu_args(), env_for(cache))
+            time.sleep(1.0)
+            s.type("use transpose")
+            s.wait_prompt(30)
+            time.sleep(pause)
+            s.type("set N=4096")
+            s.wait_prompt(30)
+            time.sleep(pause)
+            n = len(s.lines)
+            t0 = s.type("run transpose_tiled")
+            t1 = s.wait_prompt(120)
+            s.close()
+            row = next((w for w, l in s.lines[n:] if re.match(r"transpose_tiled +ok ", l)), None)
+            print("%-10s %-12s %8s ms to the result, %8s ms to the prompt" %
+                  (label, cache_label, fmt((row - t0) * 1e3 if row else None), fmt((t1 - t0) * 1e3 if t1 else None)))
 
     first_breakdown(tmp)
 

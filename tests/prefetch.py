@@ -182,11 +182,17 @@ def main():
         r = Repl(tmp)
         r.line("use sgemm")
         time.sleep(0.2)
+        before = r.servers()
         n0 = len(r.traced())
         shown = r.ctrl_c()
         t = r.traced()[n0:]
         report(any(l.endswith("background compile stopped") for l in t),
                "Ctrl-C at the prompt stops the compile in the background", "\n".join(r.traced()))
+        after = r.servers()
+        # the compile in the background has a spare beside it, warming NVRTC up: the compiler once it is stopped
+        report(len(before) == 2 and len(after) == 1 and after[0] in before,
+               "the compile in the background has a compiler warming up beside it, the next one once it is stopped",
+               f"before {before}, after {after}")
         report(between_prompts(shown) == [], "Ctrl-C: nothing printed but a fresh prompt", shown)
         r.line("set WT_MINB=1")
         time.sleep(0.2)
