@@ -439,7 +439,8 @@ static void claimed_note(app *a)
 
 int app_gpu_ready(app *a)
 {
-	if (a->gpu != -1 || a->opt.no_gpu || !wc_hello_ready(&a->worker))
+	/* at the prompt alone: a replay's notes keep their place */
+	if (a->gpu != -1 || a->opt.no_gpu || !a->opt.interactive || !wc_hello_ready(&a->worker))
 		return a->gpu == 1;
 	char *err = NULL;
 	if (wc_start(&a->worker, &err) != 0) {
@@ -644,7 +645,9 @@ static void roofs_fill(app *a, int first)
 
 void app_roofs_after(app *a)
 {
-	if (!a->roof_later || a->roof_busy || a->gpu != 1)
+	/* a compile in the background (a `set` typed while they were
+	 * measured) is the next run's: they wait for a prompt without one */
+	if (!a->roof_later || a->roof_busy || a->gpu != 1 || ccache_pending(&a->cache))
 		return;
 	a->roof_yield = 1;
 	a->roof_gave_way = 0;

@@ -286,7 +286,7 @@ void app_keep_chart(app *a, chart *c);
  * measurement (through roofs_measure): 0 done or nothing to do (no GPU), -1
  * when the GPU worker cannot start (said). */
 int app_roofs_once(app *a);
-/* The worker started in the background: where its HELLO has come, taken
+/* At the prompt, the worker started in the background: where its HELLO has come, taken
  * now, without waiting and without a word (the GPU claimed is said by the
  * first command that uses it): 1 when the GPU is known (a->gpu 1), else 0.
  * A worker that failed to start is started again, and its error said, by
@@ -299,7 +299,8 @@ int app_gpu_ready(app *a);
  * to measure them. Replays never wait: their output keeps its order. */
 int app_roofs_later(app *a);
 /* Before the prompt: the roofs and the clock's check that waited, measured
- * while the user reads; a line typed meanwhile stops them between two
+ * while the user reads (not while a compile runs in the background for the
+ * next run: at a later prompt); a line typed meanwhile stops them between two
  * measurements (app_gave_way) and the next prompt goes on with them. Once
  * known, the waiting records get their roof fraction, a note each. */
 void app_roofs_after(app *a);
