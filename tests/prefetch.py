@@ -178,6 +178,19 @@ def main():
         took, alive = r.quit()
         report(alive == [], "quit: no compiler process is left", str(alive))
 
+        # the first run of a file: the compile ahead at use (every kernel, the whole file) serves a run of one
+        r = Repl(tmp)
+        r.line("use transpose")
+        r.line("set N=4096")
+        time.sleep(4)
+        n0 = len(r.traced())
+        ran = r.line("run transpose_tiled")
+        t = r.traced()[n0:]
+        report(any("kept in the cache" in l for l in t) and "compiled in" not in ran and "transpose_tiled" in ran,
+               "the first run after use: one kernel from the whole file the compile ahead made, no compile",
+               "\n".join(t) + "\n" + ran)
+        r.quit()
+
         # a long compile (every kernel of sgemm.cu) stopped by Ctrl-C, a new set, quit
         r = Repl(tmp)
         r.line("use sgemm")
