@@ -68,7 +68,9 @@ void app_prestart(app *a)
 	static int warmed;
 	if (ccs_enabled()) {
 		/* the compile server warms NVRTC up in its own process */
-		if (!getenv("CUPLAY_NO_WARMUP"))
+		if (!getenv("CUPLAY_NO_WARMUP") && a->opt.interactive)
+			ccs_prestart_spare(); /* compiles go ahead in the background at the prompt */
+		else if (!getenv("CUPLAY_NO_WARMUP"))
 			ccs_prestart();
 	} else if (!warmed && !getenv("CUPLAY_NO_WARMUP")) {
 		warmed = 1;

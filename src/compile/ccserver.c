@@ -475,6 +475,25 @@ void ccs_prestart(void)
 		free(err); /* said again by the compile that needs it */
 }
 
+/* A spare child, warming NVRTC up, where there is none. */
+static void spare_start(void)
+{
+	char *err = NULL;
+	if (!g.on || g.spare_pid > 0)
+		return;
+	if (spawn_child(&g.spare_pid, &g.spare_fd, &err) != 0) {
+		free(err); /* a job stopped then waits for a new child's warm-up */
+		g.spare_pid = 0;
+		g.spare_fd = -1;
+	}
+}
+
+void ccs_prestart_spare(void)
+{
+	ccs_prestart();
+	spare_start();
+}
+
 /* The spare, never asked for anything: it goes at once. */
 static void spare_end(void)
 {
@@ -681,11 +700,7 @@ int ccs_submit(const nvrtc_job *job)
 	g.pending = b;
 	/* a job in the background is stopped when another is wanted first:
 	 * the child for that one warms NVRTC up now, not then (~200 ms) */
-	if (g.spare_pid <= 0 && spawn_child(&g.spare_pid, &g.spare_fd, &err) != 0) {
-		free(err);
-		g.spare_pid = 0;
-		g.spare_fd = -1;
-	}
+	spare_start();
 	return 0;
 }
 

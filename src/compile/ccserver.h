@@ -55,6 +55,10 @@ int ccs_collect(nvrtc_out *out, char **err);
  * rc[j] 0 with outs[j], or -1 with errs[j] (caller frees both). Ctrl-C
  * stops them all: -1 (the jobs not done failed); else 0. */
 int ccs_run_batch(const nvrtc_job *const *jobs, int n, int width, nvrtc_out *outs, int *rc, char **errs);
+/* ccs_prestart, and the spare a job in the background has beside it,
+ * warming up now (at an interactive prompt, where compiles go ahead in the
+ * background: the first one stopped does not wait for a warm-up either). */
+void ccs_prestart_spare(void);
 /* Lets the child go (it ends at the end of its input; one compiling in the
  * background is stopped, and the spare). */
 void ccs_stop(void);
