@@ -11,9 +11,12 @@ Per file, with the first define it has and the first kernel it lists:
           prompt after its result
   at once `set DEF=V; run KERNEL` on one line: ms from Enter to the prompt
 Then the first result on an empty cache (use, set N=4096, run typed as three
-lines, the prompt up 1 s before), and `sweep PAD=0,1,2 TILE_SIZE=8,16,32
+lines, the prompt up 1 s before) and on a warm one; the same empty-cache
+first result traced (CUPLAY_TRACE, CUPLAY_TRACE_WORKER), each trace line
+with the ms from Enter on `run` it came at (where the time goes); and `sweep PAD=0,1,2 TILE_SIZE=8,16,32
 transpose_tiled` at N=4096 from Enter, on an empty cache and a warm one.
 
+--first: the first result alone (empty cache, warm, traced), in seconds.
 --no-gpu: everything compile-only (the machine has no GPU: the compile
 figures alone mean anything then). BENCH_FILES=a,b: those files alone."""
 import os, pty, re, select, subprocess, sys, tempfile, time
@@ -21,6 +24,7 @@ import os, pty, re, select, subprocess, sys, tempfile, time
 CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOGPU = "--no-gpu" in sys.argv
+FIRST_ONLY = "--first" in sys.argv
 
 # two values of a define that each file compiles with (neither its default;
 # the second may be another define's NAME=VALUE)
@@ -38,9 +42,12 @@ VALUES = {
 COMPILED = re.compile(r"\(compiled in ([0-9.]+) ms")
 
 
-def env_for(cache):
+def env_for(cache, trace=False):
     e = dict(os.environ, NO_COLOR="1", TERM="dumb", XDG_CACHE_HOME=cache)
     e.pop("CUPLAY_TRACE", None)
+    e.pop("CUPLAY_TRACE_WORKER", None)
+    if trace:
+        e.update(CUPLAY_TRACE="1", CUPLAY_TRACE_WORKER="1")
     return e
 
 
@@ -51,7 +58,15 @@ class Pty:
             os.chdir(ROOT)
             os.execvpe(args[0], args, env)
         self.out = ""
+        self.lines = []  # (the time a whole line came, the line)
+        self.part = ""
         self.wait_prompt(30)
+
+    def keep(self, text, when):
+        """Each whole line of the output with the time its end came."""
+        self.part += text
+        *done, self.part = self.part.split("\n")
+        self.lines += [(when, l.rstrip("\r")) for l in done]
 
     def wait_prompt(self, timeout):
         """Reads until a prompt ends the output: the time it came, or None."""
@@ -67,6 +82,7 @@ class Pty:
                 if not c:
                     break
                 buf += c.decode(errors="replace")
+                self.keep(c.decode(errors="replace"), time.monotonic())
                 if re.search(r"cuplay[^>\n]*> $", buf):
                     self.out += buf
                     return time.monotonic()
@@ -133,6 +149,66 @@ def fmt(x, f="%.0f"):
     return f % x if x is not None else "-"
 
 
+PHASES = re.compile(r"^(trace: |cuplay worker: )|^transpose_tiled +ok |^the roof column comes next|"
+                    r"^transpose_tiled: .*the roofs measured after its result")
+
+
+def first_breakdown(tmp):
+    """The first result on an empty cache again ('at once'), traced (CUPLAY_TRACE and
+    CUPLAY_TRACE_WORKER): each line of the trace and of the result with the
+    ms since Enter on `run` it came at, up to the next prompt: where the
+    time to the first result goes (worker start, context, compile, roofs,
+    the kernel clock's check, the run's setup, check and timing)."""
+    print()
+    print("== where the first result's time goes (empty cache, traced): ms from Enter on run, line")
+    t_start = time.monotonic()
+    s = Pty(gpu_args(), env_for(os.path.join(tmp, "first-traced"), trace=True))
+    t_up = time.monotonic()
+    time.sleep(1.0)
+    s.type("use transpose")
+    s.wait_prompt(30)
+    s.type("set N=4096")
+    s.wait_prompt(30)
+    t0 = s.type("run transpose_tiled")
+    t1 = s.wait_prompt(120)
+    s.close()
+    for when, line in s.lines:
+        if t1 is not None and when > t1 + 0.001:
+            break
+        if not PHASES.search(line):
+            continue  # (negative: before Enter: the worker's start-up, the compile ahead at use and set)
+        print("%8.1f  %s" % ((when - t0) * 1e3, line[:150]))
+    print("%8s  the prompt after the result (cuplay started %.0f ms, its first prompt %.0f ms, before Enter)" %
+          (fmt((t1 - t0) * 1e3 if t1 else None, "%.1f"), (t0 - t_start) * 1e3, (t0 - t_up) * 1e3))
+
+
+def first_result(tmp):
+    """The first result on an empty cache and on a warm one, then traced."""
+    print("== the first result: use transpose, set N=4096, run transpose_tiled typed as three lines (the prompt "
+          "up 1 s before the first; 'at once': each line as soon as its prompt shows, '1 s apart': 1 s at each "
+          "prompt); ms from Enter on run to the result row, and to the next prompt")
+    for label, pause in (("at once", 0.0), ("1 s apart", 1.0)):
+        for cache_label in ("empty cache", "warm cache"):
+            cache = os.path.join(tmp, "first-%.0f" % pause)
+            s = Pty(gpu_args(), env_for(cache))
+            time.sleep(1.0)
+            s.type("use transpose")
+            s.wait_prompt(30)
+            time.sleep(pause)
+            s.type("set N=4096")
+            s.wait_prompt(30)
+            time.sleep(pause)
+            n = len(s.lines)
+            t0 = s.type("run transpose_tiled")
+            t1 = s.wait_prompt(120)
+            s.close()
+            row = next((w for w, l in s.lines[n:] if re.match(r"transpose_tiled +ok ", l)), None)
+            print("%-10s %-12s %8s ms to the result, %8s ms to the prompt" %
+                  (label, cache_label, fmt((row - t0) * 1e3 if row else None), fmt((t1 - t0) * 1e3 if t1 else None)))
+
+    first_breakdown(tmp)
+
+
 def main():
     with open(os.path.join(ROOT, "MANIFEST")) as f:
         files = [os.path.basename(l.strip())[:-3] for l in f if l.startswith("kernels_src/") and l.strip().endswith(".cu")]
@@ -140,6 +216,10 @@ def main():
     if only:
         files = [f for f in files if f in only.split(",")]
     tmp = tempfile.mkdtemp(prefix="cuplay-rerun-")
+    if FIRST_ONLY:
+        first_result(tmp)
+        subprocess.run(["rm", "-rf", tmp])
+        return 0
     print(f"== set a define, then run the file's first kernel ({'compile-only' if NOGPU else 'on the GPU'};"
           f" {os.cpu_count()} cores)")
     print("%-13s %-22s %-16s %8s %8s %6s %9s %9s" % ("file", "kernel", "set", "whole", "alone", "ratio",
@@ -161,19 +241,7 @@ def main():
         sys.stdout.flush()
 
     print()
-    print("== the first result on an empty cache: use transpose, set N=4096, run transpose_tiled (prompt up 1 s)")
-    for label in ("empty cache", "warm cache"):
-        cache = os.path.join(tmp, "first")
-        s = Pty(gpu_args(), env_for(cache))
-        time.sleep(1.0)
-        s.type("use transpose")
-        s.wait_prompt(30)
-        s.type("set N=4096")
-        s.wait_prompt(30)
-        t0 = s.type("run transpose_tiled")
-        t1 = s.wait_prompt(120)
-        s.close()
-        print("%-12s %s ms from Enter on run" % (label, fmt((t1 - t0) * 1e3 if t1 else None)))
+    first_result(tmp)
 
     print()
     print("== sweep PAD=0,1,2 TILE_SIZE=8,16,32 transpose_tiled at N=4096, from Enter")

@@ -12,6 +12,13 @@ Test (default):
      with the same worker, and after `quit` no worker is left
   4. `quit` while the worker starts: cuplay leaves and no worker is left
   5. --no-gpu starts no worker
+  6. an empty cache, use, set and run typed as three lines: the first
+     result before the roofs and the kernel clock's check (the trace's
+     order), within 1 s of Enter; the table says its roof comes next; the
+     roof's note after them on a line of its own before the next prompt;
+     `save` has the fraction the note says; a new process on that cache
+     shows the roof at once, with neither note; a run typed while they are
+     measured goes first
 Closing line "first-result: N passed, N failed".
 
 --bench: the first result's time from Enter (prompt up 1 s) with the
@@ -181,8 +188,118 @@ def tests(tmp):
     left = [p for p in tagged("t5") if p != s.pid]
     s.finish()
     report(not left, "--no-gpu: no worker started", repr(left))
+    first_before_roofs(tmp)
     print("first-result: %d passed, %d failed" % (passed, failed))
     return failed == 0
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+ROOF_NOTE = re.compile(r"^transpose_tiled: ([0-9.]+)% of the memory roof \(([0-9]+) of ([0-9]+) GB/s; the roofs measured "
+                       r"after its result\)$")
+
+
+def lines_of(text):
+    """What a terminal shows, a line each: without colours, line erasures and
+    carriage returns."""
+    return [ANSI.sub("", l).split("\r")[-1] for l in text.replace("\r\n", "\n").split("\n")]
+
+
+def first_at(lines, pred, start=0):
+    return next((i for i in range(start, len(lines)) if pred(lines[i])), -1)
+
+
+def typed_first(tmp, cache, tag):
+    """use, set and run typed as three lines at the prompt (up 1 s before
+    each): the session, its output from Enter on `run`, ms from Enter to the
+    result row, and ms to the prompt after it."""
+    prompt = "cuplay transpose> "
+    s = Session([CUPLAY, "-X"], env_for(tmp, tag, CUPLAY_TRACE="1", XDG_CACHE_HOME=cache))
+    s.read(30, r"cuplay> ")
+    s.read(1.0)
+    s.send("use transpose\r")
+    s.read(30, prompt)
+    s.send("set N=4096\r")
+    s.read(30, prompt)
+    s.read(1.0)
+    start = len(s.out)
+    t = s.send("run transpose_tiled\r")
+    got = s.read(60, ROW)
+    done = s.read(60, re.escape(prompt) + "$") if got else None
+    return s, s.out[start:], (got - t) * 1000 if got else None, (done - t) * 1000 if done else None
+
+
+def first_before_roofs(tmp):
+    """6. On an empty cache the first result comes before the roofs and the
+    kernel clock's check (the trace's order), within 1 s of Enter; the
+    table says its roof comes next; the roof fraction's note comes after
+    the roofs are measured, on a line of its own before the next prompt;
+    `save` has the roof fraction the note says; a second process on that
+    cache shows its roof at once, with neither note; a run typed while the
+    roofs are measured goes first."""
+    cache = os.path.join(tmp, "cold6")
+    s, out, ms, ms_prompt = typed_first(tmp, cache, "t6")
+    ln = lines_of(out)
+    row = first_at(ln, lambda l: ROW.search(l) is not None and not l.startswith("trace"))
+    wait = first_at(ln, lambda l: l.startswith("trace: roof: the roofs and the kernel clock's check wait until after"))
+    measured = first_at(ln, lambda l: l.startswith("trace: roof: the roofs of this device measured"))
+    clock = first_at(ln, lambda l: l.startswith("trace: clock: "))
+    shown = first_at(ln, lambda l: l.startswith("trace: run: the result shown"))
+    print("      typed on an empty cache: the result %s ms from Enter on run, the next prompt %s ms (%s)" %
+          ("%.0f" % ms if ms else "-", "%.0f" % ms_prompt if ms_prompt else "-",
+           ln[shown] if shown >= 0 else "no trace of the result shown"))
+    # (the clock's check says nothing where the profiler is not permitted)
+    report(row >= 0 and 0 <= wait < row < measured and (clock == -1 or clock > row),
+           "empty cache: the first result before the roofs and the kernel clock's check are measured", out)
+    report(ms is not None and ms < 1000, "empty cache: the first result within 1 s of Enter on run (%s ms; target "
+           "300 ms)" % ("%.0f" % ms if ms else "-"), out)
+    nxt = first_at(ln, lambda l: l.startswith("the roof column comes next"))
+    note = first_at(ln, lambda l: ROOF_NOTE.match(l) is not None)
+    last = len(ln) - 1  # the prompt the read stopped at
+    report(row < nxt < measured < note < last and ln[last].startswith("cuplay transpose> "),
+           "empty cache: the table says the roof comes next; the roof's note on a line of its own after the roofs "
+           "are measured, before the next prompt", out)
+    csv = os.path.join(tmp, "first6.csv")
+    s.send("save %s\r" % csv)
+    s.read(10, "cuplay transpose> ")
+    s.finish()
+    try:
+        with open(csv) as f:
+            rows = [l.rstrip("\n").split(",") for l in f]
+        frac = float(rows[1][rows[0].index("roof_frac")])
+    except (OSError, ValueError, IndexError):
+        frac = 0
+    said = float(ROOF_NOTE.match(ln[note]).group(1)) if note >= 0 else -1
+    report(0 < frac < 2 and abs(100 * frac - said) < 0.06,
+           "empty cache: `save` has the roof fraction the note says (%s, note %s%%)" % (frac, said),
+           open(csv).read() if os.path.exists(csv) else "no " + csv)
+    # the same cache in a new process: the roofs from it, the roof in the row at once, neither note
+    s, out, ms, _ = typed_first(tmp, cache, "t6w")
+    s.finish()
+    ln = lines_of(out)
+    report(first_at(ln, lambda l: ROW.search(l) is not None and not l.startswith("trace")) >= 0 and
+           first_at(ln, lambda l: l.startswith("trace: roof: the roofs of this device from ")) >= 0 and
+           "the roof column comes next" not in out and "the roofs measured after its result" not in out,
+           "cached roofs: the row has its roof at once, no note of roofs to come (%s ms from Enter)" %
+           ("%.0f" % ms if ms else "-"), out)
+    # a run typed while they are measured goes first; they go on before a later prompt
+    env = env_for(tmp, "t6b", CUPLAY_TRACE="1", XDG_CACHE_HOME=os.path.join(tmp, "cold6b"))
+    s = Session([CUPLAY, "-X"], env)
+    s.read(30, r"cuplay> ")
+    s.read(1.0)
+    s.send(CMD + "\r")
+    s.read(60, ROW)
+    s.send("run transpose_tiled\r")
+    s.read(60, r"the roofs measured after its result\)[^\n]*\n(.|\n)*cuplay transpose> $")
+    s.finish()
+    ln = lines_of(s.out)
+    rows = [i for i, l in enumerate(ln) if ROW.search(l) and not l.startswith("trace")]
+    gave = first_at(ln, lambda l: "the measurement gives way to it" in l)
+    note = first_at(ln, lambda l: ROOF_NOTE.match(l) is not None)
+    # the first row's note comes after the second (the roofs were kept when the clock's check gave way, so
+    # the second row may show its roof at once)
+    report(len(rows) == 2 and 0 <= gave < rows[1] < note,
+           "a run typed while the roofs are measured goes first; the first row's roof follows before a later prompt",
+           s.out)
 
 
 def workers():

@@ -178,15 +178,34 @@ def main():
         took, alive = r.quit()
         report(alive == [], "quit: no compiler process is left", str(alive))
 
+        # the first run of a file: the compile ahead at use (every kernel, the whole file) serves a run of one
+        r = Repl(tmp)
+        r.line("use transpose")
+        r.line("set N=4096")
+        time.sleep(4)
+        n0 = len(r.traced())
+        ran = r.line("run transpose_tiled")
+        t = r.traced()[n0:]
+        report(any("kept in the cache" in l for l in t) and "compiled in" not in ran and "transpose_tiled" in ran,
+               "the first run after use: one kernel from the whole file the compile ahead made, no compile",
+               "\n".join(t) + "\n" + ran)
+        r.quit()
+
         # a long compile (every kernel of sgemm.cu) stopped by Ctrl-C, a new set, quit
         r = Repl(tmp)
         r.line("use sgemm")
         time.sleep(0.2)
+        before = r.servers()
         n0 = len(r.traced())
         shown = r.ctrl_c()
         t = r.traced()[n0:]
         report(any(l.endswith("background compile stopped") for l in t),
                "Ctrl-C at the prompt stops the compile in the background", "\n".join(r.traced()))
+        after = r.servers()
+        # the compile in the background has a spare beside it, warming NVRTC up: the compiler once it is stopped
+        report(len(before) == 2 and len(after) == 1 and after[0] in before,
+               "the compile in the background has a compiler warming up beside it, the next one once it is stopped",
+               f"before {before}, after {after}")
         report(between_prompts(shown) == [], "Ctrl-C: nothing printed but a fresh prompt", shown)
         r.line("set WT_MINB=1")
         time.sleep(0.2)

@@ -309,6 +309,14 @@ static int await_hello(wclient *w, int hello_s, char **err)
 	}
 }
 
+int wc_hello_ready(const wclient *w)
+{
+	if (w->pid <= 0 || !w->hello_pending)
+		return 0;
+	struct pollfd pf = { w->rfd, POLLIN, 0 };
+	return poll(&pf, 1, 0) == 1 && (pf.revents & (POLLIN | POLLHUP)) != 0;
+}
+
 int wc_start(wclient *w, char **err)
 {
 	if (w->pid > 0 && !w->hello_pending)

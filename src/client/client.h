@@ -45,6 +45,10 @@ typedef struct wclient {
  * created while the front end does other work. wc_start then waits. */
 int wc_spawn(wclient *w, char **err);
 
+/* 1 when a worker spawned in the background has said something (its
+ * HELLO, or why it cannot start): wc_start reads it without waiting. */
+int wc_hello_ready(const wclient *w);
+
 /* Progress callback, called as samples arrive (may be NULL): the client
  * draws nothing; the command that runs (cmd/run's progress) does.
  * tests/layers.sh lists where it is taken (src/README.md). */

@@ -8,6 +8,7 @@
 #include "search.h"
 #include "cubin.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <errno.h>
@@ -67,7 +68,9 @@ void app_prestart(app *a)
 	static int warmed;
 	if (ccs_enabled()) {
 		/* the compile server warms NVRTC up in its own process */
-		if (!getenv("CUPLAY_NO_WARMUP"))
+		if (!getenv("CUPLAY_NO_WARMUP") && a->opt.interactive)
+			ccs_prestart_spare(); /* compiles go ahead in the background at the prompt */
+		else if (!getenv("CUPLAY_NO_WARMUP"))
 			ccs_prestart();
 	} else if (!warmed && !getenv("CUPLAY_NO_WARMUP")) {
 		warmed = 1;
@@ -426,13 +429,33 @@ void app_keep_chart(app *a, chart *c)
  * session's from now on, said once where there was a choice. */
 static void claimed_note(app *a)
 {
-	if (a->device_set)
+	if (!a->device_set) {
+		a->device = a->worker.device = a->worker.dev.ordinal;
+		a->device_set = 1;
+		a->claim_unsaid = a->worker.dev.count > 1;
+	}
+	if (!a->claim_unsaid || a->quiet_claim)
 		return;
-	a->device = a->worker.device = a->worker.dev.ordinal;
-	a->device_set = 1;
-	if (a->worker.dev.count > 1)
-		app_note(a, "GPU %d of %d (%s): the one of its kind fewest cuplay processes use; 'device N' "
-		         "or --device N picks one", a->device, a->worker.dev.count, a->worker.dev.name);
+	a->claim_unsaid = 0;
+	app_note(a, "GPU %d of %d (%s): the one of its kind fewest cuplay processes use; 'device N' "
+	         "or --device N picks one", a->device, a->worker.dev.count, a->worker.dev.name);
+}
+
+int app_gpu_ready(app *a)
+{
+	/* at the prompt alone: a replay's notes keep their place */
+	if (a->gpu != -1 || a->opt.no_gpu || !a->opt.interactive || !wc_hello_ready(&a->worker))
+		return a->gpu == 1;
+	char *err = NULL;
+	if (wc_start(&a->worker, &err) != 0) {
+		free(err); /* said by the first run, which starts it again */
+		return 0;
+	}
+	a->gpu = 1;
+	a->quiet_claim = 1; /* the GPU claimed, said by the first command that uses it */
+	claimed_note(a);
+	a->quiet_claim = 0;
+	return 1;
 }
 
 int app_gpu(app *a)
@@ -452,6 +475,7 @@ int app_gpu(app *a)
 	}
 	if (a->worker.pid && !a->worker.hello_pending) {
 		a->gpu = 1;
+		claimed_note(a); /* where app_gpu_ready took the HELLO */
 		return 1;
 	}
 	char *err = NULL;
@@ -552,6 +576,110 @@ int app_roofs_once(app *a)
 	return 0;
 }
 
+int app_roofs_later(app *a)
+{
+	if (!a->opt.interactive || a->opt.no_gpu || a->gpu == 0 || !a->roofs_measure || a->roof_busy ||
+	    a->roof.device == a->device + 1 || app_gpu(a) <= 0)
+		return 0;
+	if (a->roofs_measure(a, ROOFS_CACHED) == 0)
+		return 0;
+	if (!a->roof_later)
+		a->roof_later = a->results.nruns + 1;
+	if (getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: roof: the roofs and the kernel clock's check wait until after the result\n");
+	return 1;
+}
+
+int app_gave_way(app *a)
+{
+	if (!a->roof_yield)
+		return 0;
+	struct pollfd in = { .fd = STDIN_FILENO, .events = POLLIN };
+	if (g_interrupt || (poll(&in, 1, 0) == 1 && (in.revents & (POLLIN | POLLHUP)))) {
+		a->roof_gave_way = 1;
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: roof: a line typed: the measurement gives way to it\n");
+	}
+	return a->roof_gave_way;
+}
+
+/* The kept table of the run (`save`) whose row waited for its roof: that
+ * row drawn again from its record, now with its roof. */
+static void refresh_last_row(app *a, const measurement *m)
+{
+	table *t = &a->results.last;
+	if (!a->results.have_last || t->ncols != M_N || !t->key || !t->key[M_KERNEL] ||
+	    strcmp(t->key[M_KERNEL], "kernel") != 0)
+		return;
+	char k[256], v[1024], f[1024], roof[64];
+	for (int r = 0; r < t->nrows; r++) {
+		table_text(t, r, M_KERNEL, k, sizeof k);
+		table_text(t, r, M_VALUES, v, sizeof v);
+		table_text(t, r, M_FILE, f, sizeof f);
+		table_text(t, r, M_ROOF, roof, sizeof roof);
+		if (!roof[0] && strcmp(k, m->kernel) == 0 && strcmp(v, m->values ? m->values : "") == 0 &&
+		    strcmp(f, m->file ? m->file : "") == 0)
+			measure_row(t, r, 0, m, a->opt.mask_times);
+	}
+}
+
+/* The records that waited for the roofs get them, a note each. */
+static void roofs_fill(app *a, int first)
+{
+	for (int i = first < a->results.nruns ? first : 0; i < a->results.nruns; i++) {
+		measurement *m = &a->results.runs[i];
+		if (m->roof_gbps > 0 || m->link[0] || !m->timed || !m->device || strcmp(m->device, a->worker.dev.name) != 0)
+			continue;
+		app_roof_record(a, m);
+		app_flag_flops(a, m);
+		if (m->timed && m->clock == CLOCK_KERNEL && a->clk_device == a->device + 1 && a->clk.known) {
+			m->clock_offset_known = 1;
+			m->clock_offset_us = a->clk.offset_us;
+		}
+		refresh_last_row(a, m);
+		if (!(m->roof_frac > 0))
+			continue;
+		if (a->opt.mask_times)
+			app_note(a, "%s: <t> of the memory roof (the roofs measured after its result)", m->kernel);
+		else
+			app_note(a, "%s: %.1f%% of the memory roof (%.0f of %.0f GB/s; the roofs measured after its result)",
+			         m->kernel, 100 * m->roof_frac, m->gbps, m->roof_gbps);
+	}
+}
+
+void app_roofs_after(app *a)
+{
+	/* a compile in the background (a `set` typed while they were
+	 * measured) is the next run's: they wait for a prompt without one */
+	if (!a->roof_later || a->roof_busy || a->gpu != 1 || ccache_pending(&a->cache))
+		return;
+	a->roof_yield = 1;
+	a->roof_gave_way = 0;
+	if (app_gave_way(a)) {
+		a->roof_yield = 0;
+		return;
+	}
+	a->roof_busy = 1;
+	uint64_t t0 = now_ns();
+	int rc = a->roofs_measure(a, ROOFS_MEMORY);
+	if (rc != 0 && !app_gave_way(a)) {
+		/* said; not tried again on this device (`roof` does) */
+		memset(&a->roof, 0, sizeof a->roof);
+		a->roof.device = a->device + 1;
+	}
+	a->roof_busy = 0;
+	a->roof_yield = 0;
+	if (getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: roof: measured after the result in %.1f ms%s\n", ms_since(t0),
+		        a->roof_gave_way ? ", stopped for the line typed: the next prompt goes on" : "");
+	if (a->roof_gave_way)
+		return;
+	int first = a->roof_later - 1;
+	a->roof_later = 0;
+	roofs_fill(a, first);
+	fflush(stdout);
+}
+
 int app_src_tensor(const char *src)
 {
 	static const char *const words[] = { "wmma", "mma.sync", "wgmma", "mma.h", "mma_sync" };
@@ -649,7 +777,10 @@ static void timeline_keep(timeline_kept *t, const result *res, const measurement
 
 void app_roof_record(app *a, measurement *m)
 {
-	measure_use_roof(m, a->roof.device == a->device + 1 ? a->roof.best : 0);
+	if (a->roof.device == a->device + 1)
+		measure_use_roof(m, a->roof.best);
+	else if (a->roof_later && !m->link[0])
+		measure_set_roof(m, 0); /* the device's roof comes after the result, not the worker's copy roof */
 }
 
 const measurement *add_record(app *a, const char *values, const result *res, const plan *p)

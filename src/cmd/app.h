@@ -157,10 +157,15 @@ typedef struct app_results {
  * first measurement (app_roofs_once, app_troofs_once, here): a call from
  * the session down to the commands and back that no order of modules
  * allows. The front end installs cmd/cmd_roof.c's roof_measure_now
- * (front/cmds.c, command_init); tests/layers.sh lists it. tensor 0: the
- * memory and FP32 roofs (app.roof), 1: the tensor roofs (app.troof); 0,
- * or -1 with the error said. */
+ * (front/cmds.c, command_init); tests/layers.sh lists it. tensor
+ * ROOFS_MEMORY: the memory and FP32 roofs (app.roof) and the kernel
+ * clock's check, ROOFS_TENSOR: the tensor roofs (app.troof); 0, or -1 with
+ * the error said. ROOFS_CACHED: the first two from the cache alone,
+ * measuring nothing: 0 when both were there, 1 when not. */
 typedef int (*roofs_measure_fn)(struct app *a, int tensor);
+#define ROOFS_MEMORY 0
+#define ROOFS_TENSOR 1
+#define ROOFS_CACHED 2
 
 typedef struct app {
 	app_opts opt;
@@ -182,11 +187,17 @@ typedef struct app {
 	roofs roof;           /* the device's ceilings, measured once per device */
 	roofs_measure_fn roofs_measure; /* measures them quietly (the callback above) */
 	int roof_busy;        /* measuring them now */
+	int roof_later;       /* they wait for the prompt (app_roofs_later): the first record they
+	                         concern + 1; 0: none waits */
+	int roof_yield;       /* measuring them at the prompt: a line typed stops them */
+	int roof_gave_way;    /* they stopped for it: the next prompt goes on with them */
 	troofs troof;         /* the tensor roofs, measured once per device when needed */
 	clock_cal clk;        /* the kernel clock against the profiler's duration (clockcheck.c) */
 	int clk_device;       /* the device clk is for + 1; 0: not looked for yet */
 	char *clk_why;        /* why it could not be checked; NULL */
 	double link_gbps[LINK_N]; /* the host link, each way, pageable and pinned (`roof`); 0 unknown */
+	int claim_unsaid;     /* the GPU the worker claimed, not said yet (app_gpu_ready took its HELLO) */
+	int quiet_claim;      /* claimed_note keeps it for later */
 	int notice_said;
 	char *gpu_why;        /* why there is no GPU ("no CUDA driver found"), once known */
 
@@ -278,6 +289,27 @@ void app_keep_chart(app *a, chart *c);
  * measurement (through roofs_measure): 0 done or nothing to do (no GPU), -1
  * when the GPU worker cannot start (said). */
 int app_roofs_once(app *a);
+/* At the prompt, the worker started in the background: where its HELLO has come, taken
+ * now, without waiting and without a word (the GPU claimed is said by the
+ * first command that uses it): 1 when the GPU is known (a->gpu 1), else 0.
+ * A worker that failed to start is started again, and its error said, by
+ * the first run. */
+int app_gpu_ready(app *a);
+/* At the prompt, on a device whose roofs and kernel clock's check are in
+ * no cache: 1 when they wait until after the result (the first result
+ * first): the run goes on without them, and app_roofs_after measures them
+ * before the next prompt; 0 when they are known now or app_roofs_once is
+ * to measure them. Replays never wait: their output keeps its order. */
+int app_roofs_later(app *a);
+/* Before the prompt: the roofs and the clock's check that waited, measured
+ * while the user reads (not while a compile runs in the background for the
+ * next run: at a later prompt); a line typed meanwhile stops them between two
+ * measurements (app_gave_way) and the next prompt goes on with them. Once
+ * known, the waiting records get their roof fraction, a note each. */
+void app_roofs_after(app *a);
+/* While they are measured at the prompt: 1 when a line has been typed (the
+ * measurement gives way to it: a->roof_gave_way set), else 0. */
+int app_gave_way(app *a);
 /* The tensor roofs of the current device, as app_roofs_once (through
  * roofs_measure): 0 done or nothing to do, -1 no GPU. */
 int app_troofs_once(app *a);

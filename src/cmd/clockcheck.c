@@ -126,6 +126,8 @@ static int both(app *a, runctx *c, plan *p, result *res, void *ctx)
 	double kus[CAL_N], rus[CAL_N];
 	for (int profile = 0; profile < 2; profile++)
 		for (int k = 0; k < CAL_N; k++) {
+			if (app_gave_way(a))
+				return 0; /* measured after a result: a line typed comes first */
 			int r = reading(a, c, k, profile, p, res, profile ? &rus[k] : &kus[k]);
 			if (r <= 0)
 				return r;
@@ -175,6 +177,11 @@ int clock_check(app *a, int again)
 	uint64_t t0 = now_ns();
 	if (measure(a) != 0)
 		return -1;
+	if (app_gave_way(a)) { /* not checked yet: checked again at the next prompt */
+		memset(&a->clk, 0, sizeof a->clk);
+		a->clk_device = 0;
+		return 0;
+	}
 	if (a->clk.known) {
 		char *path = clock_check_path(a);
 		char *text = clockcal_format(&a->clk);

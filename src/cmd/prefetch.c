@@ -52,9 +52,10 @@ static int *kernels_next(const app *a, int *nk)
 /* The device a run would compile for, as run_prepare finds it, without a
  * word: 0, or -1 when it is not known yet (the worker still starting) or
  * the file's targets do not run on it. */
-static int quiet_target(const app *a, const spec *s, devinfo *dev, char *arch, size_t n)
+static int quiet_target(app *a, const spec *s, devinfo *dev, char *arch, size_t n)
 {
 	int gpu;
+	app_gpu_ready(a); /* the worker's device, where it has said it */
 	if (a->opt.no_gpu || a->gpu == 0) {
 		gpu = 0;
 		devinfo_for_arch(a->opt.arch_sm ? a->opt.arch_sm : 90, dev);

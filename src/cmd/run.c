@@ -45,6 +45,8 @@ static const char *masked(app *a, const char *s)
 void progress(void *ctx, int n, double last_ms)
 {
 	app *a = ctx;
+	if (a->roof_yield) /* measured after a result: quietly */
+		return;
 	char t[32];
 	fmt_time_ms(last_ms, t, sizeof t);
 	app_progress(a, "  timing: %d samples, last %s", n, t);
@@ -642,7 +644,7 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 	uint64_t t_req = now_ns();
 	int wr = wc_run(&a->worker, p, c->u->cubin, c->u->cubin_len, a->opt.timeout_s, &g_interrupt,
 	                progress, a, res, err);
-	if (a->opt.interactive)
+	if (a->opt.interactive && !a->roof_yield)
 		fprintf(stderr, "\r\033[K");
 	if (wr != 0)
 		return -1;
@@ -750,6 +752,14 @@ static char *check_at_text(const app *a)
 	for (int i = 0; i < a->file.sp->ncheck_at; i++)
 		sb_printf(&b, "%s%s=%s", i ? " " : "", a->file.sp->check_at[i].name, a->file.sp->check_at[i].value.text);
 	return sb_steal(&b);
+}
+
+/* Under the table of a file with `//@ check at`: where it was checked. */
+static void check_at_note(app *a, int gpu)
+{
+	char *ca = check_at_text(a);
+	app_note(a, "%s at %s ('//@ check at'), timed at the values above", gpu ? "checked" : "to be checked", ca);
+	free(ca);
 }
 
 /* `timing graph on`: a sequence's graph against its steps one by one. */
@@ -865,6 +875,30 @@ static int run_result(app *a, runctx *c, const plan *p, const result *res, const
 	return m->check == MCHECK_FAIL ? -1 : 0;
 }
 
+/* The first result before the roofs: where a row of the last nrec has a
+ * bandwidth, the table says its roof fraction comes next. */
+static void roof_next_note(app *a, int nrec)
+{
+	for (int i = a->results.nruns - nrec; i >= 0 && i < a->results.nruns; i++)
+		if (a->results.runs[i].gbps > 0 && !(a->results.runs[i].roof_gbps > 0) && !a->results.runs[i].link[0]) {
+			app_note(a, "the roof column comes next: this GPU's roofs are measured after this result, before "
+			         "the next prompt");
+			return;
+		}
+}
+
+/* Under a run's table of nrows: the trace of when it was shown (the
+ * first result's time, CUPLAY_TRACE), and where the roofs wait (later),
+ * the note that its roof comes next. */
+static void result_shown(app *a, int nrows, int nrec, int later, uint64_t t_start)
+{
+	if (getenv("CUPLAY_TRACE") && nrows > 0)
+		fprintf(stderr, "trace: run: the result shown %.2f ms after the command began%s\n", ms_since(t_start),
+		        later ? " (the roofs and the kernel clock's check after it)" : "");
+	if (later)
+		roof_next_note(a, nrec);
+}
+
 int app_run(app *a, char **names, int nnames)
 {
 	uint64_t t_start = now_ns();
@@ -874,8 +908,11 @@ int app_run(app *a, char **names, int nnames)
 	runctx c;
 	sbuf warned = {0}; /* the compile's warnings said, a line each */
 	/* the tensor roofs too where the source may hold tensor-core code: each
-	 * such kernel's GFLOP/s is said against its precision's roof */
-	if (app_roofs_once(a) != 0 || (app_src_tensor(a->file.sp->src) && app_troofs_once(a) != 0) ||
+	 * such kernel's GFLOP/s is said against its precision's roof; and
+	 * the memory roofs and the clock's check, at the prompt on an empty
+	 * cache, after the result (app_roofs_later) */
+	int later = app_roofs_later(a);
+	if ((!later && app_roofs_once(a) != 0) || (app_src_tensor(a->file.sp->src) && app_troofs_once(a) != 0) ||
 	    run_prepare_each(a, ks, nk, &c, &warned) != 0) {
 		sb_free(&warned);
 		free(ks);
@@ -929,17 +966,15 @@ int app_run(app *a, char **names, int nnames)
 	}
 	if (t.nrows > 0)
 		app_table(a, &t, 0);
+	result_shown(a, t.nrows, nrec, later, t_start);
 	app_clock_say(a, &clk_note);
 	if (pipes.len > 0)
 		app_note(a, "%s", pipes.s);
 	sb_free(&pipes);
 	if (!c.gpu && t.nrows > 0)
 		app_note(a, "not launched (no GPU)");
-	if (a->file.sp->ncheck_at > 0 && a->opt.topt.do_check && t.nrows > 0) {
-		char *ca = check_at_text(a);
-		app_note(a, "%s at %s ('//@ check at'), timed at the values above", c.gpu ? "checked" : "to be checked", ca);
-		free(ca);
-	}
+	if (a->file.sp->ncheck_at > 0 && a->opt.topt.do_check && t.nrows > 0)
+		check_at_note(a, c.gpu);
 	counters_run_end(a, cr);
 	if (c.gpu && nrec > 1 && a->format == FMT_TABLE && !a->opt.mask_times)
 		speedup_chart(a, nrec);

@@ -703,6 +703,29 @@ static void pending_settle(ccache *c, const uint8_t *key)
 	pending_free(c);
 }
 
+/* A background compile that has finished, taken into the cache (one not
+ * finished is left to run): a run of some of its kernels then finds them
+ * there, where the compile ahead was of every kernel of the file. */
+static void pending_take(ccache *c)
+{
+	if (!c->pending)
+		return;
+	nvrtc_out out;
+	char *err = NULL;
+	int r = ccs_collect(&out, &err);
+	free(err);
+	if (r == 0)
+		return;
+	if (r == 1 && !c->pending->links) {
+		unit_made(c, c->pending->p.program_name, &c->pending->p, &out, NULL);
+		if (getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: background compile kept in the cache\n");
+	} else if (r == 1) {
+		nvrtc_out_free(&out);
+	}
+	pending_free(c);
+}
+
 /* After the compile of key: a background compile of it is done with. */
 static void pending_drop(ccache *c, const uint8_t *key)
 {
@@ -789,6 +812,7 @@ const cunit *ccache_compile_some(ccache *c, const spec *s, const int *want, int 
 	if (compile_start(c, warn, err) != 0 || prepare(c, s, s->src, NULL, defs, ndefs, arch, &p, err) != 0)
 		return NULL;
 	char *why = NULL, *cut = NULL;
+	pending_take(c);
 	cunit *whole = cached(c, p.key, src); /* the whole file's unit holds every kernel */
 	if (whole) {
 		add_sequences(whole, s);

@@ -40,7 +40,10 @@ static struct {
 	int hello_read;
 	int asked;       /* a job was sent to this child */
 	sbuf pending;    /* a job sent in the background, not answered yet (len 0: none) */
-} g = { .limit_s = CCS_LIMIT_DEFAULT, .fd = -1 };
+	pid_t spare_pid; /* a child started beside one given a job in the background, warming up: the
+	                    next child when that job is stopped (0: none) */
+	int spare_fd;
+} g = { .limit_s = CCS_LIMIT_DEFAULT, .fd = -1, .spare_fd = -1 };
 
 /* ---- messages ---------------------------------------------------------- */
 
@@ -423,11 +426,14 @@ static int spawn_child(pid_t *child, int *sock, char **err)
 	return 0;
 }
 
+/* The next child: the spare, warmed up already, else a new one. */
 static int spawn(char **err)
 {
-	pid_t pid;
-	int fd;
-	if (spawn_child(&pid, &fd, err) != 0)
+	pid_t pid = g.spare_pid;
+	int fd = g.spare_fd;
+	g.spare_pid = 0;
+	g.spare_fd = -1;
+	if (pid <= 0 && spawn_child(&pid, &fd, err) != 0)
 		return -1;
 	g.pid = pid;
 	g.fd = fd;
@@ -469,8 +475,41 @@ void ccs_prestart(void)
 		free(err); /* said again by the compile that needs it */
 }
 
+/* A spare child, warming NVRTC up, where there is none. */
+static void spare_start(void)
+{
+	char *err = NULL;
+	if (!g.on || g.spare_pid > 0)
+		return;
+	if (spawn_child(&g.spare_pid, &g.spare_fd, &err) != 0) {
+		free(err); /* a job stopped then waits for a new child's warm-up */
+		g.spare_pid = 0;
+		g.spare_fd = -1;
+	}
+}
+
+void ccs_prestart_spare(void)
+{
+	ccs_prestart();
+	spare_start();
+}
+
+/* The spare, never asked for anything: it goes at once. */
+static void spare_end(void)
+{
+	if (g.spare_pid <= 0)
+		return;
+	close(g.spare_fd);
+	kill(g.spare_pid, SIGKILL);
+	while (waitpid(g.spare_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	g.spare_pid = 0;
+	g.spare_fd = -1;
+}
+
 void ccs_stop(void)
 {
+	spare_end();
 	free(g.exe);
 	g.exe = NULL;
 	if (g.pid <= 0)
@@ -659,6 +698,9 @@ int ccs_submit(const nvrtc_job *job)
 		return -1;
 	}
 	g.pending = b;
+	/* a job in the background is stopped when another is wanted first:
+	 * the child for that one warms NVRTC up now, not then (~200 ms) */
+	spare_start();
 	return 0;
 }
 

@@ -37,13 +37,15 @@ int ccs_run(const nvrtc_job *job, nvrtc_out *out, char **err);
 /* A compile in the background: job sent to the child, nobody waiting.
  * A ccs_run of the same job then waits for its answer (nothing is
  * compiled twice); one of another job, or ccs_submit of another, stops it
- * with its process (superseded). 0, or -1 when it cannot be sent (no
- * child: compiles in this process, or none can start). */
+ * with its process (superseded). A second child starts beside it and
+ * warms NVRTC up, the next one when the job is stopped, so the compile
+ * wanted instead does not wait for a warm-up. 0, or -1 when it cannot be
+ * sent (no child: compiles in this process, or none can start). */
 int ccs_submit(const nvrtc_job *job);
 /* 1 while a job submitted is not answered. */
 int ccs_pending(void);
-/* Stops a job submitted and its process (a new one warms up): 1 when there
- * was one. */
+/* Stops a job submitted and its process (the spare takes its place, or a
+ * new one warms up): 1 when there was one. */
 int ccs_cancel(void);
 /* The answer of a job submitted, when it has come: 1 with *out, -1 with
  * *err (the compile's error), 0 when there is none yet (or no job). */
@@ -53,8 +55,12 @@ int ccs_collect(nvrtc_out *out, char **err);
  * rc[j] 0 with outs[j], or -1 with errs[j] (caller frees both). Ctrl-C
  * stops them all: -1 (the jobs not done failed); else 0. */
 int ccs_run_batch(const nvrtc_job *const *jobs, int n, int width, nvrtc_out *outs, int *rc, char **errs);
+/* ccs_prestart, and the spare a job in the background has beside it,
+ * warming up now (at an interactive prompt, where compiles go ahead in the
+ * background: the first one stopped does not wait for a warm-up either). */
+void ccs_prestart_spare(void);
 /* Lets the child go (it ends at the end of its input; one compiling in the
- * background is stopped). */
+ * background is stopped, and the spare). */
 void ccs_stop(void);
 
 /* The encodings that cross, for the unit tests and the fuzzers. A job

@@ -211,6 +211,10 @@ static void repl_end(void)
 	g_ncands = 0;
 }
 
+/* readline reads a byte at a time: a line typed ahead waits in the
+ * terminal, where app_gave_way sees it */
+static int line_waiting(void) { return 0; }
+
 #else /* plain line reads */
 
 /* Lines from the terminal with read(2): in canonical mode the terminal
@@ -218,6 +222,13 @@ static void repl_end(void)
  * pselect, so a Ctrl-C (the terminal drops the line) always gives a fresh
  * prompt, however close it comes to the wait. */
 static sbuf g_pending; /* bytes after a newline, for the next line */
+
+/* A whole line read ahead of its prompt (app_gave_way sees only what
+ * waits in the terminal). */
+static int line_waiting(void)
+{
+	return g_pending.len && memchr(g_pending.s, '\n', g_pending.len) != NULL;
+}
 
 static char *plain_read_line(app *a, const char *prompt)
 {
@@ -464,6 +475,9 @@ int repl_loop(app *a)
 			snprintf(prompt, sizeof prompt, "cuplay %.*s> ", (int)(strcspn(base, ".")), base);
 		else
 			snprintf(prompt, sizeof prompt, "cuplay> ");
+		g_interrupt = 0;
+		if (!line_waiting())
+			app_roofs_after(a); /* what the first result went before, while the user reads */
 		g_interrupt = 0;
 		char *line = read_line(a, prompt);
 		if (!line) {
