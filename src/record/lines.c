@@ -43,10 +43,12 @@ static int cmp_insn(const void *a, const void *b)
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-static line_rec *rec_of(lines_view *v, int func, const char *file, int line, int *cap)
+/* The record of (func, file, line), a header's also by the line it sits under. */
+static line_rec *rec_of(lines_view *v, int func, const char *file, int line, int under, int *cap)
 {
 	for (int i = 0; i < v->n; i++)
-		if (v->lines[i].func == func && v->lines[i].line == line && strcmp(v->lines[i].file, file) == 0)
+		if (v->lines[i].func == func && v->lines[i].line == line && strcmp(v->lines[i].file, file) == 0 &&
+		    v->lines[i].under == under)
 			return &v->lines[i];
 	if (v->n == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
@@ -57,6 +59,7 @@ static line_rec *rec_of(lines_view *v, int func, const char *file, int line, int
 	r->func = func;
 	r->file = xstrdup(file);
 	r->line = line;
+	r->under = under;
 	return r;
 }
 
@@ -112,17 +115,29 @@ void lines_build(lines_view *v, const lines_insn *ins, int n, const char *const 
 			continue;
 		const char *fb = base_of(in->file);
 		int header = strcmp(fb, ub) != 0;
-		line_rec *r = rec_of(v, in->func, fb, in->line, &cap);
+		/* a header's line: under its recorded call site in the kernel
+		 * file, else under the kernel line before it in the code */
+		int called = header && in->site_line > 0 && in->site_file && strcmp(base_of(in->site_file), ub) == 0;
+		line_rec *r = rec_of(v, in->func, fb, in->line, !header ? 0 : called ? in->site_line : last_user, &cap);
 		if (!header)
 			last_user = in->line;
 		if (r->ninsn == 0) {
 			r->header = header;
-			r->under = header ? last_user : 0;
+			r->called = called;
 			r->text = header ? NULL : text_line(src, in->line);
 		}
 		add_insn(v, r, in);
 	}
 	free(ord);
+}
+
+void lines_set_text(lines_view *v, const char *base, const char *src)
+{
+	for (int i = 0; i < v->n; i++) {
+		line_rec *r = &v->lines[i];
+		if (r->header && !r->text && strcmp(r->file, base) == 0)
+			r->text = text_line(src, r->line);
+	}
 }
 
 void lines_free(lines_view *v)
@@ -292,11 +307,14 @@ static void top_stalls(const lines_view *v, const line_rec *r, char *buf, size_t
 	}
 }
 
-/* The line's place: "17", or "mma.h:120 <17" for a header line under 17. */
+/* The line's place: "17"; a header's "mma.h:120 @17" where line 17 called
+ * it, "mma.h:120 <17" where it only follows line 17 in the code. */
 static void where(const line_rec *r, char *buf, size_t n)
 {
 	if (!r->header)
 		snprintf(buf, n, "%d", r->line);
+	else if (r->under && r->called)
+		snprintf(buf, n, "%s:%d @%d", r->file, r->line, r->under);
 	else if (r->under)
 		snprintf(buf, n, "%s:%d <%d", r->file, r->line, r->under);
 	else
@@ -466,7 +484,8 @@ void lines_table(table *t, const lines_view *v, int func, lines_sort s, int all,
 static const line_rec *match(const lines_view *b, const line_rec *r)
 {
 	for (int i = 0; i < b->n; i++)
-		if (b->lines[i].line == r->line && strcmp(b->lines[i].file, r->file) == 0)
+		if (b->lines[i].line == r->line && strcmp(b->lines[i].file, r->file) == 0 &&
+		    (!r->header || b->lines[i].under == r->under))
 			return &b->lines[i];
 	return NULL;
 }
@@ -574,7 +593,8 @@ void lines_html(sbuf *b, const lines_view *v, int func, const char *src)
 		free(text);
 		for (int i = 0; i < v->n; i++) /* the header lines under it */
 			if (v->lines[i].func == func && v->lines[i].header && v->lines[i].under == l)
-				html_row(b, v, &v->lines[i], l, "(inlined from a header)", s, total);
+				html_row(b, v, &v->lines[i], l, v->lines[i].text ? v->lines[i].text : "(inlined from a header)", s,
+				         total);
 	}
 	sb_puts(b, "</table>\n");
 }
