@@ -150,6 +150,35 @@ for f in $(shipped 'kernels_src/*.cu'); do
 done
 echo "compile: $(shipped 'kernels_src/*.cu' | wc -l) kernel files"
 
+# 2a. held-out kernels' lines without a GPU: a block sum through CUB's
+#     BlockReduce (the toolkit's headers: their line numbers move from one
+#     toolkit to the next, so no golden) shows CUB's lines with their file
+#     names, each under the kernel line that calls it, and the held-out
+#     matrix multiply's lines in its own file (its golden: lines_heldout)
+if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
+	if "$CUPLAY" --no-gpu --format json -c 'use tests/kernels/block_reduce.cu; lines block_reduce_sum' \
+		>"$tmp/cub.json" 2>"$tmp/cub.err" </dev/null &&
+		msg=$(python3 - "$tmp/cub.json" tests/kernels/block_reduce.cu <<'PY2'
+import json, sys
+recs = [r for r in json.load(open(sys.argv[1]))["records"] if r["type"] == "line"]
+src = open(sys.argv[2]).read().split("\n")
+call = 1 + next(i for i, l in enumerate(src) if "[block sum]" in l)
+own = [r for r in recs if r["file"] == "block_reduce.cu"]
+hdr = [r for r in recs if r["file"] != "block_reduce.cu"]
+assert own and hdr, recs
+assert all(r["under_line"] == call for r in hdr), [(r["file"], r["line"], r["under_line"]) for r in hdr]
+assert any(r["file"].startswith("block_reduce") and r["file"].endswith(".cuh") for r in hdr), hdr
+assert all(r["source"] != "(header)" for r in hdr), "a header line without its text"
+assert all(r["instructions"] > 0 for r in recs)
+print("%d lines of %d headers, each under line %d" % (len(hdr), len({r["file"] for r in hdr}), call))
+PY2
+); then
+		ok; echo "lines: CUB's inlined lines under their call: $msg"
+	else
+		bad "lines: CUB's inlined lines: ${msg:-exit $?}"; sed 's/^/    /' "$tmp/cub.err" | head
+	fi
+fi
+
 # 2b. the wire: the binary as a worker refuses a front end of another wire
 #     version, before it loads the driver: one MSG_ERROR frame, exit 1
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then

@@ -339,6 +339,9 @@ static int cmp_rec(const void *a, const void *b)
 		return lx < ly ? -1 : 1;
 	if (x->header != y->header)
 		return x->header ? 1 : -1;
+	int fc = x->header ? strcmp(x->file, y->file) : 0;
+	if (fc)
+		return fc;
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
@@ -564,6 +567,13 @@ static void html_row(sbuf *b, const lines_view *v, const line_rec *r, int line, 
 	sb_puts(b, "</td></tr>\n");
 }
 
+/* 1 when header line x comes after y: by file, then line. */
+static int rec_after(const line_rec *x, const line_rec *y)
+{
+	int c = strcmp(x->file, y->file);
+	return c > 0 || (c == 0 && x->line > y->line);
+}
+
 void lines_html(sbuf *b, const lines_view *v, int func, const char *src)
 {
 	lines_sort s = v->sampled ? LS_STALL : v->counted ? LS_INST : LS_ORDER;
@@ -591,10 +601,19 @@ void lines_html(sbuf *b, const lines_view *v, int func, const char *src)
 		char *text = text_line(src, l);
 		html_row(b, v, own, l, text, s, total);
 		free(text);
-		for (int i = 0; i < v->n; i++) /* the header lines under it */
-			if (v->lines[i].func == func && v->lines[i].header && v->lines[i].under == l)
-				html_row(b, v, &v->lines[i], l, v->lines[i].text ? v->lines[i].text : "(inlined from a header)", s,
-				         total);
+		/* the header lines under it, by file and line */
+		for (const line_rec *last = NULL, *next;; last = next) {
+			next = NULL;
+			for (int i = 0; i < v->n; i++) {
+				const line_rec *r = &v->lines[i];
+				if (r->func == func && r->header && r->under == l && (!last || rec_after(r, last)) &&
+				    (!next || rec_after(next, r)))
+					next = r;
+			}
+			if (!next)
+				break;
+			html_row(b, v, next, l, next->text ? next->text : "(inlined from a header)", s, total);
+		}
 	}
 	sb_puts(b, "</table>\n");
 }
