@@ -38,7 +38,10 @@ while IFS='|' read -r file vals kernel; do
 		echo "$kernel: ncu did not profile it (exit $st): $(grep -m1 -i 'error\|no kernels were profiled' "$tmp/ncu.log")"
 		nskip=$((nskip + 1)); continue
 	fi
-	if ! "$NCU" -i "$tmp/rep.ncu-rep" --page source --csv --print-source sass >"$tmp/ncu.csv" 2>"$tmp/ncu.err"; then
+	# figures in base units (no "1.2 K"), else as this ncu prints them
+	if ! "$NCU" -i "$tmp/rep.ncu-rep" --page source --csv --print-source sass --print-units base \
+		>"$tmp/ncu.csv" 2>"$tmp/ncu.err" &&
+	   ! "$NCU" -i "$tmp/rep.ncu-rep" --page source --csv --print-source sass >"$tmp/ncu.csv" 2>"$tmp/ncu.err"; then
 		echo "$kernel: ncu's export failed: $(head -c 300 "$tmp/ncu.err")"; nskip=$((nskip + 1)); continue
 	fi
 	if ! "$CUPLAY" --format json -c "$cmds; lines $kernel --sass --all" >"$tmp/lines.json" 2>"$tmp/lines.err" </dev/null; then
