@@ -10,7 +10,9 @@
 #   2. coalescing: square_uncoalesced's strided load reads at least 3.5x
 #      its ideal sectors (16 against 4 at EL_PER_THREAD=4), the coalesced
 #      kernel's line its ideal
-#   3. a run-time-indexed local array: local sectors on its lines
+#   3. a run-time-indexed local array: local sectors on its lines; two
+#      held-out kernels (tests/kernels/matmul_sample.cu, block_reduce.cu)
+#      counted, CUB's inlined lines among them
 #   4. a sequence's steps and a template's instantiation are counted, and
 #      the per-line run's overhead is said against a plain launch
 #   5. the records as JSON: every counted line's figures add up
@@ -91,6 +93,31 @@ lines local_copy
 expect local_copy line "[local write]" local > 0
 expect local_copy line "[local read]" local > 0
 S
+
+# 3b. held-out kernels: a matrix multiply as the toolkit's samples write
+# it (its loads coalesced: a warp reads 32 consecutive floats, 4 sectors;
+# its tile reads As[ty][k] a broadcast and Bs[k][tx] 32 banks: no excess),
+# and a block sum through CUB's BlockReduce: CUB's lines, under the line
+# that calls it, carry the warp shuffles' instructions
+expect_ok "held-out: the samples' matrix multiply" <<'S'
+use tests/kernels/matmul_sample.cu
+lines matrix_mul
+expect matrix_mul line "[load A]" global_x <= 1.01
+expect matrix_mul line "[load B]" global_x <= 1.01
+expect matrix_mul line "[dot]" shared_x <= 1.01
+expect matrix_mul line "[dot]" inst > 0
+S
+if "$CUPLAY" --format json -c 'use tests/kernels/block_reduce.cu; lines block_reduce_sum' >"$tmp/out" 2>"$tmp/err" </dev/null \
+	&& msg=$(python3 - "$tmp/out" <<'PY'
+import json, sys
+recs = [r for r in json.load(open(sys.argv[1]))["records"] if r["type"] == "line"]
+hdr = [r for r in recs if r["file"] != "block_reduce.cu"]
+assert hdr and all(r["under_line"] for r in hdr), hdr
+inst = sum(r["warp_inst"] or 0 for r in hdr)
+assert inst > 0, "CUB's lines counted no instruction"
+print("%d CUB lines under line %d, %d warp instructions" % (len(hdr), hdr[0]["under_line"], inst))
+PY
+); then ok "held-out: CUB's block sum: $msg"; else bad "held-out: CUB's block sum: ${msg:-exit $?}"; sed 's/^/    /' "$tmp/err" | head; fi
 
 # 4. a sequence's steps, a template's instantiation; the overhead said
 if "$CUPLAY" --format json -c 'use linear_relu; set M=1024; set N=1024; lines linear; lines gemm<1>' \

@@ -323,6 +323,9 @@ static int map_function(app *a, const runctx *c, made *m, int f, int want_sass)
 			m->sass = xrealloc(m->sass, (size_t)(m->nsass + 1) * sizeof *m->sass);
 			m->sass[m->nsass++] = sass[i];
 		}
+	/* where inlined code was called from: the cubin's own line table */
+	cubin_lines lt;
+	int have_lt = cubin_line_table(c->u->cubin, c->u->cubin_len, m->lowered[f], &lt) == 0;
 	int rc = 0;
 	for (size_t i = 0; i < slots && rc == 0; i++) {
 		char file[512], dir[512], *err = NULL;
@@ -342,11 +345,18 @@ static int map_function(app *a, const runctx *c, made *m, int f, int want_sass)
 		memset(in, 0, sizeof *in);
 		in->func = f;
 		in->pc = (uint32_t)(i * 16);
-		in->file = got ? xstrdup(file) : NULL;
+		in->file = !got ? NULL : file[0] != '/' && dir[0] ? xasprintf("%s/%s", dir, file) : xstrdup(file);
 		in->line = got ? line : 0;
 		in->c = cnt[i];
 		in->sass = sass ? sass[i] : NULL;
+		const cubin_row *row = have_lt && got ? cubin_line_at(&lt, (uint32_t)(i * 16)) : NULL;
+		if (row && row->site_line > 0 && row->line == line && row->site_file >= 0) {
+			in->site_file = xstrdup(lt.files[row->site_file]);
+			in->site_line = row->site_line;
+		}
 	}
+	if (have_lt)
+		cubin_lines_free(&lt);
 	free(sass);
 	free(cnt);
 	return rc;
@@ -354,8 +364,10 @@ static int map_function(app *a, const runctx *c, made *m, int f, int want_sass)
 
 static void made_free(made *m)
 {
-	for (int i = 0; i < m->n; i++)
+	for (int i = 0; i < m->n; i++) {
 		free((char *)m->ins[i].file);
+		free((char *)m->ins[i].site_file);
+	}
 	free(m->ins);
 	for (int i = 0; i < m->nsass; i++)
 		free(m->sass[i]);
@@ -365,6 +377,36 @@ static void made_free(made *m)
 	free(m->acc);
 	free(m->h);
 	free((sp_pc *)m->pcs);
+}
+
+/* The text of the header lines: each other file read where it was
+ * compiled from, else beside the kernel file; unread, they stay "(header)". */
+static void header_texts(const made *m, const char *kpath, lines_view *v)
+{
+	const char *ks = strrchr(kpath, '/');
+	const char *kbase = ks ? ks + 1 : kpath;
+	for (int i = 0; i < m->n; i++) {
+		const char *f = m->ins[i].file, *fs = f ? strrchr(f, '/') : NULL, *base = fs ? fs + 1 : f;
+		if (!f || strcmp(base, kbase) == 0)
+			continue;
+		int seen = 0;
+		for (int j = 0; j < i && !seen; j++) {
+			const char *g = m->ins[j].file, *gs = g ? strrchr(g, '/') : NULL;
+			seen = g && strcmp(gs ? gs + 1 : g, base) == 0;
+		}
+		if (seen)
+			continue;
+		char *text = NULL;
+		if (read_file_max(f, &text, NULL, 4 << 20) != 0) {
+			char *beside = xasprintf("%.*s%s", (int)(ks ? ks + 1 - kpath : 0), kpath, base);
+			if (read_file_max(beside, &text, NULL, 4 << 20) != 0)
+				text = NULL;
+			free(beside);
+		}
+		if (text)
+			lines_set_text(v, base, text);
+		free(text);
+	}
 }
 
 /* The per-line run on the GPU: the kernel checked, then counted and
@@ -497,6 +539,7 @@ static int view_in(app *a, runctx *c, int k, const char *label, const lopts *o, 
 		rc = map_function(a, c, &m, f, o->sass);
 	if (rc == 0) {
 		lines_build(v, m.ins, m.n, m.names, m.nf, a->file.sp->path, a->file.sp->src, m.h);
+		header_texts(&m, a->file.sp->path, v);
 		if (barred) {
 			snprintf(v->why, sizeof v->why, "%s", a->prof_why);
 			snprintf(v->samp_why, sizeof v->samp_why, "%s", a->prof_why);
@@ -822,7 +865,8 @@ static void name_line(app *a, const lines_view *v, const line_rec *r, const char
 {
 	char where[128], fig[160];
 	if (r->header)
-		snprintf(where, sizeof where, "%s:%d (inlined under line %d)", r->file, r->line, r->under);
+		snprintf(where, sizeof where, "%s:%d (inlined %s line %d)", r->file, r->line, r->called ? "at" : "after",
+		         r->under);
 	else
 		snprintf(where, sizeof where, "line %d \"%s\"", r->line, r->text ? r->text : "");
 	double x = 0;

@@ -43,10 +43,12 @@ static int cmp_insn(const void *a, const void *b)
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-static line_rec *rec_of(lines_view *v, int func, const char *file, int line, int *cap)
+/* The record of (func, file, line), a header's also by the line it sits under. */
+static line_rec *rec_of(lines_view *v, int func, const char *file, int line, int under, int *cap)
 {
 	for (int i = 0; i < v->n; i++)
-		if (v->lines[i].func == func && v->lines[i].line == line && strcmp(v->lines[i].file, file) == 0)
+		if (v->lines[i].func == func && v->lines[i].line == line && strcmp(v->lines[i].file, file) == 0 &&
+		    v->lines[i].under == under)
 			return &v->lines[i];
 	if (v->n == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
@@ -57,6 +59,7 @@ static line_rec *rec_of(lines_view *v, int func, const char *file, int line, int
 	r->func = func;
 	r->file = xstrdup(file);
 	r->line = line;
+	r->under = under;
 	return r;
 }
 
@@ -112,17 +115,29 @@ void lines_build(lines_view *v, const lines_insn *ins, int n, const char *const 
 			continue;
 		const char *fb = base_of(in->file);
 		int header = strcmp(fb, ub) != 0;
-		line_rec *r = rec_of(v, in->func, fb, in->line, &cap);
+		/* a header's line: under its recorded call site in the kernel
+		 * file, else under the kernel line before it in the code */
+		int called = header && in->site_line > 0 && in->site_file && strcmp(base_of(in->site_file), ub) == 0;
+		line_rec *r = rec_of(v, in->func, fb, in->line, !header ? 0 : called ? in->site_line : last_user, &cap);
 		if (!header)
 			last_user = in->line;
 		if (r->ninsn == 0) {
 			r->header = header;
-			r->under = header ? last_user : 0;
+			r->called = called;
 			r->text = header ? NULL : text_line(src, in->line);
 		}
 		add_insn(v, r, in);
 	}
 	free(ord);
+}
+
+void lines_set_text(lines_view *v, const char *base, const char *src)
+{
+	for (int i = 0; i < v->n; i++) {
+		line_rec *r = &v->lines[i];
+		if (r->header && !r->text && strcmp(r->file, base) == 0)
+			r->text = text_line(src, r->line);
+	}
 }
 
 void lines_free(lines_view *v)
@@ -292,11 +307,14 @@ static void top_stalls(const lines_view *v, const line_rec *r, char *buf, size_t
 	}
 }
 
-/* The line's place: "17", or "mma.h:120 <17" for a header line under 17. */
+/* The line's place: "17"; a header's "mma.h:120 @17" where line 17 called
+ * it, "mma.h:120 <17" where it only follows line 17 in the code. */
 static void where(const line_rec *r, char *buf, size_t n)
 {
 	if (!r->header)
 		snprintf(buf, n, "%d", r->line);
+	else if (r->under && r->called)
+		snprintf(buf, n, "%s:%d @%d", r->file, r->line, r->under);
 	else if (r->under)
 		snprintf(buf, n, "%s:%d <%d", r->file, r->line, r->under);
 	else
@@ -321,6 +339,9 @@ static int cmp_rec(const void *a, const void *b)
 		return lx < ly ? -1 : 1;
 	if (x->header != y->header)
 		return x->header ? 1 : -1;
+	int fc = x->header ? strcmp(x->file, y->file) : 0;
+	if (fc)
+		return fc;
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
@@ -466,7 +487,8 @@ void lines_table(table *t, const lines_view *v, int func, lines_sort s, int all,
 static const line_rec *match(const lines_view *b, const line_rec *r)
 {
 	for (int i = 0; i < b->n; i++)
-		if (b->lines[i].line == r->line && strcmp(b->lines[i].file, r->file) == 0)
+		if (b->lines[i].line == r->line && strcmp(b->lines[i].file, r->file) == 0 &&
+		    (!r->header || b->lines[i].under == r->under))
 			return &b->lines[i];
 	return NULL;
 }
@@ -545,6 +567,13 @@ static void html_row(sbuf *b, const lines_view *v, const line_rec *r, int line, 
 	sb_puts(b, "</td></tr>\n");
 }
 
+/* 1 when header line x comes after y: by file, then line. */
+static int rec_after(const line_rec *x, const line_rec *y)
+{
+	int c = strcmp(x->file, y->file);
+	return c > 0 || (c == 0 && x->line > y->line);
+}
+
 void lines_html(sbuf *b, const lines_view *v, int func, const char *src)
 {
 	lines_sort s = v->sampled ? LS_STALL : v->counted ? LS_INST : LS_ORDER;
@@ -572,9 +601,19 @@ void lines_html(sbuf *b, const lines_view *v, int func, const char *src)
 		char *text = text_line(src, l);
 		html_row(b, v, own, l, text, s, total);
 		free(text);
-		for (int i = 0; i < v->n; i++) /* the header lines under it */
-			if (v->lines[i].func == func && v->lines[i].header && v->lines[i].under == l)
-				html_row(b, v, &v->lines[i], l, "(inlined from a header)", s, total);
+		/* the header lines under it, by file and line */
+		for (const line_rec *last = NULL, *next;; last = next) {
+			next = NULL;
+			for (int i = 0; i < v->n; i++) {
+				const line_rec *r = &v->lines[i];
+				if (r->func == func && r->header && r->under == l && (!last || rec_after(r, last)) &&
+				    (!next || rec_after(next, r)))
+					next = r;
+			}
+			if (!next)
+				break;
+			html_row(b, v, next, l, next->text ? next->text : "(inlined from a header)", s, total);
+		}
 	}
 	sb_puts(b, "</table>\n");
 }

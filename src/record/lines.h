@@ -3,7 +3,9 @@
  * per-line run counted it (sassprof.h), added up a line at a time, per
  * function (a template's instantiation, a sequence's step). A line of an
  * included header is shown as such, under the kernel file's line that
- * precedes it in the code (where an inlined call usually sits). Renderers
+ * called it where the line table records where it was inlined (a line
+ * inlined at two calls is two records), else under the kernel file's line
+ * that precedes it in the code. Renderers
  * draw the record; they compute nothing. */
 #ifndef CUPLAY_LINES_H
 #define CUPLAY_LINES_H
@@ -20,6 +22,8 @@ typedef struct lines_insn {
 	uint32_t pc;
 	const char *file;      /* its source file as compiled; NULL: no line */
 	int line;
+	const char *site_file; /* inlined code: the outermost call site's file and line */
+	int site_line;         /* (the cubin's line table); 0: not inlined, or not known */
 	const sp_pc *c;        /* its counts; NULL: none (no GPU, or not run) */
 	const char *sass;      /* its disassembly; NULL: none */
 } lines_insn;
@@ -44,7 +48,9 @@ typedef struct line_rec {
 	char *file;            /* base name */
 	int line;
 	int header;            /* in a file other than the kernel's */
-	int under;             /* header: the kernel file's line before it in the code; 0 none */
+	int under;             /* header: the kernel file's line that called it (else the one
+	                        * before it in the code); 0 none */
+	int called;            /* under is the recorded call site, not the line before */
 	char *text;            /* the kernel file's line, trimmed; NULL for a header */
 	int ninsn;
 	double m[SP_NMETRIC];
@@ -75,6 +81,9 @@ typedef struct lines_view {
 void lines_build(lines_view *v, const lines_insn *ins, int n, const char *const *names, int nfuncs,
                  const char *user_file, const char *src, const sp_head *h);
 void lines_free(lines_view *v);
+/* The text of the lines of another file (base name base: a header) from
+ * its source src, where the file could be read; else they stay textless. */
+void lines_set_text(lines_view *v, const char *base, const char *src);
 
 /* What a line is sorted and barred by. */
 typedef enum { LS_STALL, LS_INST, LS_GLOBAL, LS_SHARED, LS_LOCAL, LS_ORDER } lines_sort;

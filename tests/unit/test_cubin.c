@@ -12,6 +12,7 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void check_file(const char *path)
 {
@@ -129,6 +130,104 @@ TEST(not_a_cubin)
 	CHECK(cubin_resources(junk, sizeof junk, "k", 90, &r) != 0);
 }
 
+/* The line table of a kernel that inlines a header's function from two
+ * lines, one of which inlines another: each header row's outermost call
+ * site is the kernel's line that called it, the nested one's too. */
+static const char inl_h[] =
+	"__device__ __forceinline__ float sq(float x)\n"            /* 1 */
+	"{\n"
+	"\treturn x * x + 1.0f;\n"                                  /* 3 */
+	"}\n"
+	"__device__ __forceinline__ float get(const float *p, int i)\n"
+	"{\n"
+	"\tfloat v = p[i];\n"                                       /* 7 */
+	"\treturn sq(v) * 2.0f;\n"                                  /* 8 */
+	"}\n";
+static const char inl_src[] =
+	"#include \"inl.cuh\"\n"                                     /* 1 */
+	"extern \"C\" __global__ void k(const float *a, float *b, int n)\n"
+	"{\n"
+	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"\tif (i < n)\n"
+	"\t\tb[i] = get(a, i);\n"                                    /* 6 */
+	"\tif (i + 1 < n)\n"
+	"\t\tb[i] += get(a, i + 1);\n"                               /* 8 */
+	"}\n"
+	"extern \"C\" __global__ void other(float *b) { b[threadIdx.x] = get(b, 1); }\n"; /* 10 */
+
+TEST(inlined_call_sites)
+{
+	const char *opts[] = { "-arch=sm_90", "-lineinfo" };
+	const char *hn[] = { "inl.cuh" }, *ht[] = { inl_h }, *names[] = { "k", "other" };
+	nvrtc_job job = { .name = "inl.cu", .src = inl_src, .nheaders = 1, .header_names = hn, .header_texts = ht,
+	                  .opts = opts, .nopts = 2, .exprs = names, .nexprs = 2 };
+	nvrtc_out o;
+	char *err = NULL;
+	if (nvrtc_run(&job, &o, &err) != 0) {
+		printf("  inl.cu: %s\n", err);
+		CHECK(!"compiles");
+		free(err);
+		return;
+	}
+	cubin_lines t;
+	CHECK(cubin_line_table(o.cubin, o.cubin_len, "k", &t) == 0);
+	int header_rows = 0, at6 = 0, at8 = 0, nested = 0, plain_sites = 0;
+	for (int i = 0; i < t.n; i++) {
+		const cubin_row *r = &t.rows[i];
+		CHECK(r->file >= 0 && r->file < t.nfiles);
+		if (i > 0)
+			CHECK(t.rows[i - 1].pc <= r->pc);
+		const char *f = r->file >= 0 ? t.files[r->file] : "";
+		int in_header = strstr(f, "inl.cuh") != NULL;
+		if (!in_header) {
+			plain_sites += r->site_line != 0; /* the kernel's own lines are not inlined */
+			CHECK(r->line >= 2 && r->line <= 9);
+			continue;
+		}
+		header_rows++;
+		CHECK(r->site_line == 6 || r->site_line == 8);
+		CHECK(r->site_file >= 0 && strstr(t.files[r->site_file], "inl.cu") && !strstr(t.files[r->site_file], "cuh"));
+		at6 += r->site_line == 6;
+		at8 += r->site_line == 8;
+		nested += r->line == 3;
+		CHECK(cubin_line_at(&t, r->pc) != NULL && cubin_line_at(&t, r->pc)->pc == r->pc);
+	}
+	CHECK(plain_sites == 0);
+	CHECK(header_rows > 0 && at6 > 0 && at8 > 0 && nested > 0);
+	CHECK(cubin_line_at(&t, 0) != NULL);
+	cubin_lines_free(&t);
+	/* the other kernel's sequence: its own rows, lines 10 and the header's */
+	CHECK(cubin_line_table(o.cubin, o.cubin_len, "other", &t) == 0);
+	for (int i = 0; i < t.n; i++)
+		CHECK(t.rows[i].line == 10 || (t.rows[i].site_line == 10 && strstr(t.files[t.rows[i].file], "inl.cuh")));
+	cubin_lines_free(&t);
+	CHECK(cubin_line_table(o.cubin, o.cubin_len, "nosuch", &t) != 0);
+	/* every prefix and every byte changed: no crash, no read past the end */
+	unsigned char *c = xmalloc(o.cubin_len);
+	for (size_t cut = 0; cut < o.cubin_len; cut += 7) {
+		memcpy(c, o.cubin, cut);
+		if (cubin_line_table(c, cut, "k", &t) == 0)
+			cubin_lines_free(&t);
+	}
+	for (size_t at = 0; at < o.cubin_len; at += 3) {
+		memcpy(c, o.cubin, o.cubin_len);
+		c[at] ^= 0xa5;
+		if (cubin_line_table(c, o.cubin_len, "k", &t) == 0)
+			cubin_lines_free(&t);
+	}
+	free(c);
+	/* without -lineinfo: no line table */
+	job.nopts = 1;
+	nvrtc_out_free(&o);
+	if (nvrtc_run(&job, &o, &err) == 0) {
+		CHECK(cubin_line_table(o.cubin, o.cubin_len, "k", &t) != 0);
+		nvrtc_out_free(&o);
+	} else {
+		free(err);
+		CHECK(!"compiles without -lineinfo");
+	}
+}
+
 int main(void)
 {
 	char *err = NULL;
@@ -139,5 +238,6 @@ int main(void)
 	}
 	RUN(every_kernel);
 	RUN(not_a_cubin);
+	RUN(inlined_call_sites);
 	return test_report("cubin");
 }

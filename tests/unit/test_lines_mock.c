@@ -411,9 +411,49 @@ TEST(lines_mock)
 	free(cc);
 }
 
+/* A header's line inlined at two calls (the line table's call sites): a
+ * record under each calling line, drawn FILE:LINE @CALL; a header line
+ * with no recorded site stays under the kernel line before it (<N). */
+TEST(call_sites)
+{
+	static const char k[] = "__global__ void k(float *a) {\n" /* 1 */
+	                        "  float s = get(a, 0);\n"          /* 2 */
+	                        "  s += get(a, 1);\n"               /* 3 */
+	                        "  a[0] = s;\n"                     /* 4 */
+	                        "}\n";
+	static const struct { int line; const char *file; int site; } at[] = {
+		{ 2, "/src/k.cu", 0 }, { 7, "/inc/get.cuh", 2 }, { 3, "/src/k.cu", 0 }, { 7, "/inc/get.cuh", 2 },
+		{ 7, "/inc/get.cuh", 3 }, { 4, "/src/k.cu", 0 }, { 9, "/inc/get.cuh", 0 },
+	};
+	lines_insn ins[7];
+	memset(ins, 0, sizeof ins);
+	for (int i = 0; i < 7; i++) {
+		ins[i].pc = (uint32_t)i * 16;
+		ins[i].file = at[i].file;
+		ins[i].line = at[i].line;
+		ins[i].site_file = at[i].site ? "/src/k.cu" : NULL;
+		ins[i].site_line = at[i].site;
+	}
+	const char *names[] = { "k" };
+	lines_view v;
+	lines_build(&v, ins, 7, names, 1, "/src/k.cu", k, NULL);
+	CHECK(v.n == 6);
+	char *out = drawn(&v, FMT_TABLE, LS_ORDER, 0);
+	CHECK_STREQ(out, "line                        source                instructions\n"
+	                 "2             ######        float s = get(a, 0);  1\n"
+	                 "get.cuh:7 @2  ############  (header)              2\n"
+	                 "3             ######        s += get(a, 1);       1\n"
+	                 "get.cuh:7 @3  ######        (header)              1\n"
+	                 "4             ######        a[0] = s;             1\n"
+	                 "get.cuh:9 <4  ######        (header)              1\n");
+	free(out);
+	lines_free(&v);
+}
+
 int main(void)
 {
 	RUN(merge);
 	RUN(lines_mock);
+	RUN(call_sites);
 	return test_report("lines_mock");
 }
