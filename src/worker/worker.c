@@ -84,7 +84,7 @@ static void serve_fresh(wstate *ws, const plan *p, wkernels *k, const wcontents 
 	    (ahead = check_ahead(&r2, &ws->pool, &ws->checks), fill_stage(&r2, c, &ws->host, &fresh, k) == 0))
 		check_stage(&r2, c, &ws->host, k, &ws->printf, &ws->checks, &ahead);
 	check_end(&ahead);
-	outsums_clear(&r2, &ws->checks.sums);
+	outsums_clear(&ws->checks.sums);
 	w_trace(&r2, "fresh inputs (seed %" PRIu64 "): %d checks, %s", p->fresh_seed, res2->nchecks,
 	        res2->status == RES_OK ? "run" : res2->error);
 	if (res2->status != RES_OK) {
@@ -119,7 +119,7 @@ static void serve_run(wstate *ws, const plan *p, const void *image, result *res)
 		                    &ws->checks.sums) == 0 &&
 		         recheck_stage(&r, &c, &ws->checks) == 0 && p->fresh_seed && res->status == RES_OK) {
 			check_end(&ahead);
-			outsums_clear(&r, &ws->checks.sums);
+			outsums_clear(&ws->checks.sums);
 			serve_fresh(ws, p, &k, &c, res);
 		}
 	}
