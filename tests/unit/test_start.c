@@ -5,7 +5,8 @@
  * wait for it, with the context current where they make their calls; a
  * context that cannot be made becomes the run's error, and `device`'s; a
  * worker asked to leave, or sent SIGINT, while its context is being made
- * still behaves.
+ * still behaves; a worker started in the background is seen ready once
+ * its HELLO has come.
  *
  * This program is its own worker: `test_start --worker RFD WFD DEVICE
  * VERSION` runs worker_main, and the client execs /proc/self/exe. */
@@ -245,6 +246,33 @@ TEST(background_start)
 	free(err);
 }
 
+/* The prompt's look at a worker started in the background: not ready
+ * while its cuInit (400 ms) goes on, ready once its HELLO has come, and
+ * wc_start then takes it without waiting; none for a worker not spawned,
+ * or one whose HELLO was read. */
+TEST(hello_ready)
+{
+	mock("100", 0);
+	setenv("MOCK_INIT_MS", "400", 1);
+	wclient w = client();
+	char *err = NULL;
+	CHECK(!wc_hello_ready(&w));
+	CHECK(wc_spawn(&w, &err) == 0);
+	uint64_t t0 = now_ns();
+	CHECK(!wc_hello_ready(&w));
+	while (!wc_hello_ready(&w) && ms_since(t0) < 10000)
+		usleep(5 * 1000);
+	CHECK(ms_since(t0) >= 350 && ms_since(t0) < 10000);
+	uint64_t t1 = now_ns();
+	CHECK(wc_start(&w, &err) == 0 && !w.hello_pending);
+	CHECK(ms_since(t1) < 50);
+	CHECK_STREQ(w.dev.name, "Mock GPU");
+	CHECK(!wc_hello_ready(&w));
+	wc_stop(&w);
+	unsetenv("MOCK_INIT_MS");
+	free(err);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "--worker") == 0)
@@ -272,6 +300,7 @@ int main(int argc, char **argv)
 		RUN(context_fails);
 		RUN(quit_and_sigint_while_starting);
 		RUN(background_start);
+		RUN(hello_ready);
 	}
 	mock_rmdir(tmpdir);
 	CHECK(access(tmpdir, F_OK) != 0);
