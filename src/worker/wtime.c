@@ -492,8 +492,8 @@ static int warm_and_sample(tctx *x)
 	int kernel_clock = kernel_clock_begin(x, p->t.batch);
 	x->piggy_at = -1;
 	int rc = time_samples(x, kernel_clock);
-	if (!x->all_outputs)
-		x->piggy_at = -1;
+	if (!x->all_outputs || x->piggy_at >= r->res->nsamples)
+		x->piggy_at = -1; /* not on, or on after the last sample */
 	x->all_outputs = 0;
 	kclock_stop();
 	if (rc != 0)
