@@ -534,7 +534,8 @@ static int sums_of_check(wrun *r, const wcontents *c, wchecks *ck)
 		if (sp == 0 || s->have_key[i])
 			s->have[i] = 1; /* without a copy, only a reference's values are there to compare with */
 	}
-	if (outsums_take_steps(r, &ck->hash, c->pool, s) < 0)
+	/* waited for, so that the figure holds the copies' GPU time too */
+	if (outsums_take_steps(r, &ck->hash, c->pool, s) < 0 || w_ck(r, cu.CtxSynchronize(), "cuCtxSynchronize") != 0)
 		return -1;
 	s->from_check = 1;
 	s->keep_ms = ms_since(t0);

@@ -481,7 +481,8 @@ static int warm_and_sample(tctx *x)
 			return -1;
 		uint64_t tk = now_ns();
 		if (first && (outsums_take(r, x->gh, x->c->pool, x->sums, 1) < 0 ||
-		              outsums_take_steps(r, x->gh, x->c->pool, x->sums) < 0))
+		              outsums_take_steps(r, x->gh, x->c->pool, x->sums) < 0 ||
+		              w_ck(r, cu.CtxSynchronize(), "cuCtxSynchronize") != 0)) /* the copies' GPU time counted */
 			return -1;
 		if (first) { /* the comparison's own cost */
 			x->sums->keep_ms = ms_since(tk);
@@ -492,8 +493,8 @@ static int warm_and_sample(tctx *x)
 	int kernel_clock = kernel_clock_begin(x, p->t.batch);
 	x->piggy_at = -1;
 	int rc = time_samples(x, kernel_clock);
-	if (!x->all_outputs)
-		x->piggy_at = -1;
+	if (!x->all_outputs || x->piggy_at >= r->res->nsamples)
+		x->piggy_at = -1; /* not on, or on after the last sample */
 	x->all_outputs = 0;
 	kclock_stop();
 	if (rc != 0)
