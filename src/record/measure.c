@@ -88,17 +88,20 @@ void measure_steps_text(const measurement *m, const seq_split *sp, int raw, char
  * wanted; else the output's relative error. */
 static void timed_says(char *buf, size_t n, const result *res)
 {
+	/* a NaN's sign is noise (poison is a negative NaN): "nan", never "-nan" */
+	double got = isnan(res->timed_got) ? fabs(res->timed_got) : res->timed_got;
+	double want = isnan(res->timed_want) ? fabs(res->timed_want) : res->timed_want;
 	static const char lead[] = "the timed launches did not compute what the checked launch did: a kernel that keeps "
 	                           "state across launches?";
 	if (res->timed_index >= 0 && res->timed_unwritten)
 		snprintf(buf, n, "%s ('%.63s'[%lld] left unwritten: it holds its initial contents, %.9g, where %.9g is wanted)",
-		         lead, res->timed_buf, (long long)res->timed_index, res->timed_got, res->timed_want);
+		         lead, res->timed_buf, (long long)res->timed_index, got, want);
 	else if (res->timed_index >= 0 && !isfinite(res->timed_err)) /* compared bit for bit */
 		snprintf(buf, n, "%s ('%.63s'[%lld] is %.9g where %.9g is wanted)", lead, res->timed_buf,
-		         (long long)res->timed_index, res->timed_got, res->timed_want);
+		         (long long)res->timed_index, got, want);
 	else if (res->timed_index >= 0)
 		snprintf(buf, n, "%s ('%.63s'[%lld] is %.9g where %.9g is wanted; relative error %.2e)", lead, res->timed_buf,
-		         (long long)res->timed_index, res->timed_got, res->timed_want, res->timed_err);
+		         (long long)res->timed_index, got, want, res->timed_err);
 	else
 		snprintf(buf, n, "%s ('%.63s', relative error %.2e)", lead, res->timed_buf, res->timed_err);
 }

@@ -237,6 +237,8 @@ TEST(timed_says)
 		const char *says;
 	} cases[] = {
 		{ 0, 1, NAN, 2, 0, "('y'[0] left unwritten: it holds its initial contents, nan, where 2 is wanted)" },
+		/* poison is a negative NaN: its sign is not shown */
+		{ 3, 1, -NAN, 2, 0, "('y'[3] left unwritten: it holds its initial contents, nan, where 2 is wanted)" },
 		{ 12, 0, 3, 1.5, 129.0, "('y'[12] is 3 where 1.5 is wanted; relative error 1.29e+02)" },
 		{ -1, 0, 0, 0, 0.25, "('y', relative error 2.50e-01)" },
 		{ 7, 0, 4, 9, NAN, "('y'[7] is 4 where 9 is wanted)" },
