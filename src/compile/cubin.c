@@ -282,7 +282,7 @@ typedef struct seq {
 	int n, cap, mine;
 } seq;
 
-static void seq_row(seq *q, uint64_t addr, int file, int line, int inl)
+static void seq_row(seq *q, uint64_t addr, int file, int64_t line, int inl)
 {
 	if (!q->mine)
 		return;
@@ -295,7 +295,7 @@ static void seq_row(seq *q, uint64_t addr, int file, int line, int inl)
 	memset(w, 0, sizeof *w);
 	w->pc = (uint32_t)addr;
 	w->file = file - 1;
-	w->line = line;
+	w->line = line > 0 && line < INT32_MAX ? (int)line : 0;
 	q->inl[q->n++] = inl;
 }
 
@@ -333,14 +333,17 @@ static void run_program(rd *r, const lhead *h, const uint8_t *d, size_t len, con
 {
 	seq q = { 0 };
 	uint64_t addr = 0;
-	int file = 1, line = 1, inl = 0;
+	int64_t line = 1; /* wide: a malformed table's advances cannot overflow it */
+	int file = 1, inl = 0;
 	while (r->p < r->end && !r->bad) {
 		uint8_t op = *r->p++;
 		if (op >= h->opbase) {
 			int adj = op - h->opbase;
 			addr += (uint64_t)(adj / h->line_range * h->minlen);
 			line += h->line_base + adj % h->line_range;
-			seq_row(&q, addr, file0 + file, line, inl);
+			if (line < INT32_MIN || line > INT32_MAX)
+				line = 0;
+			seq_row(&q, addr, file ? file0 + file : 0, line, inl);
 		} else if (op == 0) {
 			uint64_t n = uleb(r);
 			if (n == 0 || n > (uint64_t)(r->end - r->p)) {
@@ -358,17 +361,20 @@ static void run_program(rd *r, const lhead *h, const uint8_t *d, size_t len, con
 				addr = rd64(r->p);
 			} else if (sub == 0x90) { /* ptxas: the row this code was inlined at, its function's name */
 				rd a = { r->p, next, 0 };
-				inl = (int)uleb(&a);
+				uint64_t at = uleb(&a);
+			inl = at < INT32_MAX ? (int)at : 0;
 			}
 			r->p = next;
 		} else if (op == 1) {
-			seq_row(&q, addr, file0 + file, line, inl);
+			seq_row(&q, addr, file ? file0 + file : 0, line, inl);
 		} else if (op == 2) {
 			addr += uleb(r) * (uint64_t)h->minlen;
 		} else if (op == 3) {
-			line += (int)sleb(r);
+			int64_t step = sleb(r);
+			line = step > INT32_MAX || step < INT32_MIN ? 0 : line + step;
 		} else if (op == 4) {
-			file = (int)uleb(r);
+			uint64_t f = uleb(r);
+			file = f < 65536 ? (int)f : 0; /* past any table: no file */
 		} else if (op == 8) {
 			addr += (uint64_t)((255 - h->opbase) / h->line_range * h->minlen);
 		} else if (op == 9) {

@@ -190,15 +190,17 @@ const line_rec *lines_find(const lines_view *v, int func, const char *needle, in
 {
 	const line_rec *best = NULL;
 	*many = 0;
-	for (int i = 0; i < v->n; i++) {
-		const line_rec *r = &v->lines[i];
-		if (r->func != func || !r->text || !strstr(r->text, needle))
-			continue;
-		if (best && best->line != r->line)
-			*many = 1;
-		if (!best || r->line < best->line)
-			best = r;
-	}
+	/* the kernel file's lines first; a header's only when none holds it */
+	for (int header = 0; header < 2 && !best; header++)
+		for (int i = 0; i < v->n; i++) {
+			const line_rec *r = &v->lines[i];
+			if (r->func != func || r->header != header || !r->text || !strstr(r->text, needle))
+				continue;
+			if (best && (best->line != r->line || strcmp(best->file, r->file) != 0))
+				*many = 1;
+			if (!best || r->line < best->line)
+				best = r;
+		}
 	return best;
 }
 

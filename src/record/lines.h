@@ -95,7 +95,8 @@ int lines_sort_parse(const char *s, lines_sort *out);
 double lines_figure(const line_rec *r, lines_sort s);
 
 /* The line of function func whose text contains needle (the first one
- * that does, in source order), or NULL; *many: more than one does. */
+ * that does, in source order; a header's line only where no line of the
+ * kernel file holds it), or NULL; *many: more than one does. */
 const line_rec *lines_find(const lines_view *v, int func, const char *needle, int *many);
 
 /* A line's named figure: inst, thread_inst, warps_full (0..1), global,

@@ -447,6 +447,17 @@ TEST(call_sites)
 	                 "4             ######        a[0] = s;             1\n"
 	                 "get.cuh:9 <4  ######        (header)              1\n");
 	free(out);
+	/* a header's text, read where it was found: expect finds its line
+	 * where no kernel line holds the text, the kernel's line else */
+	static const char h[] = "\n\n\n\n\n\n  float v = p[i]; // [in header]\n\n  return v * 2;\n";
+	lines_set_text(&v, "get.cuh", h);
+	int many = 1;
+	const line_rec *r = lines_find(&v, 0, "[in header]", &many);
+	CHECK(r && r->header && r->line == 7 && !many);
+	r = lines_find(&v, 0, "s", &many);
+	CHECK(r && !r->header && r->line == 2 && many);
+	r = lines_find(&v, 0, "return v * 2", &many);
+	CHECK(r && r->header && r->line == 9 && r->under == 4 && !r->called);
 	lines_free(&v);
 }
 
