@@ -59,7 +59,9 @@ def read_ncu(path, kernel):
     head = rows[at]
     c_addr = [clean(h).lower() for h in head].index("address")
     cols = {k: find_col(head, k) for k in COLUMNS}
-    missing = [COLUMNS[k][0] for k, c in cols.items() if c is None]
+    # ncu shows the shared-memory columns only for a kernel with shared
+    # accesses: their absence is said where cuplay counts some (below)
+    missing = [COLUMNS[k][0] for k, c in cols.items() if c is None and k != "shwf"]
     if missing:
         print("%s: ncu's export has no column %s; its columns: %s" % (
             kernel, ", ".join("'%s'" % m for m in missing), " | ".join(clean(h) for h in head)))
@@ -103,6 +105,13 @@ def main():
             ",".join("%04x" % p for p in only_ncu[:8]) or "none", ",".join("%04x" % p for p in only_mine[:8]) or "none"))
     for k in ("inst", "gsec", "shwf"):
         if cols[k] is None:
+            counted = sorted(pc for pc, r in mine.items() if r.get(MINE[k]))
+            if k == "shwf" and not counted:
+                print("  %-18s none on either side (ncu lists no shared column: the kernel has no shared accesses)"
+                      % NAMES[k])
+                continue
+            print("  %-18s ncu's export has no column '%s' but cuplay counts them at %d instructions" % (
+                NAMES[k], COLUMNS[k][0], len(counted)))
             ok = False
             continue
         both = [pc for pc in set(ncu) & set(mine) if ncu[pc][k] or mine[pc].get(MINE[k])]

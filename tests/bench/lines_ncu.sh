@@ -57,7 +57,7 @@ while IFS='|' read -r file vals kernel; do
 done <<'EOF2'
 transpose|set N=4096; set PAD=0|transpose_tiled
 coalescing|set N=16777216|square_uncoalesced
-matmul|set N=1024|matmul_tiled
+matmul|set N=509|matmul_tiled
 tests/kernels/inline_header.cu||sum_neighbours
 tests/kernels/matmul_sample.cu||matrix_mul
 tests/kernels/block_reduce.cu||block_reduce_sum
