@@ -134,6 +134,7 @@ $(BIN): $(MAIN_OBJ) $(BUILD)/libcuplay.a
 	$(SAY) "  LINK  $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 	$(if $(READLINE_NOTE),@echo "  note: $(READLINE_NOTE)" >&2)
+	$(if $(BOARD_MISSING),@echo "  note: $(BOARD_MISSING) not found (pkg-config, or BOARD_PREFIX=DIR): cuplay --board is left out" >&2)
 
 # vendored code, its warnings not shown (they are its authors' to fix)
 VENDOR_OBJ = $(if $(filter 1,$(HAVE_READLINE)),,$(BUILD)/vendor/lineedit.o)
