@@ -1,4 +1,4 @@
-/* fuzz_board.c: the class board's request handler (board/bapi.h) over an
+/* fuzz_bapi.c: the class board's request handler (board/bapi.h) over an
  * in-memory database: an input is the token it carries (its first byte: none,
  * the teacher's, a student's, or the next line's text), a request line
  * "METHOD URL" and a body. Every request gets an answer of a known status
