@@ -254,7 +254,7 @@ valgrind: cuplay
 # Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-dev).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ         ?= spec expr session cmd wire json bapi
+FUZZ         ?= spec expr session cmd wire json board bapi
 FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -O1 -g $(WARN) -MMD -MP $(DEFINES) $(INCLUDES) $(FUZZ_SAN) $(CPPFLAGS) $(CFLAGS)
@@ -270,6 +270,7 @@ FUZZ_OPT_session := -max_len=1024 -timeout=60 -dict=$(CURDIR)/tests/fuzz/cmd.dic
 FUZZ_OPT_cmd     := -max_len=512 -timeout=60 -dict=$(CURDIR)/tests/fuzz/cmd.dict
 FUZZ_OPT_wire    := -max_len=8192
 FUZZ_OPT_json    := -max_len=1024
+FUZZ_OPT_board   := -max_len=2048
 FUZZ_OPT_bapi    := -max_len=2048
 
 .PHONY: fuzz fuzz-build fuzz-smoke valgrind

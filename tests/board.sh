@@ -56,6 +56,13 @@ else
 	bad "stdin: expected a compile error at submission.cu:7"
 fi
 
+"$CUPLAY" --verify "$ex" - --compile-only --name mine.cu <$k/typo.cu >"$tmp/out" 2>"$tmp/err"
+if grep -q '"status":"compile_error","reason":"mine.cu:7: error' "$tmp/out"; then
+	ok "--name: the submission's lines named as given"
+else
+	bad "--name: expected a compile error at mine.cu:7"
+fi
+
 # made here: a check on the kernel's line, //@ include, a define of one's own, a long source, an absolute include
 printf '//@ kernel transpose_tiled block 32, 8 check out = transpose(in, N, N) tol 1\n' | cat - $k/knob.cu >"$tmp/kl.cu"
 verify "$tmp/kl.cu" refused "kl.cu:1: 'check' on the kernel's line is the exercise's to say"
@@ -97,6 +104,14 @@ if [ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "bad.exercise:2:9: expected 'me
 else
 	bad "a broken exercise: expected exit 1 and the error at line 2 (got $rc)"
 fi
+sed 's/^sizes .*/sizes M=64/' "$ex" >"$tmp/nosize.exercise"
+"$CUPLAY" --verify "$tmp/nosize.exercise" $k/tiled.cu --compile-only >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "nosize.exercise: its sizes do not fit 'transpose.cu'" "$tmp/err"; then
+	ok "an exercise whose size the file has no param for: exit 1, no JSON, said"
+else
+	bad "an exercise with a size unknown to its file: expected exit 1 and the message (got $rc)"
+fi
 for args in "$ex" "$ex $k/tiled.cu --seed" "$ex $k/tiled.cu --seed 0" "$ex $k/tiled.cu --gpu x" "$ex $k/tiled.cu --frob" "$ex $k/tiled.cu extra"; do
 	"$CUPLAY" --verify $args >"$tmp/out" 2>"$tmp/err"
 	rc=$?
@@ -116,7 +131,7 @@ else
 	mock() { # mock RESULT: starts the stand-in, its port in $port
 		MOCK_RESULT=$1 MOCK_LOG="$tmp/mock.log" python3 tests/board_mock.py >"$tmp/port" 2>"$tmp/mock.err" &
 		mock_pid=$!
-		for _ in $(seq 1 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+		for _ in $(seq 1 200); do [ -s "$tmp/port" ] && break; sleep 0.1; done
 		port=$(cat "$tmp/port")
 	}
 	: >"$tmp/mock.log"
@@ -162,6 +177,34 @@ assert sum(r["path"] == "/api/submissions/12" for r in reqs) == 4, reqs' "$tmp/m
 		bad "submit: expected Ctrl-C to stop the waiting"
 	fi
 	kill $mock_pid; wait $mock_pid 2>/dev/null
+fi
+
+# submit to the real board (`cuplay --board`, compile-only: --gpus none): the
+# submission verified there by `cuplay --verify`, its verdict at the prompt
+. tests/board_real.sh
+if "$CUPLAY" -c 'use tests/kernels/board/tiled.cu; board http://127.0.0.1:1; token x; submit' 2>&1 | grep -q 'built without libcurl'; then
+	echo "ok:   (submit to the board not tested: built without libcurl)"
+elif ! real_board --gpus none; then
+	if grep -q -- '--board needs' "$tmp/board.err"; then echo "ok:   (submit to the board not tested: $(head -n 1 "$tmp/board.err"))"
+	else bad "the board did not start: $(head -n 3 "$tmp/board.err")"; fi
+	kill $board_pid 2>/dev/null; wait $board_pid 2>/dev/null
+else
+	# a slip and a foreign header in a file that loads (its header copied)
+	sed 's/__syncthreads();/__syncthreads(); undeclared_scale = 1;/' $k/tiled.cu >"$tmp/slip.cu"
+	{ echo '#include <sys/socket.h>'; cat $k/tiled.cu; } >"$tmp/sock.cu"
+	cp $k/tiled.cu "$tmp/tiled.cu"
+	for what in "tiled.cu|0|^submit: #1 quick: needs_gpu$" "slip.cu|1|^  submission.cu:24: error: identifier \"undeclared_scale\" is undefined$" \
+	            "sock.cu|1|^  submission.cu:1: '#include <sys/socket.h>' is not a header of the CUDA toolkit"; do
+		IFS='|' read -r file want line <<<"$what"
+		CUPLAY_BOARD=$board_url CUPLAY_TOKEN=$student timeout 120 "$CUPLAY" -c "use $tmp/$file; submit transpose_tiled" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		if [ $rc = "$want" ] && grep -q "$line" "$tmp/out"; then
+			ok "submit to the board: $file: $(grep '^submit: #' "$tmp/out" | head -n 1), $(grep '^  ' "$tmp/out" | head -n 1)"
+		else
+			bad "submit to the board: $file: expected exit $want and '$line' (got $rc)"
+		fi
+	done
+	kill $board_pid; wait $board_pid 2>/dev/null
 fi
 
 echo "board: $pass passed, $fail failed, 0 skipped"

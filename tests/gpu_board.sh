@@ -8,7 +8,9 @@
 # in[0]: the fresh inputs' checks), a NaN (non-finite values), a hang
 # (stopped at a third of the exercise's time limit, and the next
 # verification runs); the correct submission's median within 1% of `run
-# transpose_tiled` at the exercise's size on the same GPU. Called by
+# transpose_tiled` at the exercise's size on the same GPU; through the board
+# (`cuplay --board --gpus 0`) and the REPL's submit, the correct one ranked,
+# the stored answer and the hang caught, the board going on. Called by
 # tests/gpu.sh; alone: `bash tests/gpu_board.sh` (CUPLAY=./cuplay).
 . "$(dirname "$0")/lib.sh"
 export XDG_CACHE_HOME="$tmp/cache"
@@ -100,5 +102,31 @@ if [ "${vm%%	*}" = ok ] && python3 -c "import sys; a, b, v = map(float, sys.argv
 else
 	bad "transpose.exercise: verify's median '${vm}' not within 1% of run's '$r1' / '$r2' ms"
 fi
+
+# 5. through the board (`cuplay --board --gpus 0`) from the REPL's submit: the
+#    correct one ranked first, the stored answer caught, the hang stopped and
+#    the board goes on
+. tests/board_real.sh
+if ! real_board --gpus 0; then
+	if grep -q -- '--board needs' "$tmp/board.err"; then echo "ok:   (the board not tested: $(head -n 1 "$tmp/board.err"))"
+	else bad "the board did not start: $(head -n 3 "$tmp/board.err")"; fi
+else
+	cp $k/stash.cu $k/hang.cu "$tmp/"
+	{ cat $k/tiled.cu; } >"$tmp/tiled.cu"
+	# the stash and the hang load as files of their own: the tiled file's header before them
+	for f in stash hang; do { grep '^//@' $k/tiled.cu; cat $k/$f.cu; } >"$tmp/$f.cu"; done
+	for what in "tiled|0|^submit: #[0-9]* quick: ok$|rank 1 on" "stash|1|^submit: #[0-9]* quick: wrong$|keeps an answer" \
+	            "hang|1|^submit: #[0-9]* quick: timeout$|made no progress" "tiled|0|^submit: #[0-9]* quick: ok$|rank 1 on"; do
+		IFS='|' read -r f want first more <<<"$what"
+		CUPLAY_BOARD=$board_url CUPLAY_TOKEN=$student timeout 300 "$CUPLAY" -c "use $tmp/$f.cu; submit transpose_tiled" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		if [ $rc = "$want" ] && grep -q "$first" "$tmp/out" && grep -q "$more" "$tmp/out"; then
+			ok "board: $f.cu: $(grep '^submit: #' "$tmp/out"); $(grep '^  ' "$tmp/out" | tail -n 1 | cut -c1-160)"
+		else
+			bad "board: $f.cu: expected exit $want, '$first' and '$more' (got $rc)"
+		fi
+	done
+fi
+kill $board_pid 2>/dev/null; wait $board_pid 2>/dev/null
 
 echo "gpu-board: $pass passed, $fail failed"

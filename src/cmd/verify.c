@@ -470,7 +470,7 @@ int verify_run(app *a, const verify_req *r, sbuf *json)
 	if (over < 0)
 		return -1;
 	const char *base = strrchr(r->source, '/');
-	v.name = strcmp(r->source, "-") == 0 ? "submission.cu" : base ? base + 1 : r->source;
+	v.name = r->name ? r->name : strcmp(r->source, "-") == 0 ? "submission.cu" : base ? base + 1 : r->source;
 	v.seed = r->seed;
 	while (!v.seed || v.seed == PLAN_SEED_DEFAULT)
 		if (getrandom(&v.seed, sizeof v.seed, 0) != sizeof v.seed)
@@ -491,9 +491,10 @@ int verify_run(app *a, const verify_req *r, sbuf *json)
 	if (rc == 0) {
 		int k = spec_kernel_find(a->file.sp, v.ex.kernel), prepared = 0;
 		runctx c;
-		if (set_size(&v, &v.ex.timed) != 0)
-			verdict(&v, "refused", "%s", v.first_error ? v.first_error : "the exercise's size is refused");
-		else if (run_prepare_for(a, NULL, 0, &k, 1, &c) != 0)
+		if (set_size(&v, &v.ex.timed) != 0) { /* the exercise's fault: no result */
+			fprintf(stderr, "cuplay: %s: its sizes do not fit '%s'\n", r->exercise, v.ex.file);
+			rc = -2;
+		} else if (run_prepare_for(a, NULL, 0, &k, 1, &c) != 0)
 			verdict(&v, "compile_error", "%s", v.first_error ? v.first_error : "the compile failed");
 		else
 			prepared = 1;

@@ -29,6 +29,8 @@ typedef struct verify_req {
 	const char *source;        /* the submission's path, or "-" for stdin */
 	uint64_t seed;             /* the fresh inputs' seed; 0: from getrandom */
 	int compile_only;
+	const char *name;          /* the submission's file name in messages; NULL: the source's
+	                              (submission.cu for stdin) */
 } verify_req;
 
 /* Verifies r's submission: 0 with the JSON line (no newline) in *json

@@ -51,7 +51,7 @@ static const char usage_text[] =
 	"  --board [OPTIONS] the class board: a server of exercises, submissions and their\n"
 	"                    ranking (docs/formats.md, docs/classroom.md)\n"
 	"  --notebook LESSON write the lesson as LESSON.ipynb (or the file named after it)\n"
-	"  --verify EXERCISE SOURCE|- [--seed N] [--compile-only] [--gpu N]\n"
+	"  --verify EXERCISE SOURCE|- [--seed N] [--compile-only] [--gpu N] [--name F]\n"
 	"                    verify a class board's submission (SOURCE, or stdin) of\n"
 	"                    EXERCISE (sessions/exercises/NAME.exercise): one JSON line\n"
 	"                    on stdout (docs/formats.md), everything else on stderr\n"
@@ -432,7 +432,7 @@ static int run_inputs(app *a, const cli *o)
 	return failed;
 }
 
-/* `--verify EXERCISE SOURCE|- [--seed N] [--compile-only] [--gpu N]`
+/* `--verify EXERCISE SOURCE|- [--seed N] [--compile-only] [--gpu N] [--name F]`
  * (args after --verify): the JSON line on the first stdout, everything else
  * on stderr. 0 a result printed, 1 none, 2 usage. */
 static int verify_main(app *a, int argc, char **argv)
@@ -445,6 +445,10 @@ static int verify_main(app *a, int argc, char **argv)
 		char *end;
 		if (strcmp(o, "--compile-only") == 0) {
 			r.compile_only = 1;
+		} else if (strcmp(o, "--name") == 0) {
+			if (i + 1 == argc || !argv[i + 1][0] || strchr(argv[i + 1], '/'))
+				return usage_error("%s", "--name takes the submission's file name, without folders");
+			r.name = argv[++i];
 		} else if (strcmp(o, "--seed") == 0 || strcmp(o, "--gpu") == 0) {
 			if (i + 1 == argc)
 				return usage_error("option '%s' needs a value", o);

@@ -77,6 +77,7 @@ static void serve_fresh(wstate *ws, const plan *p, wkernels *k, const wcontents 
 	result *res2 = xcalloc(1, sizeof *res2);
 	wrun r2;
 	run_begin(&r2, p2, res2, &ws->chan);
+	w_progress(&ws->chan, 0, WIRE_PHASE_HOST, 0); /* new inputs and their reference: host work */
 	wfresh fresh;
 	ref_ahead *ahead = NULL;
 	if (buffers_stage(&r2, &ws->pool, k->mod, &fresh) == 0 &&
