@@ -338,6 +338,33 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	fi
 fi
 
+# 3h. the class board at scale, without a GPU: 200 submissions from 20
+#     clients with the board killed mid-way (board_load), its live page in
+#     headless Chromium (board_page), its verifications as jobs of a Slurm
+#     of one node started here (board_slurm). Each closes with "NAME: N
+#     passed, N failed" or says "NAME: skipped: ..."
+board_test() {
+	local name=$1 p; shift
+	CUPLAY="$CUPLAY_ABS" TMPDIR="$tmp" XDG_CACHE_HOME="$tmp/cache-$name" timeout 300 "$@" >"$tmp/$name" 2>&1
+	if grep -q "^$name: skipped" "$tmp/$name"; then
+		skip=$((skip + 1)); grep "^$name: skipped" "$tmp/$name"
+		return
+	fi
+	p=$(sed -n "s/^$name: \([0-9]*\) passed, \([0-9]*\) failed\$/\1 \2/p" "$tmp/$name")
+	if [ -n "$p" ]; then
+		set -- $p
+		pass=$((pass + $1)); fail=$((fail + $2))
+		grep '^FAIL\|^    ' "$tmp/$name"
+	else
+		bad "$name tests did not finish"; sed 's/^/    /' "$tmp/$name" | tail -n 20
+	fi
+}
+if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
+	board_test board_load python3 tests/board_load.py
+	board_test board_page python3 tests/board_page.py
+	board_test board_slurm bash tests/board_slurm.sh
+fi
+
 # suite NAME: runs tests/NAME.sh, whose last line is "NAME: N passed, N
 # failed, N skipped", and adds its counts; what is not "ok:" is shown
 suite() {

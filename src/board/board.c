@@ -87,9 +87,16 @@ static int parse(int argc, char **argv, bopts *o, board *b)
 }
 
 /* The queues: the GPUs named, every GPU the driver lists, or --jobs
- * compile-only ones. 0 or -1 (said). */
+ * compile-only ones; with --slurm, --jobs queues each a job at a time on a
+ * GPU Slurm gives it (compile-only ones with --gpus none). 0 or -1 (said). */
 static int queues(const bopts *o, board *b)
 {
+	if (o->slurm) {
+		int none = o->gpus && strcmp(o->gpus, "none") == 0;
+		for (int i = 0; i < o->jobs; i++)
+			b->slot_gpu[b->nslots++] = none ? -1 : 0;
+		return 0;
+	}
 	if (o->gpus && strcmp(o->gpus, "none") != 0) {
 		const char *p = o->gpus;
 		while (*p) {
@@ -215,10 +222,7 @@ int board_main(const char *exe, int argc, char **argv)
 	b.sse_max = 128;
 	if (parse(argc, argv, &o, &b) != 0)
 		return 2;
-	if (o.slurm) {
-		fprintf(stderr, "cuplay: --slurm: this build runs verifications on this host only\n");
-		return 2;
-	}
+	b.slurm = o.slurm;
 	if (queues(&o, &b) != 0)
 		return 2;
 	char real[PATH_MAX];

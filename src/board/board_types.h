@@ -25,6 +25,7 @@ typedef struct board {
 	bstore *db;
 	char *exdir;           /* the exercises' folder, absolute */
 	char *cuplay;          /* the program run as PROG --verify */
+	const char *slurm;     /* srun's own arguments (--slurm): each verification a Slurm job; NULL: on this host */
 	int per_minute;        /* submissions a student may send a minute; 0: no limit */
 	size_t body_max;       /* a request's body, in bytes */
 	bexercise *ex;         /* the exercises, by name */

@@ -104,7 +104,7 @@ static void run_one(board *b, int slot, bsub *s)
 		.time_limit_s = (ex ? ex->time_limit_s : 60) + b->grace_s, .mem_limit_mb = ex ? ex->mem_limit_mb : 0,
 	};
 	struct run_out out;
-	int rc = runner_local(&rq, &out);
+	int rc = b->slurm ? runner_slurm(&rq, &out, b->slurm) : runner_local(&rq, &out);
 	bresult r;
 	bresult_read(rc == 0 ? out.json : NULL, out.err, &r);
 	free(out.json);
