@@ -243,8 +243,9 @@ def test_escaping(b):
     st, j = submit(b, tok, "median=0.5")
     r = b.wait_done(j["id"], tok) if st == 202 else None
     st, text, hdr = b.req("GET", "/")
-    check("page: a name with <script> shows as text",
-          st == 200 and "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "<script>alert" not in text, r)
+    check("page: a name with <script> shows as text; the exercise's title shown",
+          st == 200 and "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "<script>alert" not in text
+          and "The transpose race" in text, r)
     check("page: self-contained (no external assets) with a content policy",
           not re.search(r'(src|href)="(https?:)?//', text) and "default-src 'none'" in hdr.get("Content-Security-Policy", ""),
           hdr)
