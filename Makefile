@@ -134,6 +134,7 @@ $(BIN): $(MAIN_OBJ) $(BUILD)/libcuplay.a
 	$(SAY) "  LINK  $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 	$(if $(READLINE_NOTE),@echo "  note: $(READLINE_NOTE)" >&2)
+	$(if $(BOARD_MISSING),@echo "  note: $(BOARD_MISSING) not found (pkg-config, or BOARD_PREFIX=DIR): cuplay --board is left out" >&2)
 
 # vendored code, its warnings not shown (they are its authors' to fix)
 VENDOR_OBJ = $(if $(filter 1,$(HAVE_READLINE)),,$(BUILD)/vendor/lineedit.o)
@@ -212,7 +213,10 @@ demo: cuplay
 # DOCDIR. `uninstall` removes those same files, then the directories
 # install made if empty.
 SHIP_FILES = $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' MANIFEST)
-SHIP_DIRS  = $(DESTDIR)$(SHAREDIR)/kernels_src $(DESTDIR)$(SHAREDIR)/sessions
+SHIP_SUBS  = kernels_src sessions sessions/exercises
+SHIP_DIRS  = $(SHIP_SUBS:%=$(DESTDIR)$(SHAREDIR)/%)
+# the shipped files directly in folder $(1)
+ship_in    = $(foreach f,$(SHIP_FILES),$(if $(filter $(1)/,$(dir $(f))),$(f)))
 DOC_FILES  = $(wildcard README.md) $(sort $(wildcard docs/*.md))
 
 install: cuplay
@@ -220,8 +224,8 @@ install: cuplay
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/cuplay
 	install -m 644 cuplay.1 $(DESTDIR)$(MANDIR)/man1/cuplay.1
 	$(if $(DOC_FILES),install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/)
-	$(foreach d,kernels_src sessions,$(if $(filter $(d)/%,$(SHIP_FILES)),\
-	  install -m 644 $(filter $(d)/%,$(SHIP_FILES)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
+	$(foreach d,$(SHIP_SUBS),$(if $(call ship_in,$(d)),\
+	  install -m 644 $(call ship_in,$(d)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
 
 # The Jupyter kernel (jupyter/, docs/classroom.md): the kernelspec `cuplay`,
 # run by the Python given (it needs ipykernel), for this user; a shared
@@ -234,7 +238,7 @@ jupyter-install: cuplay
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cuplay $(DESTDIR)$(MANDIR)/man1/cuplay.1 \
 	  $(addprefix $(DESTDIR)$(SHAREDIR)/,$(SHIP_FILES)) $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
-	@for d in $(SHIP_DIRS) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR); do \
+	@for d in $(DESTDIR)$(SHAREDIR)/sessions/exercises $(SHIP_DIRS) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR); do \
 	  if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || echo "uninstall: kept $$d (it holds files install did not write)"; fi; \
 	done
 
@@ -250,7 +254,7 @@ valgrind: cuplay
 # Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-dev).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ         ?= spec expr session cmd wire json board client
+FUZZ         ?= spec expr session cmd wire json board bapi
 FUZZ_BUILD   := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -O1 -g $(WARN) -MMD -MP $(DEFINES) $(INCLUDES) $(FUZZ_SAN) $(CPPFLAGS) $(CFLAGS)
@@ -267,7 +271,7 @@ FUZZ_OPT_cmd     := -max_len=512 -timeout=60 -dict=$(CURDIR)/tests/fuzz/cmd.dict
 FUZZ_OPT_wire    := -max_len=8192
 FUZZ_OPT_json    := -max_len=1024
 FUZZ_OPT_board   := -max_len=2048
-FUZZ_OPT_client  := -max_len=2048
+FUZZ_OPT_bapi    := -max_len=2048
 
 .PHONY: fuzz fuzz-build fuzz-smoke valgrind
 .SECONDARY: $(FUZZ_OBJ)

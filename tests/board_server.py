@@ -93,7 +93,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Board:
-    def __init__(self, tmp, extra=(), env=None, exercises=None, stand_in=True, db="board.db"):
+    def __init__(self, tmp, extra=(), env=None, exercises=None, stand_in=True, db="board.db", gpus="none"):
         e = dict(os.environ)
         e.pop("CUPLAY_BOARD_VERIFY", None)
         if stand_in:
@@ -102,7 +102,7 @@ class Board:
         e.update(env or {})
         self.p = subprocess.Popen(
             [CUPLAY, "--board", "--port", "0", "--db", os.path.join(tmp, db),
-             "--exercises", exercises or os.path.join(tmp, "ex"), "--gpus", "none"] + list(extra),
+             "--exercises", exercises or os.path.join(tmp, "ex"), "--gpus", gpus] + list(extra),
             stdout=subprocess.PIPE, stderr=open(os.path.join(tmp, "board.err"), "a"), env=e, text=True, cwd=ROOT)
         line = self.p.stdout.readline()
         m = re.match(r"board: (http://127\.0\.0\.1:\d+)/  teacher token: ([0-9a-f]{32})$", line.strip())
@@ -243,8 +243,9 @@ def test_escaping(b):
     st, j = submit(b, tok, "median=0.5")
     r = b.wait_done(j["id"], tok) if st == 202 else None
     st, text, hdr = b.req("GET", "/")
-    check("page: a name with <script> shows as text",
-          st == 200 and "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "<script>alert" not in text, r)
+    check("page: a name with <script> shows as text; the exercise's title shown",
+          st == 200 and "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "<script>alert" not in text
+          and "The transpose race" in text, r)
     check("page: self-contained (no external assets) with a content policy",
           not re.search(r'(src|href)="(https?:)?//', text) and "default-src 'none'" in hdr.get("Content-Security-Policy", ""),
           hdr)
@@ -374,6 +375,32 @@ def test_real_verify(tmp):
         b.stop()
 
 
+def test_gpu(tmp):
+    """on GPU 0 (GPU=1): a correct kernel ranked with its GPU's name, a hang
+    stopped by the verification and the queue going on"""
+    global skipped
+    if os.environ.get("GPU") != "1":
+        skipped += 1
+        print("board_server: GPU part skipped: no GPU")
+        return
+    b = Board(tmp, exercises=os.path.join(ROOT, "tests/kernels/board"), stand_in=False, db="gpu.db", gpus="0")
+    try:
+        tok = student(b, "gpu")
+        k = os.path.join(ROOT, "tests/kernels/board")
+        ids = [submit(b, tok, open(os.path.join(k, f)).read(), exercise="quick")[1]["id"]
+               for f in ("tiled.cu", "hang.cu", "tiled.cu")]
+        r = [b.wait_done(i, tok, limit=180) for i in ids]
+        check("gpu: a correct kernel is ok, ranked, with the GPU's name and the host",
+              r[0] and r[0]["result"]["status"] == "ok" and r[0]["rank"] == 1 and r[0]["result"]["gpu"]
+              and r[0]["result"]["median_ms"] > 0, r[0])
+        check("gpu: a hang is 'timeout', and the queue goes on",
+              r[1] and r[1]["result"]["status"] == "timeout" and r[2] and r[2]["result"]["status"] == "ok", r[1:])
+        st, j = b.js("GET", "/api/ranking/quick")
+        check("gpu: the ranking holds the student once", st == 200 and len(j) == 1 and j[0]["student"] == "gpu", j)
+    finally:
+        b.stop()
+
+
 def main():
     global skipped
     if not os.access(CUPLAY, os.X_OK):
@@ -415,9 +442,10 @@ def main():
         finally:
             b.stop()
         test_real_verify(tmp)
+        test_gpu(tmp)
         err = open(os.path.join(tmp, "board.err")).read()
         check("the boards stopped by SIGTERM exit 0, no sanitizer report (leaks included)",
-              stops == [0, 0] and "runtime error" not in err and "Sanitizer" not in err, (stops, err[-2000:]))
+              stops == [0] * len(stops) and len(stops) >= 2 and "runtime error" not in err and "Sanitizer" not in err, (stops, err[-2000:]))
     except Exception as e:  # a test that could not go on is a failure, said
         try:
             err = open(os.path.join(tmp, "board.err")).read()[-3000:]

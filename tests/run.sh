@@ -362,12 +362,14 @@ fi
 #     verifier: tokens, escaping, limits, ranking, events, kill -9 and restart
 #     (tests/board_server.py; skipped where cuplay was built without its libraries)
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
-	CUPLAY="$CUPLAY_ABS" TMPDIR="$tmp" python3 tests/board_server.py >"$tmp/board_server" 2>&1
+	bgpu=0
+	if [ "${SKIP_GPU:-}" != 1 ] && ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && ls /dev/nvidia[0-9]* >/dev/null 2>&1; then bgpu=1; fi
+	CUPLAY="$CUPLAY_ABS" GPU=$bgpu TMPDIR="$tmp" python3 tests/board_server.py >"$tmp/board_server" 2>&1
 	p=$(sed -n 's/^board_server: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/board_server")
 	if [ -n "$p" ]; then
 		set -- $p
 		pass=$((pass + $1)); fail=$((fail + $2)); skip=$((skip + $3))
-		grep '^FAIL\|^board_server: skipped\|^    ' "$tmp/board_server"
+		grep '^FAIL\|^board_server: .*skipped:\|^    ' "$tmp/board_server"
 		echo "board_server: $1 passed, $2 failed, $3 skipped"
 	else
 		bad "board_server tests did not finish"; sed 's/^/    /' "$tmp/board_server" | tail -n 20

@@ -354,7 +354,7 @@ static void health(req *q, bresp *r)
 static void page(req *q, bresp *r)
 {
 	sbuf h = {0};
-	if (bpage_render(q->b->db, &h) != 0) {
+	if (bpage_render(q->b, &h) != 0) {
 		sb_free(&h);
 		bapi_error(r, 500, "the database failed");
 		return;

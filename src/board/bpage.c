@@ -17,7 +17,7 @@ static const char *const HEAD =
 	"table{border-collapse:collapse;width:100%}td,th{padding:.3rem .7rem;text-align:left;"
 	"border-bottom:1px solid #ccc}\n"
 	"th{background:#eee}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
-	"tr:first-child td{font-weight:bold}.closed{color:#a00;font-size:1rem}.empty{color:#666}\n"
+	".title{margin:0 0 .4rem;color:#333}tr:first-child td{font-weight:bold}.closed{color:#a00;font-size:1rem}.empty{color:#666}\n"
 	"#live{float:right;font-size:1rem;color:#666}\n"
 	"</style></head><body>\n<h1>cuplay board <span id=\"live\">offline</span></h1>\n<main id=\"board\">\n";
 
@@ -84,12 +84,16 @@ static void table(sbuf *b, const brank *r, int n)
 	sb_puts(b, "</table></div>\n");
 }
 
-static int exercise(bstore *db, sbuf *b, const char *name, int open)
+static int exercise(const board *bd, sbuf *b, const char *name, int open)
 {
 	brank *r;
 	int n;
-	if (bs_ranking(db, name, &r, &n) != 0)
+	if (bs_ranking(bd->db, name, &r, &n) != 0)
 		return -1;
+	const char *title = NULL;
+	for (int i = 0; i < bd->nex; i++)
+		if (strcmp(bd->ex[i].name, name) == 0)
+			title = bd->ex[i].title;
 	sb_puts(b, "<section data-ex=\"");
 	sb_xml(b, name);
 	sb_puts(b, "\"><h2>");
@@ -97,6 +101,11 @@ static int exercise(bstore *db, sbuf *b, const char *name, int open)
 	if (!open)
 		sb_puts(b, " <span class=\"closed\">closed</span>");
 	sb_puts(b, "</h2>\n");
+	if (title && *title) {
+		sb_puts(b, "<p class=\"title\">");
+		sb_xml(b, title);
+		sb_puts(b, "</p>\n");
+	}
 	if (n == 0)
 		sb_puts(b, "<div class=\"kind empty\">no ranked submission yet</div>\n");
 	for (int i = 0; i < n;) {
@@ -111,18 +120,18 @@ static int exercise(bstore *db, sbuf *b, const char *name, int open)
 	return 0;
 }
 
-int bpage_render(bstore *db, sbuf *out)
+int bpage_render(const board *b, sbuf *out)
 {
 	char **names;
 	int *open, n, rc = 0;
-	if (bs_exercises(db, &names, &open, &n) != 0)
+	if (bs_exercises(b->db, &names, &open, &n) != 0)
 		return -1;
 	sb_puts(out, HEAD);
 	if (n == 0)
 		sb_puts(out, "<p class=\"empty\">no exercises: put NAME.exercise files in the exercises folder</p>\n");
 	for (int i = 0; i < n; i++) {
 		if (rc == 0)
-			rc = exercise(db, out, names[i], open[i]);
+			rc = exercise(b, out, names[i], open[i]);
 		free(names[i]);
 	}
 	free(names);

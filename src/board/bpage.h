@@ -5,10 +5,11 @@
 #ifndef CUPLAY_BPAGE_H
 #define CUPLAY_BPAGE_H
 
-#include "bstore.h"
+#include "board_types.h"
 #include "util.h"
 
-/* The page into *out. 0 or -1 (the database failed). */
-int bpage_render(bstore *db, sbuf *out);
+/* The page into *out: the board's exercises with their titles. 0 or -1
+ * (the database failed). */
+int bpage_render(const board *b, sbuf *out);
 
 #endif

@@ -1,92 +1,57 @@
-/* fuzz_board.c: the class board's request handler (board/bapi.h) over an
- * in-memory database: an input is the token it carries (its first byte: none,
- * the teacher's, a student's, or the next line's text), a request line
- * "METHOD URL" and a body. Every request gets an answer of a known status
- * with a body; JSON answers are a JSON object or array; the database never
- * fails. No verification runs (no queue threads): a submission stays queued. */
+/* fuzz_board.c: what a class board's client and verifier read from
+ * outside: an exercise file (exercise.h) and a board's JSON reply
+ * (jtree.h), both from the same input. An exercise read holds its limits'
+ * ranges and NUL-terminated names, a refusal says where; a JSON tree read
+ * is walked to its leaves, a refusal says why. Nothing is read past the
+ * input's end. */
+#include "exercise.h"
+#include "jtree.h"
 #include "util.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef BOARD_MISSING
-#include "bapi.h"
-#include "board_types.h"
-#include "bstore.h"
-
-static board g_board;
-static char g_student[33];
-
-static void init(void)
+static size_t walk(const jt *t, int depth)
 {
-	char *err = NULL;
-	if (bs_open(":memory:", &g_board.db, &err) != 0)
+	if (depth > JT_MAX_DEPTH + 1)
 		abort();
-	g_board.per_minute = 6;
-	g_board.body_max = 256 * 1024;
-	g_board.ex = xcalloc(1, sizeof *g_board.ex);
-	g_board.nex = 1;
-	strcpy(g_board.ex[0].name, "transpose");
-	strcpy(g_board.ex[0].title, "Transpose");
-	pthread_mutex_init(&g_board.mu, NULL);
-	pthread_cond_init(&g_board.work, NULL);
-	pthread_cond_init(&g_board.events, NULL);
-	if (bs_exercise_add(g_board.db, "transpose") != 0 || bs_token(g_student) != 0 ||
-	    bs_student_add(g_board.db, "ada", g_student) != 0)
+	size_t n = 1;
+	for (int i = 0; i < t->n; i++) {
+		if (t->kind == JT_OBJ && !t->keys[i])
+			abort();
+		n += walk(&t->v[i], depth + 1);
+	}
+	if (t->kind == JT_STR && !t->str)
 		abort();
+	return n;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!g_board.db)
-		init();
-	if (size < 1)
-		return 0;
-	int who = data[0] & 3;
-	const char *p = (const char *)data + 1, *end = (const char *)data + size;
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	char *auth = NULL;
-	if (who == 1)
-		auth = xasprintf("Bearer %s", bs_teacher(g_board.db));
-	else if (who == 2)
-		auth = xasprintf("Bearer %s", g_student);
-	else if (who == 3 && nl) {
-		auth = xstrndup(p, (size_t)(nl - p));
-		p = nl + 1;
-		nl = memchr(p, '\n', (size_t)(end - p));
-	}
-	char *line = xstrndup(p, nl ? (size_t)(nl - p) : (size_t)(end - p));
-	const char *body = nl ? nl + 1 : end;
-	char *sp = strchr(line, ' ');
-	const char *method = line, *url = "/";
-	if (sp) {
-		*sp = 0;
-		url = sp + 1;
-	}
-	bresp r;
-	bapi_handle(&g_board, method, url, auth, body, (size_t)(end - body), &r);
-	static const int known[] = { 200, 201, 202, 400, 401, 403, 404, 409, 429 };
-	int ok = 0;
-	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-		ok |= r.status == known[i];
-	if (!ok || !r.body || !r.type || strlen(r.body) != r.len)
+	char *text = xstrndup((const char *)data, size);
+	struct exercise ex;
+	char err[256];
+	err[0] = 0;
+	if (exercise_parse(text, "f.exercise", &ex, err, sizeof err) == 0) {
+		if (strnlen(ex.name, sizeof ex.name) == sizeof ex.name || !ex.kernel[0] || !ex.baseline[0] ||
+		    ex.time_limit_s < 1 || ex.mem_limit_mb < 1 || ex.source_limit < 1 || ex.timed.n < 1 ||
+		    ex.nchecks > EX_MAX_CHECK_SIZES || ex.fresh_seeds < 1 || ex.fresh_seeds > 8)
+			abort();
+		char buf[64];
+		exercise_size_text(&ex.timed, buf, sizeof buf);
+	} else if (strncmp(err, "f.exercise:", 11) != 0) {
 		abort();
-	if (strncmp(r.type, "application/json", 16) == 0 && r.body[0] != '{' && r.body[0] != '[')
+	}
+	jt t;
+	char *why = NULL;
+	if (jt_parse((const char *)data, size, &t, &why) == 0) {
+		walk(&t, 0);
+		jt_free(&t);
+	} else if (!why || strncmp(why, "not JSON: ", 10) != 0) {
 		abort();
-	free(r.body);
-	free(line);
-	free(auth);
+	}
+	free(why);
+	free(text);
 	return 0;
 }
-
-#else /* built without the board's libraries */
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	(void)data;
-	(void)size;
-	return 0;
-}
-
-#endif

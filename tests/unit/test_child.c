@@ -1,7 +1,8 @@
 /* test_child.c: base/child, the one way cuplay starts a process: SIGPIPE
  * back to its default in the child (cuplay ignores it), SIGINT as asked,
  * descriptors closed but those kept, a failed exec reported with its errno,
- * and a child started while another thread runs. */
+ * a child started while another thread runs, and a child in a directory,
+ * a process group and under limits of its own (the board's verifications). */
 #include "test.h"
 #include "child.h"
 
@@ -119,6 +120,46 @@ TEST(exec_failure_reported)
 	CHECK(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD);
 }
 
+/* what sh prints under the options: into buf */
+static int sh_output(const char *script, child_opts *o, char *buf, size_t n)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -1;
+	o->stdio[1] = p[1];
+	int st = sh_status(script, NULL, o);
+	close(p[1]);
+	ssize_t k = read(p[0], buf, n - 1);
+	close(p[0]);
+	buf[k > 0 ? k : 0] = 0;
+	return st;
+}
+
+TEST(directory_group_and_limits)
+{
+	char buf[256];
+	child_opts o;
+	child_opts_init(&o);
+	o.cwd = "/tmp";
+	int st = sh_output("pwd", &o, buf, sizeof buf);
+	CHECK(st != -1 && WIFEXITED(st) && strcmp(buf, "/tmp\n") == 0);
+	child_opts_init(&o);
+	o.new_group = 1;
+	o.cpu_s = 7;
+	o.as_mb = 4096;
+	/* its process group is its own pid; ulimit -t in seconds, -v in KiB */
+	st = sh_output("echo $(($(cut -d' ' -f5 /proc/$$/stat) == $$)) $(ulimit -t) $(ulimit -v)", &o, buf, sizeof buf);
+	CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_STREQ(buf, "1 7 4194304\n");
+	child_opts_init(&o);
+	o.cwd = "/nonexistent/dir";
+	char *argv[] = { (char *)"/bin/true", NULL };
+	o.path = argv[0];
+	o.argv = argv;
+	errno = 0;
+	CHECK(child_start(&o) == -1 && errno == ENOENT);
+}
+
 static volatile int spinning = 1;
 static void *spin(void *arg)
 {
@@ -154,5 +195,6 @@ int main(void)
 	RUN(stdio_given);
 	RUN(exec_failure_reported);
 	RUN(with_a_thread_running);
+	RUN(directory_group_and_limits);
 	return test_report("child");
 }

@@ -128,9 +128,36 @@ TEST(code_as_html)
 	free(s);
 }
 
+TEST(object_nested_in)
+{
+	jfield *f = NULL;
+	int n = 0;
+	char *err = NULL;
+	const char *line = "{\"status\":\"ok\",\"median_ms\":1.5,\"checks\":[{\"name\":\"a]\\\"\",\"ok\":true}],"
+	                   "\"o\":{\"x\":[1,2]},\"gpu\":\"H200\"}";
+	CHECK(json_object_nested(line, &f, &n, &err) == 0 && n == 5);
+	CHECK_STREQ(jfield_str(f, n, "status", ""), "ok");
+	CHECK(jfield_num(f, n, "median_ms", 0) == 1.5);
+	CHECK_STREQ(f[2].jval, "[{\"name\":\"a]\\\"\",\"ok\":true}]");
+	CHECK(f[2].is_str == 0 && jfield_num(f, n, "checks", -1) == -1);
+	CHECK_STREQ(f[3].jval, "{\"x\":[1,2]}");
+	CHECK_STREQ(jfield_str(f, n, "gpu", ""), "H200");
+	jfields_free(f, n);
+	/* the flat reader still refuses them; unclosed or crossed ones are refused */
+	CHECK(json_object(line, &f, &n, &err) == -1);
+	free(err);
+	static const char *const bad[] = { "{\"a\":[1,2}", "{\"a\":[", "{\"a\":{\"b\":]}", "{\"a\":[\"]}" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		err = NULL;
+		CHECK(json_object_nested(bad[i], &f, &n, &err) == -1 && err != NULL);
+		free(err);
+	}
+}
+
 int main(void)
 {
 	RUN(strings_out);
+	RUN(object_nested_in);
 	RUN(object_in);
 	RUN(object_refused);
 	RUN(tree_in);
