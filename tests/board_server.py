@@ -270,6 +270,13 @@ def test_ranking(b, ada, bob):
     st, j = b.js("GET", "/api/submissions/%d" % ids[3][0], token=ada)
     check("a wrong result is done, its reason kept, no rank", j["result"]["status"] == "wrong" and j["rank"] is None
           and j["result"]["reason"] == "element 7 is 3, not 4", j)
+    best = [x for x in mine if x["student"] == "bob"][0]
+    st, j = b.js("GET", "/api/submissions/%d" % ids[0][0], token=bob)
+    check("a result beaten by its student's later one: no rank, the student's best named",
+          j["rank"] is None and j["best"] == {"id": ids[1][0], "rank": best["rank"]}, j)
+    st, j = b.js("GET", "/api/submissions/%d" % ids[1][0], token=bob)
+    check("the student's best: its rank, and itself as the best", j["rank"] == best["rank"]
+          and j["best"] == {"id": ids[1][0], "rank": best["rank"]}, j)
     st, j = b.js("GET", "/api/ranking/nosuch")
     check("ranking of an unknown exercise is 404", st == 404, st)
 

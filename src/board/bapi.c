@@ -245,16 +245,25 @@ static void submit(req *q, bresp *r)
 	jfields_free(f, n);
 }
 
-/* The rank of submission id in its exercise's ranking, or 0. */
-static int rank_of(board *b, const char *exercise, long long id)
+/* The rank of submission id in its exercise's ranking, or 0; and the rank
+ * and id of its student's entry there (their best), or 0. */
+static int rank_of(board *b, const char *exercise, long long id, const char *student, int *best_rank,
+                   long long *best_id)
 {
 	brank *rows;
 	int n, rank = 0;
+	*best_rank = 0;
+	*best_id = 0;
 	if (bs_ranking(b->db, exercise, &rows, &n) != 0)
 		return 0;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (rows[i].id == id)
 			rank = rows[i].rank;
+		if (rows[i].student && strcmp(rows[i].student, student) == 0 && !*best_rank) {
+			*best_rank = rows[i].rank;
+			*best_id = rows[i].id;
+		}
+	}
 	branks_free(rows, n);
 	return rank;
 }
@@ -291,11 +300,18 @@ static void get_submission(req *q, const char *num_txt, bresp *r)
 	sb_puts(&j, ",\"state\":");
 	json_str(&j, s.state);
 	sb_printf(&j, ",\"position\":%d,\"result\":%s", pos, s.result ? s.result : "null");
-	int rank = s.result ? rank_of(q->b, s.exercise, s.id) : 0;
+	int best_rank = 0;
+	long long best_id = 0;
+	int rank = s.result ? rank_of(q->b, s.exercise, s.id, s.student, &best_rank, &best_id) : 0;
 	if (rank)
 		sb_printf(&j, ",\"rank\":%d", rank);
 	else
 		sb_puts(&j, ",\"rank\":null");
+	/* the student's entry in the ranking: this submission or a better one */
+	if (best_rank)
+		sb_printf(&j, ",\"best\":{\"id\":%lld,\"rank\":%d}", best_id, best_rank);
+	else
+		sb_puts(&j, ",\"best\":null");
 	sb_printf(&j, ",\"created\":%lld,\"finished\":", s.created);
 	if (s.finished)
 		sb_printf(&j, "%lld}\n", s.finished);

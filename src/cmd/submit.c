@@ -269,8 +269,12 @@ static void show_result(app *a, long id, const jt *sub)
 			sb_printf(&b, ", baseline %.4g ms", base);
 		if (isfinite(sp))
 			sb_printf(&b, ", speedup %.2fx", sp);
+		const jt *best = jt_get(sub, "best");
+		double best_rank = best ? jt_num(best, "rank", NAN) : NAN, best_id = best ? jt_num(best, "id", NAN) : NAN;
 		if (isfinite(rank))
 			sb_printf(&b, ", rank %.0f", rank);
+		else if (isfinite(best_rank) && isfinite(best_id)) /* ranked by an earlier, better one */
+			sb_printf(&b, ", not your best: your #%.0f is rank %.0f", best_id, best_rank);
 		sb_printf(&b, " on %s", jt_str(res, "gpu", "?"));
 		app_note(a, "%s", b.s);
 		sb_free(&b);
