@@ -127,8 +127,7 @@ def main():
             chrome.kill()
             chrome.wait()
         b.stop()
-        if not os.environ.get("BOARD_PAGE_SHOT"):
-            shutil.rmtree(os.path.join(work, "profile"), ignore_errors=True)
+        shutil.rmtree(os.path.join(work, "profile"), ignore_errors=True)
     c.close()
 
 
