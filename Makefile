@@ -213,7 +213,10 @@ demo: cuplay
 # DOCDIR. `uninstall` removes those same files, then the directories
 # install made if empty.
 SHIP_FILES = $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' MANIFEST)
-SHIP_DIRS  = $(DESTDIR)$(SHAREDIR)/kernels_src $(DESTDIR)$(SHAREDIR)/sessions
+SHIP_SUBS  = kernels_src sessions sessions/exercises
+SHIP_DIRS  = $(SHIP_SUBS:%=$(DESTDIR)$(SHAREDIR)/%)
+# the shipped files directly in folder $(1)
+ship_in    = $(foreach f,$(SHIP_FILES),$(if $(filter $(1)/,$(dir $(f))),$(f)))
 DOC_FILES  = $(wildcard README.md) $(sort $(wildcard docs/*.md))
 
 install: cuplay
@@ -221,8 +224,8 @@ install: cuplay
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/cuplay
 	install -m 644 cuplay.1 $(DESTDIR)$(MANDIR)/man1/cuplay.1
 	$(if $(DOC_FILES),install -m 644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/)
-	$(foreach d,kernels_src sessions,$(if $(filter $(d)/%,$(SHIP_FILES)),\
-	  install -m 644 $(filter $(d)/%,$(SHIP_FILES)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
+	$(foreach d,$(SHIP_SUBS),$(if $(call ship_in,$(d)),\
+	  install -m 644 $(call ship_in,$(d)) $(DESTDIR)$(SHAREDIR)/$(d)/;))
 
 # The Jupyter kernel (jupyter/, docs/classroom.md): the kernelspec `cuplay`,
 # run by the Python given (it needs ipykernel), for this user; a shared
@@ -235,7 +238,7 @@ jupyter-install: cuplay
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cuplay $(DESTDIR)$(MANDIR)/man1/cuplay.1 \
 	  $(addprefix $(DESTDIR)$(SHAREDIR)/,$(SHIP_FILES)) $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
-	@for d in $(SHIP_DIRS) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR); do \
+	@for d in $(DESTDIR)$(SHAREDIR)/sessions/exercises $(SHIP_DIRS) $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(DOCDIR); do \
 	  if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || echo "uninstall: kept $$d (it holds files install did not write)"; fi; \
 	done
 

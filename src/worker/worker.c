@@ -72,6 +72,7 @@ static void serve_fresh(wstate *ws, const plan *p, wkernels *k, const wcontents 
 	p2->fresh_seed = 0;
 	p2->t.do_check = 1;
 	p2->t.do_time = 0;
+	p2->t.checked_apart = 0;
 	p2->nmetrics = 0;
 	p2->lines = 0;
 	result *res2 = xcalloc(1, sizeof *res2);
