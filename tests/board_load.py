@@ -13,6 +13,7 @@ cuplay --verify in compile-only mode instead (slower). Prints "board_load:
 N passed, N failed", or "board_load: skipped: ..." where cuplay has no board."""
 import os
 import re
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -128,6 +129,8 @@ def main():
     missing = [i for i, _, src in acked if by_id.get(i) != src]
     c.check(not missing, "every acknowledged submission is in the database with its source", missing[:10])
     print("board_load: %.1f s" % (time.time() - t0))
+    if not c.failed:
+        shutil.rmtree(work, ignore_errors=True)
     c.close()
 
 
