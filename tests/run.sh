@@ -210,18 +210,23 @@ recs = [{"type": "line", "pc": (a - 0x7f0000001000), "file": "k.cu", "line": 5 +
 recs += [{"type": "line", "pc": None, "file": "k.cu", "line": 5, "samples": 43},
          {"type": "line", "pc": None, "file": "k.cu", "line": 6, "samples": 50}]
 json.dump({"records": recs}, open(d + "/lines.json", "w"))
+# a kernel with no shared accesses: ncu's export has no shared columns then
+json.dump({"records": [dict(r, shared_wavefronts=None) for r in recs]}, open(d + "/noshared.json", "w"))
+export(d + "/noshcol.csv", [h for h in head if not h.startswith("L1 Wavefronts Shared")])
 PY2
 	py=tests/bench/lines_ncu.py
 	python3 $py "$tmp/ok.csv" "$tmp/lines.json" k >"$tmp/n1" 2>&1; s1=$?
 	python3 $py "$tmp/off.csv" "$tmp/lines.json" k >"$tmp/n2" 2>&1; s2=$?
 	python3 $py "$tmp/nocol.csv" "$tmp/lines.json" k >"$tmp/n3" 2>&1; s3=$?
+	python3 $py "$tmp/noshcol.csv" "$tmp/noshared.json" k >"$tmp/n4" 2>&1; s4=$?
 	if [ $s1 = 0 ] && grep -q 'warp instructions *3 of *3 instructions within 1%' "$tmp/n1" && grep -q 'k: PASS' "$tmp/n1" &&
 	   [ $s2 = 1 ] && grep -q 'shared wavefronts *0 of *1 instructions within 1%; worst 1.96% at 0020' "$tmp/n2" &&
 	   grep -q 'k: FAIL' "$tmp/n2" && [ $s3 = 1 ] &&
-	   grep -q "no column 'L1 Wavefronts Shared'; its columns: Address | Source | Warp Stall" "$tmp/n3"; then
-		ok; echo "lines_ncu.py: agreement within 1% passes, 2% off fails, a missing column named with ncu's"
+	   grep -q "no column 'L1 Wavefronts Shared'; its columns: Address | Source | Warp Stall" "$tmp/n3" &&
+	   [ $s4 = 0 ] && grep -q 'shared wavefronts *none on either side' "$tmp/n4"; then
+		ok; echo "lines_ncu.py: agreement within 1% passes, 2% off fails, a missing column named with ncu's, no shared column where no shared access"
 	else
-		bad "lines_ncu.py ($s1 $s2 $s3)"; cat "$tmp/n1" "$tmp/n2" "$tmp/n3" | sed 's/^/    /'
+		bad "lines_ncu.py ($s1 $s2 $s3 ${s4:-})"; cat "$tmp/n1" "$tmp/n2" "$tmp/n3" "$tmp/n4" | sed 's/^/    /'
 	fi
 fi
 

@@ -78,7 +78,7 @@ def read_ncu(path, kernel):
         print("%s: ncu's Source page lists no instruction" % kernel)
         sys.exit(2)
     base = min(out)
-    return {a - base: v for a, v in out.items()}, cols
+    return {a - base: v for a, v in out.items()}, cols, head
 
 
 def rel(a, b):
@@ -87,7 +87,7 @@ def rel(a, b):
 
 def main():
     ncu_path, lines_path, kernel = sys.argv[1:4]
-    ncu, cols = read_ncu(ncu_path, kernel)
+    ncu, cols, head = read_ncu(ncu_path, kernel)
     recs = [r for r in json.load(open(lines_path))["records"] if r.get("type") == "line"]
     mine = {r["pc"]: r for r in recs if r.get("pc") is not None}
     if not mine:
@@ -110,8 +110,8 @@ def main():
                 print("  %-18s none on either side (ncu lists no shared column: the kernel has no shared accesses)"
                       % NAMES[k])
                 continue
-            print("  %-18s ncu's export has no column '%s' but cuplay counts them at %d instructions" % (
-                NAMES[k], COLUMNS[k][0], len(counted)))
+            print("  %-18s ncu's export has no column '%s'; its columns: %s; cuplay counts them at %d instructions" % (
+                NAMES[k], COLUMNS[k][0], " | ".join(clean(h) for h in head), len(counted)))
             ok = False
             continue
         both = [pc for pc in set(ncu) & set(mine) if ncu[pc][k] or mine[pc].get(MINE[k])]
