@@ -6,7 +6,8 @@ jupyter_client starts the kernel and runs cells: a command cell (its result
 table as an HTML table, parsed), a kernel-file cell, error cells (the
 message names the cell's line, or the kernel file's), Tab, Shift-Tab, an
 interrupt during a long cell (three times), interrupts while the kernel relays a
-flood of output (a stand-in for cuplay), the roofline (SVG, parsed as XML), a restart
+flood of output (a stand-in for cuplay), the GPU notebook's cells
+(tests/notebook_cells.py) that recorded runs serve, the roofline (SVG, parsed as XML), a restart
 (no cuplay left of the old kernel). Then nbclient executes every shipped
 lesson converted by `cuplay --notebook`, with --mask-times: each runs to the
 end and its text is the replay's (`cuplay --mask-times LESSON`), and it fails
@@ -414,6 +415,44 @@ def kernel_cells(km, kc, work):
            "Restart: no cuplay of the old kernel left, and a fresh session", [before, c.stderr()])
 
 
+def cell_text(c):
+    """What a cell showed as text: its streams and its displays' text/plain."""
+    return c.stdout() + c.stderr() + "".join(c.data("text/plain"))
+
+
+def gpu_cells_tests(tmp):
+    """The GPU notebook's cells (tests/notebook_cells.py) in compile-only
+    mode, with recorded runs: each cell a recorded run serves carries its
+    MIME type."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from notebook_cells import CELLS
+    work = os.path.join(tmp, "gpucells")
+    shutil.copytree(os.path.join(ROOT, "kernels_src"), os.path.join(work, "kernels_src"))
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache-gpucells"), CUPLAY_ARGS="--no-gpu",
+               CUPLAY_EXPLAIN_FEED=os.path.join(ROOT, "tests/golden/explain_feed.txt"))
+    km = KernelManager(kernel_name="cuplay")
+    km.start_kernel(cwd=work, env=env)
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        for what, code, mime, fed in CELLS:
+            c = Cell(kc, code, timeout=300)
+            if not fed:
+                continue
+            rich = c.data(mime)
+            try:
+                ok = rich and all(ET.fromstring(r).tag.endswith("svg") for r in rich) if mime == "image/svg+xml" \
+                    else rich and all(html_tables(r) for r in rich)
+            except ET.ParseError:
+                ok = False
+            report(c.reply["status"] == "ok" and ok,
+                   "the GPU notebook's %s cell, on recorded runs: %s" % (what, mime), cell_text(c))
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
 # A stand-in for `cuplay --serve` that floods: a "run" of "flood" sends
 # text as fast as it can until SIGINT, then its done; any other code is
 # echoed. Interrupted while it floods, the kernel is relaying a message
@@ -596,6 +635,7 @@ def main():
             if ONLY in ("", "kernel"):
                 kernel_tests(tmp)
                 flood_tests(tmp)
+                gpu_cells_tests(tmp)
             if ONLY in ("", "lessons"):
                 failing_lesson(tmp)
                 lesson_tests(tmp)
