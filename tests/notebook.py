@@ -177,8 +177,11 @@ except ImportError as e:
 
 def install_spec(tmp):
     prefix = os.path.join(tmp, "jupyter-prefix")
+    # as on a host without a registry: packages installed with --target, on PYTHONPATH
+    site = os.path.join(tmp, "site")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [site, os.environ.get("PYTHONPATH", "")] if p))
     r = subprocess.run([sys.executable, os.path.join(ROOT, "jupyter", "install.py"), "--cuplay", CUPLAY,
-                        "--prefix", prefix], capture_output=True, text=True)
+                        "--prefix", prefix], capture_output=True, text=True, env=env)
     spec = os.path.join(prefix, "share", "jupyter", "kernels", "cuplay", "kernel.json")
     ok = r.returncode == 0 and os.path.exists(spec)
     report(ok, "install.py writes the kernelspec 'cuplay'", r.stdout + r.stderr)
@@ -186,6 +189,9 @@ def install_spec(tmp):
         s = json.load(open(spec))
         report(s["argv"][0] == sys.executable and s["env"]["CUPLAY"] == CUPLAY,
                "the kernelspec runs the Python that installed it, and this cuplay", s)
+        path = s["env"]["PYTHONPATH"].split(os.pathsep)
+        report(path[0] == os.path.join(ROOT, "jupyter") and site in path,
+               "the kernelspec's PYTHONPATH: the kernel's folder, then the installing Python's path", s["env"])
     os.environ["JUPYTER_PATH"] = os.path.join(prefix, "share", "jupyter")
     return ok
 
