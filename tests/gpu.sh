@@ -284,7 +284,8 @@ sub check
 # a GPU claimed for each process among several of one kind (skipped where
 # one GPU is seen)
 sub claim
-# the Jupyter kernel: a notebook's tables and charts, two lessons as notebooks
+# the Jupyter kernel: a notebook's tables and charts, the 3x3 sweep's time to its
+# chart, the lessons as notebooks against their replays (NOTEBOOK_LESSONS picks)
 sub notebook
 
 echo "time: tests/gpu.sh $SECONDS s in all"

@@ -5,7 +5,9 @@ is installed by jupyter/install.py into a folder of the test's own;
 jupyter_client starts the kernel and runs cells: a command cell (its result
 table as an HTML table, parsed), a kernel-file cell, error cells (the
 message names the cell's line, or the kernel file's), Tab, Shift-Tab, an
-interrupt during a long cell, the roofline (SVG, parsed as XML), a restart
+interrupt during a long cell (three times), interrupts while the kernel relays a
+flood of output (a stand-in for cuplay), the GPU notebook's cells
+(tests/notebook_cells.py) that recorded runs serve, the roofline (SVG, parsed as XML), a restart
 (no cuplay left of the old kernel). Then nbclient executes every shipped
 lesson converted by `cuplay --notebook`, with --mask-times: each runs to the
 end and its text is the replay's (`cuplay --mask-times LESSON`), and it fails
@@ -175,8 +177,11 @@ except ImportError as e:
 
 def install_spec(tmp):
     prefix = os.path.join(tmp, "jupyter-prefix")
+    # as on a host without a registry: packages installed with --target, on PYTHONPATH
+    site = os.path.join(tmp, "site")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [site, os.environ.get("PYTHONPATH", "")] if p))
     r = subprocess.run([sys.executable, os.path.join(ROOT, "jupyter", "install.py"), "--cuplay", CUPLAY,
-                        "--prefix", prefix], capture_output=True, text=True)
+                        "--prefix", prefix], capture_output=True, text=True, env=env)
     spec = os.path.join(prefix, "share", "jupyter", "kernels", "cuplay", "kernel.json")
     ok = r.returncode == 0 and os.path.exists(spec)
     report(ok, "install.py writes the kernelspec 'cuplay'", r.stdout + r.stderr)
@@ -184,6 +189,9 @@ def install_spec(tmp):
         s = json.load(open(spec))
         report(s["argv"][0] == sys.executable and s["env"]["CUPLAY"] == CUPLAY,
                "the kernelspec runs the Python that installed it, and this cuplay", s)
+        path = s["env"]["PYTHONPATH"].split(os.pathsep)
+        report(path[0] == os.path.join(ROOT, "jupyter") and site in path,
+               "the kernelspec's PYTHONPATH: the kernel's folder, then the installing Python's path", s["env"])
     os.environ["JUPYTER_PATH"] = os.path.join(prefix, "share", "jupyter")
     return ok
 
@@ -363,35 +371,43 @@ def kernel_cells(km, kc, work):
            all(t.strip() for t in c.data("text/plain")),
            "explain's tables as HTML and the roofline as SVG (parsed as XML), each with its text", [c.reply, svgs[:1]])
 
-    # an interrupt during a long cell: the cell stops, the next one works
+    # an interrupt during a long cell: the cell stops, the next one works;
+    # three times, each sweep of values not compiled before (a sweep
+    # already compiled ends before the interrupt), the interrupt sent as
+    # soon as the progress shows, while the kernel relays the sweep's output
     Cell(kc, "use transpose")
-    msg = kc.execute("sweep TILE_SIZE=4,8,16,32 PAD=0,1,2,3,4,5,6,7 BLOCK_ROWS=1,2,4")
-    seen_progress = False
-    t_end = time.time() + 60
-    while time.time() < t_end and not seen_progress:
-        try:
-            m = kc.get_iopub_msg(timeout=1)
-        except Exception:
-            continue
-        seen_progress = m["msg_type"] == "display_data" and m["content"].get("metadata", {}).get("cuplay") == "progress"
-    t0 = time.time()
-    km.interrupt_kernel()
-    reply = None
-    while time.time() < t0 + 30:
-        try:
-            m = kc.get_shell_msg(timeout=1)
-        except Exception:
-            continue
-        if m["parent_header"].get("msg_id") == msg:
-            reply = m["content"]
-            break
-    took = time.time() - t0
-    report(seen_progress, "a long sweep shows its progress while it runs")
-    report(reply is not None and reply["status"] == "error" and reply.get("ename") == "KeyboardInterrupt",
-           "Interrupt stops a long cell (%.1f s)" % took, reply)
-    c = Cell(kc, "set PAD=1\nshow")
-    report(c.reply["status"] == "ok" and "transpose.cu" in c.stdout(), "the cell after the interrupt works",
-           [c.reply, c.stdout()])
+    for k in range(3):
+        pads = ",".join(str(8 * k + p) for p in range(8))
+        msg = kc.execute("sweep TILE_SIZE=4,8,16,32 PAD=%s BLOCK_ROWS=1,2,4" % pads)
+        seen_progress = False
+        t_end = time.time() + 60
+        while time.time() < t_end and not seen_progress:
+            try:
+                m = kc.get_iopub_msg(timeout=1)
+            except Exception:
+                continue
+            seen_progress = (m["msg_type"] == "display_data"
+                             and m["content"].get("metadata", {}).get("cuplay") == "progress")
+        t0 = time.time()
+        km.interrupt_kernel()
+        reply = None
+        while time.time() < t0 + 30:
+            try:
+                m = kc.get_shell_msg(timeout=1)
+            except Exception:
+                continue
+            if m["parent_header"].get("msg_id") == msg:
+                reply = m["content"]
+                break
+        took = time.time() - t0
+        report(seen_progress, "a long sweep shows its progress while it runs (%d of 3)" % (k + 1))
+        report(reply is not None and reply["status"] == "error" and reply.get("ename") == "KeyboardInterrupt",
+               "Interrupt stops a long cell (%.1f s; %d of 3)" % (took, k + 1), reply)
+        c = Cell(kc, "set PAD=1\nshow")
+        report(c.reply["status"] == "ok" and "transpose.cu" in c.stdout()
+               and "not launched" not in c.stdout(),
+               "the cell after the interrupt works, with its own output alone (%d of 3)" % (k + 1),
+               [c.reply, c.stdout()])
 
     # restart: the old cuplay is gone, the new one starts fresh
     _, serve = kernel_pids(km)
@@ -403,6 +419,128 @@ def kernel_cells(km, kc, work):
     gone = len(before) >= 2 and not any(alive(p) for p in before)
     report(gone and c.reply["status"] == "error" and "no kernel file loaded" in c.stderr(),
            "Restart: no cuplay of the old kernel left, and a fresh session", [before, c.stderr()])
+
+
+def cell_text(c):
+    """What a cell showed as text: its streams and its displays' text/plain."""
+    return c.stdout() + c.stderr() + "".join(c.data("text/plain"))
+
+
+def gpu_cells_tests(tmp):
+    """The GPU notebook's cells (tests/notebook_cells.py) in compile-only
+    mode, with recorded runs: each cell a recorded run serves carries its
+    MIME type."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from notebook_cells import CELLS
+    work = os.path.join(tmp, "gpucells")
+    shutil.copytree(os.path.join(ROOT, "kernels_src"), os.path.join(work, "kernels_src"))
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache-gpucells"), CUPLAY_ARGS="--no-gpu",
+               CUPLAY_EXPLAIN_FEED=os.path.join(ROOT, "tests/golden/explain_feed.txt"))
+    km = KernelManager(kernel_name="cuplay")
+    km.start_kernel(cwd=work, env=env)
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        for what, code, mime, fed in CELLS:
+            c = Cell(kc, code, timeout=300)
+            if not fed:
+                continue
+            rich = c.data(mime)
+            try:
+                ok = rich and all(ET.fromstring(r).tag.endswith("svg") for r in rich) if mime == "image/svg+xml" \
+                    else rich and all(html_tables(r) for r in rich)
+            except ET.ParseError:
+                ok = False
+            report(c.reply["status"] == "ok" and ok,
+                   "the GPU notebook's %s cell, on recorded runs: %s" % (what, mime), cell_text(c))
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+# A stand-in for `cuplay --serve` that floods: a "run" of "flood" sends
+# text as fast as it can until SIGINT, then its done; any other code is
+# echoed. Interrupted while it floods, the kernel is relaying a message
+# almost always, not waiting for the next one.
+FLOOD = r"""#!%s
+import json, signal, sys
+stop = []
+signal.signal(signal.SIGINT, lambda *a: stop.append(1))
+out = sys.stdout
+out.write(json.dumps({"type": "ready", "version": "flood"}) + "\n")
+out.flush()
+for line in sys.stdin:
+    r = json.loads(line)
+    rid = r.get("id")
+    if r.get("type") == "run" and r.get("code") == "flood":
+        del stop[:]
+        n = 0
+        while not stop:
+            n += 1
+            out.write(json.dumps({"id": rid, "type": "text", "text": "line %%d\n" %% n}) + "\n")
+        out.write(json.dumps({"id": rid, "type": "done", "status": "interrupted", "failed": 0}) + "\n")
+    else:
+        out.write(json.dumps({"id": rid, "type": "text", "text": "echo: %%s\n" %% r.get("code")}) + "\n")
+        out.write(json.dumps({"id": rid, "type": "done", "status": "ok", "failed": 0}) + "\n")
+    out.flush()
+""" % sys.executable
+
+
+def flood_tests(tmp):
+    """Interrupts while the kernel relays a flood of output: each cell
+    stops, and the next cell shows its own output alone."""
+    fake = os.path.join(tmp, "flood-serve")
+    with open(fake, "w") as f:
+        f.write(FLOOD)
+    os.chmod(fake, 0o755)
+    prefix = os.path.join(tmp, "flood-prefix")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "jupyter", "install.py"), "--cuplay", fake,
+                        "--prefix", prefix], capture_output=True, text=True)
+    if r.returncode != 0:
+        report(False, "install.py for the flooding stand-in", r.stdout + r.stderr)
+        return
+    saved = os.environ["JUPYTER_PATH"]
+    os.environ["JUPYTER_PATH"] = os.path.join(prefix, "share", "jupyter")
+    km = KernelManager(kernel_name="cuplay")
+    km.start_kernel(cwd=tmp)
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        for k in range(5):
+            msg = kc.execute("flood")
+            t_end = time.time() + 30
+            flowing = False
+            while time.time() < t_end and not flowing:
+                try:
+                    m = kc.get_iopub_msg(timeout=1)
+                except Exception:
+                    continue
+                flowing = m["msg_type"] == "stream"
+            km.interrupt_kernel()
+            reply = None
+            while time.time() < t_end:
+                try:
+                    m = kc.get_shell_msg(timeout=1)
+                except Exception:
+                    continue
+                if m["parent_header"].get("msg_id") == msg:
+                    reply = m["content"]
+                    break
+            c = Cell(kc, "hello %d" % k, timeout=30)
+            ok = (flowing and reply is not None and reply.get("ename") == "KeyboardInterrupt"
+                  and c.reply["status"] == "ok" and c.stdout() == "echo: hello %d\n" % k)
+            report(ok, "interrupted while it relays a flood of output, a cell stops and the next shows its own "
+                   "output alone (%d of 5)" % (k + 1), [reply, c.reply, c.stdout()[:200]])
+            if not ok:
+                break
+    except Exception as e:  # a cell that never answers: the kernel lost its reply
+        report(False, "interrupts during a flood of output", repr(e))
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+        os.environ["JUPYTER_PATH"] = saved
 
 
 def notebook_text(nb):
@@ -502,6 +640,8 @@ def main():
         if install_spec(tmp):
             if ONLY in ("", "kernel"):
                 kernel_tests(tmp)
+                flood_tests(tmp)
+                gpu_cells_tests(tmp)
             if ONLY in ("", "lessons"):
                 failing_lesson(tmp)
                 lesson_tests(tmp)

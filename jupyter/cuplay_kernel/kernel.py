@@ -12,6 +12,7 @@ import shlex
 import signal
 import subprocess
 import threading
+from contextlib import contextmanager
 
 from ipykernel.kernelbase import Kernel
 
@@ -133,10 +134,33 @@ class CuplayKernel(Kernel):
     def _stream(self, name, text):
         self.send_response(self.iopub_socket, "stream", {"name": name, "text": text})
 
-    def _answer(self, silent, on_reply=None):
-        """Reads messages up to the done marker; shows text, displays,
-        errors and progress as they come. Ctrl-C (Jupyter's interrupt) is
-        passed on and the command's own end awaited."""
+    @contextmanager
+    def _forwarding_interrupts(self, c):
+        """Jupyter's interrupt (SIGINT to this process) passed on to cuplay
+        while a request runs, instead of the KeyboardInterrupt ipykernel
+        raises: raised between two messages (while one is being sent on,
+        say) it would leave do_execute with no reply and the rest of the
+        request's messages for the next cell to read."""
+        if threading.current_thread() is not threading.main_thread():
+            yield  # signals are the main thread's: KeyboardInterrupt, below
+            return
+        old = signal.signal(signal.SIGINT, lambda signum, frame: c.interrupt())
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, old)
+
+    def _request(self, c, silent, on_reply=None, **req):
+        """Sends one request and reads its messages up to its done marker."""
+        with self._forwarding_interrupts(c):
+            rid = c.send(**req)
+            return self._answer(rid, silent, on_reply)
+
+    def _answer(self, rid, silent, on_reply=None):
+        """Reads the messages of request rid up to its done marker; shows
+        text, displays, errors and progress as they come. Ctrl-C (Jupyter's
+        interrupt) is passed on and the command's own end awaited. A message
+        of another request (one an earlier cell left) is passed over."""
         c = self.cuplay
         errors = []
         progress = None
@@ -145,6 +169,8 @@ class CuplayKernel(Kernel):
                 m = c.lines.get()
             except KeyboardInterrupt:
                 c.interrupt()
+                continue
+            if m is not None and m.get("id", rid) != rid:
                 continue
             if m is None:
                 err = "".join(c.stderr).strip()
@@ -212,12 +238,12 @@ class CuplayKernel(Kernel):
                 if not silent:
                     self._stream("stdout", "wrote kernels_src/%s\n" % m.group(1))
                 return self._ok()
-            c.send(type="run", code=lines, name="")  # its errors name the file's lines
+            req = {"type": "run", "code": lines, "name": ""}  # its errors name the file's lines
         elif stripped.startswith("%summary"):
-            c.send(type="summary", name=stripped[len("%summary"):].strip())
+            req = {"type": "summary", "name": stripped[len("%summary"):].strip()}
         else:
-            c.send(type="run", code=code, name=name)
-        r = self._answer(silent)
+            req = {"type": "run", "code": code, "name": name}
+        r = self._request(c, silent, **req)
         if r["status"] == "ok":
             return self._ok()
         if r["status"] == "interrupted":
@@ -252,8 +278,7 @@ class CuplayKernel(Kernel):
             reply["cursor_start"] = char_offset(code, m.get("start", 0))
             reply["cursor_end"] = char_offset(code, m.get("end", 0))
 
-        c.send(type="complete", code=code, cursor=byte_offset(code, cursor_pos))
-        self._answer(True, got)
+        self._request(c, True, got, type="complete", code=code, cursor=byte_offset(code, cursor_pos))
         return reply
 
     def do_inspect(self, code, cursor_pos, detail_level=0, omit_sections=()):
@@ -268,8 +293,7 @@ class CuplayKernel(Kernel):
                 reply["found"] = True
                 reply["data"] = {"text/plain": m.get("text", "")}
 
-        c.send(type="inspect", code=code, cursor=byte_offset(code, cursor_pos))
-        self._answer(True, got)
+        self._request(c, True, got, type="inspect", code=code, cursor=byte_offset(code, cursor_pos))
         return reply
 
     def do_shutdown(self, restart):
