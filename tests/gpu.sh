@@ -285,8 +285,9 @@ sub check
 # one GPU is seen)
 sub claim
 # the Jupyter kernel: a notebook's tables and charts, the 3x3 sweep's time to its
-# chart, the lessons as notebooks against their replays (NOTEBOOK_LESSONS picks)
-sub notebook
+# chart, the lessons as notebooks against their replays: three here
+# (NOTEBOOK_LESSONS picks; `bash tests/gpu_notebook.sh` alone runs every lesson)
+NOTEBOOK_LESSONS=${NOTEBOOK_LESSONS:-seed_transpose coalescing tensor_cores} sub notebook
 
 echo "time: tests/gpu.sh $SECONDS s in all"
 echo "gpu: $pass passed, $fail failed"
