@@ -528,6 +528,10 @@ def flood_tests(tmp):
                 if m["parent_header"].get("msg_id") == msg:
                     reply = m["content"]
                     break
+            if reply is None:  # say which step failed, not the next cell's timeout
+                report(False, "interrupted while it relays a flood of output (%d of 5): no reply to the "
+                       "interrupted cell within 30 s (output %s)" % (k + 1, "flowing" if flowing else "never seen"))
+                break
             c = Cell(kc, "hello %d" % k, timeout=30)
             ok = (flowing and reply is not None and reply.get("ename") == "KeyboardInterrupt"
                   and c.reply["status"] == "ok" and c.stdout() == "echo: hello %d\n" % k)
