@@ -22,8 +22,15 @@ FILE_MAGIC = re.compile(r"^%%file[ \t]+(\S+)[ \t]*$")
 FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*\.(cu|cuh)$")
 
 
+LINES_HELD = 1024     # messages read ahead of the relay, at most
+TEXT_BATCH = 1 << 16  # characters of consecutive text sent as one stream message
+
+
 def cuplay_exe():
     return os.environ.get("CUPLAY") or "cuplay"
+
+
+_NONE = object()  # no message held
 
 
 class Cuplay:
@@ -34,7 +41,10 @@ class Cuplay:
         args = [cuplay_exe(), "--serve"] + shlex.split(os.environ.get("CUPLAY_ARGS", ""))
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, start_new_session=True)
-        self.lines = queue.Queue()
+        # bounded: a command that floods its output waits for the relay (as at
+        # a terminal) rather than queueing without end, so that the rest of
+        # its output after an interrupt is short
+        self.lines = queue.Queue(maxsize=LINES_HELD)
         self.stderr = []
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_err, daemon=True).start()
@@ -164,12 +174,16 @@ class CuplayKernel(Kernel):
         c = self.cuplay
         errors = []
         progress = None
+        held = _NONE  # a message read past a run of text, handled next
         while True:
-            try:
-                m = c.lines.get()
-            except KeyboardInterrupt:
-                c.interrupt()
-                continue
+            if held is not _NONE:
+                m, held = held, _NONE
+            else:
+                try:
+                    m = c.lines.get()
+                except KeyboardInterrupt:
+                    c.interrupt()
+                    continue
             if m is not None and m.get("id", rid) != rid:
                 continue
             if m is None:
@@ -191,7 +205,22 @@ class CuplayKernel(Kernel):
                 if t == "error":
                     errors.append(m.get("text", ""))
             elif t == "text":
-                self._stream("stdout", m.get("text", ""))
+                # the text that has come since, sent with it: one message, not
+                # one a line (a flood of lines would outrun the relay)
+                parts = [m.get("text", "")]
+                size = len(parts[0])
+                while size < TEXT_BATCH:
+                    try:
+                        nxt = c.lines.get_nowait()
+                    except queue.Empty:
+                        break
+                    if nxt is not None and nxt.get("type") == "text" and nxt.get("id", rid) == rid:
+                        parts.append(nxt.get("text", ""))
+                        size += len(parts[-1])
+                    else:
+                        held = nxt
+                        break
+                self._stream("stdout", "".join(parts))
             elif t == "error":
                 errors.append(m.get("text", ""))
                 self._stream("stderr", m.get("text", "") + "\n")
