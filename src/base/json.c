@@ -38,7 +38,7 @@ static const char *skip_ws(const char *p)
 	return p;
 }
 
-static void put_utf8(sbuf *b, unsigned u)
+void json_put_utf8(sbuf *b, unsigned u)
 {
 	if (u < 0x80) {
 		sb_putc(b, (char)u);
@@ -104,7 +104,7 @@ static const char *read_str(const char *p, char **out)
 					p += 6;
 				}
 			}
-			put_utf8(&b, u);
+			json_put_utf8(&b, u);
 			break;
 		default:
 			goto bad;

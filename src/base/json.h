@@ -11,6 +11,8 @@
 /* s as a JSON string, quoted and escaped (control bytes as \u00XX). */
 void json_str(sbuf *b, const char *s);
 void json_strn(sbuf *b, const char *s, size_t n);
+/* Code point u as UTF-8 (1 to 4 bytes). */
+void json_put_utf8(sbuf *b, unsigned u);
 
 /* A field of an object read: its name and value as text (a string
  * unescaped; a number, true, false or null as written). */

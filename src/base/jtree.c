@@ -1,5 +1,6 @@
 /* jtree.c: a JSON document read into a tree (jtree.h). */
 #include "jtree.h"
+#include "json.h"
 #include "util.h"
 
 #include <math.h>
@@ -39,25 +40,6 @@ static int hex4(jrd *r, unsigned *u)
 	return 0;
 }
 
-static void put_utf8(sbuf *b, unsigned u)
-{
-	if (u < 0x80) {
-		sb_putc(b, (char)u);
-	} else if (u < 0x800) {
-		sb_putc(b, (char)(0xc0 | u >> 6));
-		sb_putc(b, (char)(0x80 | (u & 0x3f)));
-	} else if (u < 0x10000) {
-		sb_putc(b, (char)(0xe0 | u >> 12));
-		sb_putc(b, (char)(0x80 | (u >> 6 & 0x3f)));
-		sb_putc(b, (char)(0x80 | (u & 0x3f)));
-	} else {
-		sb_putc(b, (char)(0xf0 | u >> 18));
-		sb_putc(b, (char)(0x80 | (u >> 12 & 0x3f)));
-		sb_putc(b, (char)(0x80 | (u >> 6 & 0x3f)));
-		sb_putc(b, (char)(0x80 | (u & 0x3f)));
-	}
-}
-
 /* a string, the cursor at its opening quote */
 static int read_str(jrd *r, char **out)
 {
@@ -95,7 +77,7 @@ static int read_str(jrd *r, char **out)
 			}
 			u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 		}
-		put_utf8(&b, u);
+		json_put_utf8(&b, u);
 	}
 	if (r->p >= r->end) {
 		sb_free(&b);
