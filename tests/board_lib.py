@@ -6,24 +6,18 @@ tests/board_slurm.sh and tests/gpu_board_class.py."""
 import json
 import os
 import re
-import socket
 import subprocess
 import threading
 import time
 import urllib.error
 import urllib.request
 
+from devtools import free_port
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUPLAY = os.path.abspath(os.environ.get("CUPLAY", os.path.join(ROOT, "cuplay")))
 START = re.compile(r"board: (http://\S+?)/?\s+teacher token: (\S+)")
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 class NoBoard(OSError):

@@ -8,6 +8,15 @@ import socket
 import struct
 
 
+def free_port():
+    """A TCP port on the loopback that nothing listens on now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
 class DevTools:
     """Chromium's DevTools protocol over a WebSocket (RFC 6455, text
     frames, the client's masked), one command at a time."""

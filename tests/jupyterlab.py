@@ -13,7 +13,6 @@ import base64
 import json
 import os
 import shutil
-import socket
 import struct
 import subprocess
 import sys
@@ -54,13 +53,6 @@ def report(ok, what, detail=""):
         print("FAIL: " + what + ("\n    " + str(detail).replace("\n", "\n    ") if detail else ""))
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
 
 def wait_http(url, timeout):
     end = time.time() + timeout
@@ -73,7 +65,7 @@ def wait_http(url, timeout):
     return None
 
 
-from devtools import DevTools  # noqa: E402
+from devtools import DevTools, free_port  # noqa: E402
 
 
 def make_notebook(work):
