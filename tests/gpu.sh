@@ -23,6 +23,13 @@ run() {
 	return 0
 }
 
+# GPU_PART=1 runs this file's own tests and the subs of part 1, GPU_PART=2
+# the subs of part 2 (make test on a host of two GPUs or more: one part on
+# each GPU, beside each other); unset or "all": everything, in turn
+part=${GPU_PART:-all}
+case $part in 1|2|all) ;; *) echo "gpu: GPU_PART=$part: expected 1, 2 or all"; exit 2 ;; esac
+if [ "$part" != 2 ]; then
+
 # 1. every shipped kernel checks ok at its default size and at an awkward one
 for f in $(shipped 'kernels_src/*.cu'); do
 	n=$(basename "$f" .cu)
@@ -239,6 +246,8 @@ if run typed 1 -c 'use tests/golden/kernels/saxpy.cu; set alpha=5/2; set n=2.5; 
 	fi
 fi
 
+fi # the own tests, part 1
+
 # sub NAME WHAT: runs tests/gpu_NAME.sh, shows its lines and adds its
 # closing "gpu-NAME: N passed, N failed" to the counts (one failure if it
 # did not finish)
@@ -251,43 +260,48 @@ sub() {
 	m=$(sed -n "s/^gpu-$1: \([0-9]*\) passed, \([0-9]*\) failed\$/\1 \2/p" "$tmp/$1")
 	if [ -n "$m" ]; then set -- $m; pass=$((pass + $1)); fail=$((fail + $2)); else fail=$((fail + 1)); echo "FAIL: gpu_$1.sh did not finish"; fi
 }
-echo "time: tests/gpu.sh's own tests $SECONDS s"
+[ "$part" = 2 ] || echo "time: tests/gpu.sh's own tests $SECONDS s"
+# in PART: whether this run has the sub of part PART (1 or 2)
+in_part() { [ "$part" = all ] || [ "$part" = "$1" ]; }
 # lessons, the kernel library's contrasts, memcheck, sweep and compare
-sub more
+in_part 1 && sub more
 # the worker's start-up: the HELLO before the context, the first run's host
 # work beside it, device and roof first, Ctrl-C during start-up
-sub start
+in_part 1 && sub start
 # the C++ kernels of tests/cxx (toolkit headers, templates, namespaces, samples)
-sub cxx
+in_part 2 && sub cxx
 # runs on host data: pinned and pageable copies, streams, the timeline
-sub streams
+in_part 2 && sub streams
 # roof and explain: the ceiling, every kernel's diagnosis, ncu's SOL
-sub explain
+in_part 1 && sub explain
 # the tensor roofs against cuBLAS and the library, explain on a WMMA GEMM
-sub tensor
+in_part 1 && sub tensor
 # sequences: a two-pass sum checked and timed as one unit, graph timing, the
 # flag on a figure over the roof, compare's DRAM bytes
-sub seq
+in_part 1 && sub seq
 # the timed launches checked: kernels that keep state across launches
 # flagged, the shipped ones not
-sub recheck
+in_part 2 && sub recheck
 # a class board's verification: a correct submission's figures, the cheats
 # caught (a stored answer, a default-input probe, a NaN, a hang)
-sub board
+in_part 2 && sub board
 # lines: per-line counters (bank conflicts, coalescing, local memory), a
 # sequence's steps and a template's, the records adding up
-sub lines
+in_part 2 && sub lines
 # a new configuration's data path: the staging area, the comparison in
 # chunks, references in the elements' own type, the GPU fill, against the
 # way before
-sub check
+in_part 2 && sub check
 # a GPU claimed for each process among several of one kind (skipped where
 # one GPU is seen)
-sub claim
+# (where make test gave this part one GPU, CUPLAY_CLAIM_DEVICES names two)
+if in_part 1; then
+	if [ -n "${CUPLAY_CLAIM_DEVICES:-}" ]; then CUDA_VISIBLE_DEVICES=$CUPLAY_CLAIM_DEVICES sub claim; else sub claim; fi
+fi
 # the Jupyter kernel: a notebook's tables and charts, the 3x3 sweep's time to its
 # chart, the lessons as notebooks against their replays: three here
 # (NOTEBOOK_LESSONS picks; `bash tests/gpu_notebook.sh` alone runs every lesson)
-NOTEBOOK_LESSONS=${NOTEBOOK_LESSONS:-seed_transpose coalescing tensor_cores} sub notebook
+in_part 2 && NOTEBOOK_LESSONS=${NOTEBOOK_LESSONS:-seed_transpose coalescing tensor_cores} sub notebook
 
-echo "time: tests/gpu.sh $SECONDS s in all"
+echo "time: tests/gpu.sh (part $part) $SECONDS s in all"
 echo "gpu: $pass passed, $fail failed"

@@ -9,8 +9,8 @@
 #   GOLDEN=pat only the golden tests whose name matches the shell pattern
 #   HAVE_READLINE=0  the binary has no readline (its lines are edited by vendor/linenoise)
 #   CUPLAY_TEST_SPLIT=0  on a machine of several GPUs, run the GPU tests on one
-#              GPU in turn (the default: tests/gpu.sh on GPU 0 from the start,
-#              the other GPU tests on GPU 1)
+#              GPU in turn (the default: tests/gpu.sh in two halves on GPUs 0
+#              and 1 from the start, the other GPU tests on GPU 2, or 1)
 set -u
 cd "$(dirname "$0")/.."
 . tests/shipped.sh
@@ -31,9 +31,9 @@ if [ -d kernels_src ] && [ -d sessions ] && [ -w kernels_src ] && [ -w sessions 
 	cp tests/kernels/own_header_mistake.cu "kernels_src/${own}_bad.cu"
 	printf '# a lesson of my own\nuse %s\nrun\n' "$own" >"sessions/$own.session"
 fi
-gpu_pid= # tests/gpu.sh running beside the others (below)
+gpu_pids= # tests/gpu.sh's halves running beside the others (below)
 cleanup() {
-	if [ -n "$gpu_pid" ]; then kill -- -"$gpu_pid" 2>/dev/null; wait; fi
+	if [ -n "$gpu_pids" ]; then for p in $gpu_pids; do kill -- -"$p" 2>/dev/null; done; wait; fi
 	rm -rf "$tmp"
 	[ -z "$own" ] || rm -f "kernels_src/$own.cu" "kernels_src/${own}_inf.cu" "kernels_src/${own}_bad.cu" "sessions/$own.session"
 }
@@ -49,18 +49,29 @@ ok()   { pass=$((pass + 1)); }
 bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # Where the machine has two GPUs or more (and CUDA_VISIBLE_DEVICES picks
-# none), tests/gpu.sh, the longest part, starts now on GPU 0 beside the
-# tests that need no GPU, and every other test that uses a GPU runs on GPU
-# 1: make test then takes about as long as tests/gpu.sh alone. Each GPU is
-# measured by one test at a time, as on a one-GPU machine.
+# none), tests/gpu.sh, the longest part, starts now in two halves beside the
+# tests that need no GPU: its part 1 and then every lesson's replay
+# (tests/margins.sh) on GPU 0, its part 2 on GPU 1; every other test that
+# uses a GPU runs on GPU 2 (on GPU 1 where there are two: a test there may
+# wait for the GPU while part 2 measures, and say so). make test then takes
+# about as long as the longer half. A GPU measures for one process at a
+# time (its lock), as on a one-GPU machine.
+gpu_pids= split=0
 if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ] && [ "${CUPLAY_TEST_SPLIT:-1}" != 0 ] &&
    [ -z "${CUDA_VISIBLE_DEVICES+x}" ] && command -v setsid >/dev/null &&
    [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -ge 2 ]; then
-	# a process group of its own, so that an interrupted make test stops all of it
-	CUDA_VISIBLE_DEVICES=0 CUPLAY="$CUPLAY" setsid -w bash tests/gpu.sh >"$tmp/gpu" 2>&1 </dev/null &
-	gpu_pid=$!
-	export CUDA_VISIBLE_DEVICES=1
-	echo "gpu: $(nvidia-smi -L | grep -c '^GPU ') GPUs: tests/gpu.sh on GPU 0 from the start, the other GPU tests on GPU 1 (CUPLAY_TEST_SPLIT=0: one GPU)"
+	split=1
+	ngpu=$(nvidia-smi -L | grep -c '^GPU ')
+	# each half a process group of its own, so that an interrupted make test stops all of it
+	CUDA_VISIBLE_DEVICES=0 CUPLAY="$CUPLAY" CUPLAY_CLAIM_DEVICES=0,1 setsid -w bash -c '
+		GPU_PART=1 bash tests/gpu.sh >"$1/gpu" 2>&1
+		bash tests/margins.sh 1 >"$1/margins" 2>&1; echo $? >"$1/margins.st"' gpu1 "$tmp" </dev/null &
+	gpu_pids=$!
+	CUDA_VISIBLE_DEVICES=1 CUPLAY="$CUPLAY" GPU_PART=2 setsid -w bash tests/gpu.sh >"$tmp/gpu2" 2>&1 </dev/null &
+	gpu_pids="$gpu_pids $!"
+	others=1; [ "$ngpu" -lt 3 ] || others=2
+	export CUDA_VISIBLE_DEVICES=$others
+	echo "gpu: $ngpu GPUs: tests/gpu.sh's part 1 and the lessons' replays on GPU 0 from the start, its part 2 on GPU 1, the other GPU tests on GPU $others (CUPLAY_TEST_SPLIT=0: one GPU)"
 fi
 
 # 0. the shape of src/: no use of or include from a layer above, no modules
@@ -502,24 +513,27 @@ fi
 if [ "${SKIP_GPU:-}" = 1 ]; then
 	echo "gpu: skipped: SKIP_GPU=1"; skip=$((skip + 1))
 else
-	if [ -n "$gpu_pid" ]; then
-		wait "$gpu_pid"; gpu_pid=
+	if [ -n "$gpu_pids" ]; then
+		wait $gpu_pids; gpu_pids=
+		cat "$tmp/gpu2" >>"$tmp/gpu"
 	else
 		CUPLAY="$CUPLAY" bash tests/gpu.sh >"$tmp/gpu" 2>&1
 	fi
 	cat "$tmp/gpu"
-	p=$(sed -n 's/^gpu: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' "$tmp/gpu" | tail -n 1)
-	f=$(sed -n 's/^gpu: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' "$tmp/gpu" | tail -n 1)
 	if grep -q '^gpu: skipped' "$tmp/gpu"; then skip=$((skip + 1))
-	elif [ -n "$p" ]; then pass=$((pass + p)); fail=$((fail + f))
-	else bad "gpu tests did not finish"; fi
+	else
+		# one closing line a part: each must be there
+		want=1; [ $split = 0 ] || want=2
+		if [ "$(grep -c '^gpu: [0-9]* passed, [0-9]* failed' "$tmp/gpu")" != $want ]; then bad "gpu tests did not finish"; fi
+		while read -r p f; do pass=$((pass + p)); fail=$((fail + f)); done < <(sed -n 's/^gpu: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$tmp/gpu")
+	fi
 fi
 
 # 6. every lesson replayed once more in a fresh process, each expectation's
 #    margin (tests/margins.sh; make bench-style repeats: tests/margins.sh 5)
 if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ]; then
-	CUPLAY="$CUPLAY" bash tests/margins.sh 1 >"$tmp/margins" 2>&1
-	st=$?
+	if [ $split = 1 ]; then st=$(cat "$tmp/margins.st" 2>/dev/null || echo 1) # run beside the others, on GPU 0
+	else CUPLAY="$CUPLAY" bash tests/margins.sh 1 >"$tmp/margins" 2>&1; st=$?; fi
 	if grep -q '^margins: skipped' "$tmp/margins"; then skip=$((skip + 1)); cat "$tmp/margins"
 	elif [ $st = 0 ]; then ok; tail -n 1 "$tmp/margins"
 	else bad "margins: a lesson failed"; cat "$tmp/margins"; fi
