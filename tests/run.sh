@@ -32,8 +32,11 @@ if [ -d kernels_src ] && [ -d sessions ] && [ -w kernels_src ] && [ -w sessions 
 	printf '# a lesson of my own\nuse %s\nrun\n' "$own" >"sessions/$own.session"
 fi
 gpu_pids= # tests/gpu.sh's halves running beside the others (below)
+declare -A bgpid=() bgt0=() # tests started beside the rest (below): pids, start times
 cleanup() {
-	if [ -n "$gpu_pids" ]; then for p in $gpu_pids; do kill -- -"$p" 2>/dev/null; done; wait; fi
+	if [ -n "$gpu_pids" ]; then for p in $gpu_pids; do kill -- -"$p" 2>/dev/null; done; fi
+	for p in "${bgpid[@]}"; do kill -- -"$p" 2>/dev/null; done
+	wait
 	rm -rf "$tmp"
 	[ -z "$own" ] || rm -f "kernels_src/$own.cu" "kernels_src/${own}_inf.cu" "kernels_src/${own}_bad.cu" "sessions/$own.session"
 }
@@ -72,6 +75,42 @@ if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ] && [ "${CUPLAY_TEST_SPLIT:-1
 	others=1; [ "$ngpu" -lt 3 ] || others=2
 	export CUDA_VISIBLE_DEVICES=$others
 	echo "gpu: $ngpu GPUs: tests/gpu.sh's part 1 and the lessons' replays on GPU 0 from the start, its part 2 on GPU 1, the other GPU tests on GPU $others (CUPLAY_TEST_SPLIT=0: one GPU)"
+fi
+
+# Tests that need neither a GPU nor a quiet machine (no timing of their own)
+# start now, beside the rest, where the machine has 4 cores or more
+# (CUPLAY_TEST_JOBS=0: each in its place, in turn); their results are read
+# in their place below, in the same order as when run in turn.
+# bg NAME CMD...: CMD started beside the rest, its output in $tmp/NAME
+# fg NAME CMD...: $tmp/NAME made: waits for NAME where it was started
+#                 beside, else runs CMD now; prints "time: NAME N s" then
+bg() {
+	local name=$1; shift
+	bgt0[$name]=$SECONDS
+	setsid "$@" >"$tmp/$name" 2>&1 </dev/null &
+	bgpid[$name]=$!
+}
+fg() {
+	local name=$1 t0=$SECONDS; shift
+	if [ -n "${bgpid[$name]:-}" ]; then
+		wait "${bgpid[$name]}"; unset "bgpid[$name]"; t0=${bgt0[$name]}
+	else
+		"$@" >"$tmp/$name" 2>&1 </dev/null
+	fi
+	echo "time: $name $((SECONDS - t0)) s (at ${SECONDS} s)"
+}
+if [ -z "${GOLDEN:-}" ] && [ "${CUPLAY_TEST_JOBS:-1}" != 0 ] && [ "$(nproc 2>/dev/null || echo 1)" -ge 4 ] &&
+   command -v setsid >/dev/null; then
+	for name in cache cli harden report paste board docs; do
+		bg "$name" env CUPLAY="$CUPLAY" bash "tests/$name.sh"
+	done
+	if command -v python3 >/dev/null; then
+		bg lab env CUPLAY="$CUPLAY_ABS" XDG_CACHE_HOME="$tmp/cache-lab" python3 tests/jupyterlab.py
+		bg board_load env CUPLAY="$CUPLAY_ABS" TMPDIR="$tmp" XDG_CACHE_HOME="$tmp/cache-board_load" timeout 300 python3 tests/board_load.py
+		bg board_page env CUPLAY="$CUPLAY_ABS" TMPDIR="$tmp" XDG_CACHE_HOME="$tmp/cache-board_page" timeout 300 python3 tests/board_page.py
+		bg board_slurm env CUPLAY="$CUPLAY_ABS" TMPDIR="$tmp" XDG_CACHE_HOME="$tmp/cache-board_slurm" timeout 300 bash tests/board_slurm.sh
+	fi
+	echo "started beside the rest: ${!bgpid[*]} ($(nproc) cores; CUPLAY_TEST_JOBS=0: in turn)"
 fi
 
 # 0. the shape of src/: no use of or include from a layer above, no modules
@@ -414,7 +453,7 @@ fi
 # 3g. a notebook in JupyterLab in headless Chromium at 1280 px: its table and
 #     chart in the page, nothing wider than it, a screenshot (JUPYTERLAB_SHOT)
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
-	CUPLAY="$CUPLAY_ABS" XDG_CACHE_HOME="$tmp/cache-lab" python3 tests/jupyterlab.py >"$tmp/lab" 2>&1
+	fg lab env CUPLAY="$CUPLAY_ABS" XDG_CACHE_HOME="$tmp/cache-lab" python3 tests/jupyterlab.py
 	if grep -q '^jupyterlab: skipped' "$tmp/lab"; then
 		skip=$((skip + 1)); grep '^jupyterlab: skipped' "$tmp/lab"
 	else
@@ -436,7 +475,7 @@ fi
 #     passed, N failed" or says "NAME: skipped: ..."
 board_test() {
 	local name=$1 p; shift
-	CUPLAY="$CUPLAY_ABS" TMPDIR="$tmp" XDG_CACHE_HOME="$tmp/cache-$name" timeout 300 "$@" >"$tmp/$name" 2>&1
+	fg "$name" env CUPLAY="$CUPLAY_ABS" TMPDIR="$tmp" XDG_CACHE_HOME="$tmp/cache-$name" timeout 300 "$@"
 	if grep -q "^$name: skipped" "$tmp/$name"; then
 		skip=$((skip + 1)); grep "^$name: skipped" "$tmp/$name"
 		return
@@ -460,7 +499,7 @@ fi
 # failed, N skipped", and adds its counts; what is not "ok:" is shown
 suite() {
 	local name=$1 p
-	CUPLAY="$CUPLAY" bash "tests/$name.sh" >"$tmp/$name" 2>&1
+	fg "$name" env CUPLAY="$CUPLAY" bash "tests/$name.sh"
 	p=$(sed -n "s/^$name: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped\$/\1 \2 \3/p" "$tmp/$name")
 	if [ -n "$p" ]; then
 		set -- $p
