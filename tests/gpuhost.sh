@@ -12,6 +12,8 @@
 #          quiet host: nothing runs beside it
 #   BOARD_PREFIX=DIR   the board's libraries (as for make)
 #   PYSITE=DIR         where the Jupyter packages are (PYTHONPATH)
+#   TEST_LIMIT=S       make test stopped after S seconds (default 540); each
+#                      test's own log is kept in OUTDIR/tests either way
 set -u
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -37,7 +39,9 @@ if [ "$mode" = test ]; then
 		side=$!
 	fi
 	s=$SECONDS
-	make test ${BOARD_PREFIX:+BOARD_PREFIX=$BOARD_PREFIX} >"$out/make_test.log" 2>&1
+	# cut short (TEST_LIMIT seconds) rather than lose what it printed
+	CUPLAY_TEST_KEEP=$out/tests timeout -s TERM "${TEST_LIMIT:-540}" \
+		make test ${BOARD_PREFIX:+BOARD_PREFIX=$BOARD_PREFIX} >"$out/make_test.log" 2>&1
 	st=$?
 	echo "time: make test $((SECONDS - s)) s (exit $st)" >>"$out/make_test.log"
 	[ -z "$side" ] || wait "$side"

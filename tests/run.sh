@@ -8,6 +8,7 @@
 #   SKIP_GPU=1 skip the GPU tests even where a GPU exists
 #   GOLDEN=pat only the golden tests whose name matches the shell pattern
 #   HAVE_READLINE=0  the binary has no readline (its lines are edited by vendor/linenoise)
+#   CUPLAY_TEST_KEEP=DIR  each test's own log kept in DIR at the end
 #   CUPLAY_TEST_SPLIT=0  on a machine of several GPUs, run the GPU tests on one
 #              GPU in turn (the default: tests/gpu.sh in two halves on GPUs 0
 #              and 1 from the start, the other GPU tests on GPU 2, or 1)
@@ -37,6 +38,10 @@ cleanup() {
 	if [ -n "$gpu_pids" ]; then for p in $gpu_pids; do kill -- -"$p" 2>/dev/null; done; fi
 	for p in "${bgpid[@]}"; do kill -- -"$p" 2>/dev/null; done
 	wait
+	# CUPLAY_TEST_KEEP=DIR: each test's own log kept there (a run cut short too)
+	if [ -n "${CUPLAY_TEST_KEEP:-}" ] && mkdir -p "$CUPLAY_TEST_KEEP"; then
+		find "$tmp" -maxdepth 1 -type f -size -2M -exec cp {} "$CUPLAY_TEST_KEEP/" \; 2>/dev/null
+	fi
 	rm -rf "$tmp"
 	[ -z "$own" ] || rm -f "kernels_src/$own.cu" "kernels_src/${own}_inf.cu" "kernels_src/${own}_bad.cu" "sessions/$own.session"
 }
