@@ -16,6 +16,8 @@
 #   4. a sequence's steps and a template's instantiation are counted, and
 #      the per-line run's overhead is said against a plain launch
 #   5. the records as JSON: every counted line's figures add up
+#   6. every shipped kernel (a sequence by its steps) at its file's values:
+#      its lines counted, some with warp instructions
 # Closing line: "gpu-lines: N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 if ! have_gpu; then
@@ -167,5 +169,39 @@ for l in lines:
 print("%d lines, their instructions add up" % len(lines))
 PY
 ); then ok "records: $msg"; else bad "records: ${msg:-exit $?}"; sed 's/^/    /' "$tmp/err" | head; fi
+
+# 6. every shipped kernel's lines, one process a file
+for f in $(shipped 'kernels_src/*.cu'); do
+	n=$(basename "$f" .cu)
+	list=$("$CUPLAY" --no-gpu -c "use $f" 2>/dev/null </dev/null | sed -n '1s/^[^(]*(\(.*\))$/\1/p')
+	cmds="use $f" want=
+	IFS=, read -ra ks <<<"$list"
+	for k in "${ks[@]}"; do
+		k=${k# }
+		case $k in
+		*" (step)") want="$want ${k% (step)}" ;;
+		*" (sequence)") cmds="$cmds; lines ${k% (sequence)}" ;;
+		*) cmds="$cmds; lines $k"; want="$want $k" ;;
+		esac
+	done
+	if [ -z "$want" ]; then bad "every kernel's lines: $f: no kernel found"; continue; fi
+	"$CUPLAY" --format json -c "$cmds" >"$tmp/out" 2>"$tmp/err" </dev/null
+	st=$?
+	if msg=$(python3 - "$tmp/out" $want <<'PY'
+import json, sys
+recs = [r for r in json.load(open(sys.argv[1]))["records"] if r["type"] == "line"]
+counted = {}
+for r in recs:
+    counted[r["kernel"]] = counted.get(r["kernel"], 0) + (r.get("warp_inst") or 0)
+missing = [k for k in sys.argv[2:] if not counted.get(k)]
+assert not missing, "no warp instructions counted for " + ", ".join(missing)
+print("%d kernels, %d lines" % (len(sys.argv) - 2, len(recs)))
+PY
+) && [ $st = 0 ]; then
+		ok "every kernel's lines: $n: $msg"
+	else
+		bad "every kernel's lines: $n (exit $st): ${msg:-}"; sed 's/^/    /' "$tmp/err" | head -n 8
+	fi
+done
 
 echo "gpu-lines: $pass passed, $fail failed"

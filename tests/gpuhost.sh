@@ -45,6 +45,8 @@ if [ "$mode" = test ]; then
 	st=$?
 	echo "time: make test $((SECONDS - s)) s (exit $st)" >>"$out/make_test.log"
 	[ -z "$side" ] || wait "$side"
+	# the tests' own logs as one file (many small files travel badly)
+	[ ! -d "$out/tests" ] || { tar czf "$out/tests.tgz" -C "$out" tests && rm -rf "$out/tests"; }
 	logs="make_test lines_replay"
 else
 	s=$SECONDS

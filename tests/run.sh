@@ -56,6 +56,24 @@ export CUPLAY_IGNORE_PTXAS_LOG=1
 ok()   { pass=$((pass + 1)); }
 bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
 
+# bg NAME CMD...: CMD started beside the rest, its output in $tmp/NAME
+# fg NAME CMD...: $tmp/NAME made: waits for NAME where it was started
+#                 beside, else runs CMD now; prints "time: NAME N s" then
+bg() {
+	local name=$1; shift
+	bgt0[$name]=$SECONDS
+	setsid "$@" >"$tmp/$name" 2>&1 </dev/null &
+	bgpid[$name]=$!
+}
+fg() {
+	local name=$1 t0=$SECONDS; shift
+	if [ -n "${bgpid[$name]:-}" ]; then
+		wait "${bgpid[$name]}"; unset "bgpid[$name]"; t0=${bgt0[$name]}
+	else
+		"$@" >"$tmp/$name" 2>&1 </dev/null
+	fi
+	echo "time: $name $((SECONDS - t0)) s (at ${SECONDS} s)"
+}
 # Where the machine has two GPUs or more (and CUDA_VISIBLE_DEVICES picks
 # none), tests/gpu.sh, the longest part, starts now in two halves beside the
 # tests that need no GPU: its part 1 and then every lesson's replay
@@ -79,6 +97,10 @@ if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ] && [ "${CUPLAY_TEST_SPLIT:-1
 	gpu_pids="$gpu_pids $!"
 	others=1; [ "$ngpu" -lt 3 ] || others=2
 	export CUDA_VISIBLE_DEVICES=$others
+	# a fourth GPU: the examples of the documentation (4f) on it, from the start
+	if [ "$ngpu" -ge 4 ] && command -v python3 >/dev/null; then
+		CUDA_VISIBLE_DEVICES=3 bg examples env CUPLAY="$CUPLAY_ABS" GPU=1 python3 tests/examples.py
+	fi
 	echo "gpu: $ngpu GPUs: tests/gpu.sh's part 1 and the lessons' replays on GPU 0 from the start, its part 2 on GPU 1, the other GPU tests on GPU $others (CUPLAY_TEST_SPLIT=0: one GPU)"
 fi
 
@@ -86,24 +108,6 @@ fi
 # start now, beside the rest, where the machine has 4 cores or more
 # (CUPLAY_TEST_JOBS=0: each in its place, in turn); their results are read
 # in their place below, in the same order as when run in turn.
-# bg NAME CMD...: CMD started beside the rest, its output in $tmp/NAME
-# fg NAME CMD...: $tmp/NAME made: waits for NAME where it was started
-#                 beside, else runs CMD now; prints "time: NAME N s" then
-bg() {
-	local name=$1; shift
-	bgt0[$name]=$SECONDS
-	setsid "$@" >"$tmp/$name" 2>&1 </dev/null &
-	bgpid[$name]=$!
-}
-fg() {
-	local name=$1 t0=$SECONDS; shift
-	if [ -n "${bgpid[$name]:-}" ]; then
-		wait "${bgpid[$name]}"; unset "bgpid[$name]"; t0=${bgt0[$name]}
-	else
-		"$@" >"$tmp/$name" 2>&1 </dev/null
-	fi
-	echo "time: $name $((SECONDS - t0)) s (at ${SECONDS} s)"
-}
 if [ -z "${GOLDEN:-}" ] && [ "${CUPLAY_TEST_JOBS:-1}" != 0 ] && [ "$(nproc 2>/dev/null || echo 1)" -ge 4 ] &&
    command -v setsid >/dev/null; then
 	for name in cache cli harden report paste board docs; do
@@ -359,6 +363,12 @@ for s in $(shipped 'sessions/*.session'); do
 	if diff -u "$want" "$tmp/actual" >"$tmp/diff" 2>&1; then ok; else bad "lesson $name"; sed 's/^/    /' "$tmp/diff" | head -30; fi
 done
 
+# the notebook tests (3f, compile-only) beside the rest from here, where the
+# others started beside it (the goldens above are done with the tree)
+if [ ${#bgpid[@]} -gt 0 ] && command -v python3 >/dev/null; then
+	bg notebook env CUPLAY="$CUPLAY_ABS" TREE="$tree" XDG_CACHE_HOME="$tmp/cache-notebook" python3 tests/notebook.py
+fi
+
 # 3c. record: the file it writes replays to the same output
 if [ -z "${GOLDEN:-}" ]; then
 	rm -f "$tmp/rec.session"
@@ -439,7 +449,7 @@ fi
 #     (tests/notebook.py; one line, skipped, where python3 lacks ipykernel,
 #     jupyter_client, nbformat or nbclient)
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
-	CUPLAY="$CUPLAY_ABS" TREE="$tree" XDG_CACHE_HOME="$tmp/cache-notebook" python3 tests/notebook.py >"$tmp/notebook" 2>&1
+	fg notebook env CUPLAY="$CUPLAY_ABS" TREE="$tree" XDG_CACHE_HOME="$tmp/cache-notebook" python3 tests/notebook.py
 	# the protocol's own tests run either way; the kernel's may say skipped
 	if grep -q '^notebook: skipped' "$tmp/notebook"; then
 		skip=$((skip + 1)); grep '^notebook: skipped' "$tmp/notebook"
@@ -542,7 +552,7 @@ fi
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	gpu=0
 	if [ "${SKIP_GPU:-}" != 1 ] && ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && ls /dev/nvidia[0-9]* >/dev/null 2>&1; then gpu=1; fi
-	CUPLAY="$CUPLAY_ABS" GPU=$gpu python3 tests/examples.py >"$tmp/examples" 2>&1
+	fg examples env CUPLAY="$CUPLAY_ABS" GPU=$gpu python3 tests/examples.py
 	p=$(sed -n 's/^examples: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$tmp/examples")
 	if [ -n "$p" ]; then
 		set -- $p
