@@ -3,7 +3,7 @@
 # each log in OUTDIR (default ./gpuhost-out) with "time:" lines; prints the
 # head, the FAIL/MISSED lines and the tail of each log at the end.
 #   test   the build, then `make test` (on a host of several GPUs its GPU
-#          tests split over GPUs 0-2); where there is a fourth GPU, beside
+#          tests split over GPUs 0-3); with REPLAYS set and a fourth GPU, beside
 #          it on GPU 3 (a GPU of its own; only correctness is asserted
 #          there) the lessons with line expectations replayed REPLAYS
 #          times in fresh processes (tests/gpu_lines_replay.sh; LESSONS
@@ -30,7 +30,7 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 logs= st=0
 if [ "$mode" = test ]; then
 	side=
-	if [ "$ngpu" -ge 4 ]; then
+	if [ -n "${REPLAYS:-}" ] && [ "$ngpu" -ge 4 ]; then
 		(
 			s=$SECONDS
 			CUDA_VISIBLE_DEVICES=3 CUPLAY=./cuplay REPLAYS=${REPLAYS:-5} bash tests/gpu_lines_replay.sh >"$out/lines_replay.log" 2>&1
