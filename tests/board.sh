@@ -72,6 +72,10 @@ printf '//@ define MINE = 3\n' | cat - $k/knob.cu >"$tmp/def.cu"
 verify "$tmp/def.cu" refused "def.cu:1: '//@ define MINE': the exercise's file defines no 'MINE'"
 printf '#include </etc/passwd>\n' | cat - $k/knob.cu >"$tmp/abs.cu"
 verify "$tmp/abs.cu" refused "abs.cu:1: '#include </etc/passwd>' is not a header of the CUDA toolkit"
+# a hoard of device memory: 20,000 MiB of __device__ array against the
+# exercise's 16,384 (past 4 GiB, where a cubin's section size wraps)
+sed 's/^#define STASH_MAX .*/#define STASH_MAX (5000ull * 1048576)/' $k/stash.cu >"$tmp/hoard.cu"
+verify "$tmp/hoard.cu" refused "hoard.cu: its __device__ variables take 20000.0 MiB: over the exercise's memory limit of 16384 MiB"
 { cat $k/knob.cu; head -c 70000 /dev/zero | tr '\0' ' '; } >"$tmp/long.cu"
 verify "$tmp/long.cu" refused "long.cu: over the exercise's limit of 65536 bytes"
 "$CUPLAY" --verify "$ex" - --compile-only <"$tmp/long.cu" >"$tmp/out" 2>"$tmp/err"

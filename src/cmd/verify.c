@@ -1,9 +1,11 @@
 /* verify.c: `cuplay --verify`: one submission of an exercise checked and
  * timed through the run's steps, into one JSON line (verify.h). */
 #include "verify.h"
+#include "cubin.h"
 #include "exercise.h"
 #include "files.h"
 #include "json.h"
+#include "ptxread.h"
 #include "run.h"
 #include "vsource.h"
 
@@ -439,6 +441,39 @@ static int load_submission(vstate *v, const char *src, size_t len)
 	return rc;
 }
 
+/* The device memory the submission takes beyond the exercise's buffers: its
+ * __device__ variables (the cubin's .nv.global sections, allocated when the
+ * module loads) and, on a GPU, the local memory its kernel's stack frame
+ * reserves at full occupancy (the frame times the threads the GPU holds at
+ * once). Over the exercise's `limits memory=`: refused, before anything
+ * runs. Its device-side malloc heap stays the driver's 8 MiB: a submission
+ * has no host code to raise it. 1 when refused. */
+static int over_memory(vstate *v, const runctx *c)
+{
+	if (v->ex.mem_limit_mb <= 0 || !c->u)
+		return 0;
+	uint64_t statics = 0, declared = 0, local = 0;
+	if (cubin_global_bytes(c->u->cubin, c->u->cubin_len, &statics) != 0)
+		statics = 0;
+	/* the PTX's declarations as well: a cubin's section size can wrap at 4 GiB */
+	if (ptx_global_bytes(c->u->ptx, &declared) == 0 && declared > statics)
+		statics = declared;
+	int ci = cunit_find(c->u, v->ex.kernel);
+	if (c->gpu && ci >= 0 && c->u->res[ci].known && c->u->res[ci].stack > 0)
+		local = (uint64_t)c->u->res[ci].stack * (uint64_t)(c->dev.sm_count > 0 ? c->dev.sm_count : 1) *
+		        (uint64_t)(c->dev.max_threads_sm > 0 ? c->dev.max_threads_sm : 2048);
+	uint64_t limit = (uint64_t)v->ex.mem_limit_mb << 20;
+	if (statics <= limit && local <= limit - statics)
+		return 0;
+	char lpart[96] = "";
+	if (local)
+		snprintf(lpart, sizeof lpart, " and its local memory %.1f MiB (%d bytes a thread, every thread the GPU holds)",
+		         (double)local / 1048576.0, c->u->res[ci].stack);
+	verdict(v, "refused", "%s: its __device__ variables take %.1f MiB%s: over the exercise's memory limit of %ld MiB",
+	        v->name, (double)statics / 1048576.0, lpart, v->ex.mem_limit_mb);
+	return 1;
+}
+
 static void vstate_free(vstate *v)
 {
 	if (v->path)
@@ -499,9 +534,11 @@ int verify_run(app *a, const verify_req *r, sbuf *json)
 		else
 			prepared = 1;
 		if (prepared) {
-			int gpu = c.gpu;
+			int gpu = c.gpu, hoard = over_memory(&v, &c);
 			run_release(&c);
-			if (!gpu)
+			if (hoard)
+				; /* refused, said */
+			else if (!gpu)
 				verdict(&v, "needs_gpu", "compiled; %s%s%s%s", r->compile_only ? "compile-only: checked and timed on "
 				        "a GPU" : "no GPU here to check and time it on", v.ignored ? "; the submission's lines " : "",
 				        v.ignored ? v.ignored : "", v.ignored ? " ignored (the exercise's own header lines)" : "");

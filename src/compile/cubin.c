@@ -180,6 +180,28 @@ int cubin_text_size(const void *cubin, size_t len, const char *lowered, uint64_t
 	return -1;
 }
 
+int cubin_global_bytes(const void *cubin, size_t len, uint64_t *bytes)
+{
+	const uint8_t *d = cubin;
+	*bytes = 0;
+	if (len < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1)
+		return -1;
+	uint64_t shoff = rd64(d + 0x28);
+	uint16_t shentsize = rd16(d + 0x3a), shnum = rd16(d + 0x3c), shstrndx = rd16(d + 0x3e);
+	sect shstr;
+	if (shstrndx >= shnum || get_sect(d, len, shoff, shentsize, shstrndx, &shstr) != 0)
+		return -1;
+	for (int i = 0; i < shnum; i++) {
+		sect s;
+		const char *n;
+		if (get_sect(d, len, shoff, shentsize, i, &s) != 0 || !(n = str_at(d, &shstr, s.name)))
+			continue;
+		if (strncmp(n, ".nv.global", 10) == 0 && (n[10] == 0 || n[10] == '.'))
+			*bytes = *bytes > UINT64_MAX - s.size ? UINT64_MAX : *bytes + s.size;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------ the line table */
 
 /* A section found by name: 0, or -1. */

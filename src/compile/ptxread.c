@@ -748,3 +748,26 @@ int ptx_global_writes(const char *ptx, const char *entry_name, ptx_var **vars, i
 	*n = k;
 	return 0;
 }
+
+int ptx_global_bytes(const char *ptx, uint64_t *bytes)
+{
+	*bytes = 0;
+	if (!ptx)
+		return -1;
+	char *t = strip_comments(ptx, strlen(ptx));
+	int max = 1; /* at most one variable a ".global" */
+	for (const char *q = t; (q = strstr(q, ".global")) != NULL; q += 7)
+		max++;
+	ptx_var *v = xcalloc((size_t)max, sizeof *v);
+	int n = module_vars(t, v, max);
+	for (int i = 0; i < n; i++) {
+		uint64_t size = (uint64_t)strtoul(v[i].type + 1, NULL, 10) / 8;
+		if (size == 0)
+			size = 1;
+		uint64_t b = v[i].count > UINT64_MAX / size ? UINT64_MAX : v[i].count * size;
+		*bytes = *bytes > UINT64_MAX - b ? UINT64_MAX : *bytes + b;
+	}
+	free(v);
+	free(t);
+	return 0;
+}

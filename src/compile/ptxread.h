@@ -51,4 +51,9 @@ typedef struct ptx_var {
  * out. 0, or -1 with *why (caller frees) when the entry is not there. */
 int ptx_global_writes(const char *ptx, const char *entry, ptx_var **vars, int *n, char **why);
 
+/* The bytes the module-scope `.global` variables of the PTX declare (each
+ * its elements times its type's size; saturated at UINT64_MAX): 0, or -1
+ * when there is no PTX. */
+int ptx_global_bytes(const char *ptx, uint64_t *bytes);
+
 #endif

@@ -332,12 +332,26 @@ TEST(nvrtc)
 	nvrtc_out_free(&out);
 }
 
+/* The bytes the module's variables declare: four u32, 4096 bytes, a u32
+ * with a value, a u64 (strings left out); a hoard past 4 GiB counted whole;
+ * no PTX: -1 */
+TEST(global_bytes)
+{
+	uint64_t b = 1;
+	CHECK(ptx_global_bytes(state_ptx, &b) == 0 && b == 4 + 4 + 4096 + 4 + 4 + 8);
+	static const char hoard_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+		".global .align 4 .b8 stash[20971520000];\n.global .align 4 .u32 n;\n";
+	CHECK(ptx_global_bytes(hoard_ptx, &b) == 0 && b == 20971520000ull + 4);
+	CHECK(ptx_global_bytes(NULL, &b) == -1 && b == 0);
+}
+
 int main(void)
 {
 	RUN(written);
 	RUN(writes);
 	RUN(widths);
 	RUN(globals);
+	RUN(global_bytes);
 	char *err = NULL;
 	if (nvrtc_load(&err) != 0) {
 		printf("ptxread: skipped the NVRTC tests: %s\n", err);
