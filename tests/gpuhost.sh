@@ -43,6 +43,9 @@ if [ "$mode" = test ]; then
 	CUPLAY_TEST_KEEP=$out/tests timeout -s TERM "${TEST_LIMIT:-540}" \
 		make test ${BOARD_PREFIX:+BOARD_PREFIX=$BOARD_PREFIX} >"$out/make_test.log" 2>&1
 	st=$?
+	# cut short, make is gone at once while tests/run.sh still cleans up (and
+	# keeps the logs): wait for it, at most a minute
+	for _ in $(seq 60); do pgrep -f 'tests/run.sh' >/dev/null || break; sleep 1; done
 	echo "time: make test $((SECONDS - s)) s (exit $st)" >>"$out/make_test.log"
 	[ -z "$side" ] || wait "$side"
 	# the tests' own logs as one file (many small files travel badly)
