@@ -44,6 +44,38 @@ static const char *str_at(const uint8_t *d, const sect *strtab, uint32_t off)
 	return s;
 }
 
+/* A cubin's section headers and their names. */
+typedef struct elf {
+	const uint8_t *d;
+	size_t len;
+	uint64_t shoff;
+	uint16_t shentsize, shnum;
+	sect shstr;
+} elf;
+
+/* 0, or -1 when it is not a 64-bit little-endian ELF with section names. */
+static int elf_open(elf *e, const void *cubin, size_t len)
+{
+	const uint8_t *d = cubin;
+	if (len < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1)
+		return -1;
+	e->d = d;
+	e->len = len;
+	e->shoff = rd64(d + 0x28);
+	e->shentsize = rd16(d + 0x3a);
+	e->shnum = rd16(d + 0x3c);
+	uint16_t shstrndx = rd16(d + 0x3e);
+	return shstrndx < e->shnum && get_sect(d, len, e->shoff, e->shentsize, shstrndx, &e->shstr) == 0 ? 0 : -1;
+}
+
+/* Section i and its name: 0, or -1. */
+static int elf_sect(const elf *e, int i, sect *s, const char **name)
+{
+	if (get_sect(e->d, e->len, e->shoff, e->shentsize, i, s) != 0 || !(*name = str_at(e->d, &e->shstr, s->name)))
+		return -1;
+	return 0;
+}
+
 int cubin_resources(const void *cubin, size_t len, const char *lowered, int sm, kres *r)
 {
 	const uint8_t *d = cubin;
@@ -157,46 +189,29 @@ int cubin_object(const void *cubin, size_t len, const char *sym, uint64_t *size,
 	return -1;
 }
 
+static int sect_named(const uint8_t *d, size_t len, const char *want, sect *out, sect *symtab);
+
 int cubin_text_size(const void *cubin, size_t len, const char *lowered, uint64_t *size)
 {
-	const uint8_t *d = cubin;
-	if (len < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1)
-		return -1;
-	uint64_t shoff = rd64(d + 0x28);
-	uint16_t shentsize = rd16(d + 0x3a), shnum = rd16(d + 0x3c), shstrndx = rd16(d + 0x3e);
-	sect shstr;
-	if (shstrndx >= shnum || get_sect(d, len, shoff, shentsize, shstrndx, &shstr) != 0)
-		return -1;
-	for (int i = 0; i < shnum; i++) {
-		sect s;
-		const char *n;
-		if (get_sect(d, len, shoff, shentsize, i, &s) != 0 || !(n = str_at(d, &shstr, s.name)))
-			continue;
-		if (strncmp(n, ".text.", 6) == 0 && strcmp(n + 6, lowered) == 0) {
-			*size = s.size;
-			return 0;
-		}
-	}
-	return -1;
+	char *want = xasprintf(".text.%s", lowered);
+	sect s;
+	int rc = sect_named(cubin, len, want, &s, NULL);
+	free(want);
+	if (rc == 0)
+		*size = s.size;
+	return rc;
 }
 
 int cubin_global_bytes(const void *cubin, size_t len, uint64_t *bytes)
 {
-	const uint8_t *d = cubin;
+	elf e;
 	*bytes = 0;
-	if (len < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1)
+	if (elf_open(&e, cubin, len) != 0)
 		return -1;
-	uint64_t shoff = rd64(d + 0x28);
-	uint16_t shentsize = rd16(d + 0x3a), shnum = rd16(d + 0x3c), shstrndx = rd16(d + 0x3e);
-	sect shstr;
-	if (shstrndx >= shnum || get_sect(d, len, shoff, shentsize, shstrndx, &shstr) != 0)
-		return -1;
-	for (int i = 0; i < shnum; i++) {
+	for (int i = 0; i < e.shnum; i++) {
 		sect s;
 		const char *n;
-		if (get_sect(d, len, shoff, shentsize, i, &s) != 0 || !(n = str_at(d, &shstr, s.name)))
-			continue;
-		if (strncmp(n, ".nv.global", 10) == 0 && (n[10] == 0 || n[10] == '.'))
+		if (elf_sect(&e, i, &s, &n) == 0 && strncmp(n, ".nv.global", 10) == 0 && (n[10] == 0 || n[10] == '.'))
 			*bytes = *bytes > UINT64_MAX - s.size ? UINT64_MAX : *bytes + s.size;
 	}
 	return 0;
@@ -207,22 +222,18 @@ int cubin_global_bytes(const void *cubin, size_t len, uint64_t *bytes)
 /* A section found by name: 0, or -1. */
 static int sect_named(const uint8_t *d, size_t len, const char *want, sect *out, sect *symtab)
 {
-	if (len < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1)
-		return -1;
-	uint64_t shoff = rd64(d + 0x28);
-	uint16_t shentsize = rd16(d + 0x3a), shnum = rd16(d + 0x3c), shstrndx = rd16(d + 0x3e);
-	sect shstr;
+	elf e;
 	int found = 0;
-	if (shstrndx >= shnum || get_sect(d, len, shoff, shentsize, shstrndx, &shstr) != 0)
+	if (elf_open(&e, d, len) != 0)
 		return -1;
-	for (int i = 0; i < shnum; i++) {
+	for (int i = 0; i < e.shnum; i++) {
 		sect s;
 		const char *n;
-		if (get_sect(d, len, shoff, shentsize, i, &s) != 0)
+		if (elf_sect(&e, i, &s, &n) != 0)
 			continue;
 		if (symtab && s.type == 2) /* SHT_SYMTAB */
 			*symtab = s;
-		if ((n = str_at(d, &shstr, s.name)) && strcmp(n, want) == 0 && s.type != 8)
+		if (strcmp(n, want) == 0 && s.type != 8)
 			*out = s, found = 1;
 	}
 	return found ? 0 : -1;
