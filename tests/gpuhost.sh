@@ -33,7 +33,7 @@ if [ "$mode" = test ]; then
 	if [ -n "${REPLAYS:-}" ] && [ "$ngpu" -ge 4 ]; then
 		(
 			s=$SECONDS
-			CUDA_VISIBLE_DEVICES=3 CUPLAY=./cuplay REPLAYS=${REPLAYS:-5} bash tests/gpu_lines_replay.sh >"$out/lines_replay.log" 2>&1
+			CUDA_VISIBLE_DEVICES=3 CUPLAY=./cuplay bash tests/gpu_lines_replay.sh >"$out/lines_replay.log" 2>&1
 			echo "time: gpu_lines_replay.sh $((SECONDS - s)) s (exit $?)" >>"$out/lines_replay.log"
 		) &
 		side=$!

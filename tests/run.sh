@@ -32,10 +32,9 @@ if [ -d kernels_src ] && [ -d sessions ] && [ -w kernels_src ] && [ -w sessions 
 	cp tests/kernels/own_header_mistake.cu "kernels_src/${own}_bad.cu"
 	printf '# a lesson of my own\nuse %s\nrun\n' "$own" >"sessions/$own.session"
 fi
-gpu_pids= # tests/gpu.sh's halves running beside the others (below)
 declare -A bgpid=() bgt0=() # tests started beside the rest (below): pids, start times
 cleanup() {
-	if [ -n "$gpu_pids" ]; then for p in $gpu_pids; do kill -- -"$p" 2>/dev/null; done; fi
+	# each a process group of its own, so that an interrupted make test stops all of it
 	for p in "${bgpid[@]}"; do kill -- -"$p" 2>/dev/null; done
 	wait
 	# CUPLAY_TEST_KEEP=DIR: each test's own log kept there (a run cut short too)
@@ -82,24 +81,21 @@ fg() {
 # wait for the GPU while part 2 measures, and say so). make test then takes
 # about as long as the longer half. A GPU measures for one process at a
 # time (its lock), as on a one-GPU machine.
-gpu_pids= split=0
+split=0
 if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ] && [ "${CUPLAY_TEST_SPLIT:-1}" != 0 ] &&
    [ -z "${CUDA_VISIBLE_DEVICES+x}" ] && command -v setsid >/dev/null &&
    [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -ge 2 ]; then
 	split=1
 	ngpu=$(nvidia-smi -L | grep -c '^GPU ')
-	# each half a process group of its own, so that an interrupted make test stops all of it
-	CUDA_VISIBLE_DEVICES=0 CUPLAY="$CUPLAY" CUPLAY_CLAIM_DEVICES=0,1 setsid -w bash -c '
-		GPU_PART=1 bash tests/gpu.sh >"$1/gpu" 2>&1
-		bash tests/margins.sh 1 >"$1/margins" 2>&1; echo $? >"$1/margins.st"' gpu1 "$tmp" </dev/null &
-	gpu_pids=$!
-	CUDA_VISIBLE_DEVICES=1 CUPLAY="$CUPLAY" GPU_PART=2 setsid -w bash tests/gpu.sh >"$tmp/gpu2" 2>&1 </dev/null &
-	gpu_pids="$gpu_pids $!"
+	bg gpu env CUDA_VISIBLE_DEVICES=0 CUPLAY="$CUPLAY" CUPLAY_CLAIM_DEVICES=0,1 bash -c '
+		GPU_PART=1 bash tests/gpu.sh
+		bash tests/margins.sh 1 >"$1/margins" 2>&1; echo $? >"$1/margins.st"' gpu1 "$tmp"
+	bg gpu2 env CUDA_VISIBLE_DEVICES=1 CUPLAY="$CUPLAY" GPU_PART=2 bash tests/gpu.sh
 	others=1; [ "$ngpu" -lt 3 ] || others=2
 	export CUDA_VISIBLE_DEVICES=$others
 	# a fourth GPU: the examples of the documentation (4f) on it, from the start
 	if [ "$ngpu" -ge 4 ] && command -v python3 >/dev/null; then
-		CUDA_VISIBLE_DEVICES=3 bg examples env CUPLAY="$CUPLAY_ABS" GPU=1 python3 tests/examples.py
+		bg examples env CUDA_VISIBLE_DEVICES=3 CUPLAY="$CUPLAY_ABS" GPU=1 python3 tests/examples.py
 	fi
 	echo "gpu: $ngpu GPUs: tests/gpu.sh's part 1 and the lessons' replays on GPU 0 from the start, its part 2 on GPU 1, the other GPU tests on GPU $others (CUPLAY_TEST_SPLIT=0: one GPU)"
 fi
@@ -108,8 +104,10 @@ fi
 # start now, beside the rest, where the machine has 4 cores or more
 # (CUPLAY_TEST_JOBS=0: each in its place, in turn); their results are read
 # in their place below, in the same order as when run in turn.
+beside=0
 if [ -z "${GOLDEN:-}" ] && [ "${CUPLAY_TEST_JOBS:-1}" != 0 ] && [ "$(nproc 2>/dev/null || echo 1)" -ge 4 ] &&
    command -v setsid >/dev/null; then
+	beside=1
 	for name in cache cli harden report paste board docs; do
 		bg "$name" env CUPLAY="$CUPLAY" bash "tests/$name.sh"
 	done
@@ -365,7 +363,7 @@ done
 
 # the notebook tests (3f, compile-only) beside the rest from here, where the
 # others started beside it (the goldens above are done with the tree)
-if [ ${#bgpid[@]} -gt 0 ] && command -v python3 >/dev/null; then
+if [ $beside = 1 ] && command -v python3 >/dev/null; then
 	bg notebook env CUPLAY="$CUPLAY_ABS" TREE="$tree" XDG_CACHE_HOME="$tmp/cache-notebook" python3 tests/notebook.py
 fi
 
@@ -567,12 +565,8 @@ fi
 if [ "${SKIP_GPU:-}" = 1 ]; then
 	echo "gpu: skipped: SKIP_GPU=1"; skip=$((skip + 1))
 else
-	if [ -n "$gpu_pids" ]; then
-		wait $gpu_pids; gpu_pids=
-		cat "$tmp/gpu2" >>"$tmp/gpu"
-	else
-		CUPLAY="$CUPLAY" bash tests/gpu.sh >"$tmp/gpu" 2>&1
-	fi
+	fg gpu env CUPLAY="$CUPLAY" bash tests/gpu.sh
+	if [ $split = 1 ]; then fg gpu2 true; cat "$tmp/gpu2" >>"$tmp/gpu"; fi
 	cat "$tmp/gpu"
 	if grep -q '^gpu: skipped' "$tmp/gpu"; then skip=$((skip + 1))
 	else

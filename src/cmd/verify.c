@@ -1,7 +1,6 @@
 /* verify.c: `cuplay --verify`: one submission of an exercise checked and
  * timed through the run's steps, into one JSON line (verify.h). */
 #include "verify.h"
-#include "cubin.h"
 #include "exercise.h"
 #include "files.h"
 #include "json.h"
@@ -442,8 +441,8 @@ static int load_submission(vstate *v, const char *src, size_t len)
 }
 
 /* The device memory the submission takes beyond the exercise's buffers: its
- * __device__ variables (the cubin's .nv.global sections, allocated when the
- * module loads) and, on a GPU, the local memory its kernel's stack frame
+ * __device__ variables (as its PTX declares them; allocated when the module
+ * loads; the cubin's section sizes wrap at 4 GiB) and, on a GPU, the local memory its kernel's stack frame
  * reserves at full occupancy (the frame times the threads the GPU holds at
  * once). Over the exercise's `limits memory=`: refused, before anything
  * runs. Its device-side malloc heap stays the driver's 8 MiB: a submission
@@ -452,12 +451,8 @@ static int over_memory(vstate *v, const runctx *c)
 {
 	if (v->ex.mem_limit_mb <= 0 || !c->u)
 		return 0;
-	uint64_t statics = 0, declared = 0, local = 0;
-	if (cubin_global_bytes(c->u->cubin, c->u->cubin_len, &statics) != 0)
-		statics = 0;
-	/* the PTX's declarations as well: a cubin's section size can wrap at 4 GiB */
-	if (ptx_global_bytes(c->u->ptx, &declared) == 0 && declared > statics)
-		statics = declared;
+	uint64_t statics = 0, local = 0;
+	ptx_global_bytes(c->u->ptx, &statics); /* no PTX: none counted */
 	int ci = cunit_find(c->u, v->ex.kernel);
 	if (c->gpu && ci >= 0 && c->u->res[ci].known && c->u->res[ci].stack > 0)
 		local = (uint64_t)c->u->res[ci].stack * (uint64_t)(c->dev.sm_count > 0 ? c->dev.sm_count : 1) *

@@ -81,24 +81,18 @@ int cubin_resources(const void *cubin, size_t len, const char *lowered, int sm, 
 	const uint8_t *d = cubin;
 	memset(r, 0, sizeof *r);
 	r->spill_st = r->spill_ld = -1;
-	if (len < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1)
+	elf el;
+	if (elf_open(&el, cubin, len) != 0)
 		return -1; /* 64-bit little-endian ELF only */
-	uint64_t shoff = rd64(d + 0x28);
-	uint16_t shentsize = rd16(d + 0x3a), shnum = rd16(d + 0x3c), shstrndx = rd16(d + 0x3e);
-	sect shstr;
-	if (shstrndx >= shnum || get_sect(d, len, shoff, shentsize, shstrndx, &shstr) != 0)
-		return -1;
 	char shared_name[600];
 	snprintf(shared_name, sizeof shared_name, ".nv.shared.%s", lowered);
 	int sym_index = -1;
 	sect symtab = { 0 }, info = { 0 };
 	int have_symtab = 0, have_info = 0, found_text = 0;
-	for (int i = 0; i < shnum; i++) {
+	for (int i = 0; i < el.shnum; i++) {
 		sect s;
-		if (get_sect(d, len, shoff, shentsize, i, &s) != 0)
-			continue;
-		const char *n = str_at(d, &shstr, s.name);
-		if (!n)
+		const char *n;
+		if (elf_sect(&el, i, &s, &n) != 0)
 			continue;
 		if (s.type == 2) { /* SHT_SYMTAB */
 			symtab = s;
@@ -116,7 +110,7 @@ int cubin_resources(const void *cubin, size_t len, const char *lowered, int sm, 
 	if (!found_text || !have_symtab || !have_info || symtab.entsize < 24)
 		return -1;
 	sect strtab;
-	if (get_sect(d, len, shoff, shentsize, (int)symtab.link, &strtab) != 0)
+	if (get_sect(d, len, el.shoff, el.shentsize, (int)symtab.link, &strtab) != 0)
 		return -1;
 	for (uint64_t k = 0; k < symtab.size / symtab.entsize; k++) {
 		const uint8_t *e = d + symtab.off + k * symtab.entsize;
@@ -155,22 +149,19 @@ int cubin_resources(const void *cubin, size_t len, const char *lowered, int sm, 
 int cubin_object(const void *cubin, size_t len, const char *sym, uint64_t *size, int *is_const)
 {
 	const uint8_t *d = cubin;
-	if (len < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1)
-		return -1;
-	uint64_t shoff = rd64(d + 0x28);
-	uint16_t shentsize = rd16(d + 0x3a), shnum = rd16(d + 0x3c), shstrndx = rd16(d + 0x3e);
-	sect shstr, symtab = { 0 }, strtab;
-	if (shstrndx >= shnum || get_sect(d, len, shoff, shentsize, shstrndx, &shstr) != 0)
+	elf el;
+	sect symtab = { 0 }, strtab;
+	if (elf_open(&el, cubin, len) != 0)
 		return -1;
 	int have_symtab = 0;
-	for (int i = 0; i < shnum && !have_symtab; i++) {
+	for (int i = 0; i < el.shnum && !have_symtab; i++) {
 		sect s;
-		if (get_sect(d, len, shoff, shentsize, i, &s) == 0 && s.type == 2) { /* SHT_SYMTAB */
+		if (get_sect(d, len, el.shoff, el.shentsize, i, &s) == 0 && s.type == 2) { /* SHT_SYMTAB */
 			symtab = s;
 			have_symtab = 1;
 		}
 	}
-	if (!have_symtab || symtab.entsize < 24 || get_sect(d, len, shoff, shentsize, (int)symtab.link, &strtab) != 0)
+	if (!have_symtab || symtab.entsize < 24 || get_sect(d, len, el.shoff, el.shentsize, (int)symtab.link, &strtab) != 0)
 		return -1;
 	for (uint64_t k = 0; k < symtab.size / symtab.entsize; k++) {
 		const uint8_t *e = d + symtab.off + k * symtab.entsize;
@@ -180,8 +171,8 @@ int cubin_object(const void *cubin, size_t len, const char *sym, uint64_t *size,
 		uint16_t shndx = rd16(e + 6);
 		sect s;
 		const char *sn = NULL;
-		if (shndx < shnum && get_sect(d, len, shoff, shentsize, shndx, &s) == 0)
-			sn = str_at(d, &shstr, s.name);
+		if (shndx < el.shnum && elf_sect(&el, shndx, &s, &sn) != 0)
+			sn = NULL;
 		*size = rd64(e + 16);
 		*is_const = sn && strncmp(sn, ".nv.constant", 12) == 0;
 		return 0;
@@ -200,21 +191,6 @@ int cubin_text_size(const void *cubin, size_t len, const char *lowered, uint64_t
 	if (rc == 0)
 		*size = s.size;
 	return rc;
-}
-
-int cubin_global_bytes(const void *cubin, size_t len, uint64_t *bytes)
-{
-	elf e;
-	*bytes = 0;
-	if (elf_open(&e, cubin, len) != 0)
-		return -1;
-	for (int i = 0; i < e.shnum; i++) {
-		sect s;
-		const char *n;
-		if (elf_sect(&e, i, &s, &n) == 0 && strncmp(n, ".nv.global", 10) == 0 && (n[10] == 0 || n[10] == '.'))
-			*bytes = *bytes > UINT64_MAX - s.size ? UINT64_MAX : *bytes + s.size;
-	}
-	return 0;
 }
 
 /* ------------------------------------------------------------ the line table */

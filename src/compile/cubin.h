@@ -25,11 +25,6 @@ int cubin_resources(const void *cubin, size_t len, const char *lowered, int sm, 
  * .nv.constant*). 0 when found, -1 when not (or not an ELF cubin). */
 int cubin_object(const void *cubin, size_t len, const char *sym, uint64_t *size, int *is_const);
 
-/* The bytes of device memory the module's variables take when it is loaded
- * (its .nv.global sections: __device__ variables, with and without a value):
- * 0 (and *bytes), or -1 (not an ELF cubin). */
-int cubin_global_bytes(const void *cubin, size_t len, uint64_t *bytes);
-
 /* The size in bytes of kernel `lowered`'s code (its .text.<lowered>
  * section): 0 when found, -1 when not (or not an ELF cubin). */
 int cubin_text_size(const void *cubin, size_t len, const char *lowered, uint64_t *size);
