@@ -13,11 +13,11 @@
 #      it, and to the front end alone): cuplay ends promptly and leaves no
 #      worker behind
 #   5. at the prompt (tests/first_result.py, a pty): the worker started in
-#      the background is ready before a run typed 1 s later; nothing printed
-#      meanwhile; Ctrl-C or quit during its start leave no worker behind;
+#      the background makes its context and sets up CUPTI unasked; nothing
+#      printed meanwhile; Ctrl-C or quit during its start leave no worker behind;
 #      on an empty cache, use, set and run typed as three lines: the first
-#      result before the roofs and the kernel clock's check, within 1 s of
-#      Enter, the roof's note on a line of its own before the next prompt,
+#      result before the roofs and the kernel clock's check (its time is
+#      make bench's), the roof's note on a line of its own before the next prompt,
 #      save's roof fraction the note's; a new process on that cache shows
 #      the roof at once with neither note; a run typed while they are
 #      measured goes first
@@ -138,7 +138,7 @@ sigint group
 sigint front
 
 # 5. the prompt starts the worker in the background (tests/first_result.py,
-#    in a pseudo-terminal): ready before a run typed 1 s later, quiet, and
+#    in a pseudo-terminal): ready unasked before a run is typed, quiet, and
 #    Ctrl-C or quit while it starts leave no worker behind; the first result
 #    on an empty cache before the roofs (tests/first_result.py's test 6)
 CUPLAY="$CUPLAY" python3 tests/first_result.py >"$tmp/out" 2>&1
