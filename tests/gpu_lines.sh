@@ -17,7 +17,9 @@
 #      the per-line run's overhead is said against a plain launch
 #   5. the records as JSON: every counted line's figures add up
 #   6. every shipped kernel (a sequence by its steps) at its file's values:
-#      its lines counted, some with warp instructions
+#      its lines counted, some with warp instructions; explain's verdict,
+#      each rule about an access or a stall naming its line; the by-line
+#      difference of two variants; the lab report's per-line bars
 # Closing line: "gpu-lines: N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 if ! have_gpu; then
@@ -170,7 +172,13 @@ print("%d lines, their instructions add up" % len(lines))
 PY
 ); then ok "records: $msg"; else bad "records: ${msg:-exit $?}"; sed 's/^/    /' "$tmp/err" | head; fi
 
-# 6. every shipped kernel's lines, one process a file
+# 6. every shipped kernel, one process a file: its lines; explain for every
+#    kernel, each rule about an access or a stall naming its line; the
+#    by-line difference of two variants of the first kernel (two values of
+#    a define, as tests/bench_rerun.py sets them; a file without a define:
+#    its first two kernels side by side); the lab report's per-line bars
+variants=$(python3 -c 'import sys; sys.path.insert(0, "tests"); from bench_rerun import VALUES
+for f, (d, a, b) in VALUES.items(): print(f, d + "=" + a, b if "=" in b else d + "=" + b)')
 for f in $(shipped 'kernels_src/*.cu'); do
 	n=$(basename "$f" .cu)
 	list=$("$CUPLAY" --no-gpu -c "use $f" 2>/dev/null </dev/null | sed -n '1s/^[^(]*(\(.*\))$/\1/p')
@@ -179,28 +187,65 @@ for f in $(shipped 'kernels_src/*.cu'); do
 	for k in "${ks[@]}"; do
 		k=${k# }
 		case $k in
-		*" (step)") want="$want ${k% (step)}" ;;
+		*" (step)") ;;
 		*" (sequence)") cmds="$cmds; lines ${k% (sequence)}" ;;
 		*) cmds="$cmds; lines $k"; want="$want $k" ;;
 		esac
 	done
-	if [ -z "$want" ]; then bad "every kernel's lines: $f: no kernel found"; continue; fi
-	"$CUPLAY" --format json -c "$cmds" >"$tmp/out" 2>"$tmp/err" </dev/null
+	if [ -z "$want" ]; then bad "every kernel: $f: no kernel found"; continue; fi
+	read -r first second _ <<<"$want"
+	read -r _ va vb <<<"$(grep "^$n " <<<"$variants")"
+	if [ -n "${va:-}" ]; then pair="$first[$va] $first[$vb]"
+	else pair="$first ${second:-$first}"; fi
+	"$CUPLAY" --format json -c "$cmds; explain; lines $pair; report $tmp/$n.html" >"$tmp/out" 2>"$tmp/err" </dev/null
 	st=$?
-	if msg=$(python3 - "$tmp/out" $want <<'PY'
-import json, sys
-recs = [r for r in json.load(open(sys.argv[1]))["records"] if r["type"] == "line"]
+	if msg=$(python3 - "$tmp/out" "$tmp/err" "$tmp/$n.html" "$pair" $want <<'PY'
+import html, json, re, sys
+out, err, page, pair = sys.argv[1:5]
+want = sys.argv[5:]
+recs = json.load(open(out))["records"]
+notes = open(err).read()
+# its lines: warp instructions counted for each kernel
 counted = {}
 for r in recs:
-    counted[r["kernel"]] = counted.get(r["kernel"], 0) + (r.get("warp_inst") or 0)
-missing = [k for k in sys.argv[2:] if not counted.get(k)]
+    if r["type"] == "line":
+        counted[r["kernel"]] = counted.get(r["kernel"], 0) + (r.get("warp_inst") or 0)
+missing = [k for k in want if not counted.get(k)]
 assert not missing, "no warp instructions counted for " + ", ".join(missing)
-print("%d kernels, %d lines" % (len(sys.argv) - 2, len(recs)))
+# explain: a verdict for each; each rule about an access or a stall names a line
+ex = [r for r in recs if r.get("type") == "explain"]
+nov = [k for k in want if not any(r["kernel"] == k and r["part"] == "verdict" for r in ex)]
+assert not nov, "no explain verdict for " + ", ".join(nov)
+convicts = {"uncoalesced", "bank_conflicts", "ldmatrix_conflicts", "local_memory", "accumulator_spills",
+            "no_wgmma", "loads_mma_turns"}
+fired = sorted({r["name"] for r in ex if r["part"] == "rule" and r["name"] in convicts})
+named = 0
+for rule in fired:
+    m = re.findall(r"^explain: %s: (line \d+ \"|\S+:\d+ \(inlined )" % rule, notes, re.M)
+    assert m or re.search(r"^lines: .*(too short|no stall sample|refus|not permitted)", notes, re.M), \
+        "explain's %s names no line" % rule
+    named += len(m)
+# the two variants (or kernels) side by side
+a, b = pair.split()
+if a.split("[")[0] == b.split("[")[0] and a != b:
+    assert ("lines: A = %s, B = %s: " % (a, b)) in notes, "no by-line difference of " + pair
+else:
+    assert ("lines: %s and %s are two kernels" % (a, b)) in notes or a == b, "no side by side of " + pair
+# the report: each kernel's source with a bar a line
+doc = open(page).read()
+part = doc.split("Cost by source line", 1)
+assert len(part) == 2, "no per-line section in the report"
+blocks = re.split(r"<h3>", part[1])[1:]
+nobar = [k for k in want if not any(bl.startswith((html.escape(k) + " (", html.escape(k) + ": ")) and 'class="bar"' in bl for bl in blocks)]
+assert not nobar, "no per-line bars in the report for " + ", ".join(nobar)
+print("%d kernels, %d line records; explain: %d verdicts, rules on lines: %s (%d named); %s; report: %d per-line tables"
+      % (len(want), sum(1 for r in recs if r["type"] == "line"),
+         sum(1 for r in ex if r["part"] == "verdict"), ", ".join(fired) or "none", named, pair, len(blocks)))
 PY
 ) && [ $st = 0 ]; then
-		ok "every kernel's lines: $n: $msg"
+		ok "every kernel: $n: $msg"
 	else
-		bad "every kernel's lines: $n (exit $st): ${msg:-}"; sed 's/^/    /' "$tmp/err" | head -n 8
+		bad "every kernel: $n (exit $st): ${msg:-}"; grep -v '^cuplay worker' "$tmp/err" | sed 's/^/    /' | head -n 8
 	fi
 done
 
