@@ -143,7 +143,7 @@ def own_time(s, kernel, t0, t1):
     if t1 is None:
         return None
     got = [float(m.group(2)) for when, l in s.lines if t0 <= when <= t1
-           for m in [ROUND_TRIP.match(l)] if m and m.group(1) == kernel]
+           for m in [ROUND_TRIP.match(re.sub(r"^.*\r|\x1b\[[0-9;]*[A-Za-z]", "", l))] if m and m.group(1) == kernel]
     return sum(got) if got else None
 
 
