@@ -16,7 +16,8 @@
 #   4. a sequence's steps and a template's instantiation are counted, and
 #      the per-line run's overhead is said against a plain launch
 #   5. the records as JSON: every counted line's figures add up
-#   6. every shipped kernel (a sequence by its steps) at its file's values:
+#   6. every shipped kernel (a sequence by its steps) and 3b's held-out ones
+#      at their file's values:
 #      its lines counted, some with warp instructions; explain's verdict,
 #      each rule about an access or a stall naming its line; the by-line
 #      difference of two variants; the lab report's per-line bars
@@ -172,14 +173,19 @@ print("%d lines, their instructions add up" % len(lines))
 PY
 ); then ok "records: $msg"; else bad "records: ${msg:-exit $?}"; sed 's/^/    /' "$tmp/err" | head; fi
 
-# 6. every shipped kernel, one process a file: its lines; explain for every
+# 6. every shipped kernel and the held-out ones of 3b, one process a file:
+#    its lines; explain for every
 #    kernel, each rule about an access or a stall naming its line; the
 #    by-line difference of two variants of the first kernel (two values of
 #    a define, as tests/bench_rerun.py sets them; a file without a define:
 #    its first two kernels side by side); the lab report's per-line bars
 variants=$(python3 -c 'import sys; sys.path.insert(0, "tests"); from bench_rerun import VALUES
 for f, (d, a, b) in VALUES.items(): print(f, d + "=" + a, b if "=" in b else d + "=" + b)')
-for f in $(shipped 'kernels_src/*.cu'); do
+# the held-out files' (not bench_rerun's)
+variants="$variants
+matmul_sample BLOCK_SIZE=16 BLOCK_SIZE=32
+block_reduce ITEMS=4 ITEMS=8"
+for f in $(shipped 'kernels_src/*.cu') tests/kernels/matmul_sample.cu tests/kernels/block_reduce.cu; do
 	n=$(basename "$f" .cu)
 	list=$("$CUPLAY" --no-gpu -c "use $f" 2>/dev/null </dev/null | sed -n '1s/^[^(]*(\(.*\))$/\1/p')
 	cmds="use $f" want=
