@@ -172,7 +172,11 @@ def typed(name, kernel, define, v1, v2, tmp):
     t5 = s.wait_prompt(300)
     s.close()
     ms = lambda a, b: (b - a) * 1e3 if b else None
-    return (ms(t0, t1), ms(t2, t3), ms(a0, a1), ms(t4, t5), own_time(s, kernel, t0, t1), own_time(s, kernel, t2, t3))
+    # the typed run's lines (its trace among them), each with the ms from Enter
+    said = ["%8.1f  %s" % ((when - t0) * 1e3, re.sub(r"^.*\r|\x1b\[[0-9;]*[A-Za-z]", "", l))
+            for when, l in s.lines if t1 and t0 <= when <= t1]
+    return (ms(t0, t1), ms(t2, t3), ms(a0, a1), ms(t4, t5), own_time(s, kernel, t0, t1), own_time(s, kernel, t2, t3),
+            said)
 
 
 def targets(alone, own1, own2, t_after, t_once):
@@ -294,7 +298,7 @@ def main():
             print("%-13s (no kernel found)" % name)
             continue
         whole, alone = compiles(name, kernel, define, v1, tmp)
-        t_after, t_once, again1, again2, own1, own2 = typed(name, kernel, define, v1, v2, tmp)
+        t_after, t_once, again1, again2, own1, own2, said = typed(name, kernel, define, v1, v2, tmp)
         if NOGPU:  # no worker, no round trip: the compile-only run's own time
             own1, own2 = again1, again2
         ratio = whole / alone if whole and alone else None
@@ -305,6 +309,8 @@ def main():
         print("%-13s %-22s %-16s %8s %8s %6s %9s %9s %9s %9s  %s" % (
             name, kernel[:22], f"{define}={v1}", fmt(whole), fmt(alone), fmt(ratio, "%.1fx"), fmt(t_after),
             fmt(t_once), fmt(own1) + "," + fmt(own2), fmt(again1) + "," + fmt(again2), verdict))
+        if "MISSED" in verdict:  # where the typed run's time went: its lines, ms from Enter
+            print("\n".join("    " + l for l in said[-12:]))
         sys.stdout.flush()
     print(f"targets: typed after set met for {met[1]} of {met[0]} files, typed at once for {met[2]} of {met[0]}"
           " (own: the typed run's and the at-once run's own time, their round trips in the worker from"
