@@ -68,10 +68,16 @@ static int elf_open(elf *e, const void *cubin, size_t len)
 	return shstrndx < e->shnum && get_sect(d, len, e->shoff, e->shentsize, shstrndx, &e->shstr) == 0 ? 0 : -1;
 }
 
+/* Section i: 0, or -1. */
+static int elf_get(const elf *e, int i, sect *s)
+{
+	return get_sect(e->d, e->len, e->shoff, e->shentsize, i, s);
+}
+
 /* Section i and its name: 0, or -1. */
 static int elf_sect(const elf *e, int i, sect *s, const char **name)
 {
-	if (get_sect(e->d, e->len, e->shoff, e->shentsize, i, s) != 0 || !(*name = str_at(e->d, &e->shstr, s->name)))
+	if (elf_get(e, i, s) != 0 || !(*name = str_at(e->d, &e->shstr, s->name)))
 		return -1;
 	return 0;
 }
@@ -110,7 +116,7 @@ int cubin_resources(const void *cubin, size_t len, const char *lowered, int sm, 
 	if (!found_text || !have_symtab || !have_info || symtab.entsize < 24)
 		return -1;
 	sect strtab;
-	if (get_sect(d, len, el.shoff, el.shentsize, (int)symtab.link, &strtab) != 0)
+	if (elf_get(&el, (int)symtab.link, &strtab) != 0)
 		return -1;
 	for (uint64_t k = 0; k < symtab.size / symtab.entsize; k++) {
 		const uint8_t *e = d + symtab.off + k * symtab.entsize;
@@ -156,12 +162,12 @@ int cubin_object(const void *cubin, size_t len, const char *sym, uint64_t *size,
 	int have_symtab = 0;
 	for (int i = 0; i < el.shnum && !have_symtab; i++) {
 		sect s;
-		if (get_sect(d, len, el.shoff, el.shentsize, i, &s) == 0 && s.type == 2) { /* SHT_SYMTAB */
+		if (elf_get(&el, i, &s) == 0 && s.type == 2) { /* SHT_SYMTAB */
 			symtab = s;
 			have_symtab = 1;
 		}
 	}
-	if (!have_symtab || symtab.entsize < 24 || get_sect(d, len, el.shoff, el.shentsize, (int)symtab.link, &strtab) != 0)
+	if (!have_symtab || symtab.entsize < 24 || elf_get(&el, (int)symtab.link, &strtab) != 0)
 		return -1;
 	for (uint64_t k = 0; k < symtab.size / symtab.entsize; k++) {
 		const uint8_t *e = d + symtab.off + k * symtab.entsize;
@@ -263,23 +269,23 @@ static const char *cstr(rd *r)
 	return s;
 }
 
+/* The symbol table and its names, found once; ok 0 where there is none. */
+typedef struct syms { sect tab, str; int ok; } syms;
+
 /* The name of the symbol the relocation at section offset off names (the
  * function a sequence's DW_LNE_set_address is against), or NULL. */
-static const char *reloc_sym(const uint8_t *d, size_t len, const sect *rela, const sect *symtab, uint64_t off)
+static const char *reloc_sym(const uint8_t *d, const sect *rela, const syms *sy, uint64_t off)
 {
-	sect strtab;
-	uint64_t shoff = rd64(d + 0x28);
-	uint16_t shentsize = rd16(d + 0x3a);
-	if (!rela->size || symtab->entsize < 24 || get_sect(d, len, shoff, shentsize, (int)symtab->link, &strtab) != 0)
+	if (!rela->size || !sy->ok)
 		return NULL;
 	for (uint64_t k = 0; k + 24 <= rela->size; k += 24) {
 		const uint8_t *e = d + rela->off + k;
 		if (rd64(e) != off)
 			continue;
 		uint64_t sym = rd64(e + 8) >> 32;
-		if (sym >= symtab->size / symtab->entsize)
+		if (sym >= sy->tab.size / sy->tab.entsize)
 			return NULL;
-		return str_at(d, &strtab, rd32(d + symtab->off + sym * symtab->entsize));
+		return str_at(d, &sy->str, rd32(d + sy->tab.off + sym * sy->tab.entsize));
 	}
 	return NULL;
 }
@@ -337,7 +343,7 @@ static void seq_end(seq *q, cubin_lines *t)
  * range, ...), the rows of `lowered`'s sequences into t. */
 typedef struct lhead { int minlen, line_base, line_range, opbase; const uint8_t *oplen; } lhead;
 
-static void run_program(rd *r, const lhead *h, const uint8_t *d, size_t len, const sect *rela, const sect *symtab,
+static void run_program(rd *r, const lhead *h, const uint8_t *d, const sect *rela, const syms *sy,
                         uint64_t sect_off, const char *lowered, int file0, cubin_lines *t)
 {
 	seq q = { 0 };
@@ -365,7 +371,7 @@ static void run_program(rd *r, const lhead *h, const uint8_t *d, size_t len, con
 				seq_end(&q, t);
 				addr = 0, file = 1, line = 1, inl = 0;
 			} else if (sub == 2 && n == 9) { /* set_address, against the function's symbol */
-				const char *fn = reloc_sym(d, len, rela, symtab, (uint64_t)(r->p - d) - sect_off);
+				const char *fn = reloc_sym(d, rela, sy, (uint64_t)(r->p - d) - sect_off);
 				q.mine = fn && strcmp(fn, lowered) == 0;
 				addr = rd64(r->p);
 			} else if (sub == 0x90) { /* ptxas: the row this code was inlined at, its function's name */
@@ -404,7 +410,7 @@ static void run_program(rd *r, const lhead *h, const uint8_t *d, size_t len, con
 
 /* One unit of the section at *at: its files appended to t, its rows of
  * `lowered` into t; *at past it. 0, or -1 when malformed. */
-static int read_unit(const uint8_t *d, size_t len, const sect *dl, const sect *rela, const sect *symtab,
+static int read_unit(const uint8_t *d, size_t len, const sect *dl, const sect *rela, const syms *sy,
                      uint64_t *at, const char *lowered, cubin_lines *t)
 {
 	const uint8_t *base = d + dl->off, *u = base + *at, *send = base + dl->size;
@@ -447,7 +453,7 @@ static int read_unit(const uint8_t *d, size_t len, const sect *dl, const sect *r
 	if (r.bad || r.p >= r.end)
 		return -1;
 	rd pr = { prog, uend, 0 };
-	run_program(&pr, &h, d, len, rela, symtab, dl->off, lowered, file0, t);
+	run_program(&pr, &h, d, rela, sy, dl->off, lowered, file0, t);
 	*at = (uint64_t)(uend - base);
 	return pr.bad ? -1 : 0;
 }
@@ -456,12 +462,15 @@ int cubin_line_table(const void *cubin, size_t len, const char *lowered, cubin_l
 {
 	const uint8_t *d = cubin;
 	memset(t, 0, sizeof *t);
-	sect dl, rela = { 0 }, symtab = { 0 };
-	if (sect_named(d, len, ".debug_line", &dl, &symtab) != 0)
+	sect dl, rela = { 0 };
+	syms sy = { 0 };
+	elf el;
+	if (sect_named(d, len, ".debug_line", &dl, &sy.tab) != 0)
 		return -1;
 	sect_named(d, len, ".rela.debug_line", &rela, NULL);
+	sy.ok = sy.tab.entsize >= 24 && elf_open(&el, d, len) == 0 && elf_get(&el, (int)sy.tab.link, &sy.str) == 0;
 	for (uint64_t at = 0; at < dl.size;)
-		if (read_unit(d, len, &dl, &rela, &symtab, &at, lowered, t) != 0)
+		if (read_unit(d, len, &dl, &rela, &sy, &at, lowered, t) != 0)
 			break;
 	for (int i = 0; i < t->n; i++) /* a file index the table does not hold: no file */
 	{
