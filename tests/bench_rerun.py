@@ -69,6 +69,12 @@ def env_for(cache, trace=False, worker=True):
 ROUND_TRIP = re.compile(r"^trace: (\S+) compile [0-9.]+ ms \([a-z]+\), worker .*, round trip ([0-9.]+) ms")
 
 
+def plain(line):
+    """A line as it shows: what a carriage return (the progress line's erase)
+    wrote over, and terminal escapes, left out."""
+    return re.sub(r"^.*\r|\x1b\[[0-9;]*[A-Za-z]", "", line)
+
+
 class Pty:
     def __init__(self, args, env):
         self.pid, self.fd = pty.fork()
@@ -143,7 +149,7 @@ def own_time(s, kernel, t0, t1):
     if t1 is None:
         return None
     got = [float(m.group(2)) for when, l in s.lines if t0 <= when <= t1
-           for m in [ROUND_TRIP.match(re.sub(r"^.*\r|\x1b\[[0-9;]*[A-Za-z]", "", l))] if m and m.group(1) == kernel]
+           for m in [ROUND_TRIP.match(plain(l))] if m and m.group(1) == kernel]
     return sum(got) if got else None
 
 
@@ -173,7 +179,7 @@ def typed(name, kernel, define, v1, v2, tmp):
     s.close()
     ms = lambda a, b: (b - a) * 1e3 if b else None
     # the typed run's lines (its trace among them), each with the ms from Enter
-    said = ["%8.1f  %s" % ((when - t0) * 1e3, re.sub(r"^.*\r|\x1b\[[0-9;]*[A-Za-z]", "", l))
+    said = ["%8.1f  %s" % ((when - t0) * 1e3, plain(l))
             for when, l in s.lines if t1 and t0 <= when <= t1]
     return (ms(t0, t1), ms(t2, t3), ms(a0, a1), ms(t4, t5), own_time(s, kernel, t0, t1), own_time(s, kernel, t2, t3),
             said)
