@@ -222,21 +222,23 @@ assert not missing, "no warp instructions counted for " + ", ".join(missing)
 ex = [r for r in recs if r.get("type") == "explain"]
 nov = [k for k in want if not any(r["kernel"] == k and r["part"] == "verdict" for r in ex)]
 assert not nov, "no explain verdict for " + ", ".join(nov)
-convicts = {"uncoalesced", "bank_conflicts", "ldmatrix_conflicts", "local_memory", "accumulator_spills",
-            "no_wgmma", "loads_mma_turns"}
-fired = sorted({r["name"] for r in ex if r["part"] == "rule" and r["name"] in convicts})
+# (the rules src/cmd/perline.c's convicts table names a line for: those on
+# counters always; those on stall samples unless the sampling got none)
+counted_rules = {"uncoalesced", "bank_conflicts", "ldmatrix_conflicts", "local_memory", "accumulator_spills"}
+stall_rules = {"no_wgmma", "loads_mma_turns"}
+fired = sorted({r["name"] for r in ex if r["part"] == "rule" and r["name"] in counted_rules | stall_rules})
 named = 0
 for rule in fired:
     m = re.findall(r"^explain: %s: (line \d+ \"|\S+:\d+ \(inlined )" % rule, notes, re.M)
-    assert m or re.search(r"^lines: .*(too short|no stall sample|refus|not permitted)", notes, re.M), \
+    assert m or (rule in stall_rules and re.search(r"^lines: .*(too short|no stall sample)", notes, re.M)), \
         "explain's %s names no line" % rule
     named += len(m)
 # the two variants (or kernels) side by side
 a, b = pair.split()
-if a.split("[")[0] == b.split("[")[0] and a != b:
+if a.split("[")[0] == b.split("[")[0]:
     assert ("lines: A = %s, B = %s: " % (a, b)) in notes, "no by-line difference of " + pair
 else:
-    assert ("lines: %s and %s are two kernels" % (a, b)) in notes or a == b, "no side by side of " + pair
+    assert ("lines: %s and %s are two kernels" % (a, b)) in notes, "no side by side of " + pair
 # the report: each kernel's source with a bar a line
 doc = open(page).read()
 part = doc.split("Cost by source line", 1)
