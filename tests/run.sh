@@ -53,8 +53,8 @@ unset CUPLAY_PATH
 export CUPLAY_IGNORE_PTXAS_LOG=1
 
 ok()   { pass=$((pass + 1)); }
-# at SECTION: a "time:" line as each section starts (where a slow run spends)
-at()   { echo "time: section $1 at ${SECONDS} s"; }
+# mark SECTION: a "time:" line as each section starts (where a slow run spends)
+mark() { echo "time: section $1 at ${SECONDS} s"; }
 bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # bg NAME CMD...: CMD started beside the rest, its output in $tmp/NAME
@@ -140,7 +140,7 @@ if [ -z "${GOLDEN:-}" ]; then
 	else bad "layers_fails"; sed 's/^/    /' "$tmp/layers_fails"; fi
 fi
 
-at "1"
+mark "1"
 # 1. unit tests: each program prints "suite: N passed, N failed"
 for t in ${UNIT_BIN:-}; do
 	out=$("$t" 2>&1); st=$?
@@ -148,7 +148,7 @@ for t in ${UNIT_BIN:-}; do
 	if [ $st -eq 0 ]; then ok; echo "unit $line"; else bad "unit $(basename "$t")"; printf '%s\n' "$out" | sed 's/^/    /'; fi
 done
 
-at "1b"
+mark "1b"
 # 1b. what the writers wrote parses with real parsers (JSON, XML)
 if [ -n "${UNIT_BIN:-}" ] && command -v python3 >/dev/null; then
 	mkdir -p "$tmp/writers"
@@ -201,7 +201,7 @@ PY
 	else bad "writers: explain records or the roofline SVG do not parse"; fi
 fi
 
-at "2"
+mark "2"
 # 2. every shipped kernel file compiles with NVRTC and plans a launch (compile-only)
 for f in $(shipped 'kernels_src/*.cu'); do
 	if XDG_CACHE_HOME="$tmp/cache-compile" "$CUPLAY" --no-gpu -c "use $f; run" >"$tmp/out" 2>&1; then
@@ -212,7 +212,7 @@ for f in $(shipped 'kernels_src/*.cu'); do
 done
 echo "compile: $(shipped 'kernels_src/*.cu' | wc -l) kernel files"
 
-at "2a"
+mark "2a"
 # 2a. held-out kernels' lines without a GPU: a block sum through CUB's
 #     BlockReduce (the toolkit's headers: their line numbers move from one
 #     toolkit to the next, so no golden) shows CUB's lines with their file
@@ -242,7 +242,7 @@ PY2
 	fi
 fi
 
-at "2c"
+mark "2c"
 # 2c. tests/bench/lines_ncu.py, the comparison with Nsight Compute's Source
 #     page, on an export and records made up here: figures within 1% pass,
 #     one instruction 2% off fails and is named, a column missing is named
@@ -294,7 +294,7 @@ PY2
 	fi
 fi
 
-at "2b"
+mark "2b"
 # 2b. the wire: the binary as a worker refuses a front end of another wire
 #     version, before it loads the driver: one MSG_ERROR frame, exit 1
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
@@ -316,7 +316,7 @@ PY
 	esac
 fi
 
-at "3"
+mark "3"
 # 3. golden tests: tests/golden/NAME.session replayed with --no-gpu
 #    --mask-times (or NAME.args: the arguments; NAME.env: the environment),
 #    output and exit status compared with NAME.out. no_driver*: what a machine without a CUDA
@@ -357,7 +357,7 @@ for s in tests/golden/*.session tests/golden/*.args; do
 	fi
 done
 
-at "3b"
+mark "3b"
 # 3b. every lesson in sessions/ replays in compile-only mode as its golden
 #     file says (tests/golden/lessons/NAME.out); expectations say skipped
 for s in $(shipped 'sessions/*.session'); do
@@ -377,7 +377,7 @@ if [ $beside = 1 ] && command -v python3 >/dev/null; then
 	bg notebook env CUPLAY="$CUPLAY_ABS" TREE="$tree" XDG_CACHE_HOME="$tmp/cache-notebook" python3 tests/notebook.py
 fi
 
-at "3c"
+mark "3c"
 # 3c. record: the file it writes replays to the same output
 if [ -z "${GOLDEN:-}" ]; then
 	rm -f "$tmp/rec.session"
@@ -394,7 +394,7 @@ if [ -z "${GOLDEN:-}" ]; then
 	fi
 fi
 
-at "3d"
+mark "3d"
 # 3d. Ctrl-C (fault row 8): back to the prompt with the state kept; a replay stops
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	gpu_flag=0
@@ -410,7 +410,7 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	fi
 fi
 
-at "3e"
+mark "3e"
 # 3e. the prompt: the banner, the start-up file, edit, completion
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	has_gpu=0
@@ -426,7 +426,7 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	fi
 fi
 
-at "3f"
+mark "3f (prefetch)"
 # 3f. the compile started when a value is typed: run waits for it; Ctrl-C,
 # a new set, quit and errors stop it; nothing printed unasked
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
@@ -440,7 +440,7 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 		bad "prefetch tests did not finish"; sed 's/^/    /' "$tmp/prefetch" | tail -n 20
 	fi
 fi
-at "3e'"
+mark "3e'"
 # 3e'. the class board (`cuplay --board`) on a localhost port with a stand-in
 #     verifier: tokens, escaping, limits, ranking, events, kill -9 and restart
 #     (tests/board_server.py; skipped where cuplay was built without its libraries)
@@ -458,7 +458,7 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 		bad "board_server tests did not finish"; sed 's/^/    /' "$tmp/board_server" | tail -n 20
 	fi
 fi
-at "3f"
+mark "3f (notebook)"
 # 3f. the Jupyter kernel over `cuplay --serve`, and every lesson as a notebook
 #     (tests/notebook.py; one line, skipped, where python3 lacks ipykernel,
 #     jupyter_client, nbformat or nbclient)
@@ -479,7 +479,7 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 elif [ -z "${GOLDEN:-}" ]; then
 	skip=$((skip + 1)); echo "notebook: skipped: no python3"
 fi
-at "3g"
+mark "3g"
 # 3g. a notebook in JupyterLab in headless Chromium at 1280 px: its table and
 #     chart in the page, nothing wider than it, a screenshot (JUPYTERLAB_SHOT)
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
@@ -498,7 +498,7 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	fi
 fi
 
-at "3h"
+mark "3h"
 # 3h. the class board at scale, without a GPU: 200 submissions from 20
 #     clients with the board killed mid-way (board_load), its live page in
 #     headless Chromium (board_page), its verifications as jobs of a Slurm
@@ -541,7 +541,7 @@ suite() {
 	fi
 }
 
-at "4"
+mark "4"
 # 4. disk trouble under the compile cache: unwritable, read-only, full, corrupted
 suite cache
 if [ -z "${GOLDEN:-}" ]; then
@@ -564,7 +564,7 @@ if [ -z "${GOLDEN:-}" ]; then
 	suite docs
 fi
 
-at "4f"
+mark "4f"
 # 4f. every example of README.md and docs/ runs: compile-only, and on the GPU
 #     where there is one (tests/examples.py)
 if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
@@ -581,7 +581,7 @@ if [ -z "${GOLDEN:-}" ] && command -v python3 >/dev/null; then
 	fi
 fi
 
-at "5"
+mark "5"
 # 5. GPU tests
 if [ "${SKIP_GPU:-}" = 1 ]; then
 	echo "gpu: skipped: SKIP_GPU=1"; skip=$((skip + 1))
@@ -598,7 +598,7 @@ else
 	fi
 fi
 
-at "6"
+mark "6"
 # 6. every lesson replayed once more in a fresh process, each expectation's
 #    margin (tests/margins.sh; make bench-style repeats: tests/margins.sh 5)
 if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ]; then
