@@ -66,7 +66,7 @@ def env_for(cache, trace=False, worker=True):
 # CUPLAY_TRACE's line for each run: its compile, then the worker's round trip
 # from the request to the result (launch, check and timing, the module's
 # load and the reference's compute among them; no compile)
-ROUND_TRIP = re.compile(r"^trace: (\S+) compile [0-9.]+ ms \([a-z]+\), worker .*, round trip ([0-9.]+) ms")
+ROUND_TRIP = re.compile(r"^trace: (\S+) compile [0-9.]+ ms \([a-z][^)]*\), worker .*, round trip ([0-9.]+) ms")
 
 
 def plain(line):
@@ -179,10 +179,9 @@ def typed(name, kernel, define, v1, v2, tmp):
     s.close()
     ms = lambda a, b: (b - a) * 1e3 if b else None
     # the typed run's lines (its trace among them), each with the ms from Enter
-    said = ["%8.1f  %s" % ((when - t0) * 1e3, plain(l))
-            for when, l in s.lines if t1 and t0 <= when <= t1]
+    said = lambda a, b: ["%8.1f  %s" % ((when - a) * 1e3, plain(l)) for when, l in s.lines if b and a <= when <= b]
     return (ms(t0, t1), ms(t2, t3), ms(a0, a1), ms(t4, t5), own_time(s, kernel, t0, t1), own_time(s, kernel, t2, t3),
-            said)
+            (said(t0, t1), said(t2, t3)))
 
 
 def targets(alone, own1, own2, t_after, t_once):
@@ -315,8 +314,9 @@ def main():
         print("%-13s %-22s %-16s %8s %8s %6s %9s %9s %9s %9s  %s" % (
             name, kernel[:22], f"{define}={v1}", fmt(whole), fmt(alone), fmt(ratio, "%.1fx"), fmt(t_after),
             fmt(t_once), fmt(own1) + "," + fmt(own2), fmt(again1) + "," + fmt(again2), verdict))
-        if "MISSED" in verdict:  # where the typed run's time went: its lines, ms from Enter
-            print("\n".join("    " + l for l in said[-12:]))
+        for i, (what, lines) in enumerate(zip(("typed", "at once"), said)):
+            if verdict.split("/")[i] == "MISSED":  # where that run's time went: its lines, ms from Enter
+                print("    %s:\n%s" % (what, "\n".join("    " + l for l in lines[-14:])))
         sys.stdout.flush()
     print(f"targets: typed after set met for {met[1]} of {met[0]} files, typed at once for {met[2]} of {met[0]}"
           " (own: the typed run's and the at-once run's own time, their round trips in the worker from"

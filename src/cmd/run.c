@@ -718,12 +718,21 @@ int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
 	plan *pc = xcalloc(1, sizeof *pc);
 	void *cubin = NULL;
 	size_t len = 0;
+	uint64_t t_prep = now_ns();
 	int r = run_check_plan(a, c, k, p, pc, &cubin, &len, err);
 	if (r == 1) {
+		double prep_ms = ms_since(t_prep);
+		uint64_t t_req = now_ns();
 		memset(res, 0, sizeof *res);
 		r = wc_run(&a->worker, pc, cubin, len, a->opt.timeout_s, &g_interrupt, progress, a, res, err);
 		if (r == 0 && (res->status == RES_FATAL || res->status == RES_ERROR))
 			r = fail(err, "%s%s", res->error, res->status == RES_FATAL ? ": worker restarted, settings kept" : "");
+		/* the check pass is the run's own work: its round trip, as the timed one's */
+		if (r == 0 && getenv("CUPLAY_TRACE"))
+			fprintf(stderr, "trace: %s compile %.2f ms (check pass, prepared in %.2f ms), worker %.2f ms "
+			        "(setup %.2f, check %.2f, timing %.2f), round trip %.2f ms, samples %d\n", p->launch.name,
+			        c->compile_ms, prep_ms, res->launch_ms, res->setup_ms, res->check_ms, res->time_ms,
+			        ms_since(t_req), res->nsamples);
 	}
 	free(pc);
 	free(cubin);
