@@ -10,6 +10,7 @@ Per file, with the first define it has and the first kernel it lists:
           of a warm REPL (a pseudo-terminal): ms from Enter on `run` to the
           prompt after its result
   at once `set DEF=V; run KERNEL` on one line: ms from Enter to the prompt
+  compile the compile the at-once run waited for (its header line)
   own     the typed run's and the at-once run's own time: the worker's round
           trip from the request to the result (CUPLAY_TRACE), its launch,
           check and timing with the new module's load and the reference's
@@ -19,7 +20,8 @@ Per file, with the first define it has and the first kernel it lists:
   targets met or MISSED: typed at most 100 ms (the kernel's own compile plus
           30 ms where it takes 300 ms or more; the run's own time (own) plus
           30 ms where that is longer); at once at most the kernel's own
-          compile plus the run's own time, 20 ms of slack
+          compile (the one that run waited for, where it was the kernel's
+          own unit) plus the run's own time, 20 ms of slack
 Then the first result on an empty cache (use, set N=4096, run typed as three
 lines, the prompt up 1 s before) and on a warm one; the same empty-cache
 first result traced (CUPLAY_TRACE, CUPLAY_TRACE_WORKER), each trace line
@@ -153,6 +155,13 @@ def own_time(s, kernel, t0, t1):
     return sum(got) if got else None
 
 
+def compiled_in(s, t0, t1):
+    """The compile a run between t0 and t1 waited for (ms), as its header
+    line says it ('compiled in N ms'); None where nothing was compiled."""
+    got = [float(m.group(1)) for when, l in s.lines if t1 and t0 <= when <= t1 for m in [COMPILED.search(l)] if m]
+    return got[0] if got else None
+
+
 def typed(name, kernel, define, v1, v2, tmp):
     s = Pty(gpu_args(), env_for(os.path.join(tmp, "t-" + name), trace=True, worker=False))
     s.type(f"use {name}")
@@ -181,25 +190,30 @@ def typed(name, kernel, define, v1, v2, tmp):
     # the typed run's lines (its trace among them), each with the ms from Enter
     said = lambda a, b: ["%8.1f  %s" % ((when - a) * 1e3, plain(l)) for when, l in s.lines if b and a <= when <= b]
     return (ms(t0, t1), ms(t2, t3), ms(a0, a1), ms(t4, t5), own_time(s, kernel, t0, t1), own_time(s, kernel, t2, t3),
-            (said(t0, t1), said(t2, t3)))
+            compiled_in(s, t2, t3), (said(t0, t1), said(t2, t3)))
 
 
-def targets(alone, own1, own2, t_after, t_once):
+def targets(whole, alone, own1, own2, c_once, t_after, t_once):
     """The issue's targets for one file: typed 300 ms after set, at most 100 ms
     from Enter (the kernel's own compile plus 30 ms where that compile takes
     300 ms or more; the run's own time plus 30 ms where the run itself takes
     longer than that); typed at once, at most the kernel's own compile plus
-    the run's own time (20 ms of slack). The run's own time: that run's
-    round trip in the worker, from the request to its result (its launch,
-    check and timing, the new module's load and the reference's compute
-    among them), from CUPLAY_TRACE; the wait for the compile is what the
-    targets bound."""
+    the run's own time (20 ms of slack), never the file's compile. The
+    run's own time: that run's round trips in the worker, from the request to
+    its result (its launch, check and timing, the new module's load and the
+    reference's compute among them; a `//@ check at` file's check pass as
+    well), from CUPLAY_TRACE; the wait for the compile is what the targets
+    bound. The kernel's own compile at once: the one that run waited for
+    (its header line), where it was the kernel's own unit, nearer the kernel's
+    compile alone than the file's (a compile varies by tens of ms from one
+    process to the next); the compile alone where the run did not say."""
     if None in (alone, own1, own2, t_after, t_once):
         return "-"
     limit = alone + 30 if alone >= 300 else 100
     limit = max(limit, own1 + 30)
     a = "met" if t_after <= limit else "MISSED"
-    b = "met" if t_once <= alone + own2 + 20 else "MISSED"
+    own_unit = c_once is not None and (whole is None or whole <= alone or c_once < (alone + whole) / 2)
+    b = "met" if t_once <= (c_once if own_unit else alone) + own2 + 20 else "MISSED"
     return f"{a}/{b}"
 
 
@@ -287,11 +301,11 @@ def main():
         return 0
     print(f"== set a define, then run the file's first kernel ({'compile-only' if NOGPU else 'on the GPU'};"
           f" {os.cpu_count()} cores)")
-    print("%-13s %-22s %-16s %8s %8s %6s %9s %9s %9s %9s  %s" % ("file", "kernel", "set", "whole", "alone", "ratio",
-                                                                 "typed", "at once", "own", "again",
-                                                                 "targets typed/at once"))
-    print("%-13s %-22s %-16s %8s %8s %6s %9s %9s %9s %9s" % ("", "", "", "ms", "ms", "", "ms", "ms", "ms, ms",
-                                                             "ms, ms"))
+    print("%-13s %-22s %-16s %8s %8s %6s %9s %9s %9s %9s %9s  %s" % (
+        "file", "kernel", "set", "whole", "alone", "ratio", "typed", "at once", "compile", "own", "again",
+        "targets typed/at once"))
+    print("%-13s %-22s %-16s %8s %8s %6s %9s %9s %9s %9s %9s" % ("", "", "", "ms", "ms", "", "ms", "ms", "ms",
+                                                                 "ms, ms", "ms, ms"))
     met = [0, 0, 0]
     for name in files:
         if name not in VALUES:
@@ -303,24 +317,24 @@ def main():
             print("%-13s (no kernel found)" % name)
             continue
         whole, alone = compiles(name, kernel, define, v1, tmp)
-        t_after, t_once, again1, again2, own1, own2, said = typed(name, kernel, define, v1, v2, tmp)
+        t_after, t_once, again1, again2, own1, own2, c_once, said = typed(name, kernel, define, v1, v2, tmp)
         if NOGPU:  # no worker, no round trip: the compile-only run's own time
             own1, own2 = again1, again2
         ratio = whole / alone if whole and alone else None
-        verdict = targets(alone, own1, own2, t_after, t_once)
+        verdict = targets(whole, alone, own1, own2, c_once, t_after, t_once)
         met[0] += 1
         met[1] += verdict.startswith("met")
         met[2] += verdict.endswith("/met")
-        print("%-13s %-22s %-16s %8s %8s %6s %9s %9s %9s %9s  %s" % (
+        print("%-13s %-22s %-16s %8s %8s %6s %9s %9s %9s %9s %9s  %s" % (
             name, kernel[:22], f"{define}={v1}", fmt(whole), fmt(alone), fmt(ratio, "%.1fx"), fmt(t_after),
-            fmt(t_once), fmt(own1) + "," + fmt(own2), fmt(again1) + "," + fmt(again2), verdict))
+            fmt(t_once), fmt(c_once), fmt(own1) + "," + fmt(own2), fmt(again1) + "," + fmt(again2), verdict))
         for i, (what, lines) in enumerate(zip(("typed", "at once"), said)):
             if verdict.split("/")[i] == "MISSED":  # where that run's time went: its lines, ms from Enter
                 print("    %s:\n%s" % (what, "\n".join("    " + l for l in lines[-14:])))
         sys.stdout.flush()
     print(f"targets: typed after set met for {met[1]} of {met[0]} files, typed at once for {met[2]} of {met[0]}"
           " (own: the typed run's and the at-once run's own time, their round trips in the worker from"
-          " CUPLAY_TRACE: launch, check and timing, with the new module's load and the reference's compute;"
+          " CUPLAY_TRACE: launch, check (a check-at file's check pass too) and timing, with the new module's load and the reference's compute;"
           " again: the same run typed once more at the same values, nothing to compile)")
 
     print()
