@@ -1,6 +1,7 @@
 /* cmd_info.c: the `info` command: resources, occupancy and what changed since the last look; its entry beside its handler. */
 #include "cmd_info.h"
 #include "run.h"
+#include "pick.h"
 #include "kinfo.h"
 #include "kstate.h"
 

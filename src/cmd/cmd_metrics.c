@@ -2,6 +2,7 @@
 #include "cmd_metrics.h"
 #include "files.h"
 #include "run.h"
+#include "pick.h"
 #include "look.h"
 #include "counters.h"
 

@@ -1,6 +1,7 @@
 /* cmd_ptx.c: the `ptx` command: a kernel's PTX with its source lines; its entry beside its handler. */
 #include "cmd_ptx.h"
 #include "pager.h"
+#include "pick.h"
 #include "builtin.h"
 #include "sass.h"
 

@@ -3,6 +3,7 @@
 #include "compare.h"
 #include "prefetch.h"
 #include "run.h"
+#include "pick.h"
 #include "fileio.h"
 
 #include <ctype.h>

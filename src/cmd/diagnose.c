@@ -2,6 +2,7 @@
 #include "diagnose.h"
 #include "perline.h"
 #include "run.h"
+#include "pick.h"
 
 #include "explain.h"
 #include "kinfo.h"

@@ -1,6 +1,7 @@
 /* look.c: what info, sass, metrics and sanitize share (look.h). */
 #include "look.h"
 #include "run.h"
+#include "pick.h"
 
 
 #include <stdlib.h>

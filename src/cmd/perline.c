@@ -13,6 +13,7 @@
 #include "counters.h"
 #include "plan.h"
 #include "run.h"
+#include "pick.h"
 #include "sass.h"
 #include "sassprof.h"
 #include "spec_find.h"

@@ -1,6 +1,7 @@
 /* run.c: the run itself: compile (cache), plan, launch in the worker,
  * check, time, report. */
 #include "run.h"
+#include "pick.h"
 #include "counters.h"
 #include "kstate.h"
 #include "planshow.h"
@@ -99,85 +100,6 @@ void check_failures(app *a, const plan *p, const result *res)
 			app_error(a, "%s: '%s' differs from %s '%s': relative error %.2e over tolerance %.0e",
 			          p->launch.name, c->buf, against, pc->ref, c->rel_err, c->tol);
 	}
-}
-
-/* Kernel names: as given, or every launchable one. Validates the names. */
-int pick_kernels(app *a, char **names, int n, int **out, int *nout)
-{
-	const spec *s = a->file.sp;
-	int *idx = xcalloc((size_t)s->nkernels + (size_t)n + 1, sizeof *idx);
-	int k = 0;
-	int all = n == 0 || (n == 1 && strcmp(names[0], "all") == 0);
-	if (all) {
-		for (int i = 0; i < s->nkernels; i++)
-			if (spec_kernel_in_all(s, i))
-				idx[k++] = i;
-	} else {
-		for (int i = 0; i < n; i++) {
-			int j = spec_kernel_find(s, names[i]);
-			int t = j < 0 ? spec_template_find(s, names[i]) : -1;
-			if (t >= 0) {
-				sbuf known = {0};
-				for (int m = 0; m < s->nkernels; m++)
-					if (s->kernels[m].tmpl == t)
-						sb_printf(&known, "%s%s", known.len ? ", " : "", s->kernels[m].name);
-				app_error(a, "kernel '%s' is not an instantiation the file names: add '//@ kernel %s' "
-				          "(instantiations of '%s': %s)", names[i], names[i], s->kernels[t].name,
-				          known.len ? known.s : "none");
-				sb_free(&known);
-				free(idx);
-				return -1;
-			}
-			if (j < 0) {
-				const char **cands = xcalloc((size_t)s->nkernels + 1, sizeof *cands);
-				sbuf known = {0};
-				for (int m = 0; m < s->nkernels; m++) {
-					cands[m] = s->kernels[m].name;
-					sb_printf(&known, "%s%s", m ? ", " : "", s->kernels[m].name);
-				}
-				const char *near = nearest_name(names[i], cands, s->nkernels);
-				if (near)
-					app_error(a, "unknown kernel '%s' in %s (did you mean '%s'?)", names[i], s->path, near);
-				else
-					app_error(a, "unknown kernel '%s' in %s (kernels: %s)", names[i], s->path,
-					          known.len ? known.s : "none");
-				sb_free(&known);
-				free(cands);
-				free(idx);
-				return -1;
-			}
-			if (s->kernels[j].is_template) {
-				sbuf known = {0};
-				for (int m = 0; m < s->nkernels; m++)
-					if (s->kernels[m].tmpl == j)
-						sb_printf(&known, "%s%s", known.len ? ", " : "", s->kernels[m].name);
-				free(idx);
-				if (known.len)
-					app_error(a, "kernel '%s' is a template: run an instantiation of it (%s)",
-					          s->kernels[j].name, known.s);
-				else
-					app_error(a, "%s:%d:%d: kernel '%s' is a template with no instantiation to run: name "
-					          "one in the header, e.g. '//@ kernel %s<...>' with its template arguments",
-					          s->path, s->kernels[j].line, s->kernels[j].col, s->kernels[j].name,
-					          s->kernels[j].name);
-				sb_free(&known);
-				return -1;
-			}
-			idx[k++] = j;
-		}
-	}
-	if (k == 0) {
-		free(idx);
-		for (int i = 0; i < s->nkernels; i++)
-			if (s->kernels[i].is_template)
-				return app_error(a, "%s has no kernel to run: template kernel '%s' needs an instantiation "
-				                 "('//@ kernel %s<...>' with its template arguments)", s->path,
-				                 s->kernels[i].name, s->kernels[i].name);
-		return app_error(a, "%s has no kernel to run", s->path);
-	}
-	*out = idx;
-	*nout = k;
-	return 0;
 }
 
 /* Why none of the file's targets runs on compute capability cc. */
@@ -638,6 +560,16 @@ static void trace_loop(const plan *p, const result *res)
 	}
 }
 
+/* CUPLAY_TRACE: one round trip of a run in the worker (the timed one, or
+   the check pass) after its compile. */
+static void trace_trip(const plan *p, const runctx *c, const char *from, const result *res, double trip_ms)
+{
+	if (getenv("CUPLAY_TRACE"))
+		fprintf(stderr, "trace: %s compile %.2f ms (%s), worker %.2f ms (setup %.2f, check %.2f, timing %.2f), "
+		        "round trip %.2f ms, samples %d\n", p->launch.name, c->compile_ms, from, res->launch_ms,
+		        res->setup_ms, res->check_ms, res->time_ms, trip_ms, res->nsamples);
+}
+
 int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 {
 	memset(res, 0, sizeof *res);
@@ -653,12 +585,8 @@ int run_exec(app *a, runctx *c, const plan *p, result *res, char **err)
 		return fail(err, "%s: worker restarted, settings kept", res->error);
 	if (res->status == RES_ERROR)
 		return fail(err, "%s", res->error);
-	if (getenv("CUPLAY_TRACE"))
-		fprintf(stderr, "trace: %s compile %.2f ms (%s), worker %.2f ms (setup %.2f, check %.2f, timing %.2f), "
-		        "round trip %.2f ms, samples %d\n", p->launch.name, c->compile_ms,
-		        c->from == CC_COMPILED ? "compiled" : c->from == CC_MEMORY ? "memory" : "disk",
-		        res->launch_ms, res->setup_ms, res->check_ms, res->time_ms,
-		        ms_since(t_req), res->nsamples);
+	trace_trip(p, c, c->from == CC_COMPILED ? "compiled" : c->from == CC_MEMORY ? "memory" : "disk", res,
+	           ms_since(t_req));
 	if (getenv("CUPLAY_TRACE") && res->nsamples > 0)
 		trace_loop(p, res);
 	return 0;
@@ -727,12 +655,10 @@ int run_exec_checked(app *a, runctx *c, int k, plan *p, result *res, char **err)
 		r = wc_run(&a->worker, pc, cubin, len, a->opt.timeout_s, &g_interrupt, progress, a, res, err);
 		if (r == 0 && (res->status == RES_FATAL || res->status == RES_ERROR))
 			r = fail(err, "%s%s", res->error, res->status == RES_FATAL ? ": worker restarted, settings kept" : "");
-		/* the check pass is the run's own work: its round trip, as the timed one's */
-		if (r == 0 && getenv("CUPLAY_TRACE"))
-			fprintf(stderr, "trace: %s compile %.2f ms (check pass, prepared in %.2f ms), worker %.2f ms "
-			        "(setup %.2f, check %.2f, timing %.2f), round trip %.2f ms, samples %d\n", p->launch.name,
-			        c->compile_ms, prep_ms, res->launch_ms, res->setup_ms, res->check_ms, res->time_ms,
-			        ms_since(t_req), res->nsamples);
+		char from[64]; /* the check pass is the run's own work: its round trip, as the timed one's */
+		snprintf(from, sizeof from, "check pass, prepared in %.2f ms", prep_ms);
+		if (r == 0)
+			trace_trip(pc, c, from, res, ms_since(t_req));
 	}
 	free(pc);
 	free(cubin);

@@ -35,9 +35,6 @@ int run_check_plan(app *a, runctx *c, int k, const plan *p, plan *pc, void **cub
  * (caller frees *extra). */
 int check_at_values(app *a, const runctx *c, symtab *extra, char **err);
 
-/* The kernels named (none, or "all": every launchable one): their indices
- * in *out (caller frees); -1 when a name is unknown (said). */
-int pick_kernels(app *a, char **names, int n, int **out, int *nout);
 void progress(void *ctx, int n, double last_ms);
 /* Prints what failed in a result's checks, one error line each. */
 void check_failures(app *a, const plan *p, const result *res);
