@@ -8,6 +8,12 @@
 #          there) the lessons with line expectations replayed REPLAYS
 #          times in fresh processes (tests/gpu_lines_replay.sh; LESSONS
 #          picks)
+#   PART=rest|gpu1|gpu2  make test over three calls, each under 10 minutes
+#          where one would not fit (a host of one GPU: the GPU tests in
+#          turn): rest = make test without tests/gpu.sh and the lessons'
+#          replays (GPU_SUITE=0); gpu1 = tests/gpu.sh's part 1; gpu2 = its
+#          part 2, then every lesson's replay (tests/margins.sh 1). The
+#          three together are make test. Unset: make test whole.
 #   bench  the build, then the rerun benchmark (tests/bench_rerun.py) on a
 #          quiet host: nothing runs beside it
 #   BOARD_PREFIX=DIR   the board's libraries (as for make)
@@ -19,6 +25,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-}
 out=${2:-gpuhost-out}
 case $mode in test|bench) ;; *) echo "usage: tests/gpuhost.sh test|bench [OUTDIR]"; exit 2 ;; esac
+case ${PART:-} in ''|rest|gpu1|gpu2) ;; *) echo "PART=$PART: expected rest, gpu1 or gpu2 (unset: make test whole)"; exit 2 ;; esac
 mkdir -p "$out"
 [ -z "${PYSITE:-}" ] || export PYTHONPATH=$PYSITE
 t0=$SECONDS
@@ -39,18 +46,33 @@ if [ "$mode" = test ]; then
 		side=$!
 	fi
 	s=$SECONDS
-	# cut short (TEST_LIMIT seconds) rather than lose what it printed
-	CUPLAY_TEST_KEEP=$out/tests timeout -s TERM "${TEST_LIMIT:-540}" \
-		make test ${BOARD_PREFIX:+BOARD_PREFIX=$BOARD_PREFIX} >"$out/make_test.log" 2>&1
-	st=$?
-	# cut short, make is gone at once while tests/run.sh still cleans up (and
-	# keeps the logs): wait for it, at most a minute
-	for _ in $(seq 60); do pgrep -f 'tests/run.sh' >/dev/null || break; sleep 1; done
-	echo "time: make test $((SECONDS - s)) s (exit $st)" >>"$out/make_test.log"
+	case ${PART:-} in
+	gpu1|gpu2)
+		CUPLAY=./cuplay GPU_PART=${PART#gpu} timeout -s TERM "${TEST_LIMIT:-540}" bash tests/gpu.sh >"$out/$PART.log" 2>&1
+		st=$?
+		echo "time: tests/gpu.sh part ${PART#gpu} $((SECONDS - s)) s (exit $st)" >>"$out/$PART.log"
+		if [ "$PART" = gpu2 ]; then
+			m=$SECONDS
+			left=$(( ${TEST_LIMIT:-540} - (SECONDS - s) )); [ "$left" -ge 1 ] || left=1
+			CUPLAY=./cuplay timeout -s TERM "$left" bash tests/margins.sh 1 \
+				>"$out/margins.log" 2>&1
+			r=$?; [ $st != 0 ] || st=$r
+			echo "time: tests/margins.sh $((SECONDS - m)) s (exit $r)" >>"$out/margins.log"
+		fi ;;
+	rest|'')
+		# cut short (TEST_LIMIT seconds) rather than lose what it printed
+		env ${PART:+GPU_SUITE=0} CUPLAY_TEST_KEEP=$out/tests timeout -s TERM "${TEST_LIMIT:-540}" \
+			make test ${BOARD_PREFIX:+BOARD_PREFIX=$BOARD_PREFIX} >"$out/make_test.log" 2>&1
+		st=$?
+		# cut short, make is gone at once while tests/run.sh still cleans up
+		# (and keeps the logs): wait for it, at most a minute
+		for _ in $(seq 60); do pgrep -f 'tests/run.sh' >/dev/null || break; sleep 1; done
+		echo "time: make test $((SECONDS - s)) s (exit $st)" >>"$out/make_test.log" ;;
+	esac
 	[ -z "$side" ] || wait "$side"
 	# the tests' own logs as one file (many small files travel badly)
 	[ ! -d "$out/tests" ] || { tar czf "$out/tests.tgz" -C "$out" tests && rm -rf "$out/tests"; }
-	logs="make_test lines_replay"
+	logs="make_test lines_replay gpu1 gpu2 margins"
 else
 	s=$SECONDS
 	CUPLAY=./cuplay python3 tests/bench_rerun.py >"$out/bench_rerun.log" 2>&1

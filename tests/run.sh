@@ -6,6 +6,10 @@
 #   CUPLAY     the binary under test (default ./cuplay)
 #   UPDATE=1   rewrite golden files from the current output
 #   SKIP_GPU=1 skip the GPU tests even where a GPU exists
+#   GPU_SUITE=0  skip tests/gpu.sh and the lessons' replays (sections 5 and
+#              6, the longest GPU part) but run the other GPU tests: on a
+#              one-GPU host, make test in calls of its own (tests/gpuhost.sh
+#              PART=rest, then PART=gpu1 and PART=gpu2)
 #   GOLDEN=pat only the golden tests whose name matches the shell pattern
 #   HAVE_READLINE=0  the binary has no readline (its lines are edited by vendor/linenoise)
 #   CUPLAY_TEST_KEEP=DIR  each test's own log kept in DIR at the end
@@ -84,7 +88,7 @@ fg() {
 # about as long as the longer half. A GPU measures for one process at a
 # time (its lock), as on a one-GPU machine.
 split=0
-if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ] && [ "${CUPLAY_TEST_SPLIT:-1}" != 0 ] &&
+if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ] && [ "${GPU_SUITE:-1}" != 0 ] && [ "${CUPLAY_TEST_SPLIT:-1}" != 0 ] &&
    [ -z "${CUDA_VISIBLE_DEVICES+x}" ] && command -v setsid >/dev/null &&
    [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -ge 2 ]; then
 	split=1
@@ -585,6 +589,8 @@ mark "5"
 # 5. GPU tests
 if [ "${SKIP_GPU:-}" = 1 ]; then
 	echo "gpu: skipped: SKIP_GPU=1"; skip=$((skip + 1))
+elif [ "${GPU_SUITE:-1}" = 0 ]; then
+	echo "gpu: skipped: GPU_SUITE=0 (tests/gpu.sh run apart)"; skip=$((skip + 1))
 else
 	fg gpu env CUPLAY="$CUPLAY" bash tests/gpu.sh
 	if [ $split = 1 ]; then fg gpu2 true; cat "$tmp/gpu2" >>"$tmp/gpu"; fi
@@ -601,7 +607,9 @@ fi
 mark "6"
 # 6. every lesson replayed once more in a fresh process, each expectation's
 #    margin (tests/margins.sh; make bench-style repeats: tests/margins.sh 5)
-if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ]; then
+if [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ] && [ "${GPU_SUITE:-1}" = 0 ]; then
+	echo "margins: skipped: GPU_SUITE=0 (tests/margins.sh run apart)"; skip=$((skip + 1))
+elif [ -z "${GOLDEN:-}" ] && [ "${SKIP_GPU:-}" != 1 ]; then
 	if [ $split = 1 ]; then st=$(cat "$tmp/margins.st" 2>/dev/null || echo 1) # run beside the others, on GPU 0
 	else CUPLAY="$CUPLAY" bash tests/margins.sh 1 >"$tmp/margins" 2>&1; st=$?; fi
 	if grep -q '^margins: skipped' "$tmp/margins"; then skip=$((skip + 1)); cat "$tmp/margins"
