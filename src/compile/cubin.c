@@ -186,13 +186,16 @@ int cubin_object(const void *cubin, size_t len, const char *sym, uint64_t *size,
 	return -1;
 }
 
-static int sect_named(const uint8_t *d, size_t len, const char *want, sect *out, sect *symtab);
+static int sect_named(const elf *e, const char *want, sect *out, sect *symtab);
 
 int cubin_text_size(const void *cubin, size_t len, const char *lowered, uint64_t *size)
 {
+	elf el;
+	if (elf_open(&el, cubin, len) != 0)
+		return -1;
 	char *want = xasprintf(".text.%s", lowered);
 	sect s;
-	int rc = sect_named(cubin, len, want, &s, NULL);
+	int rc = sect_named(&el, want, &s, NULL);
 	free(want);
 	if (rc == 0)
 		*size = s.size;
@@ -201,17 +204,15 @@ int cubin_text_size(const void *cubin, size_t len, const char *lowered, uint64_t
 
 /* ------------------------------------------------------------ the line table */
 
-/* A section found by name: 0, or -1. */
-static int sect_named(const uint8_t *d, size_t len, const char *want, sect *out, sect *symtab)
+/* A section of the opened ELF found by name (and, where symtab is given,
+ * the symbol table): 0, or -1. */
+static int sect_named(const elf *e, const char *want, sect *out, sect *symtab)
 {
-	elf e;
 	int found = 0;
-	if (elf_open(&e, d, len) != 0)
-		return -1;
-	for (int i = 0; i < e.shnum; i++) {
+	for (int i = 0; i < e->shnum; i++) {
 		sect s;
 		const char *n;
-		if (elf_sect(&e, i, &s, &n) != 0)
+		if (elf_sect(e, i, &s, &n) != 0)
 			continue;
 		if (symtab && s.type == 2) /* SHT_SYMTAB */
 			*symtab = s;
@@ -465,10 +466,10 @@ int cubin_line_table(const void *cubin, size_t len, const char *lowered, cubin_l
 	sect dl, rela = { 0 };
 	syms sy = { 0 };
 	elf el;
-	if (sect_named(d, len, ".debug_line", &dl, &sy.tab) != 0)
+	if (elf_open(&el, d, len) != 0 || sect_named(&el, ".debug_line", &dl, &sy.tab) != 0)
 		return -1;
-	sect_named(d, len, ".rela.debug_line", &rela, NULL);
-	sy.ok = sy.tab.entsize >= 24 && elf_open(&el, d, len) == 0 && elf_get(&el, (int)sy.tab.link, &sy.str) == 0;
+	sect_named(&el, ".rela.debug_line", &rela, NULL);
+	sy.ok = sy.tab.entsize >= 24 && elf_get(&el, (int)sy.tab.link, &sy.str) == 0;
 	for (uint64_t at = 0; at < dl.size;)
 		if (read_unit(d, len, &dl, &rela, &sy, &at, lowered, t) != 0)
 			break;
