@@ -4,7 +4,9 @@ for every shipped kernel file (part of `make bench`). Prints figures
 measured in this run; never fails on them.
 
 Per file, with the first define it has and the first kernel it lists:
-  whole   the whole file's compile, in a warm process (-c: nothing ahead)
+  whole   the whole file's compile as one unit (as `info` compiles it; what
+          every run compiled before kernels compiled alone), in a warm
+          process (-c: nothing ahead)
   alone   the kernel's own compile, the same way; ratio = whole / alone
   typed   `set DEF=V` then, 300 ms later, `run KERNEL` typed at the prompt
           of a warm REPL (a pseudo-terminal): ms from Enter on `run` to the
@@ -147,7 +149,7 @@ def compiles(name, kernel, define, v, tmp, v2=None):
     with v2, the kernel's own compile at v2 as well (what the at-once run
     compiles), in a process of its own."""
     # the kernel alone first: the whole file's unit, cached, would serve it
-    cmd = f"use {name}; run {kernel}; set {define}={v}; run {kernel}; run all"
+    cmd = f"use {name}; run {kernel}; set {define}={v}; run {kernel}; info"
     out = subprocess.run([CUPLAY, "--no-gpu", "-c", cmd], capture_output=True, text=True, cwd=ROOT,
                          env=env_for(os.path.join(tmp, f"c-{name}-{kernel}")), timeout=300).stdout
     ms = [float(x) for x in COMPILED.findall(out)]
@@ -158,7 +160,7 @@ def compiles(name, kernel, define, v, tmp, v2=None):
                               env=env_for(os.path.join(tmp, f"c2-{name}-{kernel}")), timeout=300).stdout
         ms2 = [float(x) for x in COMPILED.findall(out2)]
         alone2 = ms2[1] if len(ms2) >= 2 else None
-    if len(ms) == 2:  # the file compiles whole: `run all` found the kernel's unit
+    if len(ms) == 2:  # the file compiles whole: `info` found the kernel's unit
         return (ms[1], ms[1], alone2)
     return (ms[2], ms[1], alone2) if len(ms) >= 3 else (None, None, alone2)
 
