@@ -36,7 +36,7 @@ transpose_tiled` at N=4096 from Enter, on an empty cache and a warm one.
 --first: the first result alone (empty cache, warm, traced), in seconds.
 --no-gpu: everything compile-only (the machine has no GPU: the compile
 figures alone mean anything then). BENCH_FILES=a,b: those files alone."""
-import os, pty, re, select, subprocess, sys, tempfile, time
+import functools, os, pty, re, select, subprocess, sys, tempfile, time
 
 CUPLAY = os.path.abspath(os.environ.get("CUPLAY", "./cuplay"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -144,32 +144,41 @@ def gpu_args():
     return [CUPLAY] + (["--no-gpu"] if NOGPU else []) + ["-X"]
 
 
+def compiled(cmd, cache):
+    """The compile times (ms) that `-c CMD` prints, in order, compile-only
+    with a cache of its own."""
+    out = subprocess.run([CUPLAY, "--no-gpu", "-c", cmd], capture_output=True, text=True, cwd=ROOT,
+                         env=env_for(cache), timeout=300).stdout
+    return [float(x) for x in COMPILED.findall(out)]
+
+
 def compiles(name, kernel, define, v, tmp, v2=None):
     """The whole file's compile and the kernel's own, in one warm process;
     with v2, the kernel's own compile at v2 as well (what the at-once run
     compiles), in a process of its own."""
     # the kernel alone first: the whole file's unit, cached, would serve it
-    cmd = f"use {name}; run {kernel}; set {define}={v}; run {kernel}; info"
-    out = subprocess.run([CUPLAY, "--no-gpu", "-c", cmd], capture_output=True, text=True, cwd=ROOT,
-                         env=env_for(os.path.join(tmp, f"c-{name}-{kernel}")), timeout=300).stdout
-    ms = [float(x) for x in COMPILED.findall(out)]
+    ms = compiled(f"use {name}; run {kernel}; set {define}={v}; run {kernel}; info",
+                  os.path.join(tmp, f"c-{name}-{kernel}"))
     alone2 = None
     if v2:
-        cmd = f"use {name}; run {kernel}; set {v2 if '=' in v2 else define + '=' + v2}; run {kernel}"
-        out2 = subprocess.run([CUPLAY, "--no-gpu", "-c", cmd], capture_output=True, text=True, cwd=ROOT,
-                              env=env_for(os.path.join(tmp, f"c2-{name}-{kernel}")), timeout=300).stdout
-        ms2 = [float(x) for x in COMPILED.findall(out2)]
+        ms2 = compiled(f"use {name}; run {kernel}; set {v2 if '=' in v2 else define + '=' + v2}; run {kernel}",
+                       os.path.join(tmp, f"c2-{name}-{kernel}"))
         alone2 = ms2[1] if len(ms2) >= 2 else None
     if len(ms) == 2:  # the file compiles whole: `info` found the kernel's unit
         return (ms[1], ms[1], alone2)
     return (ms[2], ms[1], alone2) if len(ms) >= 3 else (None, None, alone2)
 
 
+@functools.lru_cache(maxsize=None)
+def use_says(name):
+    """What `use NAME` prints (once per file: its kernels)."""
+    return subprocess.run([CUPLAY, "--no-gpu", "-c", f"use {name}"], capture_output=True, text=True, cwd=ROOT,
+                          env=env_for("/nonexistent-cache")).stdout
+
+
 def kernel_count(name):
     """How many kernels the file has, as `use` says it."""
-    out = subprocess.run([CUPLAY, "--no-gpu", "-c", f"use {name}"], capture_output=True, text=True, cwd=ROOT,
-                         env=env_for("/nonexistent-cache")).stdout
-    m = re.search(r": (\d+) kernels? \(", out)
+    m = re.search(r": (\d+) kernels? \(", use_says(name))
     return int(m.group(1)) if m else None
 
 
@@ -272,9 +281,7 @@ def targets(whole, alone, alone2, own1, own2, c_once, unit, nk, t_after, t_once,
 
 
 def first_kernel(name):
-    out = subprocess.run([CUPLAY, "--no-gpu", "-c", f"use {name}"], capture_output=True, text=True, cwd=ROOT,
-                         env=env_for("/nonexistent-cache")).stdout
-    m = re.search(r"kernels? \(([^,)\s]+)", out)
+    m = re.search(r"kernels? \(([^,)\s]+)", use_says(name))
     return m.group(1) if m else None
 
 

@@ -5,6 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The instantiations of template kernel t, ", "-separated, into known. */
+static void instantiations(const spec *s, int t, sbuf *known)
+{
+	for (int m = 0; m < s->nkernels; m++)
+		if (s->kernels[m].tmpl == t)
+			sb_printf(known, "%s%s", known->len ? ", " : "", s->kernels[m].name);
+}
+
 /* Kernel names: as given, or every launchable one. Validates the names. */
 int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 {
@@ -22,9 +30,7 @@ int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 			int t = j < 0 ? spec_template_find(s, names[i]) : -1;
 			if (t >= 0) {
 				sbuf known = {0};
-				for (int m = 0; m < s->nkernels; m++)
-					if (s->kernels[m].tmpl == t)
-						sb_printf(&known, "%s%s", known.len ? ", " : "", s->kernels[m].name);
+				instantiations(s, t, &known);
 				app_error(a, "kernel '%s' is not an instantiation the file names: add '//@ kernel %s' "
 				          "(instantiations of '%s': %s)", names[i], names[i], s->kernels[t].name,
 				          known.len ? known.s : "none");
@@ -52,9 +58,7 @@ int pick_kernels(app *a, char **names, int n, int **out, int *nout)
 			}
 			if (s->kernels[j].is_template) {
 				sbuf known = {0};
-				for (int m = 0; m < s->nkernels; m++)
-					if (s->kernels[m].tmpl == j)
-						sb_printf(&known, "%s%s", known.len ? ", " : "", s->kernels[m].name);
+				instantiations(s, j, &known);
 				free(idx);
 				if (known.len)
 					app_error(a, "kernel '%s' is a template: run an instantiation of it (%s)",
